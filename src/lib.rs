@@ -1,0 +1,7 @@
+//! `labs`: verification and simulation of LAbS specifications.
+//!
+//! Data flows one way through the stages (see `ARCHITECTURE.md`):
+//! syntax → model → behaviour → {analysis, engine} → trace → cli.
+
+pub mod diagnostics;
+pub mod syntax;

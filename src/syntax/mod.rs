@@ -1,0 +1,9 @@
+//! Stage 1: source text → syntax tree (`ast`), with located diagnostics.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+pub mod printer;
+pub mod span;
+
+pub use parser::{parse, ParseOutput};
