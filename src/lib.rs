@@ -4,4 +4,5 @@
 //! syntax → model → behaviour → {analysis, engine} → trace → cli.
 
 pub mod diagnostics;
+pub mod model;
 pub mod syntax;
