@@ -5,4 +5,5 @@
 
 pub mod diagnostics;
 pub mod model;
+pub mod behaviour;
 pub mod syntax;
