@@ -10,7 +10,7 @@
 
 mod compile;
 
-pub use compile::{compile, CompileError};
+pub use compile::{compile, compile_all, compile_with_warnings, CompileError};
 
 use crate::model::{Action, BExpr, TupleId};
 
