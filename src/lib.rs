@@ -6,4 +6,5 @@
 pub mod diagnostics;
 pub mod model;
 pub mod behaviour;
+pub mod cli;
 pub mod syntax;

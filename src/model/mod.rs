@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod expr;
 pub mod externs;
+pub mod print;
 mod resolve;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, StigId, TupleId, TypeId, VarId, VarRef};

@@ -1006,6 +1006,11 @@ impl<'a> Resolver<'a> {
                 .get(p.span.start as usize..p.span.end as usize)
                 .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
                 .unwrap_or_default();
+            // The span may start at the name: keep only `modality predicate`.
+            let text = match text.strip_prefix(p.name.name.as_str()).map(str::trim_start) {
+                Some(rest) => rest.strip_prefix('=').unwrap_or(rest).trim().to_string(),
+                None => text,
+            };
             self.properties.push(Property {
                 name: p.name.name.clone(),
                 keyword: p.modality.keyword().to_string(),
