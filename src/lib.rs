@@ -3,6 +3,7 @@
 //! Data flows one way through the stages (see `ARCHITECTURE.md`):
 //! syntax → model → behaviour → {analysis, engine} → trace → cli.
 
+pub mod analysis;
 pub mod diagnostics;
 pub mod model;
 pub mod behaviour;
