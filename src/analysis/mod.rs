@@ -9,6 +9,7 @@
 
 pub mod intervals;
 pub mod ops;
+pub mod values;
 
 pub use intervals::{Interval, IntervalSet, NEG_INF, POS_INF, WidenBounds};
 pub use ops::BoolSet;

@@ -2,6 +2,7 @@
 
 mod info;
 mod load;
+mod values;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -63,6 +64,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Value analysis: the interval set of every variable per agent type
+    Values {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// One JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -100,6 +109,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 println!("{}", serde_json::to_string_pretty(&info::info_json(&loaded)).expect("JSON of a value"));
             } else {
                 print!("{}", info::info_text(&loaded));
+            }
+            Ok(exit::OK)
+        }
+        Command::Values { spec, json } => {
+            let mut warnings = vec![];
+            let loaded = load::load(&spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            let analysis = crate::analysis::values::analyse(&loaded.model, &loaded.behaviours);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&values::values_json(&loaded, &analysis)).expect("JSON of a value"));
+            } else {
+                print!("{}", values::values_text(&loaded, &analysis));
             }
             Ok(exit::OK)
         }
