@@ -551,6 +551,9 @@ fn hand_computed_filters() {
     assert_eq!(x, set(&[(0, 1), (3, 4)], false));
     let (x, y) = ops::filter_cmp(CmpOp::Eq, &s(0, 4), &s(3, 9));
     assert_eq!((x, y), (s(3, 4), s(3, 4)));
+    // Unbounded sides stay unbounded.
+    let (x, y) = ops::filter_cmp(CmpOp::Lt, &s(0, POS_INF), &s(NEG_INF, POS_INF));
+    assert_eq!((x, y), (s(0, POS_INF), s(1, POS_INF)));
     assert_eq!(
         ops::filter_cmp(CmpOp::Gt, &s(0, 2), &s(2, 9)),
         (IntervalSet::empty(), IntervalSet::empty())

@@ -15,6 +15,8 @@
 //! `i128`, where the infinities become ±2^100: beyond every `i64`, so formulas over interval
 //! corners stay sound, and small enough that sums do not overflow (products saturate).
 
+use std::borrow::Cow;
+
 use super::intervals::{IntervalSet, NEG_INF, POS_INF};
 use crate::model::arith::{MAX_VALUE, MIN_VALUE};
 use crate::syntax::ast::{BinOp, CmpOp, MinMax};
@@ -31,7 +33,7 @@ const INF: i128 = 1 << 100;
 
 type Raw = (i128, i128);
 
-fn widen_bound(b: i64) -> i128 {
+fn bound128(b: i64) -> i128 {
     match b {
         NEG_INF => -INF,
         POS_INF => INF,
@@ -64,20 +66,20 @@ fn pairwise(
     undef: bool,
     f: impl Fn(Raw, Raw, &mut Vec<Raw>),
 ) -> IntervalSet {
-    let (mut x, mut y) = (x.clone(), y.clone());
+    let (mut x, mut y) = (Cow::Borrowed(x), Cow::Borrowed(y));
     while x.intervals().len() * y.intervals().len() > MAX_PAIRS {
         if x.intervals().len() >= y.intervals().len() {
-            x = x.hull();
+            x = Cow::Owned(x.hull());
         } else {
-            y = y.hull();
+            y = Cow::Owned(y.hull());
         }
     }
     let mut raw = Vec::new();
     for a in x.intervals() {
         for b in y.intervals() {
             f(
-                (widen_bound(a.lo), widen_bound(a.hi)),
-                (widen_bound(b.lo), widen_bound(b.hi)),
+                (bound128(a.lo), bound128(a.hi)),
+                (bound128(b.lo), bound128(b.hi)),
                 &mut raw,
             );
         }
@@ -215,7 +217,7 @@ fn unary(x: &IntervalSet, f: impl Fn(Raw) -> Raw) -> IntervalSet {
     let raw = x
         .intervals()
         .iter()
-        .map(|i| f((widen_bound(i.lo), widen_bound(i.hi))))
+        .map(|i| f((bound128(i.lo), bound128(i.hi))))
         .collect();
     finish(raw, x.contains_undef())
 }
@@ -311,6 +313,15 @@ pub fn compare(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> BoolSet {
     }
 }
 
+/// `b + d` for a bound, where the infinities absorb `d`.
+fn step(b: i64, d: i64) -> i64 {
+    if b == NEG_INF || b == POS_INF {
+        b
+    } else {
+        b + d
+    }
+}
+
 /// Guard filtering: the parts `(x', y')` of `x` and `y` that can make `x op y` true. Every pair
 /// `(a, b)` with `a op b` has `a ∈ x'` and `b ∈ y'`; ⊥ is never kept.
 pub fn filter_cmp(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> (IntervalSet, IntervalSet) {
@@ -331,8 +342,8 @@ pub fn filter_cmp(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> (IntervalSet, 
             (x2, y2)
         }
         CmpOp::Lt => (
-            xd.meet(&IntervalSet::range(NEG_INF, y_max - 1)),
-            yd.meet(&IntervalSet::range(x_min + 1, POS_INF)),
+            xd.meet(&IntervalSet::range(NEG_INF, step(y_max, -1))),
+            yd.meet(&IntervalSet::range(step(x_min, 1), POS_INF)),
         ),
         CmpOp::Le => (
             xd.meet(&IntervalSet::range(NEG_INF, y_max)),
