@@ -4,8 +4,8 @@
 //! syntax → model → behaviour → {analysis, engine} → trace → cli.
 
 pub mod analysis;
-pub mod diagnostics;
-pub mod model;
 pub mod behaviour;
 pub mod cli;
+pub mod diagnostics;
+pub mod model;
 pub mod syntax;

@@ -32,23 +32,15 @@ fn arb_interval() -> impl Strategy<Value = (i64, i64)> {
     )
         .prop_map(|(c, off, len, no_lo, no_hi)| {
             let lo = c + off;
-            (
-                if no_lo { NEG_INF } else { lo },
-                if no_hi { POS_INF } else { lo + len },
-            )
+            (if no_lo { NEG_INF } else { lo }, if no_hi { POS_INF } else { lo + len })
         })
 }
 
 /// Bounded sets of up to 12 short intervals near 0 (more than `ops::MAX_PAIRS` pairs at times),
 /// small enough to enumerate every pair of values.
 fn arb_small_set() -> impl Strategy<Value = IntervalSet> {
-    (
-        prop::collection::vec((-25i64..25, 0i64..4), 1..12),
-        prop::bool::weighted(0.2),
-    )
-        .prop_map(|(raw, undef)| {
-            IntervalSet::from_intervals(raw.into_iter().map(|(lo, len)| (lo, lo + len)), undef)
-        })
+    (prop::collection::vec((-25i64..25, 0i64..4), 1..12), prop::bool::weighted(0.2))
+        .prop_map(|(raw, undef)| IntervalSet::from_intervals(raw.into_iter().map(|(lo, len)| (lo, lo + len)), undef))
 }
 
 /// The concrete values of a small set, ⊥ included.
@@ -61,10 +53,7 @@ fn all_values(x: &IntervalSet) -> Vec<Val> {
 }
 
 fn arb_set() -> impl Strategy<Value = IntervalSet> {
-    (
-        prop::collection::vec(arb_interval(), 0..4),
-        prop::bool::weighted(0.25),
-    )
+    (prop::collection::vec(arb_interval(), 0..4), prop::bool::weighted(0.25))
         .prop_map(|(raw, undef)| IntervalSet::from_intervals(raw, undef))
 }
 
@@ -78,18 +67,8 @@ struct Draw {
 }
 
 fn arb_draw() -> impl Strategy<Value = Draw> {
-    (
-        any::<Index>(),
-        prop_oneof![0u64..3, any::<u64>()],
-        any::<bool>(),
-        prop::bool::weighted(0.3),
-    )
-        .prop_map(|(interval, offset, from_top, undef)| Draw {
-            interval,
-            offset,
-            from_top,
-            undef,
-        })
+    (any::<Index>(), prop_oneof![0u64..3, any::<u64>()], any::<bool>(), prop::bool::weighted(0.3))
+        .prop_map(|(interval, offset, from_top, undef)| Draw { interval, offset, from_top, undef })
 }
 
 /// A possible concrete value of `set` (a LAbS value, so inside the 32-bit range), or `None` if
@@ -117,10 +96,7 @@ fn assert_normal(x: &IntervalSet) {
         assert!(i.lo <= i.hi, "empty interval in {x}");
     }
     for w in x.intervals().windows(2) {
-        assert!(
-            i128::from(w[0].hi) + 1 < i128::from(w[1].lo),
-            "not sorted, disjoint and non-adjacent: {x}"
-        );
+        assert!(i128::from(w[0].hi) + 1 < i128::from(w[1].lo), "not sorted, disjoint and non-adjacent: {x}");
     }
 }
 
@@ -128,10 +104,7 @@ fn assert_normal(x: &IntervalSet) {
 fn assert_result(x: &IntervalSet) {
     assert_normal(x);
     if let (Some(lo), Some(hi)) = (x.min(), x.max()) {
-        assert!(
-            MIN_VALUE <= lo && hi <= MAX_VALUE,
-            "out of the value range: {x}"
-        );
+        assert!(MIN_VALUE <= lo && hi <= MAX_VALUE, "out of the value range: {x}");
     }
 }
 
@@ -143,11 +116,7 @@ fn contains_val(x: &IntervalSet, v: Val) -> bool {
 }
 
 /// Strict concrete evaluation: ⊥ wins over errors (D10); `None` = an error, no value.
-fn concrete2(
-    f: impl Fn(i64, i64) -> Result<i64, arith::ArithError>,
-    a: Val,
-    b: Val,
-) -> Option<Val> {
+fn concrete2(f: impl Fn(i64, i64) -> Result<i64, arith::ArithError>, a: Val, b: Val) -> Option<Val> {
     match (a, b) {
         (Some(a), Some(b)) => f(a, b).ok().map(Some),
         _ => Some(None),
@@ -168,20 +137,10 @@ fn cmp_holds(op: CmpOp, a: Val, b: Val) -> bool {
     }
 }
 
-const CMP_OPS: [CmpOp; 6] = [
-    CmpOp::Eq,
-    CmpOp::Ne,
-    CmpOp::Lt,
-    CmpOp::Le,
-    CmpOp::Gt,
-    CmpOp::Ge,
-];
+const CMP_OPS: [CmpOp; 6] = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge];
 
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 2000,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases: 2000, ..ProptestConfig::default() }
 }
 
 /// One soundness property per binary operator: the abstract result contains every concrete one.
@@ -475,10 +434,7 @@ fn hand_computed_arithmetic() {
     assert_eq!(ops::rdiv(&s(7, 7), &s(2, 2)), s(4, 4));
     assert_eq!(ops::modulo(&s(-7, -7), &s(-3, -3)), s(2, 2));
     assert_eq!(ops::modulo(&s(-1, -1), &s(5, 5)), s(4, 4));
-    assert_eq!(
-        ops::modulo(&s(-1, 2), &s(5, 5)),
-        set(&[(0, 2), (4, 4)], false)
-    );
+    assert_eq!(ops::modulo(&s(-1, 2), &s(5, 5)), set(&[(0, 2), (4, 4)], false));
     // Wide divisor ranges: below every divisor the dividend is unchanged; else `[0, max)`.
     assert_eq!(ops::modulo(&s(3, 7), &s(10, 30)), s(3, 7));
     assert_eq!(ops::modulo(&s(5, 10), &s(10, 30)), s(0, 10));
@@ -490,18 +446,9 @@ fn hand_computed_arithmetic() {
     assert_eq!(ops::min(&s(0, 10), &s(3, 3)), s(0, 3));
     assert_eq!(ops::max(&s(0, 10), &s(3, 3)), s(3, 10));
     // Division by [-1, 1] only uses -1 and 1.
-    assert_eq!(
-        ops::div(&s(5, 5), &s(-1, 1)),
-        set(&[(-5, -5), (5, 5)], false)
-    );
+    assert_eq!(ops::div(&s(5, 5), &s(-1, 1)), set(&[(-5, -5), (5, 5)], false));
     // 2^20 * 2^20 always overflows: no value.
-    assert_eq!(
-        ops::mul(
-            &IntervalSet::singleton(1 << 20),
-            &IntervalSet::singleton(1 << 20)
-        ),
-        IntervalSet::empty()
-    );
+    assert_eq!(ops::mul(&IntervalSet::singleton(1 << 20), &IntervalSet::singleton(1 << 20)), IntervalSet::empty());
     // Unbounded operands give results clamped to the value range.
     assert_eq!(ops::add(&s(0, POS_INF), &s(1, 1)), s(1, MAX_VALUE));
     assert_eq!(ops::nondet(&s(0, 0), &s(3, 5)), s(0, 4));
@@ -511,10 +458,7 @@ fn hand_computed_arithmetic() {
 #[test]
 fn hand_computed_undef() {
     let u = IntervalSet::undef_only();
-    assert_eq!(
-        ops::add(&s(0, 2).with_undef(true), &s(1, 1)),
-        s(1, 3).with_undef(true)
-    );
+    assert_eq!(ops::add(&s(0, 2).with_undef(true), &s(1, 1)), s(1, 3).with_undef(true));
     assert_eq!(ops::div(&u, &s(0, 0)), u);
     assert_eq!(ops::add(&u, &IntervalSet::empty()), IntervalSet::empty());
     assert!(!ops::may_be_true(CmpOp::Ne, &u, &s(0, 0)));
@@ -526,17 +470,11 @@ fn hand_computed_undef() {
 fn hand_computed_lattice() {
     assert_eq!(s(0, 2).join(&s(3, 3)), s(0, 3));
     assert_eq!(s(0, 2).join(&s(4, 4)).to_string(), "{[0, 2], [4, 4]}");
-    assert_eq!(
-        set(&[(0, 2), (5, 9)], true).meet(&set(&[(2, 6)], true)),
-        set(&[(2, 2), (5, 6)], true)
-    );
+    assert_eq!(set(&[(0, 2), (5, 9)], true).meet(&set(&[(2, 6)], true)), set(&[(2, 2), (5, 6)], true));
     assert!(s(1, 2).is_subset(&set(&[(0, 3), (7, 8)], false)));
     assert!(!s(1, 2).with_undef(true).is_subset(&s(0, 3)));
     assert_eq!(IntervalSet::top().to_string(), "{[-inf, +inf], undef}");
-    assert_eq!(
-        set(&[(0, 2), (3, 3)], true).to_json().to_string(),
-        r#"[[0,3],"undef"]"#
-    );
+    assert_eq!(set(&[(0, 2), (3, 3)], true).to_json().to_string(), r#"[[0,3],"undef"]"#);
     assert_eq!(set(&[(0, 1), (5, 6)], false).cardinality(), Some(4));
     assert_eq!(s(0, POS_INF).cardinality(), None);
 }
@@ -554,10 +492,7 @@ fn hand_computed_filters() {
     // Unbounded sides stay unbounded.
     let (x, y) = ops::filter_cmp(CmpOp::Lt, &s(0, POS_INF), &s(NEG_INF, POS_INF));
     assert_eq!((x, y), (s(0, POS_INF), s(1, POS_INF)));
-    assert_eq!(
-        ops::filter_cmp(CmpOp::Gt, &s(0, 2), &s(2, 9)),
-        (IntervalSet::empty(), IntervalSet::empty())
-    );
+    assert_eq!(ops::filter_cmp(CmpOp::Gt, &s(0, 2), &s(2, 9)), (IntervalSet::empty(), IntervalSet::empty()));
 }
 
 #[test]
@@ -566,10 +501,7 @@ fn widening_fills_gaps_inside_the_hull() {
     let mut w = set(&[(0, 0), (100, 100)], false);
     let mut changes = 0;
     for k in 1..50 {
-        let next = w.widen(
-            &w.join(&IntervalSet::singleton(2 * k)),
-            WidenBounds::VALUE_RANGE,
-        );
+        let next = w.widen(&w.join(&IntervalSet::singleton(2 * k)), WidenBounds::VALUE_RANGE);
         changes += usize::from(next != w);
         w = next;
     }
@@ -579,20 +511,9 @@ fn widening_fills_gaps_inside_the_hull() {
 #[test]
 fn many_intervals_are_hulled() {
     // 10 × 10 pairs > MAX_PAIRS: the left operand is hulled first, then the product is small.
-    let points = set(
-        &(0..10).map(|k| (10 * k, 10 * k)).collect::<Vec<_>>(),
-        false,
-    );
-    assert_eq!(
-        ops::add(&points, &points),
-        ops::add(&points.hull(), &points)
-    );
-    assert_eq!(
-        ops::add(&points, &IntervalSet::singleton(1))
-            .intervals()
-            .len(),
-        10
-    );
+    let points = set(&(0..10).map(|k| (10 * k, 10 * k)).collect::<Vec<_>>(), false);
+    assert_eq!(ops::add(&points, &points), ops::add(&points.hull(), &points));
+    assert_eq!(ops::add(&points, &IntervalSet::singleton(1)).intervals().len(), 10);
 }
 
 #[test]
@@ -602,9 +523,6 @@ fn hand_computed_widening() {
     assert_eq!(s(0, 1).widen(&s(0, 2), b), s(0, MAX_VALUE));
     assert_eq!(s(0, 1).widen(&s(-1, 1), b), s(MIN_VALUE, 1));
     let x = set(&[(0, 0), (10, 10)], false);
-    assert_eq!(
-        x.widen(&set(&[(0, 0), (5, 5), (10, 10)], false), b),
-        s(0, 10)
-    );
+    assert_eq!(x.widen(&set(&[(0, 0), (5, 5), (10, 10)], false), b), s(0, 10));
     assert_eq!(x.widen(&x, b), x);
 }

@@ -3,7 +3,7 @@
 
 use labs::behaviour::compile_all;
 use labs::model::externs::parse_externs;
-use labs::model::{resolve, Model};
+use labs::model::{Model, resolve};
 use labs::syntax::parse;
 use std::path::{Path, PathBuf};
 
@@ -16,8 +16,8 @@ fn load(path: &Path, externs: &[&str]) -> Model {
     let parsed = parse(&src);
     assert!(!parsed.diagnostics.has_errors(), "{}: {:?}", path.display(), parsed.diagnostics);
     let externs = parse_externs(externs).unwrap();
-    let (model, _) = resolve(parsed.spec.as_ref().unwrap(), &src, &externs)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+    let (model, _) =
+        resolve(parsed.spec.as_ref().unwrap(), &src, &externs).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     compile_all(&model).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
     model
 }

@@ -4,7 +4,7 @@
 use labs::behaviour::compile_all;
 use labs::diagnostics::{Diagnostic, Severity};
 use labs::model::externs::parse_externs;
-use labs::model::{resolve, ResolveError};
+use labs::model::{ResolveError, resolve};
 use labs::syntax::parse;
 use labs::syntax::span::SourceFile;
 
@@ -81,7 +81,12 @@ fn duplicate_agent_type() {
 
 #[test]
 fn spawned_but_not_defined() {
-    error(&spec("system {\n  spawn = A: 1, B: 2\n}\nagent A {\n  Behavior = Skip\n}"), "agent type `B` is spawned but not defined", 2, 17);
+    error(
+        &spec("system {\n  spawn = A: 1, B: 2\n}\nagent A {\n  Behavior = Skip\n}"),
+        "agent type `B` is spawned but not defined",
+        2,
+        17,
+    );
 }
 
 #[test]
@@ -91,7 +96,12 @@ fn missing_behavior() {
 
 #[test]
 fn undefined_process() {
-    error(&spec("system {\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip; Foo\n}"), "process `Foo` is not defined", 5, 20);
+    error(
+        &spec("system {\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip; Foo\n}"),
+        "process `Foo` is not defined",
+        5,
+        20,
+    );
 }
 
 #[test]
@@ -114,7 +124,8 @@ fn negative_spawn() {
 
 #[test]
 fn zero_spawn_is_a_warning() {
-    let src = spec("system {\n  spawn = A: 1, B: 0\n}\nagent A {\n  Behavior = Skip\n}\nagent B {\n  Behavior = Skip\n}");
+    let src =
+        spec("system {\n  spawn = A: 1, B: 0\n}\nagent A {\n  Behavior = Skip\n}\nagent B {\n  Behavior = Skip\n}");
     warning(&src, "agent type `B` is spawned 0 times", 2, 20);
 }
 
@@ -206,13 +217,17 @@ fn recursion_without_a_step() {
 
 #[test]
 fn jump_out_of_a_parallel_branch() {
-    let src = spec("system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = (e <-- 1; Behavior) || e <-- 2\n}");
+    let src = spec(
+        "system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = (e <-- 1; Behavior) || e <-- 2\n}",
+    );
     error(&src, "would jump out of the branch", 6, 24);
 }
 
 #[test]
 fn unreachable_after_recursive_call() {
-    let src = spec("system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = e <-- 1; Behavior; e <-- 2\n}");
+    let src = spec(
+        "system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = e <-- 1; Behavior; e <-- 2\n}",
+    );
     warning(&src, "what follows is unreachable", 6, 23);
 }
 
@@ -247,7 +262,9 @@ fn several_errors_at_once() {
 
 #[test]
 fn semantics_case_wrongarrow_is_rejected() {
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases/wrongarrow.labs")).unwrap();
+    let src =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases/wrongarrow.labs"))
+            .unwrap();
     let all = diagnostics(&src, &[]);
     assert!(all.iter().any(|d| d.0 == Severity::Error && d.1.contains("cannot be assigned with `<-`")), "{all:#?}");
 }

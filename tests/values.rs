@@ -1,10 +1,10 @@
 //! The value analysis on the shared benchmarks: results checked against hand analysis.
 
-use labs::analysis::values::analyse;
 use labs::analysis::IntervalSet;
+use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::model::externs::parse_externs;
-use labs::model::{resolve, Model};
+use labs::model::{Model, resolve};
 use labs::syntax::parse;
 
 fn analysed(file: &str, externs: &[&str]) -> (Model, labs::analysis::values::ValueAnalysis) {

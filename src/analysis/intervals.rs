@@ -45,10 +45,7 @@ pub struct WidenBounds {
 
 impl WidenBounds {
     /// The 32-bit range every LAbS value must stay in.
-    pub const VALUE_RANGE: WidenBounds = WidenBounds {
-        lo: MIN_VALUE,
-        hi: MAX_VALUE,
-    };
+    pub const VALUE_RANGE: WidenBounds = WidenBounds { lo: MIN_VALUE, hi: MAX_VALUE };
 }
 
 impl Default for WidenBounds {
@@ -78,23 +75,13 @@ impl IntervalSet {
 
     /// `[lo, hi]`; empty when `lo > hi`. Use [`NEG_INF`] / [`POS_INF`] for unbounded sides.
     pub fn range(lo: i64, hi: i64) -> IntervalSet {
-        let intervals = if lo <= hi {
-            vec![Interval::new(lo, hi)]
-        } else {
-            Vec::new()
-        };
-        IntervalSet {
-            intervals,
-            undef: false,
-        }
+        let intervals = if lo <= hi { vec![Interval::new(lo, hi)] } else { Vec::new() };
+        IntervalSet { intervals, undef: false }
     }
 
     /// Every integer, and ⊥.
     pub fn top() -> IntervalSet {
-        IntervalSet {
-            intervals: vec![Interval::new(NEG_INF, POS_INF)],
-            undef: true,
-        }
+        IntervalSet { intervals: vec![Interval::new(NEG_INF, POS_INF)], undef: true }
     }
 
     /// Every LAbS value (`MIN_VALUE..=MAX_VALUE`), without ⊥.
@@ -104,34 +91,23 @@ impl IntervalSet {
 
     /// Only ⊥.
     pub fn undef_only() -> IntervalSet {
-        IntervalSet {
-            intervals: Vec::new(),
-            undef: true,
-        }
+        IntervalSet { intervals: Vec::new(), undef: true }
     }
 
     /// Normalises any list of (possibly overlapping, unsorted, empty) intervals.
     pub fn from_intervals(raw: impl IntoIterator<Item = (i64, i64)>, undef: bool) -> IntervalSet {
-        let mut v: Vec<Interval> = raw
-            .into_iter()
-            .filter(|(lo, hi)| lo <= hi)
-            .map(|(lo, hi)| Interval::new(lo, hi))
-            .collect();
+        let mut v: Vec<Interval> =
+            raw.into_iter().filter(|(lo, hi)| lo <= hi).map(|(lo, hi)| Interval::new(lo, hi)).collect();
         v.sort_unstable();
         let mut out: Vec<Interval> = Vec::with_capacity(v.len());
         for i in v {
             match out.last_mut() {
                 // Overlapping or adjacent (`hi + 1 >= lo`, computed without overflow).
-                Some(last) if i128::from(last.hi) + 1 >= i128::from(i.lo) => {
-                    last.hi = last.hi.max(i.hi)
-                }
+                Some(last) if i128::from(last.hi) + 1 >= i128::from(i.lo) => last.hi = last.hi.max(i.hi),
                 _ => out.push(i),
             }
         }
-        IntervalSet {
-            intervals: out,
-            undef,
-        }
+        IntervalSet { intervals: out, undef }
     }
 
     /// The same integers, with ⊥ added or removed.
@@ -218,11 +194,7 @@ impl IntervalSet {
 
     /// Least upper bound (set union).
     pub fn join(&self, other: &IntervalSet) -> IntervalSet {
-        let raw = self
-            .intervals
-            .iter()
-            .chain(&other.intervals)
-            .map(|i| (i.lo, i.hi));
+        let raw = self.intervals.iter().chain(&other.intervals).map(|i| (i.lo, i.hi));
         IntervalSet::from_intervals(raw, self.undef || other.undef)
     }
 
@@ -254,10 +226,7 @@ impl IntervalSet {
             }
         }
         // Pieces of disjoint, non-adjacent intervals are themselves disjoint and non-adjacent.
-        IntervalSet {
-            intervals: out,
-            undef: self.undef && other.undef,
-        }
+        IntervalSet { intervals: out, undef: self.undef && other.undef }
     }
 
     /// Inclusion: every value of `self` (⊥ included) is a value of `other`.
@@ -290,10 +259,7 @@ impl IntervalSet {
                 out.push(i);
             }
         }
-        IntervalSet {
-            intervals: out,
-            undef: self.undef,
-        }
+        IntervalSet { intervals: out, undef: self.undef }
     }
 
     /// Widening, applied to `self` (the previous iterate) and `newer` (the next one); the result
@@ -316,19 +282,11 @@ impl IntervalSet {
         }
         if let (Some(new_lo), Some(new_hi)) = (newer.min(), newer.max()) {
             if new_lo < old_lo {
-                let to = if new_lo >= bounds.lo {
-                    bounds.lo
-                } else {
-                    NEG_INF
-                };
+                let to = if new_lo >= bounds.lo { bounds.lo } else { NEG_INF };
                 out.push((to, old_lo));
             }
             if new_hi > old_hi {
-                let to = if new_hi <= bounds.hi {
-                    bounds.hi
-                } else {
-                    POS_INF
-                };
+                let to = if new_hi <= bounds.hi { bounds.hi } else { POS_INF };
                 out.push((old_hi, to));
             }
         }
@@ -375,11 +333,8 @@ impl IntervalSet {
             POS_INF => serde_json::Value::from("+inf"),
             v => serde_json::Value::from(v),
         };
-        let mut items: Vec<serde_json::Value> = self
-            .intervals
-            .iter()
-            .map(|i| serde_json::json!([bound(i.lo), bound(i.hi)]))
-            .collect();
+        let mut items: Vec<serde_json::Value> =
+            self.intervals.iter().map(|i| serde_json::json!([bound(i.lo), bound(i.hi)])).collect();
         if self.undef {
             items.push(serde_json::Value::from("undef"));
         }
@@ -396,11 +351,8 @@ impl fmt::Display for IntervalSet {
             POS_INF => "+inf".to_string(),
             v => v.to_string(),
         };
-        let mut parts: Vec<String> = self
-            .intervals
-            .iter()
-            .map(|i| format!("[{}, {}]", bound(i.lo), bound(i.hi)))
-            .collect();
+        let mut parts: Vec<String> =
+            self.intervals.iter().map(|i| format!("[{}, {}]", bound(i.lo), bound(i.hi))).collect();
         if self.undef {
             parts.push("undef".to_string());
         }
@@ -438,15 +390,9 @@ mod tests {
     fn widening_jumps_to_bounds() {
         let old = IntervalSet::range(0, 3);
         let new = IntervalSet::range(0, 4);
-        assert_eq!(
-            old.widen(&new, WidenBounds::VALUE_RANGE),
-            IntervalSet::range(0, MAX_VALUE)
-        );
+        assert_eq!(old.widen(&new, WidenBounds::VALUE_RANGE), IntervalSet::range(0, MAX_VALUE));
         let wide = IntervalSet::range(0, i64::from(i32::MAX) + 7);
-        assert_eq!(
-            old.widen(&wide, WidenBounds::VALUE_RANGE),
-            IntervalSet::range(0, POS_INF)
-        );
+        assert_eq!(old.widen(&wide, WidenBounds::VALUE_RANGE), IntervalSet::range(0, POS_INF));
     }
 
     #[test]

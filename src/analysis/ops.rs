@@ -44,13 +44,10 @@ fn bound128(b: i64) -> i128 {
 /// The pieces, clamped to the value range (the rest would be overflow errors) and normalised.
 fn finish(raw: Vec<Raw>, undef: bool) -> IntervalSet {
     let (min, max) = (i128::from(MIN_VALUE), i128::from(MAX_VALUE));
-    let clamped = raw
-        .into_iter()
-        .filter(|&(lo, hi)| lo <= hi && hi >= min && lo <= max)
-        .map(|(lo, hi)| {
-            // In range after clamping, so the conversions cannot fail.
-            (lo.max(min) as i64, hi.min(max) as i64)
-        });
+    let clamped = raw.into_iter().filter(|&(lo, hi)| lo <= hi && hi >= min && lo <= max).map(|(lo, hi)| {
+        // In range after clamping, so the conversions cannot fail.
+        (lo.max(min) as i64, hi.min(max) as i64)
+    });
     IntervalSet::from_intervals(clamped, undef)
 }
 
@@ -60,12 +57,7 @@ fn undef_of(x: &IntervalSet, y: &IntervalSet) -> bool {
 }
 
 /// Applies `f` to every pair of intervals (after hulling if there are too many pairs).
-fn pairwise(
-    x: &IntervalSet,
-    y: &IntervalSet,
-    undef: bool,
-    f: impl Fn(Raw, Raw, &mut Vec<Raw>),
-) -> IntervalSet {
+fn pairwise(x: &IntervalSet, y: &IntervalSet, undef: bool, f: impl Fn(Raw, Raw, &mut Vec<Raw>)) -> IntervalSet {
     let (mut x, mut y) = (Cow::Borrowed(x), Cow::Borrowed(y));
     while x.intervals().len() * y.intervals().len() > MAX_PAIRS {
         if x.intervals().len() >= y.intervals().len() {
@@ -77,11 +69,7 @@ fn pairwise(
     let mut raw = Vec::new();
     for a in x.intervals() {
         for b in y.intervals() {
-            f(
-                (bound128(a.lo), bound128(a.hi)),
-                (bound128(b.lo), bound128(b.hi)),
-                &mut raw,
-            );
+            f((bound128(a.lo), bound128(a.hi)), (bound128(b.lo), bound128(b.hi)), &mut raw);
         }
     }
     finish(raw, undef)
@@ -96,19 +84,13 @@ fn corners(a: Raw, b: Raw, f: impl Fn(i128, i128) -> i128) -> Raw {
 
 /// The divisor interval without 0, as its negative part and its positive part.
 fn nonzero_parts(b: Raw) -> impl Iterator<Item = Raw> {
-    [(b.0, b.1.min(-1)), (b.0.max(1), b.1)]
-        .into_iter()
-        .filter(|(lo, hi)| lo <= hi)
+    [(b.0, b.1.min(-1)), (b.0.max(1), b.1)].into_iter().filter(|(lo, hi)| lo <= hi)
 }
 
 /// `:` on `i128` (the same rounding as `arith::rdiv`: to nearest, ties away from zero).
 fn rdiv128(n: i128, d: i128) -> i128 {
     let (q, r) = (n / d, n % d);
-    if 2 * r.abs() >= d.abs() {
-        if (n < 0) != (d < 0) { q - 1 } else { q + 1 }
-    } else {
-        q
-    }
+    if 2 * r.abs() >= d.abs() { if (n < 0) != (d < 0) { q - 1 } else { q + 1 } } else { q }
 }
 
 /// `a % d` for a single divisor `d >= 1` (the result depends on `|d|` only).
@@ -141,36 +123,26 @@ fn mod_range(a: Raw, (p, q): Raw, out: &mut Vec<Raw>) {
 }
 
 pub fn add(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.push((a.0 + b.0, a.1 + b.1))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.push((a.0 + b.0, a.1 + b.1)))
 }
 
 pub fn sub(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.push((a.0 - b.1, a.1 - b.0))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.push((a.0 - b.1, a.1 - b.0)))
 }
 
 pub fn mul(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.push(corners(a, b, i128::saturating_mul))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.push(corners(a, b, i128::saturating_mul)))
 }
 
 /// `/` (truncating). Zero divisors contribute nothing (a run-time error).
 pub fn div(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.extend(nonzero_parts(b).map(|b| corners(a, b, |n, d| n / d)))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.extend(nonzero_parts(b).map(|b| corners(a, b, |n, d| n / d))))
 }
 
 /// `:` (rounding to nearest, ties away from zero; monotone like `/`). Zero divisors contribute
 /// nothing.
 pub fn rdiv(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.extend(nonzero_parts(b).map(|b| corners(a, b, rdiv128)))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.extend(nonzero_parts(b).map(|b| corners(a, b, rdiv128))))
 }
 
 /// `%` (remainder in `[0, |d|)`). Zero divisors contribute nothing.
@@ -195,15 +167,11 @@ pub fn binary(op: BinOp, x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
 }
 
 pub fn min(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.push((a.0.min(b.0), a.1.min(b.1)))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.push((a.0.min(b.0), a.1.min(b.1))))
 }
 
 pub fn max(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
-    pairwise(x, y, undef_of(x, y), |a, b, out| {
-        out.push((a.0.max(b.0), a.1.max(b.1)))
-    })
+    pairwise(x, y, undef_of(x, y), |a, b, out| out.push((a.0.max(b.0), a.1.max(b.1))))
 }
 
 pub fn min_max(op: MinMax, x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
@@ -214,11 +182,7 @@ pub fn min_max(op: MinMax, x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
 }
 
 fn unary(x: &IntervalSet, f: impl Fn(Raw) -> Raw) -> IntervalSet {
-    let raw = x
-        .intervals()
-        .iter()
-        .map(|i| f((bound128(i.lo), bound128(i.hi))))
-        .collect();
+    let raw = x.intervals().iter().map(|i| f((bound128(i.lo), bound128(i.hi)))).collect();
     finish(raw, x.contains_undef())
 }
 
@@ -246,12 +210,7 @@ pub fn nondet(lo: &IntervalSet, hi: &IntervalSet) -> IntervalSet {
 }
 
 /// `if c then t else e`, given what the condition may evaluate to.
-pub fn ite(
-    cond_may_true: bool,
-    cond_may_false: bool,
-    then: &IntervalSet,
-    els: &IntervalSet,
-) -> IntervalSet {
+pub fn ite(cond_may_true: bool, cond_may_false: bool, then: &IntervalSet, els: &IntervalSet) -> IntervalSet {
     match (cond_may_true, cond_may_false) {
         (true, true) => then.join(els),
         (true, false) => then.clone(),
@@ -285,8 +244,7 @@ fn flip(op: CmpOp) -> CmpOp {
 
 /// Whether `a op b` holds for some integers `a ∈ x`, `b ∈ y` (⊥ never makes it true).
 pub fn may_be_true(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> bool {
-    let (Some(x_min), Some(x_max), Some(y_min), Some(y_max)) = (x.min(), x.max(), y.min(), y.max())
-    else {
+    let (Some(x_min), Some(x_max), Some(y_min), Some(y_max)) = (x.min(), x.max(), y.min(), y.max()) else {
         return false;
     };
     match op {
@@ -307,19 +265,12 @@ pub fn may_be_false(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> bool {
 
 /// What `x op y` may evaluate to.
 pub fn compare(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> BoolSet {
-    BoolSet {
-        may_true: may_be_true(op, x, y),
-        may_false: may_be_false(op, x, y),
-    }
+    BoolSet { may_true: may_be_true(op, x, y), may_false: may_be_false(op, x, y) }
 }
 
 /// `b + d` for a bound, where the infinities absorb `d`.
 fn step(b: i64, d: i64) -> i64 {
-    if b == NEG_INF || b == POS_INF {
-        b
-    } else {
-        b + d
-    }
+    if b == NEG_INF || b == POS_INF { b } else { b + d }
 }
 
 /// Guard filtering: the parts `(x', y')` of `x` and `y` that can make `x op y` true. Every pair
@@ -345,10 +296,7 @@ pub fn filter_cmp(op: CmpOp, x: &IntervalSet, y: &IntervalSet) -> (IntervalSet, 
             xd.meet(&IntervalSet::range(NEG_INF, step(y_max, -1))),
             yd.meet(&IntervalSet::range(step(x_min, 1), POS_INF)),
         ),
-        CmpOp::Le => (
-            xd.meet(&IntervalSet::range(NEG_INF, y_max)),
-            yd.meet(&IntervalSet::range(x_min, POS_INF)),
-        ),
+        CmpOp::Le => (xd.meet(&IntervalSet::range(NEG_INF, y_max)), yd.meet(&IntervalSet::range(x_min, POS_INF))),
         CmpOp::Gt | CmpOp::Ge => {
             let (y2, x2) = filter_cmp(flip(op), y, x);
             (x2, y2)
@@ -364,18 +312,9 @@ pub struct BoolSet {
 }
 
 impl BoolSet {
-    pub const TRUE: BoolSet = BoolSet {
-        may_true: true,
-        may_false: false,
-    };
-    pub const FALSE: BoolSet = BoolSet {
-        may_true: false,
-        may_false: true,
-    };
-    pub const EITHER: BoolSet = BoolSet {
-        may_true: true,
-        may_false: true,
-    };
+    pub const TRUE: BoolSet = BoolSet { may_true: true, may_false: false };
+    pub const FALSE: BoolSet = BoolSet { may_true: false, may_false: true };
+    pub const EITHER: BoolSet = BoolSet { may_true: true, may_false: true };
 
     pub fn constant(b: bool) -> BoolSet {
         if b { BoolSet::TRUE } else { BoolSet::FALSE }
@@ -399,10 +338,7 @@ impl BoolSet {
     }
 
     pub fn join(self, other: BoolSet) -> BoolSet {
-        BoolSet {
-            may_true: self.may_true || other.may_true,
-            may_false: self.may_false || other.may_false,
-        }
+        BoolSet { may_true: self.may_true || other.may_true, may_false: self.may_false || other.may_false }
     }
 }
 
@@ -410,10 +346,7 @@ impl std::ops::Not for BoolSet {
     type Output = BoolSet;
 
     fn not(self) -> BoolSet {
-        BoolSet {
-            may_true: self.may_false,
-            may_false: self.may_true,
-        }
+        BoolSet { may_true: self.may_false, may_false: self.may_true }
     }
 }
 
@@ -431,15 +364,9 @@ mod tests {
         assert_eq!(modulo(&s(-7, -7), &s(5, 5)), s(3, 3));
         assert_eq!(div(&s(0, 4), &s(2, 2)), s(0, 2));
         assert_eq!(modulo(&s(-1, 3), &s(5, 5)), s(0, 4));
-        assert_eq!(
-            modulo(&s(-1, 2), &s(5, 5)),
-            IntervalSet::from_intervals([(0, 2), (4, 4)], false)
-        );
+        assert_eq!(modulo(&s(-1, 2), &s(5, 5)), IntervalSet::from_intervals([(0, 2), (4, 4)], false));
         assert_eq!(rdiv(&s(-7, -7), &s(2, 2)), s(-4, -4));
         assert_eq!(div(&s(1, 1), &s(0, 0)), IntervalSet::empty());
-        assert_eq!(
-            div(&IntervalSet::undef_only(), &s(0, 0)),
-            IntervalSet::undef_only()
-        );
+        assert_eq!(div(&IntervalSet::undef_only(), &s(0, 0)), IntervalSet::undef_only());
     }
 }

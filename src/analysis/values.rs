@@ -118,7 +118,11 @@ impl Analysis<'_> {
 
     fn ids_of(&self, ty: TypeId) -> IntervalSet {
         let t = &self.model.agent_types[ty];
-        if t.count == 0 { IntervalSet::empty() } else { IntervalSet::range(t.first_id as i64, (t.first_id + t.count - 1) as i64) }
+        if t.count == 0 {
+            IntervalSet::empty()
+        } else {
+            IntervalSet::range(t.first_id as i64, (t.first_id + t.count - 1) as i64)
+        }
     }
 
     fn all_ids(&self) -> IntervalSet {
@@ -138,7 +142,10 @@ impl Analysis<'_> {
                 Store::Attr => {
                     for (ty, t) in m.agent_types.iter().enumerate() {
                         if t.attrs.contains(&v) && t.count > 0 {
-                            let s = var.init_for(Some(ty)).cloned().map_or(IntervalSet::empty(), |i| self.init_set(&i, Some(ty)));
+                            let s = var
+                                .init_for(Some(ty))
+                                .cloned()
+                                .map_or(IntervalSet::empty(), |i| self.init_set(&i, Some(ty)));
                             self.sets.insert((v, Some(ty)), s);
                         }
                     }
@@ -146,7 +153,10 @@ impl Analysis<'_> {
                 Store::Stig { stigmergy, .. } => {
                     for ty in 0..m.agent_types.len() {
                         if m.holds(ty, stigmergy) && m.agent_types[ty].count > 0 {
-                            let s = var.init_for(None).cloned().map_or(IntervalSet::empty(), |i| self.init_set(&i, Some(ty)));
+                            let s = var
+                                .init_for(None)
+                                .cloned()
+                                .map_or(IntervalSet::empty(), |i| self.init_set(&i, Some(ty)));
                             self.sets.insert((v, Some(ty)), s);
                         }
                     }
@@ -280,7 +290,11 @@ impl Analysis<'_> {
     fn var_set(&self, var: VarId, owner: &AgentRef, env: &Env) -> IntervalSet {
         let v = &self.model.vars[var];
         if v.store == Store::Env {
-            return env.refined.get(&var).cloned().unwrap_or_else(|| self.sets.get(&(var, None)).cloned().unwrap_or_default());
+            return env
+                .refined
+                .get(&var)
+                .cloned()
+                .unwrap_or_else(|| self.sets.get(&(var, None)).cloned().unwrap_or_default());
         }
         match owner {
             AgentRef::Own => {
@@ -294,7 +308,8 @@ impl Analysis<'_> {
                 let ids = self.expr(e, env);
                 let mut out = IntervalSet::empty();
                 for (t, ty) in self.model.agent_types.iter().enumerate() {
-                    if ty.count > 0 && ids.meet(&self.ids_of(t)).has_values()
+                    if ty.count > 0
+                        && ids.meet(&self.ids_of(t)).has_values()
                         && let Some(s) = self.sets.get(&(var, Some(t)))
                     {
                         out.join_assign(s);

@@ -9,7 +9,9 @@
 
 use super::{Behaviour, CtlId, Edge, Step};
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{Action, ActionKind, AgentRef, Assign, BExpr, Expr, Model, Proc, Stmt, Store, TupleId, TypeId, VarRef};
+use crate::model::{
+    Action, ActionKind, AgentRef, Assign, BExpr, Expr, Model, Proc, Stmt, Store, TupleId, TypeId, VarRef,
+};
 use crate::syntax::ast::GuardKind;
 use crate::syntax::span::Span;
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -37,14 +39,24 @@ enum Node {
     Seq(Vec<NodeId>),
     Choice(Vec<NodeId>),
     Par(Vec<NodeId>),
-    Guard { cond: BExpr, kind: GuardKind, body: NodeId },
+    Guard {
+        cond: BExpr,
+        kind: GuardKind,
+        body: NodeId,
+    },
     Skip,
     Nil,
     Act(Action),
     /// A recursive call: a jump to the entry of the named process (an `Entry` node).
-    Jump { entry: NodeId, name: String, span: Span },
+    Jump {
+        entry: NodeId,
+        name: String,
+        span: Span,
+    },
     /// The entry of an inlined process body.
-    Entry { body: NodeId },
+    Entry {
+        body: NodeId,
+    },
 }
 
 /// What follows a node once it has completed.
@@ -120,7 +132,10 @@ impl Tree<'_> {
     fn expand(&mut self, p: &Proc, stack: &mut Vec<(String, NodeId)>) -> Result<NodeId, CompileError> {
         if self.nodes.len() > MAX_NODES {
             return Err(CompileError {
-                message: format!("the behaviour of `{}` is too large once calls are inlined", self.model.agent_types[self.ty].name),
+                message: format!(
+                    "the behaviour of `{}` is too large once calls are inlined",
+                    self.model.agent_types[self.ty].name
+                ),
                 span: self.model.agent_types[self.ty].span,
             });
         }
@@ -133,9 +148,10 @@ impl Tree<'_> {
                     if let Node::Jump { name, span, .. } = &self.nodes[id]
                         && i + 1 < items.len()
                     {
-                        self.warnings.push(
-                            Diagnostic::warning(*span, format!("the call to `{name}` jumps back to its start: what follows is unreachable")),
-                        );
+                        self.warnings.push(Diagnostic::warning(
+                            *span,
+                            format!("the call to `{name}` jumps back to its start: what follows is unreachable"),
+                        ));
                         break;
                     }
                 }
@@ -207,7 +223,10 @@ impl Tree<'_> {
                     });
                 }
                 if seen.contains(entry) {
-                    return Err(CompileError { message: format!("`{name}` calls itself without taking a step"), span: *span });
+                    return Err(CompileError {
+                        message: format!("`{name}` calls itself without taking a step"),
+                        span: *span,
+                    });
                 }
                 seen.push(*entry);
                 self.start(*entry, seen)
@@ -277,7 +296,8 @@ impl Tree<'_> {
                     for (g, st, nx) in self.moves(b, visiting)? {
                         let mut bs = branches.clone();
                         bs[i] = nx;
-                        let next = if bs.iter().all(Option::is_none) { self.after(*p)? } else { Some(Ctl::Par(*p, bs)) };
+                        let next =
+                            if bs.iter().all(Option::is_none) { self.after(*p)? } else { Some(Ctl::Par(*p, bs)) };
                         out.push((g, st, next));
                     }
                 }

@@ -1,8 +1,8 @@
 //! `labs info`: the resolved model, for humans and as JSON.
 
 use super::load::Loaded;
-use crate::model::{print, Store};
-use serde_json::{json, Value};
+use crate::model::{Store, print};
+use serde_json::{Value, json};
 use std::fmt::Write;
 
 pub fn info_json(l: &Loaded) -> Value {
@@ -36,7 +36,9 @@ pub fn info_json(l: &Loaded) -> Value {
             let inits: Vec<Value> = v
                 .inits
                 .iter()
-                .map(|(t, i)| json!({"agent_type": t.map(|t| m.agent_types[t].name.clone()), "init": print::init(m, i)}))
+                .map(
+                    |(t, i)| json!({"agent_type": t.map(|t| m.agent_types[t].name.clone()), "init": print::init(m, i)}),
+                )
                 .collect();
             json!({"name": v.name, "store": store, "stigmergy": stig, "shape": v.dims, "initialisers": inits})
         })
@@ -79,7 +81,11 @@ pub fn info_text(l: &Loaded) -> String {
     }
     let _ = writeln!(s, "\nagent types (ids by byte-wise name order):");
     for (t, b) in m.agent_types.iter().zip(&l.behaviours) {
-        let ids = if t.count == 0 { "no agents".to_string() } else { format!("ids {}..{}", t.first_id, t.first_id + t.count - 1) };
+        let ids = if t.count == 0 {
+            "no agents".to_string()
+        } else {
+            format!("ids {}..{}", t.first_id, t.first_id + t.count - 1)
+        };
         let _ = writeln!(
             s,
             "  {:<12} {ids} ({} agents); behaviour: {} control states, {} guarded actions",
@@ -119,14 +125,23 @@ pub fn info_text(l: &Loaded) -> String {
             let tuples: Vec<String> = st
                 .tuples
                 .iter()
-                .map(|&t| format!("({})", m.tuples[t].vars.iter().map(|&v| m.vars[v].name.as_str()).collect::<Vec<_>>().join(", ")))
+                .map(|&t| {
+                    format!(
+                        "({})",
+                        m.tuples[t].vars.iter().map(|&v| m.vars[v].name.as_str()).collect::<Vec<_>>().join(", ")
+                    )
+                })
                 .collect();
             let _ = writeln!(s, "  {}: link = {}", st.name, print::bexpr(m, &st.link));
             let _ = writeln!(s, "    tuples {}; held by {}", tuples.join(" "), holders.join(", "));
         }
     }
     if !m.assumptions.is_empty() {
-        let _ = writeln!(s, "\nassumptions: {}", m.assumptions.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            s,
+            "\nassumptions: {}",
+            m.assumptions.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
+        );
     }
     let _ = writeln!(s, "\nproperties:");
     if m.properties.is_empty() {

@@ -1,10 +1,10 @@
 //! Reading, parsing, resolving and compiling a spec, with diagnostics rendered for users.
 
 use super::Failure;
-use crate::behaviour::{compile_all, Behaviour};
+use crate::behaviour::{Behaviour, compile_all};
 use crate::diagnostics::Diagnostics;
 use crate::model::externs::parse_externs;
-use crate::model::{resolve, Model, ResolveError};
+use crate::model::{Model, ResolveError, resolve};
 use crate::syntax::parse;
 use crate::syntax::span::SourceFile;
 use std::path::Path;
@@ -18,8 +18,8 @@ pub struct Loaded {
 
 /// Loads `path` with the extern words `n=3`…; warnings go to `warnings`.
 pub fn load(path: &Path, extern_words: &[String], warnings: &mut Vec<String>) -> Result<Loaded, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
     let file = SourceFile::new(path.display().to_string(), text);
     let externs = parse_externs(extern_words).map_err(|e| Failure::new(2, e.to_string()))?;
     let parsed = parse(&file.text);

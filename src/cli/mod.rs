@@ -118,7 +118,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             let analysis = crate::analysis::values::analyse(&loaded.model, &loaded.behaviours);
             if json {
-                println!("{}", serde_json::to_string_pretty(&values::values_json(&loaded, &analysis)).expect("JSON of a value"));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&values::values_json(&loaded, &analysis)).expect("JSON of a value")
+                );
             } else {
                 print!("{}", values::values_text(&loaded, &analysis));
             }

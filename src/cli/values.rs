@@ -1,10 +1,10 @@
 //! `labs values`: the value analysis per variable and agent type.
 
 use super::load::Loaded;
-use crate::analysis::values::ValueAnalysis;
 use crate::analysis::IntervalSet;
+use crate::analysis::values::ValueAnalysis;
 use crate::model::{Model, Store, TypeId, VarId};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::fmt::Write;
 
 /// The rows of the report: (variable, agent type or None for the environment), in model order.
@@ -89,10 +89,7 @@ pub fn values_text(l: &Loaded, a: &ValueAnalysis) -> String {
         let _ = writeln!(s, "{owner:<14} {name:<14} {set}{mark}");
     }
     if widened {
-        let _ = writeln!(
-            s,
-            "\nnote: sets marked (widened) kept growing and were widened to the 32-bit value range"
-        );
+        let _ = writeln!(s, "\nnote: sets marked (widened) kept growing and were widened to the 32-bit value range");
     }
     s
 }

@@ -12,7 +12,7 @@ pub mod print;
 mod resolve;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, StigId, TupleId, TypeId, VarId, VarRef};
-pub use resolve::{resolve, ResolveError};
+pub use resolve::{ResolveError, resolve};
 
 use crate::syntax::ast::{GuardKind, QuantKind};
 use crate::syntax::span::Span;
@@ -129,7 +129,11 @@ pub enum Proc {
     Par(Vec<Proc>),
     Choice(Vec<Proc>),
     Seq(Vec<Proc>),
-    Guard { cond: BExpr, kind: GuardKind, body: Box<Proc> },
+    Guard {
+        cond: BExpr,
+        kind: GuardKind,
+        body: Box<Proc>,
+    },
     Skip,
     Nil,
     /// A call by name, resolved in the agent type's `processes`.
@@ -169,14 +173,29 @@ pub struct Target {
 pub enum Stmt {
     Assign(Assign),
     /// `x, y := e1, e2`: simultaneous assignment of local slots.
-    Local { slots: Vec<LocalTarget>, values: Vec<Expr> },
+    Local {
+        slots: Vec<LocalTarget>,
+        values: Vec<Expr>,
+    },
     /// `p[] := pick k [T] [where φ]`: `k` distinct ids other than the picker's, into slots
     /// `slot .. slot + count`; `filter` uses `C1` = picker, `C2` = candidate.
-    Pick { slot: usize, count: usize, agent_type: Option<TypeId>, filter: Option<BExpr> },
+    Pick {
+        slot: usize,
+        count: usize,
+        agent_type: Option<TypeId>,
+        filter: Option<BExpr>,
+    },
     /// `b := forall/exists …, φ` (1 or 0).
-    Quant { slot: usize, pred: QPred },
+    Quant {
+        slot: usize,
+        pred: QPred,
+    },
     /// `c := count T x, φ`.
-    Count { slot: usize, agent_type: TypeId, pred: BExpr },
+    Count {
+        slot: usize,
+        agent_type: TypeId,
+        pred: BExpr,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -193,8 +212,16 @@ pub enum Modality {
     Finally,
     Fairly,
     FairlyInf,
-    Between { open: QPred, close: QPred, pattern: Pattern },
-    FromUntil { open: QPred, close: QPred, pattern: Pattern },
+    Between {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
+    FromUntil {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
 }
 
 #[derive(Clone, Debug)]

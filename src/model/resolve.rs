@@ -3,8 +3,8 @@
 
 use super::expr::{AgentRef, BExpr, Expr, QPred, TypeId, VarId, VarRef};
 use super::{
-    arith, Action, ActionKind, AgentType, Assign, Assumption, Init, LocalTarget, Modality, Model, Pattern, Proc,
-    ProcDef, Property, Stigmergy, Stmt, Store, Target, Tuple, Variable,
+    Action, ActionKind, AgentType, Assign, Assumption, Init, LocalTarget, Modality, Model, Pattern, Proc, ProcDef,
+    Property, Stigmergy, Stmt, Store, Target, Tuple, Variable, arith,
 };
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::syntax::ast::{self, AssignOp, Ident, Owner};
@@ -88,11 +88,13 @@ fn spec_externs(spec: &ast::Spec, given: &BTreeMap<String, i64>) -> BTreeMap<Str
 /// Every extern mentioned in the spec, with its first occurrence.
 fn used_externs(spec: &ast::Spec) -> BTreeMap<String, Span> {
     let mut out = BTreeMap::new();
-    let text_walk = |e: &ast::Expr, out: &mut BTreeMap<String, Span>| walk_ast_expr(e, &mut |x| {
-        if let ast::Expr::Extern(i) = x {
-            out.entry(i.name.clone()).or_insert(i.span);
-        }
-    });
+    let text_walk = |e: &ast::Expr, out: &mut BTreeMap<String, Span>| {
+        walk_ast_expr(e, &mut |x| {
+            if let ast::Expr::Extern(i) = x {
+                out.entry(i.name.clone()).or_insert(i.span);
+            }
+        })
+    };
     visit_spec_exprs(spec, &mut |e| text_walk(e, &mut out));
     out
 }
@@ -173,7 +175,11 @@ fn visit_spec_exprs(spec: &ast::Spec, f: &mut dyn FnMut(&ast::Expr)) {
                 decl(v, None, f);
             }
             for i in &t.inits {
-                decl(&ast::VarName { name: Ident { name: String::new(), span: Span::default() }, dims: vec![] }, Some(i), f);
+                decl(
+                    &ast::VarName { name: Ident { name: String::new(), span: Span::default() }, dims: vec![] },
+                    Some(i),
+                    f,
+                );
             }
         }
     }
@@ -210,7 +216,9 @@ fn visit_proc_exprs(p: &ast::Proc, f: &mut dyn FnMut(&ast::Expr)) {
         a.rhs.iter().for_each(|e| walk_ast_expr(e, f));
     };
     match p {
-        ast::Proc::Par(v, _) | ast::Proc::Choice(v, _) | ast::Proc::Seq(v, _) => v.iter().for_each(|x| visit_proc_exprs(x, f)),
+        ast::Proc::Par(v, _) | ast::Proc::Choice(v, _) | ast::Proc::Seq(v, _) => {
+            v.iter().for_each(|x| visit_proc_exprs(x, f))
+        }
         ast::Proc::Guard { cond, body, .. } => {
             walk_ast_bexpr(cond, f);
             visit_proc_exprs(body, f);
@@ -444,11 +452,17 @@ impl<'a> Resolver<'a> {
                 continue;
             };
             if count < 0 {
-                self.error(s.count.span(), format!("cannot spawn a negative number ({count}) of agents `{}`", s.agent.name));
+                self.error(
+                    s.count.span(),
+                    format!("cannot spawn a negative number ({count}) of agents `{}`", s.agent.name),
+                );
                 continue;
             }
             if count == 0 {
-                self.diags.warning(s.count.span(), format!("agent type `{}` is spawned 0 times: it has no agents", s.agent.name));
+                self.diags.warning(
+                    s.count.span(),
+                    format!("agent type `{}` is spawned 0 times: it has no agents", s.agent.name),
+                );
             }
             if count > 1_000_000 {
                 self.error(s.count.span(), format!("too many agents ({count})"));
@@ -567,7 +581,9 @@ impl<'a> Resolver<'a> {
                         if self.vars[id].dims != dims {
                             self.error(
                                 d.var.name.span,
-                                format!("attribute `{name}` is declared with different array sizes by different agent types"),
+                                format!(
+                                    "attribute `{name}` is declared with different array sizes by different agent types"
+                                ),
                             );
                         }
                         id
@@ -605,7 +621,8 @@ impl<'a> Resolver<'a> {
     }
 
     fn resolve_init(&mut self, init: &ast::Init, allow_id: bool) -> Option<Init> {
-        let scope = Scope { flavour: Flavour::Const { allow_id }, agent: None, locals: None, assigned: None, quants: &[] };
+        let scope =
+            Scope { flavour: Flavour::Const { allow_id }, agent: None, locals: None, assigned: None, quants: &[] };
         Some(match init {
             ast::Init::Undef(_) => Init::Undef,
             ast::Init::Single(e) => Init::Single(self.expr(e, &scope)?),
@@ -617,12 +634,14 @@ impl<'a> Resolver<'a> {
                 Init::Choice(out)
             }
             ast::Init::Range(a, b, span) => {
-                if let (Some(x), Some(y)) = (
-                    const_value_without_id(a, self.externs),
-                    const_value_without_id(b, self.externs),
-                ) && x >= y
+                if let (Some(x), Some(y)) =
+                    (const_value_without_id(a, self.externs), const_value_without_id(b, self.externs))
+                    && x >= y
                 {
-                    self.diags.warning(*span, format!("the range {x}..{y} is empty (the upper bound is excluded): no initial state"));
+                    self.diags.warning(
+                        *span,
+                        format!("the range {x}..{y} is empty (the upper bound is excluded): no initial state"),
+                    );
                 }
                 Init::Range(self.expr(a, &scope)?, self.expr(b, &scope)?)
             }
@@ -843,18 +862,25 @@ impl<'a> Resolver<'a> {
                 0 if len == 1 => None,
                 1 => Some(Box::new(self.expr(&indices[0], scope)?)),
                 _ => {
-                    self.error(span, format!("local `{}` takes {} index", name.name, if len == 1 { "no" } else { "one" }));
+                    self.error(
+                        span,
+                        format!("local `{}` takes {} index", name.name, if len == 1 { "no" } else { "one" }),
+                    );
                     return None;
                 }
             };
             return Some(Expr::Local { slot, len, index });
         }
         // A quantified name stands for its agent's id (inside forall/exists/count).
-        if owner.is_none() && indices.is_empty() && let Some(i) = Self::quant_index(scope, &name.name) {
+        if owner.is_none()
+            && indices.is_empty()
+            && let Some(i) = Self::quant_index(scope, &name.name)
+        {
             if scope.flavour == Flavour::Property {
-                self.diags.push(
-                    Diagnostic::error(name.span, format!("write `id of {}` for the id of a quantified agent", name.name)),
-                );
+                self.diags.push(Diagnostic::error(
+                    name.span,
+                    format!("write `id of {}` for the id of a quantified agent", name.name),
+                ));
                 return None;
             }
             return Some(Expr::QVar(i));
@@ -871,8 +897,9 @@ impl<'a> Resolver<'a> {
             AgentRef::Own
         } else if scope.flavour == Flavour::Property && owner.is_none() {
             self.diags.push(
-                Diagnostic::error(name.span, format!("`{}` is not an environment variable", name.name))
-                    .with_hint(format!("say whose copy the property reads: `{} of a` with a quantified `a`", name.name)),
+                Diagnostic::error(name.span, format!("`{}` is not an environment variable", name.name)).with_hint(
+                    format!("say whose copy the property reads: `{} of a` with a quantified `a`", name.name),
+                ),
             );
             return None;
         } else {
@@ -930,7 +957,11 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    fn quants(&mut self, qs: &[ast::Quantifier], outer: &[(String, TypeId)]) -> Option<Vec<(String, TypeId, ast::QuantKind)>> {
+    fn quants(
+        &mut self,
+        qs: &[ast::Quantifier],
+        outer: &[(String, TypeId)],
+    ) -> Option<Vec<(String, TypeId, ast::QuantKind)>> {
         let mut out: Vec<(String, TypeId, ast::QuantKind)> = vec![];
         let mut ok = true;
         for q in qs {
@@ -992,12 +1023,20 @@ impl<'a> Resolver<'a> {
                 ast::Modality::Between { open, close, pattern: pat } => {
                     let (o, c, pt) =
                         (self.qpred(open, Flavour::Property), self.qpred(close, Flavour::Property), pattern(self, pat));
-                    Some(Modality::Between { open: o.unwrap_or(dummy()), close: c.unwrap_or(dummy()), pattern: pt.unwrap_or(Pattern::Always) })
+                    Some(Modality::Between {
+                        open: o.unwrap_or(dummy()),
+                        close: c.unwrap_or(dummy()),
+                        pattern: pt.unwrap_or(Pattern::Always),
+                    })
                 }
                 ast::Modality::FromUntil { open, close, pattern: pat } => {
                     let (o, c, pt) =
                         (self.qpred(open, Flavour::Property), self.qpred(close, Flavour::Property), pattern(self, pat));
-                    Some(Modality::FromUntil { open: o.unwrap_or(dummy()), close: c.unwrap_or(dummy()), pattern: pt.unwrap_or(Pattern::Always) })
+                    Some(Modality::FromUntil {
+                        open: o.unwrap_or(dummy()),
+                        close: c.unwrap_or(dummy()),
+                        pattern: pt.unwrap_or(Pattern::Always),
+                    })
                 }
             };
             let (Some(pred), Some(modality)) = (pred, modality) else { continue };
@@ -1088,13 +1127,15 @@ impl<'a> Resolver<'a> {
                 Proc::Call(i.name.clone(), i.span)
             }
             ast::Proc::Guard { cond, kind, body, .. } => {
-                let scope = Scope { flavour: Flavour::Process, agent: Some(ty), locals: None, assigned: None, quants: &[] };
+                let scope =
+                    Scope { flavour: Flavour::Process, agent: Some(ty), locals: None, assigned: None, quants: &[] };
                 let c = self.bexpr(cond, &scope);
                 let b = self.proc(body, ty, names);
                 Proc::Guard { cond: c?, kind: kind.clone(), body: Box::new(b?) }
             }
             ast::Proc::Action(a) => {
-                let scope = Scope { flavour: Flavour::Process, agent: Some(ty), locals: None, assigned: None, quants: &[] };
+                let scope =
+                    Scope { flavour: Flavour::Process, agent: Some(ty), locals: None, assigned: None, quants: &[] };
                 let assign = self.assign(a, &scope)?;
                 Proc::Action(Action { kind: ActionKind::Assign(assign), span: a.span })
             }
@@ -1131,9 +1172,10 @@ impl<'a> Resolver<'a> {
 
     fn target(&mut self, l: &ast::Lhs, op: AssignOp, scope: &Scope) -> Option<Target> {
         if scope.locals.is_some_and(|m| m.contains_key(&l.name.name)) {
-            self.diags.push(
-                Diagnostic::error(l.name.span, format!("`{}` is a block local: assign it with `:=`", l.name.name)),
-            );
+            self.diags.push(Diagnostic::error(
+                l.name.span,
+                format!("`{}` is a block local: assign it with `:=`", l.name.name),
+            ));
             return None;
         }
         let var = self.lookup_var(&l.name, scope, false)?;
@@ -1145,8 +1187,11 @@ impl<'a> Resolver<'a> {
         };
         if op != want {
             self.diags.push(
-                Diagnostic::error(l.name.span, format!("`{}` is {what}: it cannot be assigned with `{}`", l.name.name, op.as_str()))
-                    .with_hint(format!("use `{}`", want.as_str())),
+                Diagnostic::error(
+                    l.name.span,
+                    format!("`{}` is {what}: it cannot be assigned with `{}`", l.name.name, op.as_str()),
+                )
+                .with_hint(format!("use `{}`", want.as_str())),
             );
             return None;
         }
@@ -1158,14 +1203,14 @@ impl<'a> Resolver<'a> {
         // Locals: the `:=` and `pick` targets of any statement of the block.
         let mut locals: HashMap<String, (usize, usize)> = HashMap::new();
         let mut next = 0;
-        let mut declare = |name: &str, len: usize, r: &mut Self, span: Span| {
-            match locals.get(name) {
-                Some(&(_, l)) if l != len => r.error(span, format!("local `{name}` is used both as a scalar and as a `pick` array")),
-                Some(_) => {}
-                None => {
-                    locals.insert(name.to_string(), (next, len));
-                    next += len;
-                }
+        let mut declare = |name: &str, len: usize, r: &mut Self, span: Span| match locals.get(name) {
+            Some(&(_, l)) if l != len => {
+                r.error(span, format!("local `{name}` is used both as a scalar and as a `pick` array"))
+            }
+            Some(_) => {}
+            None => {
+                locals.insert(name.to_string(), (next, len));
+                next += len;
             }
         };
         for s in stmts {
@@ -1178,7 +1223,9 @@ impl<'a> Resolver<'a> {
                         declare(&l.name.name, 1, self, l.span);
                     }
                 }
-                ast::Stmt::Quant { name, .. } | ast::Stmt::Count { name, .. } => declare(&name.name, 1, self, name.span),
+                ast::Stmt::Quant { name, .. } | ast::Stmt::Count { name, .. } => {
+                    declare(&name.name, 1, self, name.span)
+                }
                 ast::Stmt::Pick { name, count, span, .. } => {
                     if let Some(k) = self.const_eval(count, None, "a `pick` count") {
                         if k < 1 {
@@ -1209,7 +1256,9 @@ impl<'a> Resolver<'a> {
                     let values: Option<Vec<Expr>> = values.into_iter().collect();
                     let slots = lhs
                         .iter()
-                        .filter_map(|l| locals.get(&l.name.name).map(|&(slot, len)| LocalTarget { slot, len, index: None }))
+                        .filter_map(|l| {
+                            locals.get(&l.name.name).map(|&(slot, len)| LocalTarget { slot, len, index: None })
+                        })
                         .collect();
                     values.map(|values| Stmt::Local { slots, values })
                 }
@@ -1229,7 +1278,8 @@ impl<'a> Resolver<'a> {
                             }
                         },
                     };
-                    let fscope = Scope { flavour: Flavour::Link, agent: Some(ty), locals: None, assigned: None, quants: &[] };
+                    let fscope =
+                        Scope { flavour: Flavour::Link, agent: Some(ty), locals: None, assigned: None, quants: &[] };
                     let filter = match filter {
                         Some(f) => match self.bexpr(f, &fscope) {
                             Some(b) => Some(b),
@@ -1248,7 +1298,10 @@ impl<'a> Resolver<'a> {
                         let names: Vec<(String, TypeId)> = qs.iter().map(|(n, t, _)| (n.clone(), *t)).collect();
                         let qscope = Scope { quants: &names, ..scope };
                         let body = self.bexpr(pred, &qscope)?;
-                        Some(Stmt::Quant { slot, pred: QPred { quants: qs.iter().map(|(_, t, k)| (*k, *t)).collect(), body } })
+                        Some(Stmt::Quant {
+                            slot,
+                            pred: QPred { quants: qs.iter().map(|(_, t, k)| (*k, *t)).collect(), body },
+                        })
                     })
                 }
                 ast::Stmt::Count { name, agent, var, pred, .. } => {
@@ -1306,15 +1359,16 @@ fn collect_own_stig(p: &Proc, vars: &[Variable], out: &mut BTreeMap<usize, Span>
             }
         })
     };
-    let note_assign = |a: &Assign, out: &mut BTreeMap<usize, Span>, note_expr: &mut dyn FnMut(&Expr, &mut BTreeMap<usize, Span>)| {
-        for t in &a.targets {
-            if let Store::Stig { stigmergy, .. } = vars[t.var].store {
-                out.entry(stigmergy).or_insert(span);
+    let note_assign =
+        |a: &Assign, out: &mut BTreeMap<usize, Span>, note_expr: &mut dyn FnMut(&Expr, &mut BTreeMap<usize, Span>)| {
+            for t in &a.targets {
+                if let Store::Stig { stigmergy, .. } = vars[t.var].store {
+                    out.entry(stigmergy).or_insert(span);
+                }
+                t.indices.iter().for_each(|e| note_expr(e, out));
             }
-            t.indices.iter().for_each(|e| note_expr(e, out));
-        }
-        a.values.iter().for_each(|e| note_expr(e, out));
-    };
+            a.values.iter().for_each(|e| note_expr(e, out));
+        };
     match p {
         Proc::Par(v) | Proc::Choice(v) | Proc::Seq(v) => v.iter().for_each(|x| collect_own_stig(x, vars, out, span)),
         Proc::Guard { cond, body, .. } => {
