@@ -357,7 +357,7 @@ impl Analysis<'_> {
     fn bexpr(&self, b: &BExpr, env: &Env) -> BoolSet {
         match b {
             BExpr::Const(v) => BoolSet::constant(*v),
-            BExpr::Not(x) => self.bexpr(x, env).not(),
+            BExpr::Not(x) => !self.bexpr(x, env),
             BExpr::Cmp(op, x, y) => ops::compare(*op, &self.expr(x, env), &self.expr(y, env)),
             BExpr::And(x, y) => self.bexpr(x, env).and(self.bexpr(y, env)),
             BExpr::Or(x, y) => self.bexpr(x, env).or(self.bexpr(y, env)),
