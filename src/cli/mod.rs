@@ -1,5 +1,6 @@
 //! Stage last: the command line. The only module that prints and chooses exit codes.
 
+mod emit;
 mod info;
 mod load;
 mod values;
@@ -72,6 +73,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write the LNT program, one MCL query per property and the SVL scripts for CADP
+    Emit {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Round-robin scheduling of agent steps
+        #[arg(long)]
+        fair: bool,
+        /// Emit a query for this property only (repeatable; default: all)
+        #[arg(long = "property", value_name = "P")]
+        property: Vec<String>,
+        /// Output directory (created if missing)
+        #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
+        output: PathBuf,
+        /// LNT dialect: 2023 or 2025 (default: the installed CADP's, else 2025)
+        #[arg(long = "lnt-dialect", value_name = "D")]
+        lnt_dialect: Option<String>,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -126,6 +144,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 print!("{}", values::values_text(&loaded, &analysis));
             }
             Ok(exit::OK)
+        }
+        Command::Emit { spec, fair, property, output, lnt_dialect } => {
+            emit::choose_dialect(lnt_dialect.as_deref())?;
+            let mut warnings = vec![];
+            let loaded = load::load(&spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
     }
 }

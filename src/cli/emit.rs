@@ -1,0 +1,83 @@
+//! `labs emit`: writes the LNT program, the MCL queries, the SVL scripts and a README.
+
+use super::load::Loaded;
+use super::{Failure, exit};
+use crate::analysis::values::analyse;
+use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
+use std::path::Path;
+
+/// The dialect: the one asked for, else the installed CADP's, else the current one.
+pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, &'static str), Failure> {
+    match asked {
+        Some(d) => Dialect::parse(d)
+            .map(|d| (d, "as asked"))
+            .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023 or 2025)"))),
+        None => Ok(match lnt::detect_dialect() {
+            Some(d) => (d, "detected from $CADP"),
+            None => (Dialect::CURRENT, "default: no CADP installation detected"),
+        }),
+    }
+}
+
+/// What the header comments say about the source: `leader.labs (_n=3)`.
+fn source_text(l: &Loaded) -> String {
+    let name = Path::new(&l.file.name).file_name().map_or(l.file.name.clone(), |n| n.to_string_lossy().into_owned());
+    let ext: Vec<String> = l.model.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if ext.is_empty() { name } else { format!("{name} ({})", ext.join(" ")) }
+}
+
+pub fn run(
+    l: &Loaded,
+    fair: bool,
+    properties: &[String],
+    out_dir: &Path,
+    dialect: Option<&str>,
+) -> Result<i32, Failure> {
+    let (dialect, why) = choose_dialect(dialect)?;
+    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let opts = EmitOptions {
+        fair,
+        properties: properties.to_vec(),
+        dialect,
+        base: lnt::names::module_name(&stem),
+        source: source_text(l),
+    };
+    let analysis = analyse(&l.model, &l.behaviours);
+    let files = lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
+    write_all(out_dir, &files)?;
+    for f in &files {
+        println!("{}", out_dir.join(&f.name).display());
+    }
+    eprintln!("note: LNT dialect {} ({why})", dialect.name());
+    Ok(exit::OK)
+}
+
+/// Writes every file atomically (a temporary file in the directory, then a rename); all
+/// temporaries are written before any file is replaced.
+pub fn write_all(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
+    let fail = |what: &Path, e: std::io::Error| {
+        Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let mut temps = vec![];
+    for f in files {
+        let tmp = dir.join(format!(".{}.{}.tmp", f.name, std::process::id()));
+        if let Err(e) = std::fs::write(&tmp, &f.contents) {
+            let _ = std::fs::remove_file(&tmp);
+            for (t, _) in &temps {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(fail(&dir.join(&f.name), e));
+        }
+        temps.push((tmp, dir.join(&f.name)));
+    }
+    for (i, (tmp, dest)) in temps.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, dest) {
+            for (t, _) in &temps[i..] {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(fail(dest, e));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,474 @@
+//! One MCL (evaluator4) query per property, tracking the values the property reads through
+//! the observation labels of the LNT program.
+//!
+//! Quantifiers are expanded over the agents of their type (textual nesting order), `x of a`
+//! becomes a fixpoint parameter per (agent, variable, element) (environment variables: per
+//! element), and the predicate is printed fully parenthesised, with constants folded so that
+//! no empty conjunction or disjunction is ever printed. Parameters are ordered canonically
+//! (environment first, then by agent id, then by slot), and every formal list, actual list
+//! and update clause is generated from that one list.
+//!
+//! The predicate is evaluated only in the real states of the semantics: the states reached by a
+//! `DONE` transition (the barrier every agent passes at the end of its initialisation and of
+//! every step). Between a `DONE` and the next one the tracked values may be half-updated.
+
+use super::domains::model_has_undef;
+use super::{EmitError, names};
+use crate::analysis::values::ValueAnalysis;
+use crate::model::arith;
+use crate::model::{AgentRef, BExpr, Expr, Modality, Model, Property, QPred, Store, VarId};
+use crate::syntax::ast::{BinOp, CmpOp, MinMax, QuantKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A tracked value: (agent, or `None` for the environment; variable; element).
+pub type TrackKey = (Option<usize>, VarId, usize);
+
+/// A property query, ready for `svl/query.mcl`.
+#[derive(Clone, Debug)]
+pub struct Query {
+    pub name: String,
+    pub keyword: String,
+    pub text: String,
+    /// `always`, `finally`, `fairly` or `fairly_inf`.
+    pub kind: &'static str,
+    pub keys: Vec<TrackKey>,
+    /// Formal parameters `v_i` and the parameters `r_i` of the reachability fixpoint.
+    pub params: Vec<String>,
+    pub rparams: Vec<String>,
+    /// One update clause per tracked value: the action pattern binding the new value `w` and
+    /// the actual parameters with `w` in its place.
+    pub updates: Vec<Update>,
+    /// The action formula of every transition that is neither `DONE` nor a tracked update.
+    pub irrelevant: String,
+    /// The predicate over `v_i`, and over `r_i`.
+    pub pred: String,
+    pub rpred: String,
+    /// The observation gates the query needs (plus `DONE`).
+    pub gates: Vec<String>,
+    pub vars: BTreeSet<VarId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Update {
+    pub pattern: String,
+    pub args: Vec<String>,
+    pub rargs: Vec<String>,
+}
+
+/// The properties to check: all of them, or those named (in the order given).
+pub fn select_properties<'m>(model: &'m Model, names: &[String]) -> Result<Vec<&'m Property>, EmitError> {
+    if names.is_empty() {
+        return Ok(model.properties.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            model.properties.iter().find(|p| &p.name == n).ok_or_else(|| {
+                let avail: Vec<&str> = model.properties.iter().map(|p| p.name.as_str()).collect();
+                EmitError {
+                    message: format!(
+                        "no property named `{n}` (the specification has: {})",
+                        if avail.is_empty() { "none".to_string() } else { avail.join(", ") }
+                    ),
+                }
+            })
+        })
+        .collect()
+}
+
+/// The variables read by the queries (they get observation labels in the LNT program).
+pub fn observed_vars(qs: &[Query]) -> BTreeSet<VarId> {
+    qs.iter().flat_map(|q| q.vars.iter().copied()).collect()
+}
+
+/// A property expression after quantifier expansion.
+#[derive(Clone, Debug, PartialEq)]
+enum MExpr {
+    Const(i64),
+    Param(TrackKey),
+    Neg(Box<MExpr>),
+    Abs(Box<MExpr>),
+    Bin(BinOp, Box<MExpr>, Box<MExpr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum MBool {
+    Const(bool),
+    Not(Box<MBool>),
+    Cmp(CmpOp, MExpr, MExpr),
+    And(Vec<MBool>),
+    Or(Vec<MBool>),
+}
+
+struct Conv<'a> {
+    model: &'a Model,
+    analysis: &'a ValueAnalysis,
+    prop: &'a str,
+}
+
+impl Conv<'_> {
+    fn refuse(&self, what: &str) -> EmitError {
+        EmitError::unsupported(what, format!("in property `{}`", self.prop))
+    }
+
+    fn constant(&self, e: &Expr, qv: &[i64], what: &str) -> Result<i64, EmitError> {
+        match self.expr(e, qv)? {
+            MExpr::Const(c) => Ok(c),
+            _ => Err(self.refuse(what)),
+        }
+    }
+
+    fn fold(&self, r: Result<i64, arith::ArithError>) -> Result<MExpr, EmitError> {
+        r.map(MExpr::Const).map_err(|e| EmitError {
+            message: format!("property `{}`: constant arithmetic fails ({e:?})", self.prop),
+        })
+    }
+
+    fn expr(&self, e: &Expr, qv: &[i64]) -> Result<MExpr, EmitError> {
+        Ok(match e {
+            Expr::Const(c) => MExpr::Const(*c),
+            Expr::QVar(i) => MExpr::Const(qv[*i]),
+            Expr::AgentId(AgentRef::Of(x)) => MExpr::Const(self.constant(x, qv, "a non-constant agent in `id of`")?),
+            Expr::AgentId(_) => return Err(self.refuse("`id` without `of` in a property")),
+            Expr::Var(r) => {
+                let v = &self.model.vars[r.var];
+                let agent = if v.store == Store::Env {
+                    None
+                } else {
+                    match &r.owner {
+                        AgentRef::Of(x) => {
+                            let a = self.constant(x, qv, "a non-constant agent after `of`")?;
+                            if a < 0 || a as usize >= self.model.n_agents() {
+                                return Err(EmitError {
+                                    message: format!("property `{}`: agent {a} does not exist", self.prop),
+                                });
+                            }
+                            Some(a as usize)
+                        }
+                        _ => return Err(self.refuse("a variable without `of` in a property")),
+                    }
+                };
+                let mut flat = 0usize;
+                let st = super::expr::strides(&v.dims);
+                for ((i, d), s) in r.indices.iter().zip(&v.dims).zip(&st) {
+                    let c = self.constant(i, qv, "a non-constant array index")?;
+                    if c < 0 || c as usize >= *d {
+                        return Err(EmitError {
+                            message: format!("property `{}`: index {c} out of range for `{}`", self.prop, v.name),
+                        });
+                    }
+                    flat += c as usize * s;
+                }
+                MExpr::Param((agent, r.var, flat))
+            }
+            Expr::Local { .. } => return Err(self.refuse("block locals")),
+            Expr::Neg(a) => match self.expr(a, qv)? {
+                MExpr::Const(c) => self.fold(arith::neg(c))?,
+                x => MExpr::Neg(Box::new(x)),
+            },
+            Expr::Abs(a) => match self.expr(a, qv)? {
+                MExpr::Const(c) => self.fold(arith::abs(c))?,
+                x => MExpr::Abs(Box::new(x)),
+            },
+            Expr::Bin(op, a, b) => match (self.expr(a, qv)?, self.expr(b, qv)?) {
+                (MExpr::Const(x), MExpr::Const(y)) => self.fold(arith::binary(*op, x, y))?,
+                (x, y) => match op {
+                    BinOp::Add | BinOp::Sub | BinOp::Mul => MExpr::Bin(*op, Box::new(x), Box::new(y)),
+                    _ => return Err(self.refuse("`/`, `%` or `:` on variables")),
+                },
+            },
+            Expr::MinMax(mm, a, b) => match (self.expr(a, qv)?, self.expr(b, qv)?) {
+                (MExpr::Const(x), MExpr::Const(y)) => MExpr::Const(if *mm == MinMax::Min { x.min(y) } else { x.max(y) }),
+                _ => return Err(self.refuse("`min`/`max` on variables")),
+            },
+            Expr::If(c, a, b) => match self.bool(c, qv, false)? {
+                MBool::Const(true) => self.expr(a, qv)?,
+                MBool::Const(false) => self.expr(b, qv)?,
+                _ => return Err(self.refuse("`if` expressions with a non-constant condition")),
+            },
+            Expr::NonDet(..) => return Err(self.refuse("`[a..b]`")),
+        })
+    }
+
+    fn bool(&self, b: &BExpr, qv: &[i64], undef: bool) -> Result<MBool, EmitError> {
+        Ok(match b {
+            BExpr::Const(c) => MBool::Const(*c),
+            BExpr::Not(x) => match self.bool(x, qv, undef)? {
+                MBool::Const(c) => MBool::Const(!c),
+                x => MBool::Not(Box::new(x)),
+            },
+            BExpr::Cmp(op, x, y) => {
+                let (x, y) = (self.expr(x, qv)?, self.expr(y, qv)?);
+                if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
+                    return Ok(MBool::Const(cmp(*op, *a, *b)));
+                }
+                let c = MBool::Cmp(*op, x.clone(), y.clone());
+                if undef {
+                    let mut keys = BTreeSet::new();
+                    params_of(&x, &mut keys);
+                    params_of(&y, &mut keys);
+                    let mut parts: Vec<MBool> = keys
+                        .into_iter()
+                        .filter(|k| self.may_be_undef(k))
+                        .map(|k| MBool::Cmp(CmpOp::Ne, MExpr::Param(k), MExpr::Const(UNDEF_MARK)))
+                        .collect();
+                    parts.push(c);
+                    and(parts)
+                } else {
+                    c
+                }
+            }
+            BExpr::And(x, y) => and(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
+            BExpr::Or(x, y) => or(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
+        })
+    }
+
+    /// Whether the value analysis says a tracked value may be ⊥.
+    fn may_be_undef(&self, k: &TrackKey) -> bool {
+        let ty = k.0.map(|a| self.model.type_of(a));
+        super::domains::var_set(self.model, self.analysis, k.1, ty).contains_undef()
+    }
+
+    /// Expands the quantifiers from the `i`-th on, in textual nesting order.
+    fn qpred(&self, q: &QPred, i: usize, qv: &mut Vec<i64>, undef: bool) -> Result<MBool, EmitError> {
+        if i == q.quants.len() {
+            return self.bool(&q.body, qv, undef);
+        }
+        let (kind, ty) = q.quants[i];
+        let mut parts = vec![];
+        for a in self.model.agent_types[ty].ids() {
+            qv.push(a as i64);
+            parts.push(self.qpred(q, i + 1, qv, undef)?);
+            qv.pop();
+        }
+        Ok(match kind {
+            QuantKind::Forall => and(parts),
+            QuantKind::Exists => or(parts),
+        })
+    }
+}
+
+/// Stands for ⊥ in comparisons until printing replaces it by the program's value.
+const UNDEF_MARK: i64 = i64::MIN;
+
+fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::Lt => a < b,
+        CmpOp::Le => a <= b,
+        CmpOp::Gt => a > b,
+        CmpOp::Ge => a >= b,
+    }
+}
+
+fn and(parts: Vec<MBool>) -> MBool {
+    let mut out = vec![];
+    for p in parts {
+        match p {
+            MBool::Const(true) => {}
+            MBool::Const(false) => return MBool::Const(false),
+            MBool::And(xs) => out.extend(xs),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => MBool::Const(true),
+        1 => out.pop().expect("one"),
+        _ => MBool::And(out),
+    }
+}
+
+fn or(parts: Vec<MBool>) -> MBool {
+    let mut out = vec![];
+    for p in parts {
+        match p {
+            MBool::Const(false) => {}
+            MBool::Const(true) => return MBool::Const(true),
+            MBool::Or(xs) => out.extend(xs),
+            x => out.push(x),
+        }
+    }
+    match out.len() {
+        0 => MBool::Const(false),
+        1 => out.pop().expect("one"),
+        _ => MBool::Or(out),
+    }
+}
+
+fn params_of(e: &MExpr, out: &mut BTreeSet<TrackKey>) {
+    match e {
+        MExpr::Const(_) => {}
+        MExpr::Param(k) => {
+            out.insert(*k);
+        }
+        MExpr::Neg(a) | MExpr::Abs(a) => params_of(a, out),
+        MExpr::Bin(_, a, b) => {
+            params_of(a, out);
+            params_of(b, out);
+        }
+    }
+}
+
+fn bparams_of(b: &MBool, out: &mut BTreeSet<TrackKey>) {
+    match b {
+        MBool::Const(_) => {}
+        MBool::Not(x) => bparams_of(x, out),
+        MBool::Cmp(_, x, y) => {
+            params_of(x, out);
+            params_of(y, out);
+        }
+        MBool::And(xs) | MBool::Or(xs) => xs.iter().for_each(|x| bparams_of(x, out)),
+    }
+}
+
+/// An MCL integer literal (MCL has no negative literals: `(0 - n)`).
+fn lit(v: i64) -> String {
+    if v < 0 { format!("(0 - {})", v.unsigned_abs()) } else { v.to_string() }
+}
+
+struct Printer<'a> {
+    names: &'a BTreeMap<TrackKey, String>,
+    undef: i64,
+}
+
+impl Printer<'_> {
+    fn expr(&self, e: &MExpr) -> String {
+        match e {
+            MExpr::Const(c) if *c == UNDEF_MARK => lit(self.undef),
+            MExpr::Const(c) => lit(*c),
+            MExpr::Param(k) => self.names[k].clone(),
+            MExpr::Neg(a) => format!("(0 - {})", self.expr(a)),
+            MExpr::Abs(a) => format!("abs ({})", self.expr(a)),
+            MExpr::Bin(op, a, b) => {
+                let o = match op {
+                    BinOp::Add => "+",
+                    BinOp::Sub => "-",
+                    _ => "*",
+                };
+                format!("({} {o} {})", self.expr(a), self.expr(b))
+            }
+        }
+    }
+
+    fn bool(&self, b: &MBool) -> String {
+        match b {
+            MBool::Const(c) => c.to_string(),
+            MBool::Not(x) => format!("(not {})", self.bool(x)),
+            MBool::Cmp(op, x, y) => {
+                let o = match op {
+                    CmpOp::Eq => "=",
+                    CmpOp::Ne => "<>",
+                    CmpOp::Lt => "<",
+                    CmpOp::Le => "<=",
+                    CmpOp::Gt => ">",
+                    CmpOp::Ge => ">=",
+                };
+                format!("({} {o} {})", self.expr(x), self.expr(y))
+            }
+            MBool::And(xs) => format!("({})", xs.iter().map(|x| self.bool(x)).collect::<Vec<_>>().join(" and ")),
+            MBool::Or(xs) => format!("({})", xs.iter().map(|x| self.bool(x)).collect::<Vec<_>>().join(" or ")),
+        }
+    }
+}
+
+/// The action pattern of the observation label of a tracked value, binding `bind` (`?w:Int`)
+/// or ignoring the rest (`...`).
+pub fn pattern(model: &Model, key: &TrackKey, bind: Option<&str>) -> String {
+    let (agent, var, elem) = *key;
+    let gate = names::obs_gate(model, var);
+    let who = agent.map(|a| format!(" !{a}")).unwrap_or_default();
+    match bind {
+        Some(w) => format!("{{{gate}{who} !{elem} ?{w}:Int}}"),
+        None => format!("{{{gate}{who} !{elem} ...}}"),
+    }
+}
+
+/// Builds the query of a property. `analysis` tells which variables may hold ⊥.
+pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result<Query, EmitError> {
+    let kind = match &prop.modality {
+        Modality::Always => "always",
+        Modality::Finally => "finally",
+        Modality::Fairly => "fairly",
+        Modality::FairlyInf => "fairly_inf",
+        Modality::Between { .. } | Modality::FromUntil { .. } => {
+            return Err(EmitError::unsupported(
+                "scoped `between`/`from` properties",
+                format!("property `{}`; use the native back end", prop.name),
+            ));
+        }
+    };
+    let conv = Conv { model, analysis, prop: &prop.name };
+    let undef = model_has_undef(model);
+    let pred = conv.qpred(&prop.pred, 0, &mut vec![], undef)?;
+    let mut keys = BTreeSet::new();
+    bparams_of(&pred, &mut keys);
+    let keys: Vec<TrackKey> = keys.into_iter().collect();
+    // Tracked values of agents that do not hold the variable would never be observed.
+    for (agent, var, _) in &keys {
+        if let Some(a) = agent {
+            let ty = model.type_of(*a);
+            let v = &model.vars[*var];
+            let has = match v.store {
+                Store::Attr => model.agent_types[ty].attrs.contains(var),
+                Store::Stig { stigmergy, .. } => model.holds(ty, stigmergy),
+                Store::Env => true,
+            };
+            if !has {
+                return Err(EmitError {
+                    message: format!(
+                        "property `{}` reads `{}` of agent {a}, whose type `{}` has no such variable",
+                        prop.name, v.name, model.agent_types[ty].name
+                    ),
+                });
+            }
+        }
+    }
+    let params: Vec<String> = (0..keys.len()).map(|i| format!("v_{i}")).collect();
+    let rparams: Vec<String> = (0..keys.len()).map(|i| format!("r_{i}")).collect();
+    let vnames: BTreeMap<TrackKey, String> = keys.iter().cloned().zip(params.iter().cloned()).collect();
+    let rnames: BTreeMap<TrackKey, String> = keys.iter().cloned().zip(rparams.iter().cloned()).collect();
+    let undef_value = super::view::undef_value(model, analysis);
+    let pv = Printer { names: &vnames, undef: undef_value };
+    let pr = Printer { names: &rnames, undef: undef_value };
+    let updates = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let mut args = params.clone();
+            args[i] = "w".into();
+            let mut rargs = rparams.clone();
+            rargs[i] = "w".into();
+            Update { pattern: pattern(model, k, Some("w")), args, rargs }
+        })
+        .collect();
+    let mut relevant = vec!["\"DONE\"".to_string()];
+    relevant.extend(keys.iter().map(|k| pattern(model, k, None)));
+    let irrelevant = format!("(not ({}))", relevant.join(" or "));
+    let vars: BTreeSet<VarId> = keys.iter().map(|k| k.1).collect();
+    let gates: Vec<String> = vars.iter().map(|&v| names::obs_gate(model, v)).collect::<BTreeSet<_>>().into_iter().collect();
+    Ok(Query {
+        name: prop.name.clone(),
+        keyword: prop.keyword.clone(),
+        text: prop.text.replace("(*", "( *").replace("*)", "* )"),
+        kind,
+        keys,
+        params,
+        rparams,
+        updates,
+        irrelevant,
+        pred: pv.bool(&pred),
+        rpred: pr.bool(&pred),
+        gates,
+        vars,
+    })
+}
+
+/// A readable name of a tracked value: `leader of agent 2`, `fork[1] (environment)`.
+pub fn describe(model: &Model, k: &TrackKey) -> String {
+    let v = &model.vars[k.1];
+    match k.0 {
+        Some(a) => format!("{} of agent {a}", v.element_name(k.2)),
+        None => format!("{} (environment)", v.element_name(k.2)),
+    }
+}

@@ -1,0 +1,106 @@
+//! The SVL scripts: the compositional workflow (root leaf divsharp reduction of the
+//! composition rebuilt from the program's leaves, with per-leaf hiding and the priority
+//! operator) and the monolithic baseline (whole LTS, divbranching reduction), each with one
+//! property block per query (`expected TRUE`).
+
+use super::mcl::Query;
+use super::view::{Component, Program};
+use super::{EmitOptions, names};
+use crate::model::Model;
+
+#[derive(Clone, Debug)]
+pub struct Scripts {
+    pub base: String,
+    pub source: String,
+    pub dialect: &'static str,
+    pub fair: bool,
+    pub lnt_file: String,
+    pub comp_file: String,
+    pub mono_file: String,
+    pub mono_bcg: String,
+    pub blocks: Vec<Block>,
+    /// The composition: as in `MAIN`, but hiding per property and with priorities.
+    pub components: Vec<Component>,
+    pub hidden: Vec<String>,
+}
+
+/// What one property needs in the scripts.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub name: String,
+    pub text: String,
+    pub mcl: String,
+    pub bcg: String,
+    pub diag: String,
+    pub mono_bcg: String,
+    pub mono_diag: String,
+    /// The visible labels: `DONE` and the observation gates the query reads.
+    pub keep: Vec<String>,
+    /// Strong actions of the sharp reduction: the gates the priority operator orders.
+    pub hold: Vec<String>,
+    /// Priority chains over the receivers' private steps, lower id first.
+    pub prio: Vec<Vec<String>>,
+    /// Per instance of the agents' component (in order): the observation gates hidden inside
+    /// the leaf because the query does not read them.
+    pub leaf_hides: Vec<Vec<String>>,
+}
+
+pub fn mcl_file(base: &str, prop: &str) -> String {
+    format!("{base}_{}.mcl", names::ident(prop))
+}
+
+/// A double-quoted SVL string (file names are built from identifiers, so only `"` and `\`
+/// could need escaping; they are escaped anyway).
+pub fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOptions) -> Scripts {
+    let base = &opts.base;
+    let n = model.n_agents();
+    let mut blocks = vec![];
+    for q in queries {
+        let id = names::ident(&q.name);
+        let mut keep = vec!["DONE".to_string()];
+        keep.extend(q.gates.iter().cloned());
+        let mut hold = vec![];
+        let mut prio = vec![];
+        if program.has_tuples {
+            hold.push("REQ".to_string());
+            prio.push((0..n).map(|i| format!("REQ !{i} .*")).collect());
+            for g in q.gates.iter().filter(|g| g.starts_with("L_")) {
+                hold.push(g.clone());
+                prio.push((0..n).map(|i| format!("{g} !{i} .*")).collect());
+            }
+        }
+        let agents = program.components.iter().find(|c| c.agents).expect("agents component");
+        let leaf_hides =
+            agents.instances.iter().map(|i| i.obs_gates.iter().filter(|g| !keep.contains(g)).cloned().collect()).collect();
+        blocks.push(Block {
+            name: q.name.clone(),
+            text: q.text.replace(['"', '\n', '\r'], " "),
+            mcl: quote(&mcl_file(base, &q.name)),
+            bcg: quote(&format!("{base}_{id}.bcg")),
+            diag: quote(&format!("{base}_{id}_diag.bcg")),
+            mono_bcg: quote(&format!("{base}_mono_{id}.bcg")),
+            mono_diag: quote(&format!("{base}_mono_{id}_diag.bcg")),
+            keep,
+            hold: hold.iter().map(|h| quote(h)).collect(),
+            prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),
+            leaf_hides,
+        });
+    }
+    Scripts {
+        base: base.clone(),
+        source: opts.source.clone(),
+        dialect: opts.dialect.name(),
+        fair: opts.fair,
+        lnt_file: quote(&format!("{base}.lnt")),
+        comp_file: format!("{base}.svl"),
+        mono_file: format!("{base}_mono.svl"),
+        mono_bcg: quote(&format!("{base}_mono.bcg")),
+        blocks,
+        components: program.components.clone(),
+        hidden: program.hidden_gates.clone(),
+    }
+}

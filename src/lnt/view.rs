@@ -1,0 +1,1014 @@
+//! The view of the LNT program: everything `lnt-templates/program.lnt` lays out, computed from
+//! the model, the compiled behaviours and the value analysis. See `docs/lnt-encoding.md`.
+
+use super::domains::{self, Abs, DomainTable, int_lit, membership};
+use super::expr::{Printer, Scope, conj};
+use super::names;
+use super::{Dialect, EmitError, EmitOptions};
+use crate::analysis::IntervalSet;
+use crate::analysis::values::ValueAnalysis;
+use crate::behaviour::{Behaviour, Edge, Step};
+use crate::model::{ActionKind, AgentRef, Assign, Expr, Init, Model, Stmt, Store, TypeId, VarId, print};
+use std::collections::BTreeSet;
+
+/// The whole program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub module: String,
+    pub source: String,
+    pub dialect: Dialect,
+    pub fair: bool,
+    pub n_agents: usize,
+    /// Highest index of each array type (arrays have at least one element).
+    pub attr_max: usize,
+    pub stig_max: usize,
+    pub env_max: usize,
+    pub tuple_max: usize,
+    pub local_max: usize,
+    pub n_tuples: usize,
+    pub undef: String,
+    pub has_env: bool,
+    pub has_tuples: bool,
+    pub domains: Vec<DomainView>,
+    /// Per tuple: which agents hold it (a condition on `a`).
+    pub holds: Vec<HoldsView>,
+    pub ranks_init: Vec<RanksInit>,
+    /// The environment values carried by `TICK`, one per environment slot.
+    pub env_params: Vec<EnvParam>,
+    pub env: Option<EnvView>,
+    pub steps: Vec<StepFn>,
+    pub agents: Vec<AgentView>,
+    /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
+    pub main_gates: Vec<String>,
+    pub hidden_gates: Vec<String>,
+    pub components: Vec<Component>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DomainView {
+    pub name: String,
+    pub cond: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct HoldsView {
+    pub k: usize,
+    pub cond: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct RanksInit {
+    pub k: usize,
+    /// (agent, initial dense rank), D2: holders in id order.
+    pub ranks: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnvParam {
+    pub name: String,
+    pub slot: usize,
+    pub dom: String,
+}
+
+/// An observation label emitted when a slot changed: `GATE (!agent, !elem, !ARR[slot])`.
+#[derive(Clone, Debug)]
+pub struct ObsDiff {
+    pub arr: &'static str,
+    pub slot: usize,
+    pub gate: String,
+    pub elem: usize,
+}
+
+/// The initialisation of one variable element.
+#[derive(Clone, Debug)]
+pub struct InitView {
+    pub comment: String,
+    /// A deterministic value, or the condition of a nondeterministic choice `any Int where`.
+    pub value: Option<String>,
+    pub cond: Option<String>,
+    pub arr: &'static str,
+    pub slot: usize,
+    pub obs: Option<(String, usize)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetEnvView {
+    pub comment: String,
+    pub lo: usize,
+    pub hi: usize,
+    pub dom: String,
+    pub obs: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnvView {
+    pub gates: Vec<String>,
+    pub inits: Vec<InitView>,
+    pub setenv: Vec<SetEnvView>,
+}
+
+/// One statement of a step function: if `cond` holds, the assignments in order, else the step
+/// is disabled (`ok := false`).
+#[derive(Clone, Debug)]
+pub struct StmtView {
+    pub comment: String,
+    pub cond: String,
+    pub assigns: Vec<(String, String)>,
+}
+
+/// The functions `en_<name>` (enabled?) and `st_<name>` (effect) of one edge.
+#[derive(Clone, Debug)]
+pub struct StepFn {
+    pub name: String,
+    pub comment: String,
+    pub nd: Vec<String>,
+    pub guard: String,
+    /// Whether the step has an effect (`false` for `Skip`: no `st_` function).
+    pub effect: bool,
+    pub stmts: Vec<StmtView>,
+    pub temps: Vec<String>,
+    pub slots: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NdView {
+    pub name: String,
+    pub dom: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct EdgeView {
+    pub comment: String,
+    pub source: u32,
+    pub target: u32,
+    pub func: String,
+    pub nd: Vec<NdView>,
+    pub has_effect: bool,
+    pub setenv: Vec<usize>,
+    pub writes: Vec<usize>,
+    pub confirms: Vec<usize>,
+    pub obs: Vec<ObsDiff>,
+}
+
+/// A value carried by a message: its offer variable, where the sender reads it, its domain.
+#[derive(Clone, Debug)]
+pub struct FieldView {
+    pub name: String,
+    pub src: String,
+    pub slot: usize,
+    pub dom: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct MsgView {
+    pub k: usize,
+    pub put: String,
+    pub qry: String,
+    pub comment: String,
+    pub values: Vec<FieldView>,
+    pub fields: Vec<FieldView>,
+    pub link: String,
+    pub obs: Vec<ObsDiff>,
+}
+
+#[derive(Clone, Debug)]
+pub struct AgentView {
+    pub process: String,
+    pub type_name: String,
+    pub first_id: usize,
+    pub last_id: usize,
+    pub gates: Vec<String>,
+    pub initial: u32,
+    pub inits: Vec<InitView>,
+    pub edges: Vec<EdgeView>,
+    pub held: Vec<MsgView>,
+    pub not_held: Vec<MsgView>,
+    /// Int variables for choices and message offers.
+    pub int_vars: Vec<String>,
+}
+
+/// A process instance of the composition.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub process: String,
+    pub gates: Vec<String>,
+    pub arg: Option<usize>,
+    /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
+    pub obs_gates: Vec<String>,
+}
+
+/// A branch of the top-level parallel composition: its synchronisation interface, and either a
+/// single instance or an inner `par` of instances synchronised on `inner_sync`.
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub comment: String,
+    pub sync: Vec<String>,
+    pub inner_sync: Vec<String>,
+    pub instances: Vec<Instance>,
+    /// The agents' component (receives the priority operator in the compositional script).
+    pub agents: bool,
+}
+
+struct Ctx<'a> {
+    model: &'a Model,
+    analysis: &'a ValueAnalysis,
+    undef: bool,
+    observed: &'a BTreeSet<VarId>,
+    doms: DomainTable,
+}
+
+impl Ctx<'_> {
+    fn dom(&mut self, s: &IntervalSet) -> String {
+        self.doms.name(s)
+    }
+}
+
+const INT_CHOICE: &str = "v";
+
+fn store_array(s: Store) -> &'static str {
+    match s {
+        Store::Env => "E",
+        Store::Attr => "I",
+        Store::Stig { .. } => "L",
+    }
+}
+
+/// Builds the program view. `observed` are the variables some emitted property reads.
+pub fn build(
+    model: &Model,
+    behaviours: &[Behaviour],
+    analysis: &ValueAnalysis,
+    opts: &EmitOptions,
+    observed: &BTreeSet<VarId>,
+) -> Result<Program, EmitError> {
+    let n = model.n_agents();
+    if n == 0 {
+        return Err(EmitError::unsupported("a system without agents", "every type is spawned 0 times"));
+    }
+    if let Some(a) = model.assumptions.first() {
+        return Err(EmitError::unsupported(
+            "`assume` predicates",
+            format!("`{}`: the compositional program cannot filter initial states globally", a.name),
+        ));
+    }
+    let mut cx = Ctx { model, analysis, undef: domains::model_has_undef(model), observed, doms: DomainTable::default() };
+    let has_env = model.env_len > 0;
+    let has_tuples = !model.tuples.is_empty();
+
+    // Environment values offered at TICK.
+    let mut env_params = vec![];
+    for (v, var) in model.vars.iter().enumerate() {
+        if var.store == Store::Env {
+            let set = domains::var_set(model, analysis, v, None);
+            for k in 0..var.len {
+                let dom = cx.dom(&set);
+                env_params.push(EnvParam { name: format!("e_{}", var.offset + k), slot: var.offset + k, dom });
+            }
+        }
+    }
+    env_params.sort_by_key(|p| p.slot);
+    let env_names: Vec<String> = env_params.iter().map(|p| p.name.clone()).collect();
+
+    let env = if has_env { Some(env_view(&mut cx)?) } else { None };
+
+    let mut steps = vec![];
+    let mut agents = vec![];
+    let mut local_max = 0;
+    for (ty, b) in behaviours.iter().enumerate() {
+        if model.agent_types[ty].count == 0 {
+            continue;
+        }
+        let (a, s, lm) = agent_view(&mut cx, ty, b, &env_names, has_tuples)?;
+        local_max = local_max.max(lm);
+        agents.push(a);
+        steps.extend(s);
+    }
+
+    let mut holds = vec![];
+    let mut ranks_init = vec![];
+    for (k, t) in model.tuples.iter().enumerate() {
+        let mut parts = vec![];
+        let mut holders = vec![];
+        for (ty, at) in model.agent_types.iter().enumerate() {
+            if at.count > 0 && model.holds(ty, t.stigmergy) {
+                parts.push(format!("((a >= {}) and (a <= {}))", at.first_id, at.first_id + at.count - 1));
+                holders.extend(at.ids());
+            }
+        }
+        let cond = match parts.len() {
+            0 => "false".to_string(),
+            1 => parts.pop().expect("one"),
+            _ => format!("({})", parts.join(" or ")),
+        };
+        holds.push(HoldsView { k, cond });
+        holders.sort_unstable();
+        let base = usize::from(holders.len() < n);
+        ranks_init.push(RanksInit { k, ranks: holders.iter().enumerate().map(|(i, &a)| (a, i + base)).collect() });
+    }
+
+    let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
+    let mut main_gates = vec!["DONE".to_string()];
+    main_gates.extend(obs_gates.iter().cloned());
+    let mut hidden_gates = vec!["TICK".to_string(), "INIT".to_string()];
+    if has_env {
+        hidden_gates.push("SETENV".into());
+    }
+    if has_tuples {
+        hidden_gates.push("REFRESH".into());
+        hidden_gates.push("REQ".into());
+        for k in 0..model.tuples.len() {
+            hidden_gates.push(names::put_gate(k));
+            hidden_gates.push(names::qry_gate(k));
+        }
+    }
+
+    let components = components(model, &agents, env.as_ref(), opts.fair, has_env, has_tuples);
+    let domains =
+        cx.doms.sets.iter().enumerate().map(|(i, s)| DomainView { name: format!("dom_{i}"), cond: membership("v", s) }).collect();
+    Ok(Program {
+        module: opts.base.clone(),
+        source: opts.source.clone(),
+        dialect: opts.dialect,
+        fair: opts.fair,
+        n_agents: n,
+        attr_max: model.attr_len.max(1) - 1,
+        stig_max: model.stig_len.max(1) - 1,
+        env_max: model.env_len.max(1) - 1,
+        tuple_max: model.tuples.len().max(1) - 1,
+        local_max: local_max.max(1) - 1,
+        n_tuples: model.tuples.len(),
+        undef: int_lit(undef_value(model, analysis)),
+        has_env,
+        has_tuples,
+        domains,
+        holds,
+        ranks_init,
+        env_params,
+        env,
+        steps,
+        agents,
+        main_gates,
+        hidden_gates,
+        components,
+    })
+}
+
+/// ⊥: one less than the smallest value (and 0) of every analysed set, so that it lies outside
+/// every analysed range.
+pub fn undef_value(model: &Model, analysis: &ValueAnalysis) -> i64 {
+    let mut lo = 0i64;
+    for s in analysis.sets.values() {
+        if let Some(m) = s.min() {
+            lo = lo.min(m.max(crate::model::arith::MIN_VALUE));
+        }
+    }
+    let _ = model;
+    lo - 1
+}
+
+fn init_view(
+    cx: &mut Ctx,
+    var: VarId,
+    k: usize,
+    init: &Init,
+    ty: Option<TypeId>,
+    obs: Option<(String, usize)>,
+) -> Result<InitView, EmitError> {
+    let m = cx.model;
+    let v = &m.vars[var];
+    let p = Printer { model: m, scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent }, nd: &[], undef: false };
+    let (value, cond) = match init {
+        Init::Undef => (Some("UNDEF".to_string()), None),
+        Init::Single(e) => (Some(p.expr(e)?), None),
+        Init::Choice(es) => {
+            let parts = es.iter().map(|e| Ok(format!("({INT_CHOICE} == {})", p.expr(e)?))).collect::<Result<Vec<_>, EmitError>>()?;
+            (None, Some(if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(" or ")) }))
+        }
+        Init::Range(a, b) => {
+            (None, Some(format!("(({INT_CHOICE} >= {}) and ({INT_CHOICE} < {}))", p.expr(a)?, p.expr(b)?)))
+        }
+    };
+    Ok(InitView {
+        comment: format!("{} := {}", v.element_name(k), print::init(m, init)),
+        value,
+        cond,
+        arr: store_array(v.store),
+        slot: v.offset + k,
+        obs,
+    })
+}
+
+fn env_view(cx: &mut Ctx) -> Result<EnvView, EmitError> {
+    let m = cx.model;
+    let mut gates = vec!["TICK".to_string(), "SETENV".into(), "INIT".into()];
+    let mut inits = vec![];
+    let mut setenv = vec![];
+    for (v, var) in m.vars.iter().enumerate() {
+        if var.store != Store::Env {
+            continue;
+        }
+        let observed = cx.observed.contains(&v);
+        let gate = names::obs_gate(m, v);
+        if observed {
+            gates.push(gate.clone());
+        }
+        let init = var.init_for(None).cloned().unwrap_or(Init::Single(Expr::Const(0)));
+        for k in 0..var.len {
+            inits.push(init_view(cx, v, k, &init, None, observed.then(|| (gate.clone(), k)))?);
+        }
+        let set = domains::var_set(m, cx.analysis, v, None);
+        setenv.push(SetEnvView {
+            comment: var.name.clone(),
+            lo: var.offset,
+            hi: var.offset + var.len,
+            dom: cx.dom(&set),
+            obs: observed.then_some(gate),
+        });
+    }
+    Ok(EnvView { gates, inits, setenv })
+}
+
+/// The variables an agent of type `ty` holds: its attributes, then the stigmergic variables of
+/// the stigmergies it holds, each in slot order (this is also its initialisation order).
+fn agent_vars(m: &Model, ty: TypeId) -> Vec<VarId> {
+    let t = &m.agent_types[ty];
+    let mut attrs: Vec<VarId> = t.attrs.clone();
+    attrs.sort_by_key(|&v| m.vars[v].offset);
+    let mut stigs: Vec<VarId> = (0..m.vars.len())
+        .filter(|&v| matches!(m.vars[v].store, Store::Stig { stigmergy, .. } if t.stigmergies.contains(&stigmergy)))
+        .collect();
+    stigs.sort_by_key(|&v| m.vars[v].offset);
+    attrs.extend(stigs);
+    attrs
+}
+
+fn obs_diffs(cx: &Ctx, vars: &BTreeSet<VarId>) -> Vec<ObsDiff> {
+    let m = cx.model;
+    let mut out = vec![];
+    let mut vs: Vec<VarId> = vars.iter().copied().filter(|v| cx.observed.contains(v) && m.vars[*v].store != Store::Env).collect();
+    vs.sort_by_key(|&v| (store_array(m.vars[v].store), m.vars[v].offset));
+    for v in vs {
+        let var = &m.vars[v];
+        for k in 0..var.len {
+            out.push(ObsDiff { arr: store_array(var.store), slot: var.offset + k, gate: names::obs_gate(m, v), elem: k });
+        }
+    }
+    out
+}
+
+type AgentParts = (AgentView, Vec<StepFn>, usize);
+
+fn agent_view(
+    cx: &mut Ctx,
+    ty: TypeId,
+    b: &Behaviour,
+    env_names: &[String],
+    has_tuples: bool,
+) -> Result<AgentParts, EmitError> {
+    let has_env = !env_names.is_empty();
+    let m = cx.model;
+    let t = &m.agent_types[ty];
+    let tname = names::ident(&t.name);
+    let mut gates = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
+    if has_env {
+        gates.push("SETENV".into());
+    }
+    if has_tuples {
+        gates.push("REFRESH".into());
+        gates.push("REQ".into());
+        for k in 0..m.tuples.len() {
+            gates.push(names::put_gate(k));
+            gates.push(names::qry_gate(k));
+        }
+    }
+    let vars = agent_vars(m, ty);
+    let mut inits = vec![];
+    for &v in &vars {
+        let var = &m.vars[v];
+        let observed = cx.observed.contains(&v);
+        let gate = names::obs_gate(m, v);
+        if observed && !gates.contains(&gate) {
+            gates.push(gate.clone());
+        }
+        let key = if var.store == Store::Attr { Some(ty) } else { None };
+        let init = var.init_for(key).cloned().unwrap_or(Init::Single(Expr::Const(0)));
+        for k in 0..var.len {
+            inits.push(init_view(cx, v, k, &init, Some(ty), observed.then(|| (gate.clone(), k)))?);
+        }
+    }
+
+    let mut int_vars: Vec<String> = env_names.to_vec();
+    let mut steps = vec![];
+    let mut edges = vec![];
+    let mut local_max = 0;
+    for (s, out) in b.edges.iter().enumerate() {
+        for (i, e) in out.iter().enumerate() {
+            let name = format!("{tname}_{s}_{i}");
+            let (f, ev, locals) = step_fn(cx, ty, &name, s as u32, e)?;
+            local_max = local_max.max(locals);
+            for nd in &ev.nd {
+                if !int_vars.contains(&nd.name) {
+                    int_vars.push(nd.name.clone());
+                }
+            }
+            steps.push(f);
+            edges.push(ev);
+        }
+    }
+
+    let mut held = vec![];
+    let mut not_held = vec![];
+    for (k, tuple) in m.tuples.iter().enumerate() {
+        let msg = msg_view(cx, ty, k)?;
+        for f in msg.values.iter().chain(&msg.fields) {
+            if !int_vars.contains(&f.name) {
+                int_vars.push(f.name.clone());
+            }
+        }
+        if m.holds(ty, tuple.stigmergy) { held.push(msg) } else { not_held.push(msg) }
+    }
+    let view = AgentView {
+        process: names::agent_process(&t.name),
+        type_name: t.name.clone(),
+        first_id: t.first_id,
+        last_id: t.first_id + t.count - 1,
+        gates,
+        initial: b.initial,
+        inits,
+        edges,
+        held,
+        not_held,
+        int_vars,
+    };
+    Ok((view, steps, local_max))
+}
+
+/// Collects the `[a..b]` nodes of an expression in evaluation order.
+fn nondets<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::NonDet(a, b) => {
+            nondets(a, out);
+            nondets(b, out);
+            out.push(e);
+        }
+        Expr::Const(_) | Expr::QVar(_) => {}
+        Expr::AgentId(o) => {
+            if let AgentRef::Of(x) = o {
+                nondets(x, out)
+            }
+        }
+        Expr::Var(r) => {
+            r.indices.iter().for_each(|i| nondets(i, out));
+            if let AgentRef::Of(x) = &r.owner {
+                nondets(x, out)
+            }
+        }
+        Expr::Local { index, .. } => {
+            if let Some(i) = index {
+                nondets(i, out)
+            }
+        }
+        Expr::Neg(a) | Expr::Abs(a) => nondets(a, out),
+        Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => {
+            nondets(a, out);
+            nondets(b, out);
+        }
+        Expr::If(c, a, b) => {
+            bnondets(c, out);
+            nondets(a, out);
+            nondets(b, out);
+        }
+    }
+}
+
+fn bnondets<'e>(b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) {
+    use crate::model::BExpr;
+    match b {
+        BExpr::Const(_) => {}
+        BExpr::Not(x) => bnondets(x, out),
+        BExpr::Cmp(_, x, y) => {
+            nondets(x, out);
+            nondets(y, out);
+        }
+        BExpr::And(x, y) | BExpr::Or(x, y) => {
+            bnondets(x, out);
+            bnondets(y, out);
+        }
+    }
+}
+
+/// The statements of a step, as (statement, comment).
+fn stmts_of(a: &crate::model::Action) -> Vec<&Stmt> {
+    match &a.kind {
+        ActionKind::Block { stmts, .. } => stmts.iter().collect(),
+        ActionKind::Assign(_) => vec![],
+    }
+}
+
+fn assign_text(m: &Model, a: &Assign) -> String {
+    let lhs: Vec<String> = a
+        .targets
+        .iter()
+        .map(|t| {
+            let v = &m.vars[t.var];
+            if t.indices.is_empty() {
+                v.name.clone()
+            } else {
+                let idx: Vec<String> = t.indices.iter().map(|i| print::expr(m, i)).collect();
+                format!("{}[{}]", v.name, idx.join(", "))
+            }
+        })
+        .collect();
+    let arrow = match a.targets.first().map(|t| m.vars[t.var].store) {
+        Some(Store::Env) => "<--",
+        Some(Store::Stig { .. }) => "<~",
+        _ => "<-",
+    };
+    let rhs: Vec<String> = a.values.iter().map(|e| print::expr(m, e)).collect();
+    format!("{} {arrow} {}", lhs.join(", "), rhs.join(", "))
+}
+
+/// The nondeterminism checks of the `[a..b]` nodes `nds`: bounds defined, choice in range.
+fn nd_checks(p: &Printer, nds: &[&Expr], names: &[(*const Expr, String)]) -> Result<Vec<String>, EmitError> {
+    let mut out = vec![];
+    for e in nds {
+        let Expr::NonDet(a, b) = e else { continue };
+        let name = &names.iter().find(|(q, _)| *q == *e as *const Expr).expect("named choice").1;
+        out.extend(p.def(a)?);
+        out.extend(p.def(b)?);
+        out.push(format!("({name} >= {})", p.expr(a)?));
+        out.push(format!("({name} < {})", p.expr(b)?));
+    }
+    Ok(out)
+}
+
+fn step_fn(cx: &mut Ctx, ty: TypeId, name: &str, source: u32, e: &Edge) -> Result<(StepFn, EdgeView, usize), EmitError> {
+    let m = cx.model;
+    let mut abs = Abs { model: m, analysis: cx.analysis, ty, locals: vec![] };
+    // The choices of the step, in order: [a..b] in guards, then per statement.
+    let mut guard_nd: Vec<&Expr> = vec![];
+    for g in &e.guards {
+        bnondets(g, &mut guard_nd);
+    }
+    let mut nd_names: Vec<(*const Expr, String)> = vec![];
+    let mut nd_views: Vec<NdView> = vec![];
+    for x in &guard_nd {
+        let Expr::NonDet(a, b) = x else { continue };
+        let nm = format!("nd_{}", nd_views.len());
+        let dom = abs.nondet_domain(a, b);
+        nd_views.push(NdView { name: nm.clone(), dom: cx.dom(&dom) });
+        nd_names.push((*x as *const Expr, nm));
+    }
+
+    // Statements (an assignment is a one-statement block).
+    enum S<'a> {
+        Assign(&'a Assign),
+        Stmt(&'a Stmt),
+    }
+    let (list, locals): (Vec<S>, usize) = match &e.step {
+        Step::Skip => (vec![], 0),
+        Step::Act(a) => match &a.kind {
+            ActionKind::Assign(x) => (vec![S::Assign(x)], 0),
+            ActionKind::Block { locals, .. } => (stmts_of(a).into_iter().map(S::Stmt).collect(), *locals),
+        },
+    };
+    abs.locals = vec![IntervalSet::empty(); locals];
+    // First pass: name the choices of each statement (domains from the abstract locals).
+    let mut stmt_nd: Vec<Vec<&Expr>> = vec![];
+    let mut pick_names: Vec<Vec<String>> = vec![];
+    for s in &list {
+        let mut nds = vec![];
+        let mut picks = vec![];
+        match *s {
+            S::Assign(a) | S::Stmt(Stmt::Assign(a)) => {
+                for t in &a.targets {
+                    t.indices.iter().for_each(|i| nondets(i, &mut nds));
+                }
+                a.values.iter().for_each(|v| nondets(v, &mut nds));
+            }
+            S::Stmt(Stmt::Local { slots, values }) => {
+                slots.iter().filter_map(|s| s.index.as_ref()).for_each(|i| nondets(i, &mut nds));
+                values.iter().for_each(|v| nondets(v, &mut nds));
+                for (sl, v) in slots.iter().zip(values) {
+                    let val = abs.expr(v);
+                    for k in sl.slot..sl.slot + sl.len {
+                        if let Some(x) = abs.locals.get_mut(k) {
+                            x.join_assign(&val);
+                        }
+                    }
+                }
+            }
+            S::Stmt(Stmt::Pick { slot, count, agent_type, .. }) => {
+                let ids = domains::ids(m, *agent_type);
+                for k in 0..*count {
+                    let nm = format!("nd_{}", nd_views.len());
+                    nd_views.push(NdView { name: nm.clone(), dom: cx.dom(&ids) });
+                    picks.push(nm);
+                    if let Some(x) = abs.locals.get_mut(slot + k) {
+                        x.join_assign(&ids);
+                    }
+                }
+            }
+            S::Stmt(Stmt::Quant { .. }) => {
+                return Err(EmitError::unsupported(
+                    "`forall`/`exists` statements in blocks",
+                    format!("agent `{}`", m.agent_types[ty].name),
+                ));
+            }
+            S::Stmt(Stmt::Count { .. }) => {
+                return Err(EmitError::unsupported("`count` statements in blocks", format!("agent `{}`", m.agent_types[ty].name)));
+            }
+        }
+        for x in &nds {
+            let Expr::NonDet(a, b) = x else { continue };
+            let nm = format!("nd_{}", nd_views.len());
+            let dom = abs.nondet_domain(a, b);
+            nd_views.push(NdView { name: nm.clone(), dom: cx.dom(&dom) });
+            nd_names.push((*x as *const Expr, nm));
+        }
+        stmt_nd.push(nds);
+        pick_names.push(picks);
+    }
+
+    let p = Printer { model: m, scope: Scope::Agent, nd: &nd_names, undef: cx.undef };
+    let mut guard_parts = nd_checks(&p, &guard_nd, &nd_names)?;
+    for g in &e.guards {
+        guard_parts.push(p.bexpr(g)?);
+    }
+    let guard = conj(&guard_parts);
+
+    let mut temps: Vec<String> = vec![];
+    let mut slots: Vec<String> = vec![];
+    let mut written: BTreeSet<VarId> = BTreeSet::new();
+    let mut stmts = vec![];
+    for (si, s) in list.iter().enumerate() {
+        let mut cond = nd_checks(&p, &stmt_nd[si], &nd_names)?;
+        let mut assigns = vec![];
+        let comment;
+        match *s {
+            S::Assign(a) | S::Stmt(Stmt::Assign(a)) => {
+                comment = assign_text(m, a);
+                let mut writes = vec![];
+                for (j, (t, v)) in a.targets.iter().zip(&a.values).enumerate() {
+                    let tmp = format!("t_{si}_{j}");
+                    temps.push(tmp.clone());
+                    if !matches!(v, Expr::Var(_) | Expr::Local { .. }) {
+                        cond.extend(p.def(v)?);
+                    }
+                    for i in &t.indices {
+                        cond.extend(p.def(i)?);
+                    }
+                    assigns.push((tmp.clone(), p.expr(v)?));
+                    let slot = p.slot(t.var, &t.indices)?;
+                    let arr = store_array(m.vars[t.var].store);
+                    if slot.parse::<usize>().is_ok() {
+                        writes.push((format!("{arr}[{slot}]"), tmp));
+                    } else {
+                        let sv = format!("s_{si}_{j}");
+                        slots.push(sv.clone());
+                        assigns.push((sv.clone(), slot));
+                        writes.push((format!("{arr}[{sv}]"), tmp));
+                    }
+                    written.insert(t.var);
+                }
+                assigns.extend(writes);
+            }
+            S::Stmt(Stmt::Local { slots: targets, values }) => {
+                comment = "local assignment".into();
+                let mut writes = vec![];
+                for (j, (t, v)) in targets.iter().zip(values).enumerate() {
+                    let tmp = format!("t_{si}_{j}");
+                    temps.push(tmp.clone());
+                    if !matches!(v, Expr::Var(_) | Expr::Local { .. }) {
+                        cond.extend(p.def(v)?);
+                    }
+                    assigns.push((tmp.clone(), p.expr(v)?));
+                    match &t.index {
+                        None => writes.push((format!("LOC[{}]", t.slot), tmp)),
+                        Some(i) => {
+                            cond.extend(p.def(i)?);
+                            let sv = format!("s_{si}_{j}");
+                            slots.push(sv.clone());
+                            assigns.push((sv.clone(), format!("IntToNat ({} + lab_chk ({}, {}))", t.slot, p.expr(i)?, t.len)));
+                            writes.push((format!("LOC[{sv}]"), tmp));
+                        }
+                    }
+                }
+                assigns.extend(writes);
+            }
+            S::Stmt(Stmt::Pick { slot, count, agent_type, filter }) => {
+                comment = format!(
+                    "pick {count}{}",
+                    agent_type.map(|t| format!(" {}", m.agent_types[t].name)).unwrap_or_default()
+                );
+                let names = &pick_names[si];
+                let ids = domains::ids(m, *agent_type);
+                for (k, nm) in names.iter().enumerate() {
+                    cond.push(format!(
+                        "(({nm} >= {}) and ({nm} <= {}))",
+                        int_lit(ids.min().unwrap_or(0)),
+                        int_lit(ids.max().unwrap_or(-1))
+                    ));
+                    cond.push(format!("({nm} != NatToInt (id))"));
+                    for other in &names[..k] {
+                        cond.push(format!("({nm} != {other})"));
+                    }
+                    if let Some(f) = filter {
+                        let fp = Printer { model: m, scope: Scope::Pick { cand: nm }, nd: &nd_names, undef: cx.undef };
+                        cond.push(fp.bexpr(f)?);
+                    }
+                    assigns.push((format!("LOC[{}]", slot + k), nm.clone()));
+                }
+            }
+            S::Stmt(_) => unreachable!("refused above"),
+        }
+        cond.dedup();
+        stmts.push(StmtView { comment, cond: conj(&cond), assigns });
+    }
+
+    let comment = match &e.step {
+        Step::Skip => "Skip".to_string(),
+        Step::Act(a) => match &a.kind {
+            ActionKind::Assign(x) => assign_text(m, x),
+            ActionKind::Block { .. } => "block".into(),
+        },
+    };
+    let guard_text: Vec<String> = e.guards.iter().map(|g| print::bexpr(m, g)).collect();
+    let comment = if guard_text.is_empty() { comment } else { format!("{} -> {comment}", guard_text.join(" -> ")) };
+    let has_effect = !matches!(e.step, Step::Skip);
+    let mut setenv = vec![];
+    for &v in &written {
+        let var = &m.vars[v];
+        if var.store == Store::Env {
+            setenv.extend(var.offset..var.offset + var.len);
+        }
+    }
+    let f = StepFn {
+        name: name.to_string(),
+        comment: comment.clone(),
+        nd: nd_views.iter().map(|n| n.name.clone()).collect(),
+        guard,
+        effect: has_effect,
+        stmts,
+        temps,
+        slots,
+    };
+    let ev = EdgeView {
+        comment,
+        source,
+        target: e.target,
+        func: name.to_string(),
+        nd: nd_views,
+        has_effect,
+        setenv,
+        writes: e.writes.clone(),
+        confirms: e.confirms.clone(),
+        obs: obs_diffs(cx, &written),
+    };
+    Ok((f, ev, locals))
+}
+
+/// The sender variables a link predicate reads (`x of c1`), in variable order.
+fn link_vars(m: &Model, s: usize) -> Vec<VarId> {
+    let mut out = BTreeSet::new();
+    m.stigmergies[s].link.walk_exprs(&mut |x| {
+        if let Expr::Var(r) = x
+            && r.owner == AgentRef::C1
+        {
+            out.insert(r.var);
+        }
+    });
+    out.into_iter().collect()
+}
+
+fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
+    let m = cx.model;
+    let tuple = &m.tuples[k];
+    let s = tuple.stigmergy;
+    let mut values = vec![];
+    let mut copied = BTreeSet::new();
+    for &v in &tuple.vars {
+        let var = &m.vars[v];
+        let set = domains::var_set(m, cx.analysis, v, None);
+        copied.insert(v);
+        for e in 0..var.len {
+            let slot = var.offset + e;
+            values.push(FieldView { name: format!("x_{}", values.len()), src: format!("L[{slot}]"), slot, dom: cx.dom(&set) });
+        }
+    }
+    let mut fields = vec![];
+    let mut field_names = vec![];
+    for v in link_vars(m, s) {
+        let var = &m.vars[v];
+        if var.store == Store::Env {
+            return Err(EmitError::unsupported(
+                "an environment variable in a link predicate",
+                format!("`{}` in stigmergy `{}`", var.name, m.stigmergies[s].name),
+            ));
+        }
+        // The values senders of any holding type may have.
+        let mut set = IntervalSet::empty();
+        for (t, at) in m.agent_types.iter().enumerate() {
+            if at.count > 0
+                && m.holds(t, s)
+                && let Some(x) = cx.analysis.get(v, Some(t))
+            {
+                set.join_assign(x);
+            }
+        }
+        let arr = store_array(var.store);
+        for e in 0..var.len {
+            let slot = var.offset + e;
+            let name = format!("f_{}", fields.len());
+            field_names.push((v, e, name.clone()));
+            fields.push(FieldView { name, src: format!("{arr}[{slot}]"), slot, dom: cx.dom(&set) });
+        }
+    }
+    let p = Printer { model: m, scope: Scope::Link { fields: &field_names }, nd: &[], undef: cx.undef };
+    let link = p.bexpr(&m.stigmergies[s].link)?;
+    let _ = ty;
+    let names: Vec<String> = tuple.vars.iter().map(|&v| m.vars[v].name.clone()).collect();
+    Ok(MsgView {
+        k,
+        put: names::put_gate(k),
+        qry: names::qry_gate(k),
+        comment: format!("tuple {k} ({}) of stigmergy {}", names.join(", "), m.stigmergies[s].name),
+        values,
+        fields,
+        link,
+        obs: obs_diffs(cx, &copied),
+    })
+}
+
+fn components(
+    model: &Model,
+    agents: &[AgentView],
+    env: Option<&EnvView>,
+    fair: bool,
+    has_env: bool,
+    has_tuples: bool,
+) -> Vec<Component> {
+    let mut out = vec![];
+    if fair {
+        out.push(Component {
+            comment: "round-robin scheduler (--fair)".into(),
+            sync: vec!["TICK".into()],
+            inner_sync: vec![],
+            instances: vec![Instance { process: "Sched".into(), gates: vec!["TICK".into()], arg: None, obs_gates: vec![] }],
+            agents: false,
+        });
+    }
+    if let Some(e) = env {
+        let obs: Vec<String> = e.gates[3..].to_vec();
+        out.push(Component {
+            comment: "environment".into(),
+            sync: vec!["TICK".into(), "SETENV".into(), "INIT".into()],
+            inner_sync: vec![],
+            instances: vec![Instance { process: "Env".into(), gates: e.gates.clone(), arg: None, obs_gates: obs }],
+            agents: false,
+        });
+    }
+    if has_tuples {
+        out.push(Component {
+            comment: "timestamps, one process per tuple".into(),
+            sync: vec!["REFRESH".into(), "REQ".into()],
+            inner_sync: vec![],
+            instances: (0..model.tuples.len())
+                .map(|k| Instance {
+                    process: "Timestamps".into(),
+                    gates: vec!["REFRESH".into(), "REQ".into()],
+                    arg: Some(k),
+                    obs_gates: vec![],
+                })
+                .collect(),
+            agents: false,
+        });
+    }
+    let mut sync = vec!["TICK".to_string(), "INIT".into()];
+    if has_env {
+        sync.push("SETENV".into());
+    }
+    if has_tuples {
+        sync.push("REFRESH".into());
+        sync.push("REQ".into());
+    }
+    let mut inner = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
+    for k in 0..model.tuples.len() {
+        inner.push(names::put_gate(k));
+        inner.push(names::qry_gate(k));
+    }
+    let mut instances = vec![];
+    for a in agents {
+        let obs: Vec<String> = a.gates.iter().filter(|g| is_obs_gate(g)).cloned().collect();
+        for id in a.first_id..=a.last_id {
+            instances.push(Instance { process: a.process.clone(), gates: a.gates.clone(), arg: Some(id), obs_gates: obs.clone() });
+        }
+    }
+    out.push(Component { comment: "the agents".into(), sync, inner_sync: inner, instances, agents: true });
+    out
+}
+
+/// Observation gates are `A_…`, `L_…`, `E_…`.
+pub fn is_obs_gate(g: &str) -> bool {
+    g.starts_with("A_") || g.starts_with("L_") || g.starts_with("E_")
+}
