@@ -19,8 +19,28 @@ pub struct ParseOutput {
     pub diagnostics: Diagnostics,
 }
 
+/// Stack size of the parsing thread: deep (but bounded, `MAX_DEPTH`) nesting must not
+/// overflow the stack even in unoptimised builds or on small test-thread stacks.
+const PARSER_STACK: usize = 64 << 20;
+
 /// Parses a whole specification.
 pub fn parse(src: &str) -> ParseOutput {
+    let owned = src.to_string();
+    match std::thread::Builder::new()
+        .name("labs-parser".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || parse_inline(&owned))
+    {
+        Ok(handle) => match handle.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
+        // No thread available: parse on the current stack.
+        Err(_) => parse_inline(src),
+    }
+}
+
+fn parse_inline(src: &str) -> ParseOutput {
     let (toks, lex_errors) = tokenize(src);
     let mut diagnostics = Diagnostics::default();
     if !lex_errors.is_empty() {
@@ -245,10 +265,15 @@ impl Parser {
 
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_DEPTH {
-            return Err(self.err(
-                self.span(),
-                format!("nesting too deep (more than {MAX_DEPTH} levels)"),
-            ));
+            // `at: usize::MAX`: this error wins over every backtracking alternative.
+            return Err(PErr {
+                diag: Diagnostic::error(
+                    self.span(),
+                    format!("nesting too deep (more than {MAX_DEPTH} levels)"),
+                )
+                .with_hint("split the expression or process into named parts"),
+                at: usize::MAX,
+            });
         }
         self.depth += 1;
         let r = f(self);
