@@ -123,8 +123,8 @@ pub struct Token {
 
 /// The reserved words of `labs-language.md` §2.3: never names.
 pub const RESERVED: &[&str] = &[
-    "abs", "and", "count", "else", "exists", "false", "forall", "id", "if", "max", "min", "of",
-    "or", "pick", "Skip", "then", "true", "undef", "where",
+    "abs", "and", "count", "else", "exists", "false", "forall", "id", "if", "max", "min", "of", "or", "pick", "Skip",
+    "then", "true", "undef", "where",
 ];
 
 pub fn is_reserved(word: &str) -> bool {
@@ -160,8 +160,8 @@ pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             // A whole UTF-8 character (src is a &str, so boundaries are valid).
             let ch = src[i..].chars().next().unwrap_or('\u{FFFD}');
             let len = ch.len_utf8();
-            let mut d =
-                Diagnostic::error(Span::new(i, i + len), format!("non-ASCII character `{ch}`"));
+            // A zero-width span: a span ending inside a multi-byte character cannot be rendered.
+            let mut d = Diagnostic::error(Span::new(i, i), format!("non-ASCII character `{ch}`"));
             d = if ch.is_alphabetic() {
                 d.with_hint("names may contain only ASCII letters, digits and `_`")
             } else {
@@ -176,15 +176,8 @@ pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                 i += 1;
             }
             let word = src[start..i].to_string();
-            let kind = if b.is_ascii_uppercase() {
-                TokKind::Upper(word)
-            } else {
-                TokKind::Lower(word)
-            };
-            toks.push(Token {
-                kind,
-                span: Span::new(start, i),
-            });
+            let kind = if b.is_ascii_uppercase() { TokKind::Upper(word) } else { TokKind::Lower(word) };
+            toks.push(Token { kind, span: Span::new(start, i) });
             continue;
         }
         if b == b'_' {
@@ -197,8 +190,11 @@ pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                 Some(c) if c.is_ascii_lowercase() => {
                     if is_reserved(&word[1..]) {
                         errs.push(
-                            Diagnostic::error(Span::new(start, i), format!("`{word}` is not a valid external parameter name"))
-                                .with_hint(format!("`{}` is a reserved word; choose another name", &word[1..])),
+                            Diagnostic::error(
+                                Span::new(start, i),
+                                format!("`{word}` is not a valid external parameter name"),
+                            )
+                            .with_hint(format!("`{}` is a reserved word; choose another name", &word[1..])),
                         );
                     } else {
                         toks.push(Token { kind: TokKind::Extern(word.to_string()), span: Span::new(start, i) });
@@ -220,19 +216,13 @@ pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                     i += 1;
                 }
                 errs.push(
-                    Diagnostic::error(
-                        Span::new(start, i),
-                        format!("invalid number `{}`", &src[start..i]),
-                    )
-                    .with_hint("only decimal integer literals are supported"),
+                    Diagnostic::error(Span::new(start, i), format!("invalid number `{}`", &src[start..i]))
+                        .with_hint("only decimal integer literals are supported"),
                 );
                 continue;
             }
             match src[start..i].parse::<i64>() {
-                Ok(v) if v <= i32::MAX as i64 => toks.push(Token {
-                    kind: TokKind::Int(v),
-                    span: Span::new(start, i),
-                }),
+                Ok(v) if v <= i32::MAX as i64 => toks.push(Token { kind: TokKind::Int(v), span: Span::new(start, i) }),
                 _ => errs.push(
                     Diagnostic::error(Span::new(start, i), "integer literal too large")
                         .with_hint(format!("integers must be at most {}", i32::MAX)),
@@ -288,49 +278,32 @@ pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
             (b'{', _, _) => (Some(Sym::LBrace), 1),
             (b'}', _, _) => (Some(Sym::RBrace), 1),
             (b'$', _, _) => {
-                errs.push(
-                    Diagnostic::error(Span::new(i, i + 1), "raw external calls are not supported")
-                        .with_hint("`$f(…)` calls are passed to the C back end by the reference tool; this tool rejects them"),
-                );
+                errs.push(Diagnostic::error(Span::new(i, i + 1), "raw external calls are not supported").with_hint(
+                    "`$f(…)` calls are passed to the C back end by the reference tool; this tool rejects them",
+                ));
                 (None, 1)
             }
             (b'&', _, _) => {
                 let len = if next == Some(b'&') { 2 } else { 1 };
                 errs.push(
-                    Diagnostic::error(
-                        Span::new(i, i + len),
-                        format!("unexpected `{}`", &src[i..i + len]),
-                    )
-                    .with_hint("conjunction is written `and`"),
+                    Diagnostic::error(Span::new(i, i + len), format!("unexpected `{}`", &src[i..i + len]))
+                        .with_hint("conjunction is written `and`"),
                 );
                 (None, len)
             }
             _ => {
-                let d = Diagnostic::error(
-                    Span::new(i, i + 1),
-                    format!("unexpected character `{}`", b as char),
-                );
-                let d = if b == b'.' {
-                    d.with_hint("ranges are written `a..b`")
-                } else {
-                    d
-                };
+                let d = Diagnostic::error(Span::new(i, i + 1), format!("unexpected character `{}`", b as char));
+                let d = if b == b'.' { d.with_hint("ranges are written `a..b`") } else { d };
                 errs.push(d);
                 (None, 1)
             }
         };
         if let Some(sym) = sym {
-            toks.push(Token {
-                kind: TokKind::Sym(sym),
-                span: Span::new(i, i + len),
-            });
+            toks.push(Token { kind: TokKind::Sym(sym), span: Span::new(i, i + len) });
         }
         i += len;
     }
-    toks.push(Token {
-        kind: TokKind::Eof,
-        span: Span::new(n, n),
-    });
+    toks.push(Token { kind: TokKind::Eof, span: Span::new(n, n) });
     (toks, errs)
 }
 
@@ -348,16 +321,7 @@ mod tests {
     fn maximal_munch() {
         use Sym::*;
         let k = kinds("<-- <- <~ := .. -> => ++ || != <= >= < > = : x<-1 a<--1");
-        let syms: Vec<_> = k
-            .iter()
-            .filter_map(|k| {
-                if let TokKind::Sym(s) = k {
-                    Some(*s)
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let syms: Vec<_> = k.iter().filter_map(|k| if let TokKind::Sym(s) = k { Some(*s) } else { None }).collect();
         assert_eq!(
             syms,
             vec![

@@ -47,10 +47,7 @@ fn parse_inline(src: &str) -> ParseOutput {
         for d in lex_errors {
             diagnostics.push(d);
         }
-        return ParseOutput {
-            spec: None,
-            diagnostics,
-        };
+        return ParseOutput { spec: None, diagnostics };
     }
     let mut p = Parser::new(toks);
     let result = p.spec();
@@ -58,16 +55,10 @@ fn parse_inline(src: &str) -> ParseOutput {
         diagnostics.push(w);
     }
     match result {
-        Ok(spec) => ParseOutput {
-            spec: Some(spec),
-            diagnostics,
-        },
+        Ok(spec) => ParseOutput { spec: Some(spec), diagnostics },
         Err(e) => {
             diagnostics.push(e.diag);
-            ParseOutput {
-                spec: None,
-                diagnostics,
-            }
+            ParseOutput { spec: None, diagnostics }
         }
     }
 }
@@ -130,31 +121,20 @@ struct Save {
     warnings: usize,
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
+/// An "expected …, found …" error, less informative than a specific one at the same place.
+fn is_generic(e: &PErr) -> bool {
+    e.diag.message.starts_with("expected ")
 }
 
-const SECTION_WORDS: &[&str] = &[
-    "extern",
-    "environment",
-    "spawn",
-    "interface",
-    "stigmergies",
-    "link",
-];
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+const SECTION_WORDS: &[&str] = &["extern", "environment", "spawn", "interface", "stigmergies", "link"];
 
 impl Parser {
     fn new(toks: Vec<Token>) -> Parser {
-        Parser {
-            toks,
-            pos: 0,
-            depth: 0,
-            warnings: Vec::new(),
-        }
+        Parser { toks, pos: 0, depth: 0, warnings: Vec::new() }
     }
 
     // ----------------------------------------------------------------- token helpers
@@ -173,11 +153,7 @@ impl Parser {
         self.tok_at(0).span
     }
     fn prev_span(&self) -> Span {
-        if self.pos == 0 {
-            self.toks[0].span
-        } else {
-            self.toks[self.pos - 1].span
-        }
+        if self.pos == 0 { self.toks[0].span } else { self.toks[self.pos - 1].span }
     }
     fn bump(&mut self) -> Token {
         let t = self.tok_at(0).clone();
@@ -214,22 +190,13 @@ impl Parser {
     }
 
     fn err(&self, span: Span, msg: impl Into<String>) -> PErr {
-        PErr {
-            diag: Diagnostic::error(span, msg),
-            at: self.pos,
-        }
+        PErr { diag: Diagnostic::error(span, msg), at: self.pos }
     }
     fn err_hint(&self, span: Span, msg: impl Into<String>, hint: impl Into<String>) -> PErr {
-        PErr {
-            diag: Diagnostic::error(span, msg).with_hint(hint),
-            at: self.pos,
-        }
+        PErr { diag: Diagnostic::error(span, msg).with_hint(hint), at: self.pos }
     }
     fn unexpected(&self, expected: &str) -> PErr {
-        self.err(
-            self.span(),
-            format!("expected {expected}, found {}", self.peek()),
-        )
+        self.err(self.span(), format!("expected {expected}, found {}", self.peek()))
     }
     fn expect_sym(&mut self, s: Sym, context: &str) -> PResult<Span> {
         if self.is_sym(s) {
@@ -243,19 +210,11 @@ impl Parser {
         }
     }
     fn expect_word(&mut self, w: &str, context: &str) -> PResult<Span> {
-        if self.is_word(w) {
-            Ok(self.bump().span)
-        } else {
-            Err(self.unexpected(&format!("`{w}`{context}")))
-        }
+        if self.is_word(w) { Ok(self.bump().span) } else { Err(self.unexpected(&format!("`{w}`{context}"))) }
     }
 
     fn save(&self) -> Save {
-        Save {
-            pos: self.pos,
-            depth: self.depth,
-            warnings: self.warnings.len(),
-        }
+        Save { pos: self.pos, depth: self.depth, warnings: self.warnings.len() }
     }
     fn restore(&mut self, s: Save) {
         self.pos = s.pos;
@@ -266,12 +225,10 @@ impl Parser {
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_DEPTH {
             // `at: usize::MAX`: this error wins over every backtracking alternative.
+            // `at: usize::MAX`: this error wins over every backtracking alternative.
             return Err(PErr {
-                diag: Diagnostic::error(
-                    self.span(),
-                    format!("nesting too deep (more than {MAX_DEPTH} levels)"),
-                )
-                .with_hint("split the expression or process into named parts"),
+                diag: Diagnostic::error(self.span(), format!("nesting too deep (more than {MAX_DEPTH} levels)"))
+                    .with_hint("split the expression or process into named parts"),
                 at: usize::MAX,
             });
         }
@@ -288,20 +245,13 @@ impl Parser {
                 "`count` is a reserved word and cannot be used as a name",
                 "`count` is reserved since 2023; rename the variable (e.g. `counter`)",
             ),
-            "undef" => self.err_hint(
-                span,
-                "unexpected keyword `undef`",
-                "`undef` can only be used as an initialiser",
-            ),
+            "undef" => self.err_hint(span, "unexpected keyword `undef`", "`undef` can only be used as an initialiser"),
             "true" | "false" => self.err_hint(
                 span,
                 format!("unexpected keyword `{word}`"),
                 "`true` and `false` are conditions, not values",
             ),
-            _ => self.err(
-                span,
-                format!("unexpected keyword `{word}`: it is reserved and cannot be used as a name"),
-            ),
+            _ => self.err(span, format!("unexpected keyword `{word}`: it is reserved and cannot be used as a name")),
         }
     }
 
@@ -313,10 +263,7 @@ impl Parser {
                     return Err(self.keyword_error(&w, self.span()));
                 }
                 let t = self.bump();
-                Ok(Ident {
-                    name: w,
-                    span: t.span,
-                })
+                Ok(Ident { name: w, span: t.span })
             }
             _ => Err(self.unexpected(what)),
         }
@@ -330,16 +277,11 @@ impl Parser {
                     return Err(self.keyword_error(&w, self.span()));
                 }
                 let t = self.bump();
-                Ok(Ident {
-                    name: w,
-                    span: t.span,
-                })
+                Ok(Ident { name: w, span: t.span })
             }
             TokKind::Lower(_) => {
                 let mut e = self.unexpected(what);
-                e.diag = e
-                    .diag
-                    .with_hint("this name must start with an upper-case letter");
+                e.diag = e.diag.with_hint("this name must start with an upper-case letter");
                 Err(e)
             }
             _ => Err(self.unexpected(what)),
@@ -370,10 +312,7 @@ impl Parser {
                         return Err(self.err_hint(
                             sep_span,
                             format!("trailing `{}` in {list}", sep.as_str()),
-                            format!(
-                                "remove the `{}`: it separates items, it does not end them",
-                                sep.as_str()
-                            ),
+                            format!("remove the `{}`: it separates items, it does not end them", sep.as_str()),
                         ));
                     }
                 }
@@ -382,11 +321,7 @@ impl Parser {
             } else if self.is_sym(wrong) && starts(self, 1) {
                 return Err(self.err_hint(
                     self.span(),
-                    format!(
-                        "the items of {list} are separated by `{}`, not `{}`",
-                        sep.as_str(),
-                        wrong.as_str()
-                    ),
+                    format!("the items of {list} are separated by `{}`, not `{}`", sep.as_str(), wrong.as_str()),
                     format!("write `{example}`"),
                 ));
             } else {
@@ -417,11 +352,7 @@ impl Parser {
                 break;
             }
         }
-        let assumptions = if self.is_word("assume") {
-            self.assume()?
-        } else {
-            Vec::new()
-        };
+        let assumptions = if self.is_word("assume") { self.assume()? } else { Vec::new() };
         if !self.is_word("check") {
             let expected = if self.is_word("assume") || !assumptions.is_empty() {
                 "`check`"
@@ -432,26 +363,18 @@ impl Parser {
             };
             let mut e = self.unexpected(expected);
             if self.is_word("system") {
-                e.diag = e
-                    .diag
-                    .with_hint("there must be exactly one `system` section, at the beginning");
+                e.diag = e.diag.with_hint("there must be exactly one `system` section, at the beginning");
             } else if self.is_eof() {
-                e.diag = e.diag.with_hint(
-                    "a specification ends with a `check { … }` section (it may be empty)",
-                );
+                e.diag = e.diag.with_hint("a specification ends with a `check { … }` section (it may be empty)");
             } else {
-                e.diag = e.diag.with_hint(
-                    "the sections come in this order: system, stigmergies, agents, assume, check",
-                );
+                e.diag =
+                    e.diag.with_hint("the sections come in this order: system, stigmergies, agents, assume, check");
             }
             return Err(e);
         }
         let properties = self.check()?;
         if !self.is_eof() {
-            let mut e = self.err(
-                self.span(),
-                format!("unexpected text after the `check` section: {}", self.peek()),
-            );
+            let mut e = self.err(self.span(), format!("unexpected text after the `check` section: {}", self.peek()));
             e.diag = e.diag.with_hint(if self.is_word("assume") {
                 "`assume` must come before `check`"
             } else {
@@ -459,13 +382,7 @@ impl Parser {
             });
             return Err(e);
         }
-        Ok(Spec {
-            system,
-            stigmergies,
-            agents,
-            assumptions,
-            properties,
-        })
+        Ok(Spec { system, stigmergies, agents, assumptions, properties })
     }
 
     fn field(&self, w: &str) -> bool {
@@ -476,9 +393,7 @@ impl Parser {
         let start = self.span();
         if !self.is_word("system") {
             let mut e = self.unexpected("`system`");
-            e.diag = e
-                .diag
-                .with_hint("a specification starts with `system { … }`");
+            e.diag = e.diag.with_hint("a specification starts with `system { … }`");
             return Err(e);
         }
         self.bump();
@@ -511,11 +426,11 @@ impl Parser {
         if !self.field("spawn") {
             let mut e = self.unexpected("`spawn = …`");
             if self.field("extern") || self.field("environment") {
-                e.diag = e.diag.with_hint("inside `system` the order is `extern`, `environment`, `spawn`, then process definitions");
+                e.diag = e.diag.with_hint(
+                    "inside `system` the order is `extern`, `environment`, `spawn`, then process definitions",
+                );
             } else {
-                e.diag = e
-                    .diag
-                    .with_hint("`system` must contain `spawn = Agent: count, …`");
+                e.diag = e.diag.with_hint("`system` must contain `spawn = Agent: count, …`");
             }
             return Err(e);
         }
@@ -537,13 +452,7 @@ impl Parser {
         let processes =
             self.proc_defs("inside `system` the order is `extern`, `environment`, `spawn`, then process definitions")?;
         let end = self.expect_sym(Sym::RBrace, " at the end of `system`")?;
-        Ok(System {
-            externs,
-            environment,
-            spawn,
-            processes,
-            span: start.to(end),
-        })
+        Ok(System { externs, environment, spawn, processes, span: start.to(end) })
     }
 
     fn decls(&mut self, list: &str) -> PResult<Vec<VarDecl>> {
@@ -552,7 +461,10 @@ impl Parser {
             Sym::Comma,
             list,
             "a: 0; b: 1",
-            |p, k| matches!(p.peek_at(k), TokKind::Lower(_)) && (p.is_sym_at(k + 1, Sym::Colon) || p.is_sym_at(k + 1, Sym::LBracket)),
+            |p, k| {
+                matches!(p.peek_at(k), TokKind::Lower(_))
+                    && (p.is_sym_at(k + 1, Sym::Colon) || p.is_sym_at(k + 1, Sym::LBracket))
+            },
             |p| {
                 let var = p.var_name()?;
                 if p.is_sym(Sym::Comma) {
@@ -601,8 +513,7 @@ impl Parser {
                     Err(_) => "write `a..b` (a range initialiser has no brackets)".to_string(),
                 };
                 return Err(PErr {
-                    diag: Diagnostic::error(dd, "`[a..b]` cannot be used as an initialiser")
-                        .with_hint(hint),
+                    diag: Diagnostic::error(dd, "`[a..b]` cannot be used as an initialiser").with_hint(hint),
                     at: self.pos,
                 });
             }
@@ -628,9 +539,7 @@ impl Parser {
         self.expect_sym(Sym::LBrace, &format!(" after `stigmergy {}`", name.name))?;
         if !self.field("link") {
             let mut e = self.unexpected("`link = …`");
-            e.diag = e
-                .diag
-                .with_hint("a stigmergy starts with its link predicate, e.g. `link = true`");
+            e.diag = e.diag.with_hint("a stigmergy starts with its link predicate, e.g. `link = true`");
             return Err(e);
         }
         self.bump();
@@ -664,12 +573,7 @@ impl Parser {
             }
         }
         let end = self.bump().span;
-        Ok(Stigmergy {
-            name,
-            link,
-            tuples,
-            span: start.to(end),
-        })
+        Ok(Stigmergy { name, link, tuples, span: start.to(end) })
     }
 
     fn tuple(&mut self) -> PResult<TupleDecl> {
@@ -682,9 +586,7 @@ impl Parser {
         let mut inits = vec![self.init()?];
         while self.is_sym(Sym::Comma) {
             if matches!(self.peek_at(1), TokKind::Lower(_))
-                && (self.is_sym_at(2, Sym::Colon)
-                    || self.is_sym_at(2, Sym::LBracket)
-                    || self.is_sym_at(2, Sym::Comma))
+                && (self.is_sym_at(2, Sym::Colon) || self.is_sym_at(2, Sym::LBracket) || self.is_sym_at(2, Sym::Comma))
             {
                 return Err(self.err_hint(
                     self.span(),
@@ -732,20 +634,10 @@ impl Parser {
                 |p| p.uname("a stigmergy name"),
             )?;
         }
-        let processes = self.proc_defs(
-            "inside an agent the order is `interface`, `stigmergies`, then process definitions",
-        )?;
-        let end = self.expect_sym(
-            Sym::RBrace,
-            &format!(" at the end of agent `{}`", name.name),
-        )?;
-        Ok(Agent {
-            name,
-            interface,
-            stigmergies,
-            processes,
-            span: start.to(end),
-        })
+        let processes =
+            self.proc_defs("inside an agent the order is `interface`, `stigmergies`, then process definitions")?;
+        let end = self.expect_sym(Sym::RBrace, &format!(" at the end of agent `{}`", name.name))?;
+        Ok(Agent { name, interface, stigmergies, processes, span: start.to(end) })
     }
 
     fn proc_defs(&mut self, order_hint: &str) -> PResult<Vec<ProcDef>> {
@@ -756,9 +648,7 @@ impl Parser {
                 TokKind::Upper(_) => {
                     let name = self.uname("a process name")?;
                     if !self.is_sym(Sym::Eq) {
-                        return Err(
-                            self.unexpected(&format!("`=` after the process name `{}`", name.name))
-                        );
+                        return Err(self.unexpected(&format!("`=` after the process name `{}`", name.name)));
                     }
                     self.bump();
                     if self.ends_proc() {
@@ -774,8 +664,7 @@ impl Parser {
                     }
                     let body = self.proc()?;
                     if !(self.is_sym(Sym::RBrace) || self.is_upper_def_at(0)) {
-                        let mut e =
-                            self.unexpected("`;`, `++`, `||`, `}` or a new definition `Name = …`");
+                        let mut e = self.unexpected("`;`, `++`, `||`, `}` or a new definition `Name = …`");
                         match self.peek() {
                             TokKind::Sym(Sym::RParen) => {
                                 e.diag = e.diag.with_hint("this `)` has no matching `(`");
@@ -784,8 +673,7 @@ impl Parser {
                             | TokKind::Upper(_)
                             | TokKind::Sym(Sym::LParen)
                             | TokKind::Sym(Sym::LBrace) => {
-                                e.diag =
-                                    e.diag.with_hint("separate the steps of a process with `;`");
+                                e.diag = e.diag.with_hint("separate the steps of a process with `;`");
                             }
                             _ => {}
                         }
@@ -793,14 +681,8 @@ impl Parser {
                     }
                     defs.push(ProcDef { name, body });
                 }
-                TokKind::Lower(w)
-                    if SECTION_WORDS.contains(&w.as_str()) && self.is_sym_at(1, Sym::Eq) =>
-                {
-                    return Err(self.err_hint(
-                        self.span(),
-                        format!("`{w} = …` is out of place here"),
-                        order_hint,
-                    ));
+                TokKind::Lower(w) if SECTION_WORDS.contains(&w.as_str()) && self.is_sym_at(1, Sym::Eq) => {
+                    return Err(self.err_hint(self.span(), format!("`{w} = …` is out of place here"), order_hint));
                 }
                 _ => return Err(self.unexpected("a process definition `Name = …` or `}`")),
             }
@@ -833,12 +715,7 @@ impl Parser {
             let pred = self.qpred()?;
             self.end_of_property()?;
             let span = name.span.to(pred.span);
-            out.push(Property {
-                name,
-                modality,
-                pred,
-                span,
-            });
+            out.push(Property { name, modality, pred, span });
         }
         self.bump();
         Ok(out)
@@ -895,33 +772,18 @@ impl Parser {
             Pattern::Always
         } else {
             let q = self.qpred()?;
-            self.expect_word(
-                "precedes",
-                " (a pattern is `thereIs`, `always` or `… precedes`)",
-            )?;
+            self.expect_word("precedes", " (a pattern is `thereIs`, `always` or `… precedes`)")?;
             Pattern::Precedes(q)
         };
         Ok(if between {
-            Modality::Between {
-                open,
-                close,
-                pattern,
-            }
+            Modality::Between { open, close, pattern }
         } else {
-            Modality::FromUntil {
-                open,
-                close,
-                pattern,
-            }
+            Modality::FromUntil { open, close, pattern }
         })
     }
 
     fn quantifier(&mut self) -> PResult<Quantifier> {
-        let kind = if self.is_word("forall") {
-            QuantKind::Forall
-        } else {
-            QuantKind::Exists
-        };
+        let kind = if self.is_word("forall") { QuantKind::Forall } else { QuantKind::Exists };
         self.bump();
         let agent = self.uname("an agent type after the quantifier")?;
         let var = self.lname("a variable name after the agent type")?;
@@ -961,10 +823,8 @@ impl Parser {
 
     /// Whether the current token cannot start a process (end of a body).
     fn ends_proc(&self) -> bool {
-        matches!(
-            self.peek(),
-            TokKind::Sym(Sym::RBrace) | TokKind::Sym(Sym::RParen) | TokKind::Eof
-        ) || self.is_upper_def_at(0)
+        matches!(self.peek(), TokKind::Sym(Sym::RBrace) | TokKind::Sym(Sym::RParen) | TokKind::Eof)
+            || self.is_upper_def_at(0)
     }
 
     fn proc(&mut self) -> PResult<Proc> {
@@ -973,10 +833,7 @@ impl Parser {
 
     fn after_op(&self, op: &str) -> PResult<()> {
         if self.ends_proc() {
-            Err(self.err(
-                self.span(),
-                format!("expected a process after `{op}`, found {}", self.peek()),
-            ))
+            Err(self.err(self.span(), format!("expected a process after `{op}`, found {}", self.peek())))
         } else {
             Ok(())
         }
@@ -1010,10 +867,7 @@ impl Parser {
             if self.ends_proc() {
                 return Err(self.err_hint(
                     semi,
-                    format!(
-                        "trailing `;`: expected a process after it, found {}",
-                        self.peek()
-                    ),
+                    format!("trailing `;`: expected a process after it, found {}", self.peek()),
                     "remove the `;`: it separates the steps of a process, it does not end them",
                 ));
             }
@@ -1041,16 +895,14 @@ impl Parser {
                 return Ok(match w.as_str() {
                     "Skip" => Proc::Skip(t.span),
                     "Nil" => Proc::Nil(t.span),
-                    _ => Proc::Call(Ident {
-                        name: w,
-                        span: t.span,
-                    }),
+                    _ => Proc::Call(Ident { name: w, span: t.span }),
                 });
             }
             _ => {}
         }
         // A guard `BExpr -> P` first; backtrack to a parenthesised process or an action.
         let save = self.save();
+        let mut looks_like_action = false;
         let guard_err = match self.bexpr_top(Fl::P) {
             Ok(cond) => {
                 let kind = if self.is_sym(Sym::Arrow) {
@@ -1065,23 +917,18 @@ impl Parser {
                     self.after_op(arrow.kind.to_string().trim_matches('`'))?;
                     let body = self.proc()?;
                     let span = cond.span().to(body.span());
-                    return Ok(Proc::Guard {
-                        cond,
-                        kind,
-                        body: Box::new(body),
-                        span,
-                    });
+                    return Ok(Proc::Guard { cond, kind, body: Box::new(body), span });
                 }
+                looks_like_action = matches!(
+                    self.peek(),
+                    TokKind::Sym(Sym::AttrAssign | Sym::StigAssign | Sym::EnvAssign | Sym::LocalAssign | Sym::Comma)
+                );
                 let mut e = self.unexpected("`->` or `=>` after a condition");
                 if matches!(
                     self.peek(),
-                    TokKind::Sym(
-                        Sym::Semi | Sym::RBrace | Sym::RParen | Sym::PlusPlus | Sym::BarBar
-                    )
+                    TokKind::Sym(Sym::Semi | Sym::RBrace | Sym::RParen | Sym::PlusPlus | Sym::BarBar)
                 ) {
-                    e.diag = e
-                        .diag
-                        .with_hint("a condition alone is not a process: write `condition -> P`");
+                    e.diag = e.diag.with_hint("a condition alone is not a process: write `condition -> P`");
                 }
                 e
             }
@@ -1103,18 +950,20 @@ impl Parser {
         };
         match other {
             Ok(p) => Ok(p),
-            Err(e) => Err(if guard_err.at > e.at { guard_err } else { e }),
+            // A condition followed by an assignment operator was meant as an action.
+            Err(e) if looks_like_action => Err(e),
+            Err(e) => {
+                let guard_better =
+                    guard_err.at > e.at || (guard_err.at == e.at && is_generic(&e) && !is_generic(&guard_err));
+                Err(if guard_better { guard_err } else { e })
+            }
         }
     }
 
     fn block(&mut self) -> PResult<Proc> {
         let start = self.bump().span;
         if self.is_sym(Sym::RBrace) {
-            return Err(self.err_hint(
-                self.span(),
-                "empty block",
-                "a block needs at least one statement",
-            ));
+            return Err(self.err_hint(self.span(), "empty block", "a block needs at least one statement"));
         }
         let mut stmts = vec![self.stmt(true)?];
         loop {
@@ -1135,7 +984,9 @@ impl Parser {
             } else {
                 let mut e = self.unexpected("`;` or `}` in a block");
                 if self.is_sym(Sym::Arrow) || self.is_sym(Sym::FatArrow) {
-                    e.diag = e.diag.with_hint("statements in a block cannot be guarded; guard the whole block: `g -> { … }`");
+                    e.diag = e
+                        .diag
+                        .with_hint("statements in a block cannot be guarded; guard the whole block: `g -> { … }`");
                 }
                 return Err(e);
             }
@@ -1179,9 +1030,7 @@ impl Parser {
         }
         self.bump();
         if op.is_none() && lhs.len() == 1 {
-            let special = ["pick", "forall", "exists", "count"]
-                .into_iter()
-                .find(|w| self.is_word(w));
+            let special = ["pick", "forall", "exists", "count"].into_iter().find(|w| self.is_word(w));
             if let Some(word) = special {
                 let (target, empty) = lhs.pop().expect("one lhs");
                 if word == "pick" {
@@ -1195,33 +1044,20 @@ impl Parser {
                     return self.pick(target.name, start);
                 }
                 if !target.indices.is_empty() || empty {
-                    return Err(self.err(
-                        target.span,
-                        format!("the target of `{word}` must be a plain variable name"),
-                    ));
+                    return Err(self.err(target.span, format!("the target of `{word}` must be a plain variable name")));
                 }
                 if word == "count" {
                     self.bump();
                     let agent = self.uname("an agent type after `count`")?;
                     let var = self.lname("a variable name after the agent type")?;
                     if !self.eat_sym(Sym::Comma) {
-                        let mut e = self
-                            .unexpected(&format!("`,` after `count {} {}`", agent.name, var.name));
-                        e.diag = e.diag.with_hint(format!(
-                            "write `count {} {}, <condition>`",
-                            agent.name, var.name
-                        ));
+                        let mut e = self.unexpected(&format!("`,` after `count {} {}`", agent.name, var.name));
+                        e.diag = e.diag.with_hint(format!("write `count {} {}, <condition>`", agent.name, var.name));
                         return Err(e);
                     }
                     let pred = self.bexpr_top(Fl::P)?;
                     let span = start.to(pred.span());
-                    return Ok(Stmt::Count {
-                        name: target.name,
-                        agent,
-                        var,
-                        pred,
-                        span,
-                    });
+                    return Ok(Stmt::Count { name: target.name, agent, var, pred, span });
                 }
                 let mut quants = Vec::new();
                 while self.is_word("forall") || self.is_word("exists") {
@@ -1231,12 +1067,7 @@ impl Parser {
                 }
                 let pred = self.bexpr_top(Fl::P)?;
                 let span = start.to(pred.span());
-                return Ok(Stmt::Quant {
-                    name: target.name,
-                    quants,
-                    pred,
-                    span,
-                });
+                return Ok(Stmt::Quant { name: target.name, quants, pred, span });
             }
         }
         if let Some((l, _)) = lhs.iter().find(|(_, empty)| *empty) {
@@ -1271,11 +1102,7 @@ impl Parser {
     fn pick(&mut self, name: Ident, start: Span) -> PResult<Stmt> {
         self.bump();
         let count = self.expr(Fl::C)?;
-        let agent = if matches!(self.peek(), TokKind::Upper(_)) {
-            Some(self.uname("an agent type")?)
-        } else {
-            None
-        };
+        let agent = if matches!(self.peek(), TokKind::Upper(_)) { Some(self.uname("an agent type")?) } else { None };
         let filter = if self.is_word("where") {
             self.bump();
             Some(self.bexpr_top(Fl::L)?)
@@ -1283,13 +1110,7 @@ impl Parser {
             None
         };
         let span = start.to(self.prev_span());
-        Ok(Stmt::Pick {
-            name,
-            count,
-            agent,
-            filter,
-            span,
-        })
+        Ok(Stmt::Pick { name, count, agent, filter, span })
     }
 
     /// A left-hand side; the flag says it was written `p[]`.
@@ -1334,14 +1155,7 @@ impl Parser {
                 "an agent can only assign its own variables",
             ));
         }
-        Ok((
-            Lhs {
-                name,
-                indices,
-                span,
-            },
-            empty,
-        ))
+        Ok((Lhs { name, indices, span }, empty))
     }
 
     // ----------------------------------------------------------------- Boolean expressions
@@ -1385,8 +1199,11 @@ impl Parser {
         }
         if mixed {
             self.warnings.push(
-                Diagnostic::warning(l.span(), "`and` binds tighter than `or` here; the reference tool reads it left to right: add parentheses")
-                    .with_hint("`a or b and c` means `a or (b and c)` in this tool but `(a or b) and c` in SLiVER"),
+                Diagnostic::warning(
+                    l.span(),
+                    "`and` binds tighter than `or` here; the reference tool reads it left to right: add parentheses",
+                )
+                .with_hint("`a or b and c` means `a or (b and c)` in this tool but `(a or b) and c` in SLiVER"),
             );
         }
         Ok(Mixed::B(l))
@@ -1421,12 +1238,7 @@ impl Parser {
     }
 
     fn arith_op(&self) -> bool {
-        matches!(
-            self.peek(),
-            TokKind::Sym(
-                Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent | Sym::Colon
-            )
-        )
+        matches!(self.peek(), TokKind::Sym(Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent | Sym::Colon))
     }
 
     /// After a Boolean operand: it cannot be compared or used in arithmetic.
@@ -1451,9 +1263,7 @@ impl Parser {
             TokKind::Sym(Sym::Bang) => {
                 let bang = self.bump().span;
                 let inner = match self.peek().clone() {
-                    TokKind::Lower(w) if w == "true" || w == "false" => {
-                        BExpr::Bool(w == "true", self.bump().span)
-                    }
+                    TokKind::Lower(w) if w == "true" || w == "false" => BExpr::Bool(w == "true", self.bump().span),
                     TokKind::Sym(Sym::LParen) => {
                         let lp = self.bump().span;
                         let m = self.nested(|p| p.b_or(fl))?;
@@ -1512,11 +1322,7 @@ impl Parser {
         self.bump();
         let r = self.expr(fl)?;
         if self.cmp_op().is_some() {
-            return Err(self.err_hint(
-                self.span(),
-                "comparisons cannot be chained",
-                "write `a < b and b < c`",
-            ));
+            return Err(self.err_hint(self.span(), "comparisons cannot be chained", "write `a < b and b < c`"));
         }
         let span = e.span().to(r.span());
         Ok(Mixed::B(BExpr::Cmp(op, e, r, span)))
@@ -1594,7 +1400,10 @@ impl Parser {
                 if fl != Fl::P {
                     return Err(self.err(
                         start,
-                        format!("a nondeterministic value `[a..b]` is allowed only in processes, not in {}", fl.place()),
+                        format!(
+                            "a nondeterministic value `[a..b]` is allowed only in processes, not in {}",
+                            fl.place()
+                        ),
                     ));
                 }
                 self.bump();
@@ -1622,10 +1431,7 @@ impl Parser {
                     let end = self.expect_sym(Sym::RParen, " or `,`")?;
                     let span = start.to(end);
                     if args.len() != 2 {
-                        return Err(self.err(
-                            span,
-                            format!("`{w}` takes exactly 2 arguments, found {}", args.len()),
-                        ));
+                        return Err(self.err(span, format!("`{w}` takes exactly 2 arguments, found {}", args.len())));
                     }
                     let b = args.pop().expect("two");
                     let a = args.pop().expect("two");
@@ -1647,20 +1453,13 @@ impl Parser {
                     self.expect_word("else", " (an `if` expression needs an `else` branch)")?;
                     let els = self.expr(fl)?;
                     let span = start.to(els.span());
-                    Ok(Expr::If {
-                        cond: Box::new(cond),
-                        then: Box::new(then),
-                        els: Box::new(els),
-                        span,
-                    })
+                    Ok(Expr::If { cond: Box::new(cond), then: Box::new(then), els: Box::new(els), span })
                 }
                 "id" => self.id_term(fl),
                 _ if is_reserved(&w) => Err(self.keyword_error(&w, start)),
                 _ => self.var(fl),
             },
-            TokKind::Upper(w) => {
-                Err(self.err(start, format!("expected an expression, found `{w}`")))
-            }
+            TokKind::Upper(w) => Err(self.err(start, format!("expected an expression, found `{w}`"))),
             _ => Err(self.unexpected("an expression")),
         }
     }
@@ -1696,12 +1495,8 @@ impl Parser {
                 })))
             }
             _ => {
-                let mut e = self.unexpected(&format!(
-                    "a quantified variable or an agent id after `{what} of`"
-                ));
-                e.diag = e
-                    .diag
-                    .with_hint("in properties the agent after `of` is a single name or number");
+                let mut e = self.unexpected(&format!("a quantified variable or an agent id after `{what} of`"));
+                e.diag = e.diag.with_hint("in properties the agent after `of` is a single name or number");
                 Err(e)
             }
         }
@@ -1712,15 +1507,9 @@ impl Parser {
         match fl {
             Fl::P | Fl::C => {
                 if self.is_word("of") {
-                    return Err(self.err(
-                        self.span(),
-                        "`id of …` is allowed only in links and properties",
-                    ));
+                    return Err(self.err(self.span(), "`id of …` is allowed only in links and properties"));
                 }
-                Ok(Expr::Id {
-                    owner: None,
-                    span: start,
-                })
+                Ok(Expr::Id { owner: None, span: start })
             }
             Fl::S => Err(self.err(start, "`id` is not allowed in a spawn count")),
             Fl::L | Fl::Q => {
@@ -1730,22 +1519,11 @@ impl Parser {
                     } else {
                         "write `id of a`, where `a` is a quantified variable"
                     };
-                    return Err(self.err_hint(
-                        start,
-                        format!("`id` must say whose id it is in {}", fl.place()),
-                        hint,
-                    ));
+                    return Err(self.err_hint(start, format!("`id` must say whose id it is in {}", fl.place()), hint));
                 }
                 self.bump();
-                let owner = if fl == Fl::L {
-                    self.side("id")?
-                } else {
-                    self.q_owner("id")?
-                };
-                Ok(Expr::Id {
-                    owner: Some(owner),
-                    span: start.to(self.prev_span()),
-                })
+                let owner = if fl == Fl::L { self.side("id")? } else { self.q_owner("id")? };
+                Ok(Expr::Id { owner: Some(owner), span: start.to(self.prev_span()) })
             }
         }
     }
@@ -1758,17 +1536,10 @@ impl Parser {
             } else {
                 "only numbers, external parameters (`_n`) and `id` may appear here"
             };
-            let place = if fl == Fl::S {
-                "a spawn count"
-            } else {
-                "a constant expression"
-            };
+            let place = if fl == Fl::S { "a spawn count" } else { "a constant expression" };
             return Err(PErr {
-                diag: Diagnostic::error(
-                    name.span,
-                    format!("unexpected variable `{}` in {place}", name.name),
-                )
-                .with_hint(hint),
+                diag: Diagnostic::error(name.span, format!("unexpected variable `{}` in {place}", name.name))
+                    .with_hint(hint),
                 at: self.pos,
             });
         }
@@ -1805,10 +1576,7 @@ impl Parser {
                 return Err(PErr {
                     diag: Diagnostic::error(
                         name.span,
-                        format!(
-                            "the variable `{}` in a link predicate must say whose copy it reads",
-                            name.name
-                        ),
+                        format!("the variable `{}` in a link predicate must say whose copy it reads", name.name),
                     )
                     .with_hint(format!(
                         "write `{0} of c1` (sender/picker) or `{0} of c2` (receiver/candidate)",
@@ -1820,11 +1588,6 @@ impl Parser {
             None
         };
         let span = name.span.to(self.prev_span());
-        Ok(Expr::Var {
-            name,
-            indices,
-            owner,
-            span,
-        })
+        Ok(Expr::Var { name, indices, owner, span })
     }
 }

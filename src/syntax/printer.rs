@@ -21,11 +21,7 @@ pub fn print_spec(spec: &Spec) -> String {
     if !sys.environment.is_empty() {
         let _ = writeln!(out, "    environment = {}", decls(&sys.environment));
     }
-    let spawn: Vec<String> = sys
-        .spawn
-        .iter()
-        .map(|s| format!("{}: {}", s.agent.name, print_expr(&s.count)))
-        .collect();
+    let spawn: Vec<String> = sys.spawn.iter().map(|s| format!("{}: {}", s.agent.name, print_expr(&s.count))).collect();
     let _ = writeln!(out, "    spawn = {}", spawn.join(", "));
     for d in &sys.processes {
         let _ = writeln!(out, "    {} = {}", d.name.name, print_proc(&d.body));
@@ -65,32 +61,19 @@ pub fn print_spec(spec: &Spec) -> String {
     }
     out.push_str("\ncheck {\n");
     for p in &spec.properties {
-        let _ = writeln!(
-            out,
-            "    {} = {} {}",
-            p.name.name,
-            modality(&p.modality),
-            qpred(&p.pred)
-        );
+        let _ = writeln!(out, "    {} = {} {}", p.name.name, modality(&p.modality), qpred(&p.pred));
     }
     out.push_str("}\n");
     out
 }
 
 fn decls(ds: &[VarDecl]) -> String {
-    let v: Vec<String> = ds
-        .iter()
-        .map(|d| format!("{}: {}", var_name(&d.var), init(&d.init)))
-        .collect();
+    let v: Vec<String> = ds.iter().map(|d| format!("{}: {}", var_name(&d.var), init(&d.init))).collect();
     v.join("; ")
 }
 
 fn var_name(v: &VarName) -> String {
-    if v.dims.is_empty() {
-        v.name.name.clone()
-    } else {
-        format!("{}[{}]", v.name.name, exprs(&v.dims))
-    }
+    if v.dims.is_empty() { v.name.name.clone() } else { format!("{}[{}]", v.name.name, exprs(&v.dims)) }
 }
 
 fn exprs(es: &[Expr]) -> String {
@@ -120,11 +103,7 @@ fn quants(qs: &[Quantifier]) -> String {
 }
 
 fn qpred(q: &QPred) -> String {
-    format!(
-        "{}{}",
-        quants(&q.quants),
-        Printer { q: true }.bexpr(&q.body)
-    )
+    format!("{}{}", quants(&q.quants), Printer { q: true }.bexpr(&q.body))
 }
 
 fn modality(m: &Modality) -> String {
@@ -137,16 +116,8 @@ fn modality(m: &Modality) -> String {
         format!("{kw} ({}) {mid} ({}), {pat}", qpred(open), qpred(close))
     };
     match m {
-        Modality::Between {
-            open,
-            close,
-            pattern,
-        } => scoped("between", "and", open, close, pattern),
-        Modality::FromUntil {
-            open,
-            close,
-            pattern,
-        } => scoped("from", "until", open, close, pattern),
+        Modality::Between { open, close, pattern } => scoped("between", "and", open, close, pattern),
+        Modality::FromUntil { open, close, pattern } => scoped("from", "until", open, close, pattern),
         other => other.keyword().to_string(),
     }
 }
@@ -204,9 +175,7 @@ fn proc(s: &mut String, p: &Proc, min: u8, tail: bool) {
         Proc::Par(items, _) => list(s, items, " || ", 0),
         Proc::Choice(items, _) => list(s, items, " ++ ", 1),
         Proc::Seq(items, _) => list(s, items, "; ", 2),
-        Proc::Guard {
-            cond, kind, body, ..
-        } => {
+        Proc::Guard { cond, kind, body, .. } => {
             s.push_str(&Printer { q: false }.bexpr(cond));
             s.push_str(match kind {
                 GuardKind::Blocking => " -> ",
@@ -237,16 +206,16 @@ fn proc(s: &mut String, p: &Proc, min: u8, tail: bool) {
 }
 
 fn lhs_list(ls: &[Lhs]) -> String {
-    let v: Vec<String> = ls
-        .iter()
-        .map(|l| {
-            if l.indices.is_empty() {
-                l.name.name.clone()
-            } else {
-                format!("{}[{}]", l.name.name, exprs(&l.indices))
-            }
-        })
-        .collect();
+    let v: Vec<String> =
+        ls.iter()
+            .map(|l| {
+                if l.indices.is_empty() {
+                    l.name.name.clone()
+                } else {
+                    format!("{}[{}]", l.name.name, exprs(&l.indices))
+                }
+            })
+            .collect();
     v.join(", ")
 }
 
@@ -258,13 +227,7 @@ fn stmt(s: &mut String, st: &Stmt) {
     match st {
         Stmt::Assign(a) => action(s, &a.lhs, a.op.as_str(), &a.rhs),
         Stmt::Local { lhs, rhs, .. } => action(s, lhs, ":=", rhs),
-        Stmt::Pick {
-            name,
-            count,
-            agent,
-            filter,
-            ..
-        } => {
+        Stmt::Pick { name, count, agent, filter, .. } => {
             let _ = write!(s, "{}[] := pick {}", name.name, print_expr(count));
             if let Some(a) = agent {
                 let _ = write!(s, " {}", a.name);
@@ -273,29 +236,11 @@ fn stmt(s: &mut String, st: &Stmt) {
                 let _ = write!(s, " where {}", print_bexpr(f));
             }
         }
-        Stmt::Quant {
-            name,
-            quants: qs,
-            pred,
-            ..
-        } => {
+        Stmt::Quant { name, quants: qs, pred, .. } => {
             let _ = write!(s, "{} := {}{}", name.name, quants(qs), print_bexpr(pred));
         }
-        Stmt::Count {
-            name,
-            agent,
-            var,
-            pred,
-            ..
-        } => {
-            let _ = write!(
-                s,
-                "{} := count {} {}, {}",
-                name.name,
-                agent.name,
-                var.name,
-                print_bexpr(pred)
-            );
+        Stmt::Count { name, agent, var, pred, .. } => {
+            let _ = write!(s, "{} := count {} {}, {}", name.name, agent.name, var.name, print_bexpr(pred));
         }
     }
 }
@@ -329,10 +274,7 @@ impl Printer {
     fn open_right(&self, e: &Expr) -> bool {
         match e {
             Expr::If { .. } => true,
-            Expr::Var {
-                owner: Some(Owner::Expr(_)),
-                ..
-            } => !self.q,
+            Expr::Var { owner: Some(Owner::Expr(_)), .. } => !self.q,
             Expr::Neg(inner, _) => self.open_right(inner),
             Expr::Bin(_, _, r, _) => self.open_right(r),
             _ => false,
@@ -357,12 +299,7 @@ impl Printer {
                     self.owner(s, o, tail);
                 }
             }
-            Expr::Var {
-                name,
-                indices,
-                owner,
-                ..
-            } => {
+            Expr::Var { name, indices, owner, .. } => {
                 s.push_str(&name.name);
                 if !indices.is_empty() {
                     s.push('[');
@@ -407,9 +344,7 @@ impl Printer {
                 self.expr(s, b, 0, true);
                 s.push(')');
             }
-            Expr::If {
-                cond, then, els, ..
-            } => {
+            Expr::If { cond, then, els, .. } => {
                 s.push_str("if ");
                 s.push_str(&self.bexpr(cond));
                 s.push_str(" then ");
@@ -505,14 +440,7 @@ pub fn erase_spans(spec: &Spec) -> Spec {
         system: System {
             externs: sys.externs.iter().map(id).collect(),
             environment: sys.environment.iter().map(e_decl).collect(),
-            spawn: sys
-                .spawn
-                .iter()
-                .map(|s| SpawnItem {
-                    agent: id(&s.agent),
-                    count: e_expr(&s.count),
-                })
-                .collect(),
+            spawn: sys.spawn.iter().map(|s| SpawnItem { agent: id(&s.agent), count: e_expr(&s.count) }).collect(),
             processes: sys.processes.iter().map(e_def).collect(),
             span: Span::default(),
         },
@@ -548,10 +476,7 @@ pub fn erase_spans(spec: &Spec) -> Spec {
         assumptions: spec
             .assumptions
             .iter()
-            .map(|a| Assumption {
-                name: id(&a.name),
-                pred: e_qpred(&a.pred),
-            })
+            .map(|a| Assumption { name: id(&a.name), pred: e_qpred(&a.pred) })
             .collect(),
         properties: spec
             .properties
@@ -567,24 +492,15 @@ pub fn erase_spans(spec: &Spec) -> Spec {
 }
 
 fn id(i: &Ident) -> Ident {
-    Ident {
-        name: i.name.clone(),
-        span: Span::default(),
-    }
+    Ident { name: i.name.clone(), span: Span::default() }
 }
 
 fn e_var_name(v: &VarName) -> VarName {
-    VarName {
-        name: id(&v.name),
-        dims: v.dims.iter().map(e_expr).collect(),
-    }
+    VarName { name: id(&v.name), dims: v.dims.iter().map(e_expr).collect() }
 }
 
 fn e_decl(d: &VarDecl) -> VarDecl {
-    VarDecl {
-        var: e_var_name(&d.var),
-        init: e_init(&d.init),
-    }
+    VarDecl { var: e_var_name(&d.var), init: e_init(&d.init) }
 }
 
 fn e_init(i: &Init) -> Init {
@@ -598,26 +514,15 @@ fn e_init(i: &Init) -> Init {
 }
 
 fn e_def(d: &ProcDef) -> ProcDef {
-    ProcDef {
-        name: id(&d.name),
-        body: erase_proc(&d.body),
-    }
+    ProcDef { name: id(&d.name), body: erase_proc(&d.body) }
 }
 
 fn e_quant(q: &Quantifier) -> Quantifier {
-    Quantifier {
-        kind: q.kind,
-        agent: id(&q.agent),
-        var: id(&q.var),
-    }
+    Quantifier { kind: q.kind, agent: id(&q.agent), var: id(&q.var) }
 }
 
 fn e_qpred(q: &QPred) -> QPred {
-    QPred {
-        quants: q.quants.iter().map(e_quant).collect(),
-        body: e_bexpr(&q.body),
-        span: Span::default(),
-    }
+    QPred { quants: q.quants.iter().map(e_quant).collect(), body: e_bexpr(&q.body), span: Span::default() }
 }
 
 fn e_modality(m: &Modality) -> Modality {
@@ -627,34 +532,18 @@ fn e_modality(m: &Modality) -> Modality {
         Pattern::Precedes(q) => Pattern::Precedes(e_qpred(q)),
     };
     match m {
-        Modality::Between {
-            open,
-            close,
-            pattern,
-        } => Modality::Between {
-            open: e_qpred(open),
-            close: e_qpred(close),
-            pattern: pat(pattern),
-        },
-        Modality::FromUntil {
-            open,
-            close,
-            pattern,
-        } => Modality::FromUntil {
-            open: e_qpred(open),
-            close: e_qpred(close),
-            pattern: pat(pattern),
-        },
+        Modality::Between { open, close, pattern } => {
+            Modality::Between { open: e_qpred(open), close: e_qpred(close), pattern: pat(pattern) }
+        }
+        Modality::FromUntil { open, close, pattern } => {
+            Modality::FromUntil { open: e_qpred(open), close: e_qpred(close), pattern: pat(pattern) }
+        }
         other => other.clone(),
     }
 }
 
 fn e_lhs(l: &Lhs) -> Lhs {
-    Lhs {
-        name: id(&l.name),
-        indices: l.indices.iter().map(e_expr).collect(),
-        span: Span::default(),
-    }
+    Lhs { name: id(&l.name), indices: l.indices.iter().map(e_expr).collect(), span: Span::default() }
 }
 
 fn e_action(a: &Action) -> Action {
@@ -670,45 +559,22 @@ fn e_stmt(s: &Stmt) -> Stmt {
     let z = Span::default();
     match s {
         Stmt::Assign(a) => Stmt::Assign(e_action(a)),
-        Stmt::Local { lhs, rhs, .. } => Stmt::Local {
-            lhs: lhs.iter().map(e_lhs).collect(),
-            rhs: rhs.iter().map(e_expr).collect(),
-            span: z,
-        },
-        Stmt::Pick {
-            name,
-            count,
-            agent,
-            filter,
-            ..
-        } => Stmt::Pick {
+        Stmt::Local { lhs, rhs, .. } => {
+            Stmt::Local { lhs: lhs.iter().map(e_lhs).collect(), rhs: rhs.iter().map(e_expr).collect(), span: z }
+        }
+        Stmt::Pick { name, count, agent, filter, .. } => Stmt::Pick {
             name: id(name),
             count: e_expr(count),
             agent: agent.as_ref().map(id),
             filter: filter.as_ref().map(e_bexpr),
             span: z,
         },
-        Stmt::Quant {
-            name, quants, pred, ..
-        } => Stmt::Quant {
-            name: id(name),
-            quants: quants.iter().map(e_quant).collect(),
-            pred: e_bexpr(pred),
-            span: z,
-        },
-        Stmt::Count {
-            name,
-            agent,
-            var,
-            pred,
-            ..
-        } => Stmt::Count {
-            name: id(name),
-            agent: id(agent),
-            var: id(var),
-            pred: e_bexpr(pred),
-            span: z,
-        },
+        Stmt::Quant { name, quants, pred, .. } => {
+            Stmt::Quant { name: id(name), quants: quants.iter().map(e_quant).collect(), pred: e_bexpr(pred), span: z }
+        }
+        Stmt::Count { name, agent, var, pred, .. } => {
+            Stmt::Count { name: id(name), agent: id(agent), var: id(var), pred: e_bexpr(pred), span: z }
+        }
     }
 }
 
@@ -719,14 +585,9 @@ pub fn erase_proc(p: &Proc) -> Proc {
         Proc::Par(v, _) => Proc::Par(v.iter().map(erase_proc).collect(), z),
         Proc::Choice(v, _) => Proc::Choice(v.iter().map(erase_proc).collect(), z),
         Proc::Seq(v, _) => Proc::Seq(v.iter().map(erase_proc).collect(), z),
-        Proc::Guard {
-            cond, kind, body, ..
-        } => Proc::Guard {
-            cond: e_bexpr(cond),
-            kind: kind.clone(),
-            body: Box::new(erase_proc(body)),
-            span: z,
-        },
+        Proc::Guard { cond, kind, body, .. } => {
+            Proc::Guard { cond: e_bexpr(cond), kind: kind.clone(), body: Box::new(erase_proc(body)), span: z }
+        }
         Proc::Skip(_) => Proc::Skip(z),
         Proc::Nil(_) => Proc::Nil(z),
         Proc::Call(i) => Proc::Call(id(i)),
@@ -756,16 +617,8 @@ pub fn erase_expr(e: &Expr) -> Expr {
     match e {
         Expr::Int(n, _) => Expr::Int(*n, z),
         Expr::Extern(i) => Expr::Extern(id(i)),
-        Expr::Id { owner, .. } => Expr::Id {
-            owner: owner.as_ref().map(e_owner),
-            span: z,
-        },
-        Expr::Var {
-            name,
-            indices,
-            owner,
-            ..
-        } => Expr::Var {
+        Expr::Id { owner, .. } => Expr::Id { owner: owner.as_ref().map(e_owner), span: z },
+        Expr::Var { name, indices, owner, .. } => Expr::Var {
             name: id(name),
             indices: indices.iter().map(erase_expr).collect(),
             owner: owner.as_ref().map(e_owner),
@@ -775,14 +628,9 @@ pub fn erase_expr(e: &Expr) -> Expr {
         Expr::Abs(a, _) => Expr::Abs(bx(a), z),
         Expr::Bin(op, a, b, _) => Expr::Bin(*op, bx(a), bx(b), z),
         Expr::MinMax(m, a, b, _) => Expr::MinMax(*m, bx(a), bx(b), z),
-        Expr::If {
-            cond, then, els, ..
-        } => Expr::If {
-            cond: Box::new(e_bexpr(cond)),
-            then: bx(then),
-            els: bx(els),
-            span: z,
-        },
+        Expr::If { cond, then, els, .. } => {
+            Expr::If { cond: Box::new(e_bexpr(cond)), then: bx(then), els: bx(els), span: z }
+        }
         Expr::NonDet(a, b, _) => Expr::NonDet(bx(a), bx(b), z),
         Expr::Paren(a, _) => Expr::Paren(bx(a), z),
     }
@@ -799,9 +647,7 @@ pub fn erase_bexpr(b: &BExpr) -> BExpr {
         BExpr::Bool(v, _) => BExpr::Bool(*v, z),
         BExpr::Not(a, _) => BExpr::Not(Box::new(erase_bexpr(a)), z),
         BExpr::Cmp(op, l, r, _) => BExpr::Cmp(*op, erase_expr(l), erase_expr(r), z),
-        BExpr::Logic(op, l, r, _) => {
-            BExpr::Logic(*op, Box::new(erase_bexpr(l)), Box::new(erase_bexpr(r)), z)
-        }
+        BExpr::Logic(op, l, r, _) => BExpr::Logic(*op, Box::new(erase_bexpr(l)), Box::new(erase_bexpr(r)), z),
         BExpr::Truthy(e) => BExpr::Truthy(erase_expr(e)),
         BExpr::Paren(a, _) => BExpr::Paren(Box::new(erase_bexpr(a)), z),
     }
