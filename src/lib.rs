@@ -6,7 +6,7 @@
 pub mod analysis;
 pub mod behaviour;
 pub mod cli;
-pub mod lnt;
 pub mod diagnostics;
+pub mod lnt;
 pub mod model;
 pub mod syntax;

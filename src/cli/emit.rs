@@ -43,7 +43,8 @@ pub fn run(
         source: source_text(l),
     };
     let analysis = analyse(&l.model, &l.behaviours);
-    let files = lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
+    let files =
+        lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
     write_all(out_dir, &files)?;
     for f in &files {
         println!("{}", out_dir.join(&f.name).display());
@@ -55,9 +56,8 @@ pub fn run(
 /// Writes every file atomically (a temporary file in the directory, then a rename); all
 /// temporaries are written before any file is replaced.
 pub fn write_all(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
-    let fail = |what: &Path, e: std::io::Error| {
-        Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display()))
-    };
+    let fail =
+        |what: &Path, e: std::io::Error| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display()));
     std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
     let mut temps = vec![];
     for f in files {

@@ -148,7 +148,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Emit { spec, fair, property, output, lnt_dialect } => {
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
-            let loaded = load::load(&spec.spec, &spec.externs, &mut warnings)?;
+            let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }

@@ -119,9 +119,8 @@ impl Conv<'_> {
     }
 
     fn fold(&self, r: Result<i64, arith::ArithError>) -> Result<MExpr, EmitError> {
-        r.map(MExpr::Const).map_err(|e| EmitError {
-            message: format!("property `{}`: constant arithmetic fails ({e:?})", self.prop),
-        })
+        r.map(MExpr::Const)
+            .map_err(|e| EmitError { message: format!("property `{}`: constant arithmetic fails ({e:?})", self.prop) })
     }
 
     fn expr(&self, e: &Expr, qv: &[i64]) -> Result<MExpr, EmitError> {
@@ -178,7 +177,9 @@ impl Conv<'_> {
                 },
             },
             Expr::MinMax(mm, a, b) => match (self.expr(a, qv)?, self.expr(b, qv)?) {
-                (MExpr::Const(x), MExpr::Const(y)) => MExpr::Const(if *mm == MinMax::Min { x.min(y) } else { x.max(y) }),
+                (MExpr::Const(x), MExpr::Const(y)) => {
+                    MExpr::Const(if *mm == MinMax::Min { x.min(y) } else { x.max(y) })
+                }
                 _ => return Err(self.refuse("`min`/`max` on variables")),
             },
             Expr::If(c, a, b) => match self.bool(c, qv, false)? {
@@ -446,7 +447,8 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
     relevant.extend(keys.iter().map(|k| pattern(model, k, None)));
     let irrelevant = format!("(not ({}))", relevant.join(" or "));
     let vars: BTreeSet<VarId> = keys.iter().map(|k| k.1).collect();
-    let gates: Vec<String> = vars.iter().map(|&v| names::obs_gate(model, v)).collect::<BTreeSet<_>>().into_iter().collect();
+    let gates: Vec<String> =
+        vars.iter().map(|&v| names::obs_gate(model, v)).collect::<BTreeSet<_>>().into_iter().collect();
     Ok(Query {
         name: prop.name.clone(),
         keyword: prop.keyword.clone(),

@@ -74,8 +74,11 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
             }
         }
         let agents = program.components.iter().find(|c| c.agents).expect("agents component");
-        let leaf_hides =
-            agents.instances.iter().map(|i| i.obs_gates.iter().filter(|g| !keep.contains(g)).cloned().collect()).collect();
+        let leaf_hides = agents
+            .instances
+            .iter()
+            .map(|i| i.obs_gates.iter().filter(|g| !keep.contains(g)).cloned().collect())
+            .collect();
         blocks.push(Block {
             name: q.name.clone(),
             text: q.text.replace(['"', '\n', '\r'], " "),

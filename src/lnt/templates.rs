@@ -1,9 +1,9 @@
 //! The Askama templates (`lnt-templates/`, `svl/`), rendered without HTML escaping.
 
+use super::EmitOptions;
 use super::mcl::{Query, TrackKey};
 use super::svl::Scripts;
 use super::view::Program;
-use super::EmitOptions;
 use askama::Template;
 
 #[derive(Template)]

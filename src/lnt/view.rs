@@ -251,7 +251,8 @@ pub fn build(
             format!("`{}`: the compositional program cannot filter initial states globally", a.name),
         ));
     }
-    let mut cx = Ctx { model, analysis, undef: domains::model_has_undef(model), observed, doms: DomainTable::default() };
+    let mut cx =
+        Ctx { model, analysis, undef: domains::model_has_undef(model), observed, doms: DomainTable::default() };
     let has_env = model.env_len > 0;
     let has_tuples = !model.tuples.is_empty();
 
@@ -323,8 +324,13 @@ pub fn build(
     }
 
     let components = components(model, &agents, env.as_ref(), opts.fair, has_env, has_tuples);
-    let domains =
-        cx.doms.sets.iter().enumerate().map(|(i, s)| DomainView { name: format!("dom_{i}"), cond: membership("v", s) }).collect();
+    let domains = cx
+        .doms
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| DomainView { name: format!("dom_{i}"), cond: membership("v", s) })
+        .collect();
     Ok(Program {
         module: opts.base.clone(),
         source: opts.source.clone(),
@@ -376,12 +382,16 @@ fn init_view(
 ) -> Result<InitView, EmitError> {
     let m = cx.model;
     let v = &m.vars[var];
-    let p = Printer { model: m, scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent }, nd: &[], undef: false };
+    let p =
+        Printer { model: m, scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent }, nd: &[], undef: false };
     let (value, cond) = match init {
         Init::Undef => (Some("UNDEF".to_string()), None),
         Init::Single(e) => (Some(p.expr(e)?), None),
         Init::Choice(es) => {
-            let parts = es.iter().map(|e| Ok(format!("({INT_CHOICE} == {})", p.expr(e)?))).collect::<Result<Vec<_>, EmitError>>()?;
+            let parts = es
+                .iter()
+                .map(|e| Ok(format!("({INT_CHOICE} == {})", p.expr(e)?)))
+                .collect::<Result<Vec<_>, EmitError>>()?;
             (None, Some(if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(" or ")) }))
         }
         Init::Range(a, b) => {
@@ -445,12 +455,18 @@ fn agent_vars(m: &Model, ty: TypeId) -> Vec<VarId> {
 fn obs_diffs(cx: &Ctx, vars: &BTreeSet<VarId>) -> Vec<ObsDiff> {
     let m = cx.model;
     let mut out = vec![];
-    let mut vs: Vec<VarId> = vars.iter().copied().filter(|v| cx.observed.contains(v) && m.vars[*v].store != Store::Env).collect();
+    let mut vs: Vec<VarId> =
+        vars.iter().copied().filter(|v| cx.observed.contains(v) && m.vars[*v].store != Store::Env).collect();
     vs.sort_by_key(|&v| (store_array(m.vars[v].store), m.vars[v].offset));
     for v in vs {
         let var = &m.vars[v];
         for k in 0..var.len {
-            out.push(ObsDiff { arr: store_array(var.store), slot: var.offset + k, gate: names::obs_gate(m, v), elem: k });
+            out.push(ObsDiff {
+                arr: store_array(var.store),
+                slot: var.offset + k,
+                gate: names::obs_gate(m, v),
+                elem: k,
+            });
         }
     }
     out
@@ -633,7 +649,7 @@ fn nd_checks(p: &Printer, nds: &[&Expr], names: &[(*const Expr, String)]) -> Res
     let mut out = vec![];
     for e in nds {
         let Expr::NonDet(a, b) = e else { continue };
-        let name = &names.iter().find(|(q, _)| *q == *e as *const Expr).expect("named choice").1;
+        let name = &names.iter().find(|(q, _)| std::ptr::eq(*q, *e)).expect("named choice").1;
         out.extend(p.def(a)?);
         out.extend(p.def(b)?);
         out.push(format!("({name} >= {})", p.expr(a)?));
@@ -642,7 +658,13 @@ fn nd_checks(p: &Printer, nds: &[&Expr], names: &[(*const Expr, String)]) -> Res
     Ok(out)
 }
 
-fn step_fn(cx: &mut Ctx, ty: TypeId, name: &str, source: u32, e: &Edge) -> Result<(StepFn, EdgeView, usize), EmitError> {
+fn step_fn(
+    cx: &mut Ctx,
+    ty: TypeId,
+    name: &str,
+    source: u32,
+    e: &Edge,
+) -> Result<(StepFn, EdgeView, usize), EmitError> {
     let m = cx.model;
     let mut abs = Abs { model: m, analysis: cx.analysis, ty, locals: vec![] };
     // The choices of the step, in order: [a..b] in guards, then per statement.
@@ -716,7 +738,10 @@ fn step_fn(cx: &mut Ctx, ty: TypeId, name: &str, source: u32, e: &Edge) -> Resul
                 ));
             }
             S::Stmt(Stmt::Count { .. }) => {
-                return Err(EmitError::unsupported("`count` statements in blocks", format!("agent `{}`", m.agent_types[ty].name)));
+                return Err(EmitError::unsupported(
+                    "`count` statements in blocks",
+                    format!("agent `{}`", m.agent_types[ty].name),
+                ));
             }
         }
         for x in &nds {
@@ -789,7 +814,10 @@ fn step_fn(cx: &mut Ctx, ty: TypeId, name: &str, source: u32, e: &Edge) -> Resul
                             cond.extend(p.def(i)?);
                             let sv = format!("s_{si}_{j}");
                             slots.push(sv.clone());
-                            assigns.push((sv.clone(), format!("IntToNat ({} + lab_chk ({}, {}))", t.slot, p.expr(i)?, t.len)));
+                            assigns.push((
+                                sv.clone(),
+                                format!("IntToNat ({} + lab_chk ({}, {}))", t.slot, p.expr(i)?, t.len),
+                            ));
                             writes.push((format!("LOC[{sv}]"), tmp));
                         }
                     }
@@ -893,7 +921,12 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
         copied.insert(v);
         for e in 0..var.len {
             let slot = var.offset + e;
-            values.push(FieldView { name: format!("x_{}", values.len()), src: format!("L[{slot}]"), slot, dom: cx.dom(&set) });
+            values.push(FieldView {
+                name: format!("x_{}", values.len()),
+                src: format!("L[{slot}]"),
+                slot,
+                dom: cx.dom(&set),
+            });
         }
     }
     let mut fields = vec![];
@@ -954,7 +987,12 @@ fn components(
             comment: "round-robin scheduler (--fair)".into(),
             sync: vec!["TICK".into()],
             inner_sync: vec![],
-            instances: vec![Instance { process: "Sched".into(), gates: vec!["TICK".into()], arg: None, obs_gates: vec![] }],
+            instances: vec![Instance {
+                process: "Sched".into(),
+                gates: vec!["TICK".into()],
+                arg: None,
+                obs_gates: vec![],
+            }],
             agents: false,
         });
     }
@@ -1001,7 +1039,12 @@ fn components(
     for a in agents {
         let obs: Vec<String> = a.gates.iter().filter(|g| is_obs_gate(g)).cloned().collect();
         for id in a.first_id..=a.last_id {
-            instances.push(Instance { process: a.process.clone(), gates: a.gates.clone(), arg: Some(id), obs_gates: obs.clone() });
+            instances.push(Instance {
+                process: a.process.clone(),
+                gates: a.gates.clone(),
+                arg: Some(id),
+                obs_gates: obs.clone(),
+            });
         }
     }
     out.push(Component { comment: "the agents".into(), sync, inner_sync: inner, instances, agents: true });
