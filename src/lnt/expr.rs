@@ -167,8 +167,9 @@ impl Printer<'_> {
             Expr::Const(v) => int_lit(*v),
             Expr::AgentId(o) => self.agent_id(o)?,
             Expr::Var(r) => self.agent_var(r)?,
-            Expr::Local { slot, len, index } => match index {
+            Expr::Local { slot, len, index } => match index.as_deref() {
                 None => format!("LOC[{slot}]"),
+                Some(Expr::Const(c)) if *c >= 0 && (*c as usize) < *len => format!("LOC[{}]", slot + *c as usize),
                 Some(i) => format!("LOC[IntToNat ({slot} + lab_chk ({}, {len}))]", self.expr(i)?),
             },
             Expr::QVar(_) => {

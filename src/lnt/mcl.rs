@@ -199,6 +199,16 @@ impl Conv<'_> {
                 x => MBool::Not(Box::new(x)),
             },
             BExpr::Cmp(op, x, y) => {
+                // A non-constant array index or agent: split over its possible values.
+                if let Some((target, range)) = self.find_dynamic(x, qv).or_else(|| self.find_dynamic(y, qv)) {
+                    let mut parts = vec![];
+                    for k in range {
+                        let is_k = BExpr::Cmp(CmpOp::Eq, target.clone(), Expr::Const(k));
+                        let case = BExpr::Cmp(*op, subst(x, &target, k), subst(y, &target, k));
+                        parts.push(and(vec![self.bool(&is_k, qv, undef)?, self.bool(&case, qv, undef)?]));
+                    }
+                    return Ok(or(parts));
+                }
                 let (x, y) = (self.expr(x, qv)?, self.expr(y, qv)?);
                 if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
                     return Ok(MBool::Const(cmp(*op, *a, *b)));
@@ -222,6 +232,41 @@ impl Conv<'_> {
             BExpr::And(x, y) => and(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
             BExpr::Or(x, y) => or(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
         })
+    }
+
+    /// The first array index or `of` operand that is not constant, with its possible values
+    /// (the dimension's indices, or the agent ids).
+    fn find_dynamic(&self, e: &Expr, qv: &[i64]) -> Option<(Expr, std::ops::Range<i64>)> {
+        match e {
+            Expr::Var(r) => {
+                if let AgentRef::Of(a) = &r.owner
+                    && self.model.vars[r.var].store != Store::Env
+                {
+                    if let Some(x) = self.find_dynamic(a, qv) {
+                        return Some(x);
+                    }
+                    if !matches!(self.expr(a, qv), Ok(MExpr::Const(_))) {
+                        return Some(((**a).clone(), 0..self.model.n_agents() as i64));
+                    }
+                }
+                for (i, d) in r.indices.iter().zip(&self.model.vars[r.var].dims) {
+                    if let Some(x) = self.find_dynamic(i, qv) {
+                        return Some(x);
+                    }
+                    if !matches!(self.expr(i, qv), Ok(MExpr::Const(_))) {
+                        return Some((i.clone(), 0..*d as i64));
+                    }
+                }
+                None
+            }
+            Expr::Neg(a) | Expr::Abs(a) => self.find_dynamic(a, qv),
+            Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) | Expr::NonDet(a, b) => {
+                self.find_dynamic(a, qv).or_else(|| self.find_dynamic(b, qv))
+            }
+            Expr::If(_, a, b) => self.find_dynamic(a, qv).or_else(|| self.find_dynamic(b, qv)),
+            Expr::AgentId(AgentRef::Of(a)) => self.find_dynamic(a, qv),
+            _ => None,
+        }
     }
 
     /// Whether the value analysis says a tracked value may be ⊥.
@@ -472,5 +517,45 @@ pub fn describe(model: &Model, k: &TrackKey) -> String {
     match k.0 {
         Some(a) => format!("{} of agent {a}", v.element_name(k.2)),
         None => format!("{} (environment)", v.element_name(k.2)),
+    }
+}
+
+/// `e` with every occurrence of `target` replaced by the constant `k`.
+fn subst(e: &Expr, target: &Expr, k: i64) -> Expr {
+    if e == target {
+        return Expr::Const(k);
+    }
+    let b = |x: &Expr| Box::new(subst(x, target, k));
+    match e {
+        Expr::Const(_) | Expr::QVar(_) | Expr::Local { .. } => e.clone(),
+        Expr::AgentId(o) => Expr::AgentId(subst_owner(o, target, k)),
+        Expr::Var(r) => Expr::Var(crate::model::VarRef {
+            var: r.var,
+            indices: r.indices.iter().map(|i| subst(i, target, k)).collect(),
+            owner: subst_owner(&r.owner, target, k),
+        }),
+        Expr::Neg(a) => Expr::Neg(b(a)),
+        Expr::Abs(a) => Expr::Abs(b(a)),
+        Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
+        Expr::MinMax(m, x, y) => Expr::MinMax(*m, b(x), b(y)),
+        Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
+        Expr::If(c, x, y) => Expr::If(Box::new(bsubst(c, target, k)), b(x), b(y)),
+    }
+}
+
+fn subst_owner(o: &AgentRef, target: &Expr, k: i64) -> AgentRef {
+    match o {
+        AgentRef::Of(a) => AgentRef::Of(Box::new(subst(a, target, k))),
+        other => other.clone(),
+    }
+}
+
+fn bsubst(b: &BExpr, target: &Expr, k: i64) -> BExpr {
+    match b {
+        BExpr::Const(_) => b.clone(),
+        BExpr::Not(x) => BExpr::Not(Box::new(bsubst(x, target, k))),
+        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, subst(x, target, k), subst(y, target, k)),
+        BExpr::And(x, y) => BExpr::And(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
+        BExpr::Or(x, y) => BExpr::Or(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
     }
 }

@@ -97,7 +97,6 @@ pub struct SetEnvView {
     pub lo: usize,
     pub hi: usize,
     pub dom: String,
-    pub obs: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -105,6 +104,12 @@ pub struct EnvView {
     pub gates: Vec<String>,
     pub inits: Vec<InitView>,
     pub setenv: Vec<SetEnvView>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetEnvDiff {
+    pub slot: usize,
+    pub obs: Option<(String, usize)>,
 }
 
 /// One statement of a step function: if `cond` holds, the assignments in order, else the step
@@ -144,7 +149,9 @@ pub struct EdgeView {
     pub func: String,
     pub nd: Vec<NdView>,
     pub has_effect: bool,
-    pub setenv: Vec<usize>,
+    /// Environment slots the step may write: `SETENV` and, if observed, the observation label
+    /// (emitted by the actor, before its `DONE`).
+    pub setenv: Vec<SetEnvDiff>,
     pub writes: Vec<usize>,
     pub confirms: Vec<usize>,
     pub obs: Vec<ObsDiff>,
@@ -432,7 +439,6 @@ fn env_view(cx: &mut Ctx) -> Result<EnvView, EmitError> {
             lo: var.offset,
             hi: var.offset + var.len,
             dom: cx.dom(&set),
-            obs: observed.then_some(gate),
         });
     }
     Ok(EnvView { gates, inits, setenv })
@@ -495,6 +501,11 @@ fn agent_view(
         for k in 0..m.tuples.len() {
             gates.push(names::put_gate(k));
             gates.push(names::qry_gate(k));
+        }
+    }
+    for (v, var) in m.vars.iter().enumerate() {
+        if var.store == Store::Env && cx.observed.contains(&v) {
+            gates.push(names::obs_gate(m, v));
         }
     }
     let vars = agent_vars(m, ty);
@@ -868,7 +879,10 @@ fn step_fn(
     for &v in &written {
         let var = &m.vars[v];
         if var.store == Store::Env {
-            setenv.extend(var.offset..var.offset + var.len);
+            let gate = cx.observed.contains(&v).then(|| names::obs_gate(m, v));
+            for k in 0..var.len {
+                setenv.push(SetEnvDiff { slot: var.offset + k, obs: gate.clone().map(|g| (g, k)) });
+            }
         }
     }
     let f = StepFn {

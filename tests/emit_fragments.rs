@@ -1,0 +1,488 @@
+//! Template fragments against hand-written LNT for tiny specifications, and the constructs the
+//! encoding refuses.
+
+use labs::analysis::values::analyse;
+use labs::behaviour::compile_all;
+use labs::lnt::{Dialect, EmitError, EmitOptions, EmittedFile, emit};
+use labs::model::externs::parse_externs;
+use labs::model::resolve;
+use labs::syntax::parse;
+
+fn emit_src(src: &str, fair: bool) -> Result<Vec<EmittedFile>, EmitError> {
+    let parsed = parse(src);
+    let spec = parsed.spec.unwrap_or_else(|| panic!("parse errors: {:?}", parsed.diagnostics));
+    let (model, _) = resolve(&spec, src, &parse_externs::<&str>(&[]).unwrap()).unwrap();
+    let (b, _) = compile_all(&model).unwrap();
+    let a = analyse(&model, &b);
+    let opts = EmitOptions {
+        fair,
+        properties: vec![],
+        dialect: Dialect::V2025,
+        base: "t".into(),
+        source: "t.labs".into(),
+    };
+    emit(&model, &b, &a, &opts)
+}
+
+fn lnt(src: &str) -> String {
+    emit_src(src, false).unwrap().remove(0).contents
+}
+
+/// The block starting at the line containing `from` and ending at the first later line of the
+/// same indentation that starts with `end` (`end function`, `end if`, …), dedented.
+fn block(text: &str, from: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.contains(from)).unwrap_or_else(|| panic!("no `{from}` in\n{text}"));
+    let ind = lines[start].len() - lines[start].trim_start().len();
+    let end = start
+        + 1
+        + lines[start + 1..]
+            .iter()
+            .position(|l| l.len() - l.trim_start().len() == ind && l.trim_start().starts_with("end"))
+            .unwrap_or_else(|| panic!("no end of block `{from}`"));
+    lines[start..=end].iter().map(|l| l.get(ind..).unwrap_or("")).collect::<Vec<_>>().join("\n")
+}
+
+/// Strips the common indentation of an expected fragment (first and last blank lines dropped).
+fn dedent(s: &str) -> String {
+    let lines: Vec<&str> = s.lines().skip_while(|l| l.trim().is_empty()).collect();
+    let ind = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    lines.iter().map(|l| l.get(ind..).unwrap_or("")).collect::<Vec<_>>().join("\n").trim_end().to_string()
+}
+
+fn assert_block(text: &str, from: &str, expected: &str) {
+    let got = block(text, from);
+    let expected = dedent(expected);
+    assert_eq!(got, expected, "\n--- got ---\n{got}\n--- expected ---\n{expected}");
+}
+
+const ONE: &str = "system { spawn = A: 1 }
+agent A {
+    interface = x: 0
+    Behavior = x <- x + 1; Behavior
+}
+check { P = always x of 0 >= 0 }
+";
+
+#[test]
+fn one_action() {
+    let t = lnt(ONE);
+    assert_block(
+        &t,
+        "function st_A_0_0",
+        "
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out ok: Bool) is
+           var LOC: Locals, t_0_0: Int in
+              LOC := Locals (0);
+              -- x <- x + 1
+              if ok then
+                 if true then
+                    t_0_0 := (I[0] + 1);
+                    I[0] := t_0_0
+                 else
+                    ok := false
+                 end if
+              end if
+           end var
+        end function",
+    );
+    // The act branch: only with empty pending sets in the edge's control state; the step's
+    // enabledness is checked in the TICK offer; the effect; the observation label of the changed
+    // attribute; the next control state. No sink: without an enabled step there is no TICK.
+    assert_block(
+        &t,
+        "if empty (Zp) and empty (Zc) and (pc == 0) then",
+        "
+        if empty (Zp) and empty (Zc) and (pc == 0) then
+           TICK (!id) where en_A_0_0 (id, I, L, E);
+           I0 := I;
+           L0 := L;
+           E0 := E;
+           eval st_A_0_0 (id, I?, L?, E?, ok?);
+           if I[0] != I0[0] then
+              A_X (!id, !0, !I[0])
+           end if;
+           pc := 0
+        else
+           stop
+        end if",
+    );
+    // Yield, initialisation in id order, DONE after initialisation and after each step.
+    assert!(t.contains("TICK (?t) where (t != id) and (t < N_AGENTS)\n"));
+    assert_block(
+        &t,
+        "while j <= N_AGENTS loop",
+        "
+        while j <= N_AGENTS loop
+           if j == (id + 1) then
+              -- x := 0
+              v := 0;
+              I[0] := v;
+              A_X (!id, !0, !v);
+              null
+           end if;
+           INIT (!j);
+           j := j + 1
+        end loop;",
+    );
+    assert!(t.contains("         end alt;\n         -- every agent synchronises at the end of each step: DONE marks the real states\n         DONE\n"));
+    assert!(!t.contains("SPURIOUS") && !t.contains("spurious"));
+}
+
+#[test]
+fn guard() {
+    let t = lnt("system { spawn = A: 1 }
+agent A {
+    interface = x: 0
+    Behavior = x < 3 -> x <- x * 2 - 1
+}
+check { }
+");
+    assert_block(
+        &t,
+        "function en_A_0_0",
+        "
+        function en_A_0_0 (id: Nat, I: Attrs, L: Stigs, E: Envs) : Bool is
+           var I1: Attrs, L1: Stigs, E1: Envs, ok: Bool in
+              if not ((I[0] < 3)) then
+                 return false
+              end if;
+              I1 := I;
+              L1 := L;
+              E1 := E;
+              ok := true;
+              eval st_A_0_0 (id, I1?, L1?, E1?, ok?);
+              return ok
+           end var
+        end function",
+    );
+    assert!(t.contains("t_0_0 := ((I[0] * 2) - 1);"));
+    // After the step the behaviour has terminated: control state 1 has no edge.
+    assert!(t.contains("(pc == 0)") && !t.contains("(pc == 1)") && t.contains("pc := 1\n"));
+}
+
+#[test]
+fn choice() {
+    let t = lnt("system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = (x <- 1 ++ x <- 2); Behavior
+}
+check { }
+");
+    let branches: Vec<&str> =
+        t.lines().map(str::trim).filter(|l| l.contains("(pc == ") || (l.starts_with("pc := ") && !l.ends_with(';'))).collect();
+    assert_eq!(
+        branches,
+        [
+            "if empty (Zp) and empty (Zc) and (pc == 0) then",
+            "pc := 0",
+            "if empty (Zp) and empty (Zc) and (pc == 0) then",
+            "pc := 0",
+        ]
+    );
+    assert!(t.contains("-- x <- 1\n") && t.contains("-- x <- 2\n"));
+    assert!(t.contains("TICK (!id) where en_A_0_0 (id, I, L, E);") && t.contains("TICK (!id) where en_A_0_1 (id, I, L, E);"));
+    assert_block(&t, "process MAIN", "
+        process MAIN [DONE: any] is
+           hide TICK, INIT: any in
+              par TICK, DONE, INIT in
+                 Agent_A [TICK, DONE, INIT] (0)
+                 || Agent_A [TICK, DONE, INIT] (1)
+              end par
+           end hide
+        end process");
+}
+
+#[test]
+fn parallel_three_branches() {
+    let t = lnt("system { spawn = A: 1 }
+agent A {
+    interface = x: 0; y: 0; z: 0
+    Behavior = x <- 1 || y <- 2 || z <- 3
+}
+check { }
+");
+    // (comment, source, target) of every act branch: the three branches interleave, and the
+    // composition terminates with the last action of its last branch (state 7, no edge).
+    let mut edges = vec![];
+    let lines: Vec<&str> = t.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if let Some(rest) = l.trim().strip_prefix("if empty (Zp) and empty (Zc) and (pc == ") {
+            let src = rest.trim_end_matches(") then");
+            let comment = lines[i - 1].trim().trim_start_matches("-- ");
+            let tgt = lines[i..].iter().find_map(|x| x.trim().strip_prefix("pc := ")).unwrap();
+            edges.push(format!("{src} {comment} {tgt}"));
+        }
+    }
+    assert_eq!(
+        edges,
+        [
+            "0 x <- 1 1",
+            "0 y <- 2 2",
+            "0 z <- 3 3",
+            "1 y <- 2 4",
+            "1 z <- 3 5",
+            "2 x <- 1 4",
+            "2 z <- 3 6",
+            "3 x <- 1 5",
+            "3 y <- 2 6",
+            "4 z <- 3 7",
+            "5 y <- 2 7",
+            "6 x <- 1 7",
+        ]
+    );
+}
+
+#[test]
+fn tuple_messages() {
+    let t = lnt("system { spawn = A: 2 }
+stigmergy S {
+    link = p of c1 = p of c2
+    a, b: 0, 1
+}
+agent A {
+    interface = p: 0
+    stigmergies = S
+    Behavior = a, b <~ b, a
+}
+check { }
+");
+    // The writer refreshes the tuple's timestamp once and owes a propagation.
+    assert!(t.contains("               REFRESH (!0, !id);\n               Zp[0] := true;\n"));
+    // The message carries the tuple's two values and the one sender field the link reads.
+    assert_block(
+        &t,
+        "if Zp[0] then",
+        "
+        if Zp[0] then
+           PUT_0 (!id, !L[0], !L[1], !I[0]);
+           Zp[0] := false
+        else
+           stop
+        end if",
+    );
+    let recv = "PUT_0 (?s, ?x_0, ?x_1, ?f_0) where (s != id) and (s < N_AGENTS) and dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0);";
+    assert!(t.contains(recv), "{t}");
+    assert_block(
+        &t,
+        "if (f_0 == I[0]) then",
+        "
+        if (f_0 == I[0]) then
+           REQ (!id, !0, !s, ?c);
+           if c == GREATER then
+              L0 := L;
+              L[0] := x_0;
+              L[1] := x_1;
+              Zp[0] := true;
+              Zc[0] := false
+           end if
+        end if",
+    );
+    // The domains come from the value analysis: a, b in {0, 1}; p in {0}.
+    assert_block(&t, "function dom_0", "
+        function dom_0 (v: Int) : Bool is
+           return ((v >= 0) and (v <= 1))
+        end function");
+    assert_block(&t, "function dom_1", "
+        function dom_1 (v: Int) : Bool is
+           return (v == 0)
+        end function");
+    // D2: agent 1 holds the newest initial value.
+    assert_block(&t, "function ranks_init", "
+        function ranks_init (k: Nat) : Ranks is
+           var r: Ranks in
+              r := Ranks (0);
+              if k == 0 then
+                 r[0] := 0;
+                 r[1] := 1;
+                 null
+              end if;
+              return r
+           end var
+        end function");
+}
+
+#[test]
+fn environment_write() {
+    let files = emit_src(
+        "system {
+    environment = e: 0
+    spawn = A: 2
+}
+agent A {
+    Behavior = e < 2 -> e <-- e + 1; Behavior
+}
+check { E2 = finally e = 2 }
+",
+        false,
+    )
+    .unwrap();
+    let t = &files[0].contents;
+    // The environment is read atomically with TICK, constrained by its analysed domain.
+    assert!(t.contains("TICK (?t, ?e_0) where (t != id) and (t < N_AGENTS) and dom_0 (e_0)\n"));
+    assert_block(
+        t,
+        "if empty (Zp) and empty (Zc) and (pc == 0) then",
+        "
+        if empty (Zp) and empty (Zc) and (pc == 0) then
+           TICK (!id, ?e_0) where dom_0 (e_0) and en_A_0_0 (id, I, L, mk_env (e_0));
+           E := mk_env (e_0);
+           I0 := I;
+           L0 := L;
+           E0 := E;
+           eval st_A_0_0 (id, I?, L?, E?, ok?);
+           if E[0] != E0[0] then
+              SETENV (!0, !E[0]);
+              E_E (!0, !E[0])
+           end if;
+           pc := 0
+        else
+           stop
+        end if",
+    );
+    assert!(t.contains("TICK (?t, !E[0]) where t < N_AGENTS\n"));
+    assert!(t.contains("SETENV (?k, ?v) where (k >= 0) and (k < 1) and dom_0 (v);\n            E[k] := v\n"));
+    assert_block(t, "function dom_0", "
+        function dom_0 (v: Int) : Bool is
+           return ((v >= 0) and (v <= 2))
+        end function");
+    // The query tracks the environment variable through its observation label.
+    let q = &files[1].contents;
+    assert!(q.contains("([ {E_E !0 ?w:Int} ] R (w, false))"), "{q}");
+}
+
+#[test]
+fn pick() {
+    let t = lnt("system { spawn = A: 3 }
+agent A {
+    interface = x: 0
+    Behavior = { p[] := pick 1 A; x <- p[0] }
+}
+check { }
+");
+    assert_block(
+        &t,
+        "function st_A_0_0",
+        "
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out ok: Bool, nd_0: Int) is
+           var LOC: Locals, t_1_0: Int in
+              LOC := Locals (0);
+              -- pick 1 A
+              if ok then
+                 if (((nd_0 >= 0) and (nd_0 <= 2)) and (nd_0 != NatToInt (id))) then
+                    LOC[0] := nd_0
+                 else
+                    ok := false
+                 end if
+              end if;
+              -- x <- local0[0]
+              if ok then
+                 if true then
+                    t_1_0 := LOC[0];
+                    I[0] := t_1_0
+                 else
+                    ok := false
+                 end if
+              end if
+           end var
+        end function",
+    );
+    // The choice is made before TICK, within the type's ids, and checked by en_.
+    assert!(t.contains("nd_0 := any Int where dom_0 (nd_0);\n               TICK (!id) where en_A_0_0 (id, I, L, E, nd_0);"));
+}
+
+#[test]
+fn fair_scheduler() {
+    let t = emit_src(ONE, true).unwrap().remove(0).contents;
+    assert_block(
+        &t,
+        "process Sched",
+        "
+        process Sched [TICK: any] is
+           var t: Nat in
+              t := 0;
+              loop
+                 TICK (!t);
+                 t := (t + 1) mod N_AGENTS
+              end loop
+           end var
+        end process",
+    );
+    assert!(t.contains("         TICK ->\n            Sched [TICK]\n"));
+}
+
+#[test]
+fn arithmetic_helpers() {
+    let t = lnt("system { spawn = A: 1 }
+agent A {
+    interface = x: 0
+    Behavior = x <- (x - 7) / 2 + (x - 7) % 5 + (x - 7) : 2 + abs(x) + min(x, 1) + max(x, 2)
+}
+check { }
+");
+    assert!(t.contains(
+        "t_0_0 := (((((lab_div ((I[0] - 7), 2) + lab_mod ((I[0] - 7), 5)) + lab_rdiv ((I[0] - 7), 2)) + lab_abs (I[0])) + lab_min (I[0], 1)) + lab_max (I[0], 2));"
+    ), "{t}");
+    assert!(t.contains("q := lab_abs (a) div lab_abs (b);"));
+}
+
+#[test]
+fn undefined_values() {
+    let t = lnt("system { spawn = A: 1 }
+agent A {
+    interface = u: undef; x: 0
+    Behavior = u != 0 -> x <- u + 1
+}
+check { }
+");
+    // A comparison with ⊥ is false; a non-copy value must be defined.
+    assert!(t.contains("if not (((I[0] != UNDEF) and (I[0] != 0))) then"), "{t}");
+    assert!(t.contains("if (I[0] != UNDEF) then\n            t_0_0 := (I[0] + 1);"), "{t}");
+    assert!(t.contains("v := UNDEF;"));
+    assert_block(&t, "function UNDEF", "
+        function UNDEF : Int is
+           return (-1)
+        end function");
+}
+
+fn refused(src: &str) -> String {
+    emit_src(src, false).unwrap_err().message
+}
+
+#[test]
+fn refusals_name_the_construct() {
+    let m = refused("system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = x <- x of 1
+}
+check { }
+");
+    assert!(m.contains("`x of e`"), "{m}");
+    let m = refused("system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = { b := forall A a, x of a = 0; x <- b }
+}
+check { }
+");
+    assert!(m.contains("`forall`/`exists` statements"), "{m}");
+    let m = refused("system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = { c := count A a, x of a = 0; x <- c }
+}
+check { }
+");
+    assert!(m.contains("`count` statements"), "{m}");
+    let m = refused("system { spawn = A: 2 }
+agent A {
+    interface = x: 0..3
+    Behavior = x <- 1
+}
+assume { Diff = x of 0 != x of 1 }
+check { }
+");
+    assert!(m.contains("`assume`"), "{m}");
+}
