@@ -14,13 +14,8 @@ fn emit_src(src: &str, fair: bool) -> Result<Vec<EmittedFile>, EmitError> {
     let (model, _) = resolve(&spec, src, &parse_externs::<&str>(&[]).unwrap()).unwrap();
     let (b, _) = compile_all(&model).unwrap();
     let a = analyse(&model, &b);
-    let opts = EmitOptions {
-        fair,
-        properties: vec![],
-        dialect: Dialect::V2025,
-        base: "t".into(),
-        source: "t.labs".into(),
-    };
+    let opts =
+        EmitOptions { fair, properties: vec![], dialect: Dialect::V2025, base: "t".into(), source: "t.labs".into() };
     emit(&model, &b, &a, &opts)
 }
 
@@ -170,8 +165,11 @@ agent A {
 }
 check { }
 ");
-    let branches: Vec<&str> =
-        t.lines().map(str::trim).filter(|l| l.contains("(pc == ") || (l.starts_with("pc := ") && !l.ends_with(';'))).collect();
+    let branches: Vec<&str> = t
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains("(pc == ") || (l.starts_with("pc := ") && !l.ends_with(';')))
+        .collect();
     assert_eq!(
         branches,
         [
@@ -182,8 +180,14 @@ check { }
         ]
     );
     assert!(t.contains("-- x <- 1\n") && t.contains("-- x <- 2\n"));
-    assert!(t.contains("TICK (!id) where en_A_0_0 (id, I, L, E);") && t.contains("TICK (!id) where en_A_0_1 (id, I, L, E);"));
-    assert_block(&t, "process MAIN", "
+    assert!(
+        t.contains("TICK (!id) where en_A_0_0 (id, I, L, E);")
+            && t.contains("TICK (!id) where en_A_0_1 (id, I, L, E);")
+    );
+    assert_block(
+        &t,
+        "process MAIN",
+        "
         process MAIN [DONE: any] is
            hide TICK, INIT: any in
               par TICK, DONE, INIT in
@@ -191,7 +195,8 @@ check { }
                  || Agent_A [TICK, DONE, INIT] (1)
               end par
            end hide
-        end process");
+        end process",
+    );
 }
 
 #[test]
@@ -280,16 +285,27 @@ check { }
         end if",
     );
     // The domains come from the value analysis: a, b in {0, 1}; p in {0}.
-    assert_block(&t, "function dom_0", "
+    assert_block(
+        &t,
+        "function dom_0",
+        "
         function dom_0 (v: Int) : Bool is
            return ((v >= 0) and (v <= 1))
-        end function");
-    assert_block(&t, "function dom_1", "
+        end function",
+    );
+    assert_block(
+        &t,
+        "function dom_1",
+        "
         function dom_1 (v: Int) : Bool is
            return (v == 0)
-        end function");
+        end function",
+    );
     // D2: agent 1 holds the newest initial value.
-    assert_block(&t, "function ranks_init", "
+    assert_block(
+        &t,
+        "function ranks_init",
+        "
         function ranks_init (k: Nat) : Ranks is
            var r: Ranks in
               r := Ranks (0);
@@ -300,7 +316,8 @@ check { }
               end if;
               return r
            end var
-        end function");
+        end function",
+    );
 }
 
 #[test]
@@ -343,10 +360,14 @@ check { E2 = finally e = 2 }
     );
     assert!(t.contains("TICK (?t, !E[0]) where t < N_AGENTS\n"));
     assert!(t.contains("SETENV (?k, ?v) where (k >= 0) and (k < 1) and dom_0 (v);\n            E[k] := v\n"));
-    assert_block(t, "function dom_0", "
+    assert_block(
+        t,
+        "function dom_0",
+        "
         function dom_0 (v: Int) : Bool is
            return ((v >= 0) and (v <= 2))
-        end function");
+        end function",
+    );
     // The query tracks the environment variable through its observation label.
     let q = &files[1].contents;
     assert!(q.contains("([ {E_E !0 ?w:Int} ] R (w, false))"), "{q}");
@@ -389,7 +410,9 @@ check { }
         end function",
     );
     // The choice is made before TICK, within the type's ids, and checked by en_.
-    assert!(t.contains("nd_0 := any Int where dom_0 (nd_0);\n               TICK (!id) where en_A_0_0 (id, I, L, E, nd_0);"));
+    assert!(t.contains(
+        "nd_0 := any Int where dom_0 (nd_0);\n               TICK (!id) where en_A_0_0 (id, I, L, E, nd_0);"
+    ));
 }
 
 #[test]
@@ -440,10 +463,14 @@ check { }
     assert!(t.contains("if not (((I[0] != UNDEF) and (I[0] != 0))) then"), "{t}");
     assert!(t.contains("if (I[0] != UNDEF) then\n            t_0_0 := (I[0] + 1);"), "{t}");
     assert!(t.contains("v := UNDEF;"));
-    assert_block(&t, "function UNDEF", "
+    assert_block(
+        &t,
+        "function UNDEF",
+        "
         function UNDEF : Int is
            return (-1)
-        end function");
+        end function",
+    );
 }
 
 fn refused(src: &str) -> String {
@@ -452,37 +479,45 @@ fn refused(src: &str) -> String {
 
 #[test]
 fn refusals_name_the_construct() {
-    let m = refused("system { spawn = A: 2 }
+    let m = refused(
+        "system { spawn = A: 2 }
 agent A {
     interface = x: 0
     Behavior = x <- x of 1
 }
 check { }
-");
+",
+    );
     assert!(m.contains("`x of e`"), "{m}");
-    let m = refused("system { spawn = A: 2 }
+    let m = refused(
+        "system { spawn = A: 2 }
 agent A {
     interface = x: 0
     Behavior = { b := forall A a, x of a = 0; x <- b }
 }
 check { }
-");
+",
+    );
     assert!(m.contains("`forall`/`exists` statements"), "{m}");
-    let m = refused("system { spawn = A: 2 }
+    let m = refused(
+        "system { spawn = A: 2 }
 agent A {
     interface = x: 0
     Behavior = { c := count A a, x of a = 0; x <- c }
 }
 check { }
-");
+",
+    );
     assert!(m.contains("`count` statements"), "{m}");
-    let m = refused("system { spawn = A: 2 }
+    let m = refused(
+        "system { spawn = A: 2 }
 agent A {
     interface = x: 0..3
     Behavior = x <- 1
 }
 assume { Diff = x of 0 != x of 1 }
 check { }
-");
+",
+    );
     assert!(m.contains("`assume`"), "{m}");
 }

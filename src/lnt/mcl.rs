@@ -213,7 +213,12 @@ impl Conv<'_> {
                 if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
                     return Ok(MBool::Const(cmp(*op, *a, *b)));
                 }
-                let c = MBool::Cmp(*op, x.clone(), y.clone());
+                // Equal operands: `=`, `<=`, `>=` hold (when defined), the others do not.
+                let c = if x == y {
+                    MBool::Const(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge))
+                } else {
+                    MBool::Cmp(*op, x.clone(), y.clone())
+                };
                 if undef {
                     let mut keys = BTreeSet::new();
                     params_of(&x, &mut keys);

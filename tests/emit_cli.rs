@@ -1,0 +1,112 @@
+//! `labs emit` on the command line: files written, byte-identical runs, atomic replacement,
+//! unwritable output directory, dialect option.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn labs() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_labs"))
+}
+
+fn leader() -> PathBuf {
+    PathBuf::from(format!("{}/../shared/benchmarks/leader.labs", env!("CARGO_MANIFEST_DIR")))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("labs-emit-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn read_all(dir: &PathBuf) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn writes_every_file_identically_twice() {
+    let dir = tmp("twice");
+    let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = read_all(&dir);
+    let names: Vec<&str> = first.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "README.txt",
+            "leader.lnt",
+            "leader.svl",
+            "leader_LeaderIs0.mcl",
+            "leader_LeaderIs100.mcl",
+            "leader_LeaderNot0.mcl",
+            "leader_mono.svl"
+        ]
+    );
+    // A second run replaces the files with the same bytes, leaving no temporary behind.
+    let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(&dir).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(read_all(&dir), first);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn property_selection_and_dialect() {
+    let dir = tmp("select");
+    let out = labs()
+        .args(["emit"])
+        .arg(leader())
+        .args(["n=3", "--property", "LeaderIs0", "--lnt-dialect", "2023", "--fair", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let files = read_all(&dir);
+    assert_eq!(files.len(), 5);
+    let lnt = String::from_utf8(files.iter().find(|(n, _)| n == "leader.lnt").unwrap().1.clone()).unwrap();
+    assert!(lnt.contains("end select;") && lnt.contains("process Sched"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("LNT dialect 2023"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unwritable_directory_is_a_clear_error() {
+    let file = tmp("file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(file.join("sub")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: cannot write"), "{err}");
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
+fn unknown_property_and_dialect() {
+    let out = labs()
+        .arg("emit")
+        .arg(leader())
+        .args(["n=3", "--property", "Nope", "-o", "/nonexistent-dir-never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no property named `Nope`"));
+    let out = labs().arg("emit").arg(leader()).args(["n=3", "--lnt-dialect", "2019"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown LNT dialect `2019`"));
+}
+
+#[test]
+fn refusal_exits_1_naming_the_construct() {
+    let path = format!("{}/../shared/semantics-cases/of_read.labs", env!("CARGO_MANIFEST_DIR"));
+    let dir = tmp("refused");
+    let out = labs().arg("emit").arg(path).arg("-o").arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`x of e`"));
+    assert!(!dir.exists() || read_all(&dir).is_empty());
+}
