@@ -10,7 +10,7 @@
 
 mod compile;
 
-pub use compile::{compile, CompileError};
+pub use compile::{CompileError, compile};
 
 use crate::model::{Action, BExpr, TupleId};
 

@@ -43,7 +43,11 @@ pub enum Expr {
     Var(VarRef),
     /// A block-local variable or `pick` array: `slot` is the first slot, `len` the array
     /// length (1 for scalars); `index` is present for `p[i]`.
-    Local { slot: usize, len: usize, index: Option<Box<Expr>> },
+    Local {
+        slot: usize,
+        len: usize,
+        index: Option<Box<Expr>>,
+    },
     /// The i-th quantified variable in scope (its value is an agent id).
     QVar(usize),
     Neg(Box<Expr>),

@@ -11,7 +11,7 @@ pub mod externs;
 mod resolve;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, StigId, TupleId, TypeId, VarId, VarRef};
-pub use resolve::{resolve, ResolveError};
+pub use resolve::{ResolveError, resolve};
 
 use crate::syntax::ast::{GuardKind, QuantKind};
 use crate::syntax::span::Span;
@@ -57,7 +57,10 @@ pub struct Variable {
 
 impl Variable {
     pub fn init_for(&self, ty: Option<TypeId>) -> Option<&Init> {
-        self.inits.iter().find(|(t, _)| t.is_none() || *t == ty).map(|(_, i)| i)
+        self.inits
+            .iter()
+            .find(|(t, _)| t.is_none() || *t == ty)
+            .map(|(_, i)| i)
     }
 
     /// `name[i]` / `name[i,j]` for element `k` of the variable, `name` for scalars.
@@ -128,7 +131,11 @@ pub enum Proc {
     Par(Vec<Proc>),
     Choice(Vec<Proc>),
     Seq(Vec<Proc>),
-    Guard { cond: BExpr, kind: GuardKind, body: Box<Proc> },
+    Guard {
+        cond: BExpr,
+        kind: GuardKind,
+        body: Box<Proc>,
+    },
     Skip,
     Nil,
     /// A call by name, resolved in the agent type's `processes`.
@@ -168,14 +175,29 @@ pub struct Target {
 pub enum Stmt {
     Assign(Assign),
     /// `x, y := e1, e2`: simultaneous assignment of local slots.
-    Local { slots: Vec<LocalTarget>, values: Vec<Expr> },
+    Local {
+        slots: Vec<LocalTarget>,
+        values: Vec<Expr>,
+    },
     /// `p[] := pick k [T] [where φ]`: `k` distinct ids other than the picker's, into slots
     /// `slot .. slot + count`; `filter` uses `C1` = picker, `C2` = candidate.
-    Pick { slot: usize, count: usize, agent_type: Option<TypeId>, filter: Option<BExpr> },
+    Pick {
+        slot: usize,
+        count: usize,
+        agent_type: Option<TypeId>,
+        filter: Option<BExpr>,
+    },
     /// `b := forall/exists …, φ` (1 or 0).
-    Quant { slot: usize, pred: QPred },
+    Quant {
+        slot: usize,
+        pred: QPred,
+    },
     /// `c := count T x, φ`.
-    Count { slot: usize, agent_type: TypeId, pred: BExpr },
+    Count {
+        slot: usize,
+        agent_type: TypeId,
+        pred: BExpr,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -192,8 +214,16 @@ pub enum Modality {
     Finally,
     Fairly,
     FairlyInf,
-    Between { open: QPred, close: QPred, pattern: Pattern },
-    FromUntil { open: QPred, close: QPred, pattern: Pattern },
+    Between {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
+    FromUntil {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -246,7 +276,10 @@ impl Model {
 
     /// The type of agent `id`.
     pub fn type_of(&self, id: usize) -> TypeId {
-        self.agent_types.iter().position(|t| t.ids().contains(&id)).expect("agent id out of range")
+        self.agent_types
+            .iter()
+            .position(|t| t.ids().contains(&id))
+            .expect("agent id out of range")
     }
 
     pub fn type_by_name(&self, name: &str) -> Option<TypeId> {

@@ -14,6 +14,9 @@ pub enum ResolveError {
 
 /// Resolves `spec` with the given extern values (keys with a leading `_`); on success also
 /// returns the warnings.
-pub fn resolve(_spec: &Spec, _externs: &BTreeMap<String, i64>) -> Result<(Model, Diagnostics), ResolveError> {
+pub fn resolve(
+    _spec: &Spec,
+    _externs: &BTreeMap<String, i64>,
+) -> Result<(Model, Diagnostics), ResolveError> {
     Err(ResolveError::Invalid(Diagnostics::default()))
 }

@@ -108,7 +108,12 @@ pub enum Proc {
     Choice(Vec<Proc>, Span),
     /// `P; Q; …` (at least two items).
     Seq(Vec<Proc>, Span),
-    Guard { cond: BExpr, kind: GuardKind, body: Box<Proc>, span: Span },
+    Guard {
+        cond: BExpr,
+        kind: GuardKind,
+        body: Box<Proc>,
+        span: Span,
+    },
     Skip(Span),
     Nil(Span),
     Call(Ident),
@@ -121,7 +126,11 @@ pub enum Proc {
 impl Proc {
     pub fn span(&self) -> Span {
         match self {
-            Proc::Par(_, s) | Proc::Choice(_, s) | Proc::Seq(_, s) | Proc::Skip(s) | Proc::Nil(s) => *s,
+            Proc::Par(_, s)
+            | Proc::Choice(_, s)
+            | Proc::Seq(_, s)
+            | Proc::Skip(s)
+            | Proc::Nil(s) => *s,
             Proc::Guard { span, .. } | Proc::Block(_, span) | Proc::Paren(_, span) => *span,
             Proc::Call(i) => i.span,
             Proc::Action(a) => a.span,
@@ -185,20 +194,44 @@ pub enum Stmt {
     /// An ordinary assignment with `<-`, `<~` or `<--`.
     Assign(Action),
     /// `x, y := e1, e2` (block locals).
-    Local { lhs: Vec<Lhs>, rhs: Vec<Expr>, span: Span },
+    Local {
+        lhs: Vec<Lhs>,
+        rhs: Vec<Expr>,
+        span: Span,
+    },
     /// `p[] := pick k [T] [where φ]`.
-    Pick { name: Ident, count: Expr, agent: Option<Ident>, filter: Option<BExpr>, span: Span },
+    Pick {
+        name: Ident,
+        count: Expr,
+        agent: Option<Ident>,
+        filter: Option<BExpr>,
+        span: Span,
+    },
     /// `b := forall T x, exists U y, φ`.
-    Quant { name: Ident, quants: Vec<Quantifier>, pred: BExpr, span: Span },
+    Quant {
+        name: Ident,
+        quants: Vec<Quantifier>,
+        pred: BExpr,
+        span: Span,
+    },
     /// `c := count T x, φ`.
-    Count { name: Ident, agent: Ident, var: Ident, pred: BExpr, span: Span },
+    Count {
+        name: Ident,
+        agent: Ident,
+        var: Ident,
+        pred: BExpr,
+        span: Span,
+    },
 }
 
 impl Stmt {
     pub fn span(&self) -> Span {
         match self {
             Stmt::Assign(a) => a.span,
-            Stmt::Local { span, .. } | Stmt::Pick { span, .. } | Stmt::Quant { span, .. } | Stmt::Count { span, .. } => *span,
+            Stmt::Local { span, .. }
+            | Stmt::Pick { span, .. }
+            | Stmt::Quant { span, .. }
+            | Stmt::Count { span, .. } => *span,
         }
     }
 }
@@ -253,14 +286,27 @@ pub enum Expr {
     /// `_name`.
     Extern(Ident),
     /// `id` (own id) or `id of …` (links and properties).
-    Id { owner: Option<Owner>, span: Span },
+    Id {
+        owner: Option<Owner>,
+        span: Span,
+    },
     /// `x`, `x[i, j]`, `x of e`, `x[i] of c1`.
-    Var { name: Ident, indices: Vec<Expr>, owner: Option<Owner>, span: Span },
+    Var {
+        name: Ident,
+        indices: Vec<Expr>,
+        owner: Option<Owner>,
+        span: Span,
+    },
     Neg(Box<Expr>, Span),
     Abs(Box<Expr>, Span),
     Bin(BinOp, Box<Expr>, Box<Expr>, Span),
     MinMax(MinMax, Box<Expr>, Box<Expr>, Span),
-    If { cond: Box<BExpr>, then: Box<Expr>, els: Box<Expr>, span: Span },
+    If {
+        cond: Box<BExpr>,
+        then: Box<Expr>,
+        els: Box<Expr>,
+        span: Span,
+    },
     /// `[a..b]`: a fresh value in `a..b-1`.
     NonDet(Box<Expr>, Box<Expr>, Span),
     /// `( e )`.
@@ -330,7 +376,11 @@ pub enum BExpr {
 impl BExpr {
     pub fn span(&self) -> Span {
         match self {
-            BExpr::Bool(_, s) | BExpr::Not(_, s) | BExpr::Cmp(_, _, _, s) | BExpr::Logic(_, _, _, s) | BExpr::Paren(_, s) => *s,
+            BExpr::Bool(_, s)
+            | BExpr::Not(_, s)
+            | BExpr::Cmp(_, _, _, s)
+            | BExpr::Logic(_, _, _, s)
+            | BExpr::Paren(_, s) => *s,
             BExpr::Truthy(e) => e.span(),
         }
     }
@@ -358,9 +408,17 @@ pub enum Modality {
     Fairly,
     FairlyInf,
     /// `between (q) and (r), pattern`.
-    Between { open: QPred, close: QPred, pattern: Pattern },
+    Between {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
     /// `from (q) until (r), pattern`.
-    FromUntil { open: QPred, close: QPred, pattern: Pattern },
+    FromUntil {
+        open: QPred,
+        close: QPred,
+        pattern: Pattern,
+    },
 }
 
 impl Modality {

@@ -6,4 +6,4 @@ pub mod parser;
 pub mod printer;
 pub mod span;
 
-pub use parser::{parse, ParseOutput};
+pub use parser::{ParseOutput, parse};
