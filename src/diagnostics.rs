@@ -20,21 +20,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            message: message.into(),
-            span: Some(span),
-            hint: None,
-        }
+        Diagnostic { severity: Severity::Error, message: message.into(), span: Some(span), hint: None }
     }
 
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            message: message.into(),
-            span: Some(span),
-            hint: None,
-        }
+        Diagnostic { severity: Severity::Warning, message: message.into(), span: Some(span), hint: None }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
@@ -62,16 +52,8 @@ impl Diagnostic {
             let _ = writeln!(out, "{:gutter$} |", "");
             let _ = writeln!(out, "{line} | {text}");
             let (end_line, end_col) = file.line_col(span.end.max(span.start + 1) - 1);
-            let width = if end_line == line {
-                (end_col + 1).saturating_sub(col).max(1)
-            } else {
-                1
-            };
-            let pad: String = text
-                .chars()
-                .take(col - 1)
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
+            let width = if end_line == line { (end_col + 1).saturating_sub(col).max(1) } else { 1 };
+            let pad: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
             let _ = writeln!(out, "{:gutter$} | {pad}{}", "", "^".repeat(width));
         }
         if let Some(hint) = &self.hint {

@@ -3,7 +3,9 @@
 //! Data flows one way through the stages (see `ARCHITECTURE.md`):
 //! syntax → model → behaviour → {analysis, engine} → trace → cli.
 
+pub mod analysis;
 pub mod behaviour;
+pub mod cli;
 pub mod diagnostics;
 pub mod engine;
 pub mod model;

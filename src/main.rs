@@ -1,3 +1,3 @@
 fn main() {
-    println!("labs: under construction");
+    std::process::exit(labs::cli::main());
 }

@@ -15,11 +15,7 @@ pub const MIN_VALUE: i64 = i32::MIN as i64 + 1;
 pub const MAX_VALUE: i64 = i32::MAX as i64;
 
 fn checked(v: i64) -> Result<i64, ArithError> {
-    if (MIN_VALUE..=MAX_VALUE).contains(&v) {
-        Ok(v)
-    } else {
-        Err(ArithError::Overflow)
-    }
+    if (MIN_VALUE..=MAX_VALUE).contains(&v) { Ok(v) } else { Err(ArithError::Overflow) }
 }
 
 /// `/`: truncates toward zero.
@@ -47,11 +43,7 @@ pub fn rdiv(a: i64, b: i64) -> Result<i64, ArithError> {
     let q = n / d;
     let r = n % d;
     // |r| / |d| >= 1/2  <=>  2|r| >= |d|
-    let q = if 2 * r.abs() >= d.abs() {
-        if (n < 0) != (d < 0) { q - 1 } else { q + 1 }
-    } else {
-        q
-    };
+    let q = if 2 * r.abs() >= d.abs() { if (n < 0) != (d < 0) { q - 1 } else { q + 1 } } else { q };
     checked(q as i64)
 }
 
@@ -59,10 +51,7 @@ pub fn binary(op: BinOp, a: i64, b: i64) -> Result<i64, ArithError> {
     match op {
         BinOp::Add => checked(a + b),
         BinOp::Sub => checked(a - b),
-        BinOp::Mul => a
-            .checked_mul(b)
-            .ok_or(ArithError::Overflow)
-            .and_then(checked),
+        BinOp::Mul => a.checked_mul(b).ok_or(ArithError::Overflow).and_then(checked),
         BinOp::Div => div(a, b),
         BinOp::Mod => modulo(a, b),
         BinOp::RDiv => rdiv(a, b),
@@ -96,9 +85,6 @@ mod tests {
         assert_eq!(rdiv(4, 3), Ok(1));
         assert_eq!(rdiv(-5, 2), Ok(-3));
         assert_eq!(rdiv(5, -2), Ok(-3));
-        assert_eq!(
-            binary(BinOp::Mul, 1 << 20, 1 << 20),
-            Err(ArithError::Overflow)
-        );
+        assert_eq!(binary(BinOp::Mul, 1 << 20, 1 << 20), Err(ArithError::Overflow));
     }
 }

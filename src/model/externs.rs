@@ -14,10 +14,7 @@ impl std::fmt::Display for ExternError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ExternError::Malformed(w) => {
-                write!(
-                    f,
-                    "`{w}` is not an extern value: write NAME=INTEGER, e.g. `n=3`"
-                )
+                write!(f, "`{w}` is not an extern value: write NAME=INTEGER, e.g. `n=3`")
             }
             ExternError::Repeated(n) => write!(f, "extern `{n}` is given more than once"),
         }
@@ -62,21 +59,9 @@ mod tests {
 
     #[test]
     fn malformed() {
-        assert!(matches!(
-            parse_externs(&["n"]),
-            Err(ExternError::Malformed(_))
-        ));
-        assert!(matches!(
-            parse_externs(&["n=x"]),
-            Err(ExternError::Malformed(_))
-        ));
-        assert!(matches!(
-            parse_externs(&["N=3"]),
-            Err(ExternError::Malformed(_))
-        ));
-        assert!(matches!(
-            parse_externs(&["n=1", "_n=2"]),
-            Err(ExternError::Repeated(_))
-        ));
+        assert!(matches!(parse_externs(&["n"]), Err(ExternError::Malformed(_))));
+        assert!(matches!(parse_externs(&["n=x"]), Err(ExternError::Malformed(_))));
+        assert!(matches!(parse_externs(&["N=3"]), Err(ExternError::Malformed(_))));
+        assert!(matches!(parse_externs(&["n=1", "_n=2"]), Err(ExternError::Repeated(_))));
     }
 }

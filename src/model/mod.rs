@@ -8,6 +8,7 @@
 pub mod arith;
 pub mod expr;
 pub mod externs;
+pub mod print;
 mod resolve;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, StigId, TupleId, TypeId, VarId, VarRef};
@@ -57,10 +58,7 @@ pub struct Variable {
 
 impl Variable {
     pub fn init_for(&self, ty: Option<TypeId>) -> Option<&Init> {
-        self.inits
-            .iter()
-            .find(|(t, _)| t.is_none() || *t == ty)
-            .map(|(_, i)| i)
+        self.inits.iter().find(|(t, _)| t.is_none() || *t == ty).map(|(_, i)| i)
     }
 
     /// `name[i]` / `name[i,j]` for element `k` of the variable, `name` for scalars.
@@ -276,10 +274,7 @@ impl Model {
 
     /// The type of agent `id`.
     pub fn type_of(&self, id: usize) -> TypeId {
-        self.agent_types
-            .iter()
-            .position(|t| t.ids().contains(&id))
-            .expect("agent id out of range")
+        self.agent_types.iter().position(|t| t.ids().contains(&id)).expect("agent id out of range")
     }
 
     pub fn type_by_name(&self, name: &str) -> Option<TypeId> {

@@ -126,11 +126,7 @@ pub enum Proc {
 impl Proc {
     pub fn span(&self) -> Span {
         match self {
-            Proc::Par(_, s)
-            | Proc::Choice(_, s)
-            | Proc::Seq(_, s)
-            | Proc::Skip(s)
-            | Proc::Nil(s) => *s,
+            Proc::Par(_, s) | Proc::Choice(_, s) | Proc::Seq(_, s) | Proc::Skip(s) | Proc::Nil(s) => *s,
             Proc::Guard { span, .. } | Proc::Block(_, span) | Proc::Paren(_, span) => *span,
             Proc::Call(i) => i.span,
             Proc::Action(a) => a.span,
@@ -194,34 +190,13 @@ pub enum Stmt {
     /// An ordinary assignment with `<-`, `<~` or `<--`.
     Assign(Action),
     /// `x, y := e1, e2` (block locals).
-    Local {
-        lhs: Vec<Lhs>,
-        rhs: Vec<Expr>,
-        span: Span,
-    },
+    Local { lhs: Vec<Lhs>, rhs: Vec<Expr>, span: Span },
     /// `p[] := pick k [T] [where φ]`.
-    Pick {
-        name: Ident,
-        count: Expr,
-        agent: Option<Ident>,
-        filter: Option<BExpr>,
-        span: Span,
-    },
+    Pick { name: Ident, count: Expr, agent: Option<Ident>, filter: Option<BExpr>, span: Span },
     /// `b := forall T x, exists U y, φ`.
-    Quant {
-        name: Ident,
-        quants: Vec<Quantifier>,
-        pred: BExpr,
-        span: Span,
-    },
+    Quant { name: Ident, quants: Vec<Quantifier>, pred: BExpr, span: Span },
     /// `c := count T x, φ`.
-    Count {
-        name: Ident,
-        agent: Ident,
-        var: Ident,
-        pred: BExpr,
-        span: Span,
-    },
+    Count { name: Ident, agent: Ident, var: Ident, pred: BExpr, span: Span },
 }
 
 impl Stmt {

@@ -6,8 +6,5 @@ pub struct ParseOutput {
     pub diagnostics: Diagnostics,
 }
 pub fn parse(_src: &str) -> ParseOutput {
-    ParseOutput {
-        spec: None,
-        diagnostics: Diagnostics::default(),
-    }
+    ParseOutput { spec: None, diagnostics: Diagnostics::default() }
 }

@@ -1,0 +1,78 @@
+//! Reading, parsing, resolving and compiling a spec, with diagnostics rendered for users.
+
+use super::Failure;
+use crate::behaviour::{Behaviour, compile_all};
+use crate::diagnostics::Diagnostics;
+use crate::model::externs::parse_externs;
+use crate::model::{Model, ResolveError, resolve};
+use crate::syntax::parse;
+use crate::syntax::span::SourceFile;
+use std::path::Path;
+
+/// A spec ready for the back ends.
+pub struct Loaded {
+    pub file: SourceFile,
+    pub model: Model,
+    pub behaviours: Vec<Behaviour>,
+}
+
+/// Loads `path` with the extern words `n=3`…; warnings go to `warnings`.
+pub fn load(path: &Path, extern_words: &[String], warnings: &mut Vec<String>) -> Result<Loaded, Failure> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
+    let file = SourceFile::new(path.display().to_string(), text);
+    let externs = parse_externs(extern_words).map_err(|e| Failure::new(2, e.to_string()))?;
+    let parsed = parse(&file.text);
+    let spec = match parsed.spec {
+        Some(spec) if !parsed.diagnostics.has_errors() => {
+            render_all(&file, &parsed.diagnostics, warnings);
+            spec
+        }
+        _ => return Err(invalid(&file, &parsed.diagnostics)),
+    };
+    let (model, diags) = match resolve(&spec, &file.text, &externs) {
+        Ok(r) => r,
+        Err(ResolveError::MissingExterns(names)) => {
+            let bare: Vec<String> = names.iter().map(|n| n.trim_start_matches('_').to_string()).collect();
+            let example: Vec<String> = bare.iter().map(|n| format!("{n}=VALUE")).collect();
+            return Err(Failure::new(
+                2,
+                format!(
+                    "error: no value given for extern(s) {}\n  = hint: give them on the command line, e.g. `labs verify {} {}`\n",
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                    path.display(),
+                    example.join(" ")
+                ),
+            ));
+        }
+        Err(ResolveError::Invalid(d)) => return Err(invalid(&file, &d)),
+    };
+    render_all(&file, &diags, warnings);
+    let behaviours = match compile_all(&model) {
+        Ok((b, w)) => {
+            render_all(&file, &w, warnings);
+            b
+        }
+        Err(d) => return Err(invalid(&file, &d)),
+    };
+    Ok(Loaded { file, model, behaviours })
+}
+
+fn render_all(file: &SourceFile, d: &Diagnostics, out: &mut Vec<String>) {
+    out.extend(d.items.iter().map(|x| x.render(file)));
+}
+
+fn invalid(file: &SourceFile, d: &Diagnostics) -> Failure {
+    let mut text = String::new();
+    for x in &d.items {
+        text += &x.render(file);
+    }
+    if !d.has_errors() {
+        text += "error: the specification is invalid\n";
+    }
+    let n = d.items.iter().filter(|x| x.is_error()).count();
+    if n > 1 {
+        text += &format!("error: {n} errors in `{}`\n", file.name);
+    }
+    Failure { code: 6, message: text }
+}
