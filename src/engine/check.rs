@@ -57,11 +57,7 @@ impl Reverse {
 /// `always ψ`: the first violating state in BFS order (shortest path).
 pub fn always(g: &Graph, psi: &[bool]) -> Outcome {
     match psi.iter().position(|&b| !b) {
-        Some(i) => Outcome::Violated(Cex {
-            path: g.path_to(i as u32),
-            loop_start: None,
-            deadlock: false,
-        }),
+        Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
         None if g.stopped.is_some() => Outcome::Unknown,
         None => Outcome::Holds,
     }
@@ -70,9 +66,7 @@ pub fn always(g: &Graph, psi: &[bool]) -> Outcome {
 /// States from which some ψ-state is reachable.
 fn can_reach(g: &Graph, rev: &Reverse, psi: &[bool]) -> Vec<bool> {
     let mut seen = psi.to_vec();
-    let mut q: VecDeque<u32> = (0..g.states() as u32)
-        .filter(|&i| psi[i as usize])
-        .collect();
+    let mut q: VecDeque<u32> = (0..g.states() as u32).filter(|&i| psi[i as usize]).collect();
     while let Some(s) = q.pop_front() {
         for &p in rev.preds(s) {
             if !seen[p as usize] {
@@ -101,11 +95,7 @@ pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
     }
     while let Some(s) = q.pop_front() {
         if !reach[s as usize] {
-            return Outcome::Violated(Cex {
-                path: path_from(&parent, s),
-                loop_start: None,
-                deadlock: false,
-            });
+            return Outcome::Violated(Cex { path: path_from(&parent, s), loop_start: None, deadlock: false });
         }
         if psi[s as usize] {
             continue;
@@ -128,11 +118,7 @@ pub fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
     }
     let reach = can_reach(g, rev, psi);
     match reach.iter().position(|&b| !b) {
-        Some(i) => Outcome::Violated(Cex {
-            path: g.path_to(i as u32),
-            loop_start: None,
-            deadlock: false,
-        }),
+        Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
         None => Outcome::Holds,
     }
 }
@@ -207,11 +193,7 @@ pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
             }
         }
     }
-    let dead_cex = first_dead.map(|d| Cex {
-        path: path_from(&parent, d),
-        loop_start: None,
-        deadlock: true,
-    });
+    let dead_cex = first_dead.map(|d| Cex { path: path_from(&parent, d), loop_start: None, deadlock: true });
     // Cycles: strongly connected components of the visited subgraph.
     let comp = tarjan(sg, &order, &dist);
     let mut best: Option<u32> = None;
@@ -262,11 +244,7 @@ pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
         let mut path = path_from(&parent, c);
         let ls = path.len() - 1;
         path.extend_from_slice(&cyc[1..]);
-        Cex {
-            path,
-            loop_start: Some(ls),
-            deadlock: false,
-        }
+        Cex { path, loop_start: Some(ls), deadlock: false }
     });
     match (dead_cex, lasso) {
         (Some(d), Some(l)) => Some(if l.path.len() < d.path.len() { l } else { d }),
@@ -452,9 +430,8 @@ pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
     }
     let n = g.states() as u32;
     let node = |s: u32, m: u8| s * mon::N + m as u32;
-    let starts: Vec<u32> = (0..g.n_initial as u32)
-        .map(|s| node(s, mon_step(scope, pat, mon::IDLE, bits[s as usize])))
-        .collect();
+    let starts: Vec<u32> =
+        (0..g.n_initial as u32).map(|s| node(s, mon_step(scope, pat, mon::IDLE, bits[s as usize]))).collect();
     let succ = |x: u32, out: &mut Vec<u32>| {
         let (s, m) = (x / mon::N, (x % mon::N) as u8);
         for &t in g.succs(s) {
@@ -475,15 +452,8 @@ pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
     let mut buf = Vec::new();
     while let Some(x) = q.pop_front() {
         if x % mon::N == mon::BAD as u32 {
-            let path = path_from(&parent, x)
-                .into_iter()
-                .map(|y| y / mon::N)
-                .collect();
-            return Outcome::Violated(Cex {
-                path,
-                loop_start: None,
-                deadlock: false,
-            });
+            let path = path_from(&parent, x).into_iter().map(|y| y / mon::N).collect();
+            return Outcome::Violated(Cex { path, loop_start: None, deadlock: false });
         }
         buf.clear();
         succ(x, &mut buf);
@@ -505,9 +475,8 @@ pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
             allowed: &|x| x % mon::N == mon::OPEN as u32,
             dead: &|x| g.succs(x / mon::N).is_empty(),
         };
-        let opens: Vec<u32> = (0..total as u32)
-            .filter(|&x| seen[x as usize] && x % mon::N == mon::OPEN as u32)
-            .collect();
+        let opens: Vec<u32> =
+            (0..total as u32).filter(|&x| seen[x as usize] && x % mon::N == mon::OPEN as u32).collect();
         if let Some(c) = bad_path(&sub, &opens) {
             // Prefix: from an initial node to the first node of the found path.
             let first = c.path[0];
@@ -516,11 +485,7 @@ pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
             let shift = prefix.len();
             let mut path: Vec<u32> = prefix.into_iter().map(|y| y / mon::N).collect();
             path.extend(c.path.iter().map(|y| y / mon::N));
-            return Outcome::Violated(Cex {
-                path,
-                loop_start: c.loop_start.map(|l| l + shift),
-                deadlock: c.deadlock,
-            });
+            return Outcome::Violated(Cex { path, loop_start: c.loop_start.map(|l| l + shift), deadlock: c.deadlock });
         }
     }
     Outcome::Holds
@@ -533,47 +498,12 @@ mod tests {
     #[test]
     fn monitor_between_thereis() {
         let b = |q, r, p| Bits { q, r, p, s: false };
-        let m = mon_step(
-            Scope::Between,
-            Pat::ThereIs,
-            mon::IDLE,
-            b(true, false, false),
-        );
+        let m = mon_step(Scope::Between, Pat::ThereIs, mon::IDLE, b(true, false, false));
         assert_eq!(m, mon::OPEN);
-        assert_eq!(
-            mon_step(Scope::Between, Pat::ThereIs, m, b(false, true, true)),
-            mon::BAD
-        );
-        assert_eq!(
-            mon_step(Scope::Between, Pat::ThereIs, m, b(false, false, true)),
-            mon::DONE
-        );
-        assert_eq!(
-            mon_step(
-                Scope::Between,
-                Pat::ThereIs,
-                mon::DONE,
-                b(false, true, false)
-            ),
-            mon::IDLE
-        );
-        assert_eq!(
-            mon_step(
-                Scope::Between,
-                Pat::Always,
-                mon::OPEN,
-                b(false, false, false)
-            ),
-            mon::PENDING
-        );
-        assert_eq!(
-            mon_step(
-                Scope::FromUntil,
-                Pat::Always,
-                mon::OPEN,
-                b(false, false, false)
-            ),
-            mon::BAD
-        );
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, m, b(false, true, true)), mon::BAD);
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, m, b(false, false, true)), mon::DONE);
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, mon::DONE, b(false, true, false)), mon::IDLE);
+        assert_eq!(mon_step(Scope::Between, Pat::Always, mon::OPEN, b(false, false, false)), mon::PENDING);
+        assert_eq!(mon_step(Scope::FromUntil, Pat::Always, mon::OPEN, b(false, false, false)), mon::BAD);
     }
 }

@@ -126,32 +126,20 @@ impl Ctx<'_> {
     fn agent(&self, st: &[i32], sc: &mut Scratch, r: &AgentRef) -> R<Option<usize>> {
         let a = match r {
             AgentRef::Own => {
-                return self
-                    .me
-                    .map(Some)
-                    .ok_or_else(|| Stop::Error("`id` used outside an agent".into()));
+                return self.me.map(Some).ok_or_else(|| Stop::Error("`id` used outside an agent".into()));
             }
             AgentRef::C1 => {
-                return self
-                    .c1
-                    .map(Some)
-                    .ok_or_else(|| Stop::Error("`c1` used outside a link".into()));
+                return self.c1.map(Some).ok_or_else(|| Stop::Error("`c1` used outside a link".into()));
             }
             AgentRef::C2 => {
-                return self
-                    .c2
-                    .map(Some)
-                    .ok_or_else(|| Stop::Error("`c2` used outside a link".into()));
+                return self.c2.map(Some).ok_or_else(|| Stop::Error("`c2` used outside a link".into()));
             }
             AgentRef::Of(e) => self.eval(st, sc, e)?,
         };
         match a {
             None => self.bot(None),
             Some(a) if a >= 0 && (a as usize) < self.lay.n_agents => Ok(Some(a as usize)),
-            Some(a) => Err(Stop::Error(format!(
-                "agent id {a} out of range (0..{})",
-                self.lay.n_agents
-            ))),
+            Some(a) => Err(Stop::Error(format!("agent id {a} out of range (0..{})", self.lay.n_agents))),
         }
     }
 
@@ -194,9 +182,7 @@ impl Ctx<'_> {
                 Some(i) => i,
             };
             if i < 0 || i as usize >= *d {
-                return Err(Stop::Error(format!(
-                    "index {i} out of range for `{name}` (size {d})"
-                )));
+                return Err(Stop::Error(format!("index {i} out of range for `{name}` (size {d})")));
             }
             k = k * d + i as usize;
         }
@@ -219,9 +205,7 @@ impl Ctx<'_> {
                     Some(i) => i,
                 };
                 if i < 0 || i as usize >= len {
-                    return Err(Stop::Error(format!(
-                        "index {i} out of range for a local array (size {len})"
-                    )));
+                    return Err(Stop::Error(format!("index {i} out of range for a local array (size {len})")));
                 }
                 Ok(Some(slot + i as usize))
             }
@@ -236,21 +220,11 @@ impl Ctx<'_> {
                 None => None,
                 Some(s) => from_slot(st[s]),
             },
-            Expr::Local { slot, len, index } => {
-                match self.local_slot(st, sc, *slot, *len, index.as_deref())? {
-                    None => None,
-                    Some(s) => from_slot(
-                        *sc.locals
-                            .get(s)
-                            .ok_or_else(|| Stop::Error("local slot out of range".into()))?,
-                    ),
-                }
-            }
-            Expr::QVar(i) => Some(
-                *sc.qvars
-                    .get(*i)
-                    .ok_or_else(|| Stop::Error("unbound quantified variable".into()))?,
-            ),
+            Expr::Local { slot, len, index } => match self.local_slot(st, sc, *slot, *len, index.as_deref())? {
+                None => None,
+                Some(s) => from_slot(*sc.locals.get(s).ok_or_else(|| Stop::Error("local slot out of range".into()))?),
+            },
+            Expr::QVar(i) => Some(*sc.qvars.get(*i).ok_or_else(|| Stop::Error("unbound quantified variable".into()))?),
             Expr::Neg(a) => match self.eval(st, sc, a)? {
                 None => None,
                 Some(x) => Some(arith::neg(x).map_err(arith_err)?),
@@ -291,9 +265,7 @@ impl Ctx<'_> {
                 match (lo, hi) {
                     (Some(lo), Some(hi)) => {
                         if self.mode == Mode::Pred {
-                            return Err(Stop::Error(
-                                "nondeterministic value `[a..b]` in a predicate".into(),
-                            ));
+                            return Err(Stop::Error("nondeterministic value `[a..b]` in a predicate".into()));
                         }
                         if lo >= hi {
                             return Err(Stop::Disabled);

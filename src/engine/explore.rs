@@ -90,10 +90,8 @@ impl Graph {
         p
     }
     pub fn memory_bytes(&self) -> u64 {
-        (self.store.bytes()
-            + self.parent.capacity() * 4
-            + self.succ_off.capacity() * 8
-            + self.succ.capacity() * 4) as u64
+        (self.store.bytes() + self.parent.capacity() * 4 + self.succ_off.capacity() * 8 + self.succ.capacity() * 4)
+            as u64
     }
 }
 
@@ -108,12 +106,7 @@ struct ChunkOut {
 
 fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>) -> ChunkOut {
     let mut w = Work::default();
-    let mut out = ChunkOut {
-        flat: Vec::new(),
-        hashes: Vec::new(),
-        counts: Vec::new(),
-        error: None,
-    };
+    let mut out = ChunkOut { flat: Vec::new(), hashes: Vec::new(), counts: Vec::new(), error: None };
     for i in ids {
         let st = store.get(i);
         let mut n = 0u32;
@@ -175,9 +168,7 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
                         s.spawn(move || expand_chunk(stepper, store, lo as u32..hi as u32))
                     })
                     .collect();
-                hs.into_iter()
-                    .map(|h| h.join().expect("worker panicked"))
-                    .collect()
+                hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
             })
         };
         let mut cur = next as u32;
@@ -236,11 +227,7 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
                 g.stopped = Some(StopReason::Timeout);
                 break;
             }
-            if opts
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-            {
+            if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
                 g.stopped = Some(StopReason::Interrupted);
                 break;
             }

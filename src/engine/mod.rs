@@ -106,10 +106,7 @@ pub struct VerifyReport {
 pub enum EngineError {
     /// A run-time error of the model (division by zero, overflow, index or agent id out of
     /// range); `trace` reaches the state where it happens (`None`: during initialisation).
-    Runtime {
-        message: String,
-        trace: Option<Box<Trace>>,
-    },
+    Runtime { message: String, trace: Option<Box<Trace>> },
     /// `--property NAME` names no property of the model.
     UnknownProperty(String),
     /// The behaviours do not match the model (one per agent type is needed).
@@ -133,19 +130,14 @@ pub fn peak_rss_mib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         })
         .map(|kib| kib.div_ceil(1024))
         .unwrap_or(0)
 }
 
 /// The properties selected by `names` (all when `None`), in declaration order.
-pub fn select_properties<'m>(
-    model: &'m Model,
-    names: Option<&[String]>,
-) -> Result<Vec<&'m Property>, EngineError> {
+pub fn select_properties<'m>(model: &'m Model, names: Option<&[String]>) -> Result<Vec<&'m Property>, EngineError> {
     match names {
         None => Ok(model.properties.iter().collect()),
         Some(ns) => {
@@ -154,11 +146,7 @@ pub fn select_properties<'m>(
                     return Err(EngineError::UnknownProperty(n.clone()));
                 }
             }
-            Ok(model
-                .properties
-                .iter()
-                .filter(|p| ns.contains(&p.name))
-                .collect())
+            Ok(model.properties.iter().filter(|p| ns.contains(&p.name)).collect())
         }
     }
 }
@@ -190,10 +178,7 @@ pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
                 ev = e;
             }
         });
-        steps.push(TraceStep {
-            event: ev.expect("trace step is a successor"),
-            state: pair[1].clone(),
-        });
+        steps.push(TraceStep { event: ev.expect("trace step is a successor"), state: pair[1].clone() });
     }
     Trace {
         fair: stepper.fair,
@@ -206,20 +191,8 @@ pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
 }
 
 /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
-pub(crate) fn eval_pred(
-    stepper: &Stepper,
-    st: &[i32],
-    sc: &mut Scratch,
-    q: &QPred,
-) -> Result<bool, String> {
-    let cx = Ctx {
-        model: stepper.model,
-        lay: &stepper.lay,
-        me: None,
-        c1: None,
-        c2: None,
-        mode: Mode::Pred,
-    };
+pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPred) -> Result<bool, String> {
+    let cx = Ctx { model: stepper.model, lay: &stepper.lay, me: None, c1: None, c2: None, mode: Mode::Pred };
     match cx.eval_q(st, sc, q) {
         Ok(b) => Ok(b),
         Err(Stop::Disabled) => Ok(false),
@@ -228,12 +201,7 @@ pub(crate) fn eval_pred(
 }
 
 /// ψ on every stored state, in parallel; on an error the first failing state (lowest id).
-fn eval_all(
-    stepper: &Stepper,
-    g: &Graph,
-    q: &QPred,
-    threads: usize,
-) -> Result<Vec<bool>, (u32, String)> {
+fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, threads: usize) -> Result<Vec<bool>, (u32, String)> {
     let n = g.states();
     let threads = threads.max(1).min(n.max(1));
     let per = n.div_ceil(threads).max(1);
@@ -245,17 +213,12 @@ fn eval_all(
                     let lo = (t * per).min(n);
                     let hi = (lo + per).min(n);
                     (lo..hi)
-                        .map(|i| {
-                            eval_pred(stepper, g.store.get(i as u32), &mut sc, q)
-                                .map_err(|m| (i as u32, m))
-                        })
+                        .map(|i| eval_pred(stepper, g.store.get(i as u32), &mut sc, q).map_err(|m| (i as u32, m)))
                         .collect()
                 })
             })
             .collect();
-        hs.into_iter()
-            .map(|h| h.join().expect("worker panicked"))
-            .collect()
+        hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
     });
     let mut out = Vec::with_capacity(n);
     for c in chunks {
@@ -265,25 +228,15 @@ fn eval_all(
 }
 
 fn runtime(stepper: &Stepper, g: &Graph, state: u32, message: String) -> EngineError {
-    EngineError::Runtime {
-        message,
-        trace: Some(Box::new(build_trace(stepper, g, &g.path_to(state)))),
-    }
+    EngineError::Runtime { message, trace: Some(Box::new(build_trace(stepper, g, &g.path_to(state)))) }
 }
 
 /// Explores the state space and checks the selected properties.
-pub fn verify(
-    model: &Model,
-    behs: &[Behaviour],
-    opts: &VerifyOptions,
-) -> Result<VerifyReport, EngineError> {
+pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result<VerifyReport, EngineError> {
     check_behaviours(model, behs)?;
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
-    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime {
-        message: e.0,
-        trace: None,
-    })?;
+    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     let eopts = ExploreOptions {
         threads: opts.threads,
         max_states: opts.max_states,
@@ -300,9 +253,7 @@ pub fn verify(
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
     for p in props {
-        let ev = |q: &QPred| {
-            eval_all(&stepper, &g, q, threads).map_err(|(s, m)| runtime(&stepper, &g, s, m))
-        };
+        let ev = |q: &QPred| eval_all(&stepper, &g, q, threads).map_err(|(s, m)| runtime(&stepper, &g, s, m));
         let outcome = match &p.modality {
             Modality::Always => check::always(&g, &ev(&p.pred)?),
             Modality::Finally => check::finally(&g, &ev(&p.pred)?),
@@ -314,21 +265,9 @@ pub fn verify(
                 let psi = ev(&p.pred)?;
                 check::fairly_inf(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
             }
-            Modality::Between {
-                open,
-                close,
-                pattern,
-            }
-            | Modality::FromUntil {
-                open,
-                close,
-                pattern,
-            } => {
-                let scope = if matches!(p.modality, Modality::Between { .. }) {
-                    Scope::Between
-                } else {
-                    Scope::FromUntil
-                };
+            Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+                let scope =
+                    if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
                 let (pat, s) = match pattern {
                     Pattern::ThereIs => (Pat::ThereIs, None),
                     Pattern::Always => (Pat::Always, None),
@@ -336,12 +275,7 @@ pub fn verify(
                 };
                 let (q, r, pp) = (ev(open)?, ev(close)?, ev(&p.pred)?);
                 let bits: Vec<Bits> = (0..g.states())
-                    .map(|i| Bits {
-                        q: q[i],
-                        r: r[i],
-                        p: pp[i],
-                        s: s.as_ref().is_some_and(|s| s[i]),
-                    })
+                    .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
                     .collect();
                 check::scoped(&g, scope, pat, &bits)
             }
@@ -353,20 +287,11 @@ pub fn verify(
                 let mut t = build_trace(&stepper, &g, &c.path);
                 t.loop_start = c.loop_start;
                 t.ends_in_deadlock = c.deadlock;
-                t.marks.push(Mark {
-                    at: t.steps.len(),
-                    property: p.name.clone(),
-                    status: "violated".into(),
-                });
+                t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
                 (Verdict::Violated, Some(t))
             }
         };
-        results.push(PropertyResult {
-            property: p.name.clone(),
-            modality: p.keyword.clone(),
-            verdict,
-            trace,
-        });
+        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace });
     }
     let stats = Stats {
         states: g.states() as u64,
@@ -379,9 +304,5 @@ pub fn verify(
         state_slots: stepper.lay.len as u64,
         complete: g.stopped.is_none(),
     };
-    Ok(VerifyReport {
-        results,
-        stats,
-        stopped: g.stopped,
-    })
+    Ok(VerifyReport { results, stats, stopped: g.stopped })
 }

@@ -48,13 +48,7 @@ pub struct SimulateOptions {
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        SimulateOptions {
-            fair: false,
-            runs: 1,
-            steps: 100,
-            seed: 0,
-            properties: None,
-        }
+        SimulateOptions { fair: false, runs: 1, steps: 100, seed: 0, properties: None }
     }
 }
 
@@ -93,18 +87,11 @@ pub struct SimulateReport {
 /// properties are marked violated at their first bad state, `finally`/`eventually`
 /// satisfied at their first good state (violated if the run deadlocks before), scoped
 /// patterns violated when their monitor fails.
-pub fn simulate(
-    model: &Model,
-    behs: &[Behaviour],
-    opts: &SimulateOptions,
-) -> Result<SimulateReport, EngineError> {
+pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Result<SimulateReport, EngineError> {
     check_behaviours(model, behs)?;
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
-    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime {
-        message: e.0,
-        trace: None,
-    })?;
+    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     let mut rng = SplitMix64::new(opts.seed);
     let mut runs = Vec::new();
     if initial.is_empty() {
@@ -141,27 +128,14 @@ pub fn simulate(
                     continue;
                 }
                 let ev = |q| {
-                    eval_pred(&stepper, &cur, &mut Scratch::default(), q).map_err(|m| {
-                        EngineError::Runtime {
-                            message: m,
-                            trace: Some(Box::new(trace.clone())),
-                        }
-                    })
+                    eval_pred(&stepper, &cur, &mut Scratch::default(), q)
+                        .map_err(|m| EngineError::Runtime { message: m, trace: Some(Box::new(trace.clone())) })
                 };
                 let decided = match &p.modality {
                     Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
                     Modality::Finally => ev(&p.pred)?.then_some(SimStatus::Satisfied),
                     Modality::Fairly | Modality::FairlyInf => None,
-                    Modality::Between {
-                        open,
-                        close,
-                        pattern,
-                    }
-                    | Modality::FromUntil {
-                        open,
-                        close,
-                        pattern,
-                    } => {
+                    Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
                         let scope = if matches!(p.modality, Modality::Between { .. }) {
                             Scope::Between
                         } else {
@@ -172,12 +146,7 @@ pub fn simulate(
                             Pattern::Always => (Pat::Always, false),
                             Pattern::Precedes(s) => (Pat::Precedes, ev(s)?),
                         };
-                        let b = Bits {
-                            q: ev(open)?,
-                            r: ev(close)?,
-                            p: ev(&p.pred)?,
-                            s,
-                        };
+                        let b = Bits { q: ev(open)?, r: ev(close)?, p: ev(&p.pred)?, s };
                         mons[i] = mon_step(scope, pat, mons[i], b);
                         (mons[i] == super::check::mon::BAD).then_some(SimStatus::Violated)
                     }
@@ -188,12 +157,7 @@ pub fn simulate(
                     trace.marks.push(Mark {
                         at: step,
                         property: p.name.clone(),
-                        status: if d == SimStatus::Violated {
-                            "violated"
-                        } else {
-                            "satisfied"
-                        }
-                        .into(),
+                        status: if d == SimStatus::Violated { "violated" } else { "satisfied" }.into(),
                     });
                 }
             }
@@ -203,44 +167,26 @@ pub fn simulate(
             }
             let mut succ: Vec<(Event, Vec<i32>)> = Vec::new();
             stepper
-                .successors(&cur, &mut w, true, &mut |e, s| {
-                    succ.push((e.expect("event"), s.to_vec()))
-                })
-                .map_err(|e| EngineError::Runtime {
-                    message: e.0,
-                    trace: Some(Box::new(trace.clone())),
-                })?;
+                .successors(&cur, &mut w, true, &mut |e, s| succ.push((e.expect("event"), s.to_vec())))
+                .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
             if succ.is_empty() {
                 trace.ends_in_deadlock = true;
                 for (i, p) in props.iter().enumerate() {
-                    if matches!(p.modality, Modality::Finally)
-                        && status[i].status == SimStatus::Undecided
-                    {
+                    if matches!(p.modality, Modality::Finally) && status[i].status == SimStatus::Undecided {
                         status[i].status = SimStatus::Violated;
                         status[i].at_step = Some(step);
-                        trace.marks.push(Mark {
-                            at: step,
-                            property: p.name.clone(),
-                            status: "violated".into(),
-                        });
+                        trace.marks.push(Mark { at: step, property: p.name.clone(), status: "violated".into() });
                     }
                 }
                 break;
             }
             let (ev, next) = succ.swap_remove(rng.below(succ.len() as u64) as usize);
-            trace.steps.push(TraceStep {
-                event: ev,
-                state: next.clone(),
-            });
+            trace.steps.push(TraceStep { event: ev, state: next.clone() });
             cur = next;
             step += 1;
         }
         let deadlock = trace.ends_in_deadlock;
-        runs.push(SimRun {
-            trace,
-            properties: status,
-            deadlock,
-        });
+        runs.push(SimRun { trace, properties: status, deadlock });
     }
     Ok(SimulateReport { runs })
 }

@@ -103,10 +103,7 @@ impl Layout {
     }
     /// Tuples in the mask at `at`, in increasing order.
     pub fn bits(&self, st: &[i32], at: usize) -> impl Iterator<Item = usize> + '_ {
-        let words: Vec<u32> = st[at..at + self.mask_words]
-            .iter()
-            .map(|&w| w as u32)
-            .collect();
+        let words: Vec<u32> = st[at..at + self.mask_words].iter().map(|&w| w as u32).collect();
         (0..self.n_tuples).filter(move |&k| (words[k / 32] >> (k % 32)) & 1 == 1)
     }
 }
@@ -136,12 +133,7 @@ pub struct StateStore {
 
 impl StateStore {
     pub fn new(stride: usize) -> StateStore {
-        StateStore {
-            stride,
-            data: Vec::new(),
-            table: vec![EMPTY; 1 << 12],
-            count: 0,
-        }
+        StateStore { stride, data: Vec::new(), table: vec![EMPTY; 1 << 12], count: 0 }
     }
 
     pub fn len(&self) -> usize {

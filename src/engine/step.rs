@@ -21,23 +21,11 @@ pub struct Assigned {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// An agent step: edge `edge` of its current control state.
-    Agent {
-        agent: usize,
-        edge: usize,
-        assigned: Vec<Assigned>,
-        written: Vec<TupleId>,
-        skip: bool,
-    },
+    Agent { agent: usize, edge: usize, assigned: Vec<Assigned>, written: Vec<TupleId>, skip: bool },
     /// A propagation (`confirm = false`) or confirmation of `tuple` by `sender`; `copied` are
     /// the receivers that took the sender's values, `refreshed` the (confirmation) receivers
     /// with a newer value that will re-propagate.
-    Message {
-        sender: usize,
-        tuple: TupleId,
-        confirm: bool,
-        copied: Vec<usize>,
-        refreshed: Vec<usize>,
-    },
+    Message { sender: usize, tuple: TupleId, confirm: bool, copied: Vec<usize>, refreshed: Vec<usize> },
 }
 
 /// A run-time error of the model met while computing successors.
@@ -72,45 +60,20 @@ impl<'a> Stepper<'a> {
         let lay = Layout::new(model, fair);
         let n = lay.n_agents;
         let type_of: Vec<TypeId> = (0..n).map(|a| model.type_of(a)).collect();
-        let holders = model
-            .tuples
-            .iter()
-            .map(|t| {
-                (0..n)
-                    .filter(|&a| model.holds(type_of[a], t.stigmergy))
-                    .collect()
-            })
-            .collect();
+        let holders =
+            model.tuples.iter().map(|t| (0..n).filter(|&a| model.holds(type_of[a], t.stigmergy)).collect()).collect();
         let tuple_slots = model
             .tuples
             .iter()
             .map(|t| {
-                t.vars
-                    .iter()
-                    .flat_map(|&v| model.vars[v].offset..model.vars[v].offset + model.vars[v].len)
-                    .collect()
+                t.vars.iter().flat_map(|&v| model.vars[v].offset..model.vars[v].offset + model.vars[v].len).collect()
             })
             .collect();
-        Stepper {
-            model,
-            behs,
-            lay,
-            fair,
-            type_of,
-            holders,
-            tuple_slots,
-        }
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
-        Ctx {
-            model: self.model,
-            lay: &self.lay,
-            me,
-            c1: None,
-            c2: None,
-            mode,
-        }
+        Ctx { model: self.model, lay: &self.lay, me, c1: None, c2: None, mode }
     }
 
     pub fn tuple_of(&self, var: VarId) -> Option<TupleId> {
@@ -168,10 +131,7 @@ impl<'a> Stepper<'a> {
                         Err(Stop::Disabled) => {}
                         Err(Stop::Error(m)) => {
                             let ty = &self.model.agent_types[self.type_of[a]];
-                            return Err(RuntimeError(format!(
-                                "{m} (in a step of {} {a})",
-                                ty.name
-                            )));
+                            return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
                         }
                     }
                     if !w.sc.chooser.advance() {
@@ -224,11 +184,7 @@ impl<'a> Stepper<'a> {
         w.written.sort_unstable();
         let buf = &mut w.buf;
         for &k in &w.written {
-            let max = self.holders[k]
-                .iter()
-                .map(|&h| buf[lay.rank(h, k)])
-                .max()
-                .unwrap_or(0);
+            let max = self.holders[k].iter().map(|&h| buf[lay.rank(h, k)]).max().unwrap_or(0);
             buf[lay.rank(a, k)] = max + 1;
             Layout::set_bit(buf, lay.zp(a), k);
             self.renormalise(buf, k);
@@ -251,9 +207,7 @@ impl<'a> Stepper<'a> {
         let mut writes: Vec<(usize, Assigned)> = Vec::with_capacity(asg.targets.len());
         for (t, e) in asg.targets.iter().zip(&asg.values) {
             let var = &self.model.vars[t.var];
-            let k = cx
-                .index(&w.buf, &mut w.sc, &var.dims, &t.indices, &var.name)?
-                .ok_or(Stop::Disabled)?;
+            let k = cx.index(&w.buf, &mut w.sc, &var.dims, &t.indices, &var.name)?.ok_or(Stop::Disabled)?;
             let v = cx.eval(&w.buf, &mut w.sc, e)?;
             if v.is_none() && !is_plain_copy(e) {
                 return Err(Stop::Disabled);
@@ -265,15 +219,7 @@ impl<'a> Stepper<'a> {
                 Store::Attr => (self.lay.attr(a, slot), Some(a)),
                 Store::Stig { .. } => (self.lay.stig(a, slot), Some(a)),
             };
-            writes.push((
-                pos,
-                Assigned {
-                    agent,
-                    var: t.var,
-                    elem: k,
-                    value,
-                },
-            ));
+            writes.push((pos, Assigned { agent, var: t.var, elem: k, value }));
         }
         for (pos, asd) in writes {
             w.buf[pos] = asd.value;
@@ -317,12 +263,7 @@ impl<'a> Stepper<'a> {
                 }
                 Ok(())
             }
-            Stmt::Pick {
-                slot,
-                count,
-                agent_type,
-                filter,
-            } => {
+            Stmt::Pick { slot, count, agent_type, filter } => {
                 let ids: Vec<usize> = match agent_type {
                     Some(t) => self.model.agent_types[*t].ids().collect(),
                     None => (0..self.lay.n_agents).collect(),
@@ -335,11 +276,7 @@ impl<'a> Stepper<'a> {
                     let ok = match filter {
                         None => true,
                         Some(f) => {
-                            let fx = Ctx {
-                                c1: Some(a),
-                                c2: Some(c),
-                                ..*cx
-                            };
+                            let fx = Ctx { c1: Some(a), c2: Some(c), ..*cx };
                             match fx.eval_b(&w.buf, &mut w.sc, f) {
                                 Ok(b) => b,
                                 Err(Stop::Disabled) => false,
@@ -366,11 +303,7 @@ impl<'a> Stepper<'a> {
                 w.sc.locals[*slot] = i32::from(v);
                 Ok(())
             }
-            Stmt::Count {
-                slot,
-                agent_type,
-                pred,
-            } => {
+            Stmt::Count { slot, agent_type, pred } => {
                 let mut n = 0;
                 for c in self.model.agent_types[*agent_type].ids() {
                     w.sc.qvars.push(c as i64);
@@ -413,11 +346,7 @@ impl<'a> Stepper<'a> {
             if tr == ts || (!confirm && tr > ts) {
                 continue;
             }
-            let cx = Ctx {
-                c1: Some(s),
-                c2: Some(r),
-                ..self.ctx(None, Mode::Pred)
-            };
+            let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
             let linked = match cx.eval_b(st, &mut w.sc, link) {
                 Ok(b) => b,
                 Err(Stop::Disabled) => false,
@@ -442,13 +371,7 @@ impl<'a> Stepper<'a> {
             }
         }
         self.renormalise(buf, k);
-        Ok(want_events.then_some(Event::Message {
-            sender: s,
-            tuple: k,
-            confirm,
-            copied,
-            refreshed,
-        }))
+        Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
     }
 
     /// Dense ranks of tuple `k` among its holders.
@@ -491,8 +414,7 @@ impl<'a> Stepper<'a> {
         // Choice lists per slot.
         let mut slots: Vec<(usize, Vec<i32>)> = Vec::new();
         let mut sc = Scratch::default();
-        let err =
-            |m: String, name: &str| RuntimeError(format!("{m} (in the initialiser of `{name}`)"));
+        let err = |m: String, name: &str| RuntimeError(format!("{m} (in the initialiser of `{name}`)"));
         let mut add = |var: &crate::model::Variable,
                        init: &Init,
                        me: Option<usize>,
@@ -512,11 +434,7 @@ impl<'a> Stepper<'a> {
                 Init::Choice(es) => es.iter().map(&mut ev).collect::<Result<_, _>>()?,
                 Init::Range(a, b) => {
                     let (a, b) = (ev(a)?, ev(b)?);
-                    if a == BOT || b == BOT {
-                        vec![BOT]
-                    } else {
-                        (a..b).collect()
-                    }
+                    if a == BOT || b == BOT { vec![BOT] } else { (a..b).collect() }
                 }
             };
             for e in 0..var.len {
@@ -594,8 +512,5 @@ impl<'a> Stepper<'a> {
 
 /// `x <- y`: a plain copy of a variable may copy ⊥ (D10).
 fn is_plain_copy(e: &crate::model::Expr) -> bool {
-    matches!(
-        e,
-        crate::model::Expr::Var(_) | crate::model::Expr::Local { .. }
-    )
+    matches!(e, crate::model::Expr::Var(_) | crate::model::Expr::Local { .. })
 }

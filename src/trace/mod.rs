@@ -47,11 +47,7 @@ impl Trace {
     }
     /// State after `i` steps.
     pub fn state(&self, i: usize) -> &[i32] {
-        if i == 0 {
-            &self.initial
-        } else {
-            &self.steps[i - 1].state
-        }
+        if i == 0 { &self.initial } else { &self.steps[i - 1].state }
     }
     pub fn last(&self) -> &[i32] {
         self.state(self.steps.len())
@@ -88,12 +84,7 @@ impl Clock {
                     self.next += 1;
                 }
             }
-            Event::Message {
-                sender,
-                tuple,
-                copied,
-                ..
-            } => {
+            Event::Message { sender, tuple, copied, .. } => {
                 let t = self.ts[*sender][*tuple];
                 for &r in copied {
                     self.ts[r][*tuple] = t;
@@ -104,11 +95,7 @@ impl Clock {
 }
 
 fn val(v: i32) -> String {
-    if v == BOT {
-        "undef".into()
-    } else {
-        v.to_string()
-    }
+    if v == BOT { "undef".into() } else { v.to_string() }
 }
 
 fn jval(v: i32) -> Value {
@@ -120,12 +107,7 @@ fn agent_name(model: &Model, a: usize) -> String {
 }
 
 fn tuple_name(model: &Model, k: usize) -> String {
-    model.tuples[k]
-        .vars
-        .iter()
-        .map(|&v| model.vars[v].name.as_str())
-        .collect::<Vec<_>>()
-        .join(",")
+    model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
 }
 
 /// The human form (semantics.md §10).
@@ -178,24 +160,19 @@ pub fn render(model: &Model, behs: &[Behaviour], trace: &Trace) -> String {
             let _ = writeln!(out, "<property {}: {}>", m.status, m.property);
         }
     };
-    marks_at(&mut out, 0);
+    let last = trace.steps.len();
     for (i, step) in trace.steps.iter().enumerate() {
+        marks_at(&mut out, i);
         if trace.loop_start == Some(i) {
             out.push_str("<loop starts here>\n");
         }
         clock.apply(&step.event);
-        out.push_str(&event_text(
-            model,
-            &stepper,
-            &clock.ts,
-            &step.event,
-            &step.state,
-        ));
-        marks_at(&mut out, i + 1);
+        out.push_str(&event_text(model, &stepper, &clock.ts, &step.event, &step.state));
     }
     if trace.ends_in_deadlock {
         out.push_str("<deadlock>\n");
     }
+    marks_at(&mut out, last);
     out
 }
 
@@ -203,19 +180,10 @@ fn event_text(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st:
     let lay = &stepper.lay;
     let mut out = String::new();
     match ev {
-        Event::Agent {
-            agent,
-            assigned,
-            skip,
-            ..
-        } => {
+        Event::Agent { agent, assigned, skip, .. } => {
             let who = agent_name(model, *agent);
             if assigned.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "{who}: {}",
-                    if *skip { "Skip" } else { "(no assignment)" }
-                );
+                let _ = writeln!(out, "{who}: {}", if *skip { "Skip" } else { "(no assignment)" });
             }
             for asd in assigned {
                 let v = &model.vars[asd.var];
@@ -228,23 +196,12 @@ fn event_text(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st:
                         let _ = writeln!(out, "{who}: {name} <- {}", val(asd.value));
                     }
                     Store::Stig { tuple, .. } => {
-                        let _ = writeln!(
-                            out,
-                            "{who}: {name} <~ {} @{}",
-                            val(asd.value),
-                            ts[*agent][tuple]
-                        );
+                        let _ = writeln!(out, "{who}: {name} <~ {} @{}", val(asd.value), ts[*agent][tuple]);
                     }
                 }
             }
         }
-        Event::Message {
-            sender,
-            tuple,
-            confirm,
-            copied,
-            ..
-        } => {
+        Event::Message { sender, tuple, confirm, copied, .. } => {
             let kind = if *confirm { "confirm" } else { "propagate" };
             let who = agent_name(model, *sender);
             let tn = tuple_name(model, *tuple);
@@ -301,8 +258,7 @@ fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> 
                 }
             }
         }
-        let names =
-            |at: usize| -> Vec<String> { lay.bits(st, at).map(|k| tuple_name(model, k)).collect() };
+        let names = |at: usize| -> Vec<String> { lay.bits(st, at).map(|k| tuple_name(model, k)).collect() };
         let ctl = st[lay.ctl(a)];
         agents.push(json!({
             "id": a,
@@ -325,12 +281,7 @@ fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> 
 fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> Value {
     let text = event_text(model, stepper, ts, ev, st);
     match ev {
-        Event::Agent {
-            agent,
-            assigned,
-            skip,
-            ..
-        } => {
+        Event::Agent { agent, assigned, skip, .. } => {
             let asg: Vec<Value> = assigned
                 .iter()
                 .map(|a| {
@@ -351,13 +302,7 @@ fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st:
                    "agent_type": model.agent_types[model.type_of(*agent)].name,
                    "assignments": asg, "text": text})
         }
-        Event::Message {
-            sender,
-            tuple,
-            confirm,
-            copied,
-            refreshed,
-        } => json!({
+        Event::Message { sender, tuple, confirm, copied, refreshed } => json!({
             "kind": if *confirm { "confirm" } else { "propagate" },
             "agent": sender,
             "agent_type": model.agent_types[model.type_of(*sender)].name,
@@ -399,11 +344,7 @@ pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), St
     let stepper = Stepper::new(model, behs, trace.fair);
     let lay: &Layout = &stepper.lay;
     if trace.initial.len() != lay.len {
-        return Err(format!(
-            "initial state has {} slots, expected {}",
-            trace.initial.len(),
-            lay.len
-        ));
+        return Err(format!("initial state has {} slots, expected {}", trace.initial.len(), lay.len));
     }
     let inits = stepper.initial_states().map_err(|e| e.0)?;
     if !inits.contains(&trace.initial) {
@@ -426,10 +367,7 @@ pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), St
             .map_err(|e| format!("step {}: run-time error while replaying: {}", i + 1, e.0))?;
         if !found {
             return Err(if same_state {
-                format!(
-                    "step {}: the state is a successor but the event does not produce it",
-                    i + 1
-                )
+                format!("step {}: the state is a successor but the event does not produce it", i + 1)
             } else {
                 format!("step {}: not a successor of the previous state", i + 1)
             });
@@ -440,18 +378,13 @@ pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), St
             return Err(format!("loop_start {l} beyond the last step"));
         }
         if trace.state(l) != trace.last() {
-            return Err(
-                "the loop does not close: the last state differs from the loop start".into(),
-            );
+            return Err("the loop does not close: the last state differs from the loop start".into());
         }
     }
     if trace.ends_in_deadlock {
         let dead = stepper.is_deadlock(trace.last(), &mut w).map_err(|e| e.0)?;
         if !dead {
-            return Err(
-                "the trace is marked as ending in a deadlock, but its last state has successors"
-                    .into(),
-            );
+            return Err("the trace is marked as ending in a deadlock, but its last state has successors".into());
         }
     }
     Ok(())

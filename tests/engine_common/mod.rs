@@ -1,10 +1,10 @@
 //! Shared helpers of the engine tests: load a spec (parse → resolve → compile).
 #![allow(dead_code)]
 
-use labs::behaviour::{compile_all, Behaviour};
-use labs::engine::{verify, EngineError, VerifyOptions, VerifyReport};
+use labs::behaviour::{Behaviour, compile_all};
+use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
 use labs::model::externs::parse_externs;
-use labs::model::{resolve, Model, ResolveError};
+use labs::model::{Model, ResolveError, resolve};
 
 pub const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases");
 pub const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/benchmarks");
