@@ -67,6 +67,9 @@ enum Next {
     ScopeEnd,
 }
 
+/// A move: conjoined guards, the step, and the next state (`None`: the scope completes).
+type Move = (Vec<BExpr>, Step, Option<Ctl>);
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Ctl {
     At(NodeId),
@@ -251,7 +254,7 @@ impl Tree<'_> {
     }
 
     /// The moves from `c`: (guards, step, next state or `None` when its scope completes).
-    fn moves(&self, c: &Ctl, visiting: &mut Vec<NodeId>) -> Result<Vec<(Vec<BExpr>, Step, Option<Ctl>)>, CompileError> {
+    fn moves(&self, c: &Ctl, visiting: &mut Vec<NodeId>) -> Result<Vec<Move>, CompileError> {
         let mut out = vec![];
         match c {
             Ctl::Terminated => {}

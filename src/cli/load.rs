@@ -17,7 +17,12 @@ pub struct Loaded {
 }
 
 /// Loads `path` with the extern words `n=3`…; warnings go to `warnings`.
-pub fn load(path: &Path, extern_words: &[String], warnings: &mut Vec<String>) -> Result<Loaded, Failure> {
+pub fn load(
+    command: &str,
+    path: &Path,
+    extern_words: &[String],
+    warnings: &mut Vec<String>,
+) -> Result<Loaded, Failure> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
     let file = SourceFile::new(path.display().to_string(), text);
@@ -38,7 +43,7 @@ pub fn load(path: &Path, extern_words: &[String], warnings: &mut Vec<String>) ->
             return Err(Failure::new(
                 2,
                 format!(
-                    "error: no value given for extern(s) {}\n  = hint: give them on the command line, e.g. `labs verify {} {}`\n",
+                    "error: no value given for extern(s) {}\n  = hint: give them on the command line, e.g. `labs {command} {} {}`\n",
                     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
                     path.display(),
                     example.join(" ")

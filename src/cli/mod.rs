@@ -103,7 +103,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
         Command::Info { spec, json } => {
             let mut warnings = vec![];
-            let loaded = load::load(&spec.spec, &spec.externs, &mut warnings)?;
+            let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             if json {
                 println!("{}", serde_json::to_string_pretty(&info::info_json(&loaded)).expect("JSON of a value"));
@@ -114,7 +114,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Values { spec, json } => {
             let mut warnings = vec![];
-            let loaded = load::load(&spec.spec, &spec.externs, &mut warnings)?;
+            let loaded = load::load("values", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             let analysis = crate::analysis::values::analyse(&loaded.model, &loaded.behaviours);
             if json {

@@ -312,7 +312,7 @@ impl<'a> Resolver<'a> {
             if !declared.contains_key(name.as_str()) {
                 self.diags.push(
                     Diagnostic::error(*span, format!("extern `{name}` is used but not declared"))
-                        .with_hint(format!("add it to the system's `extern = …` list")),
+                        .with_hint("add it to the system's `extern = …` list"),
                 );
             }
         }

@@ -412,6 +412,7 @@ impl Modality {
 
 /// The pattern of a scoped property; its predicate is the property's main `QPred`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Pattern {
     ThereIs,
     Always,
