@@ -155,7 +155,7 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
     let mut ids: Vec<u32> = Vec::new();
     while next < g.store.len() {
         let end = (next + BATCH * threads).min(g.store.len());
-        let outs: Vec<ChunkOut> = if threads == 1 || end - next < 64 {
+        let outs: Vec<ChunkOut> = if threads == 1 || end - next < 16 {
             vec![expand_chunk(stepper, &g.store, next as u32..end as u32)]
         } else {
             let per = (end - next).div_ceil(threads);
