@@ -106,13 +106,14 @@ struct ChunkOut {
 
 fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>) -> ChunkOut {
     let mut w = Work::default();
+    let mut st = Vec::new();
     let mut out = ChunkOut { flat: Vec::new(), hashes: Vec::new(), counts: Vec::new(), error: None };
     for i in ids {
-        let st = store.get(i);
+        store.get_into(i, &mut st);
         let mut n = 0u32;
         let flat = &mut out.flat;
         let hashes = &mut out.hashes;
-        let r = stepper.successors(st, &mut w, false, &mut |_, s| {
+        let r = stepper.successors(&st, &mut w, false, &mut |_, s| {
             flat.extend_from_slice(s);
             hashes.push(super::state::hash_state(s));
             n += 1;

@@ -88,8 +88,10 @@ pub struct Stats {
     pub peak_rss_mib: u64,
     /// Bytes held by the state graph at the end.
     pub graph_bytes: u64,
-    /// Slots (`i32`) per stored state.
+    /// Slots per state.
     pub state_slots: u64,
+    /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
+    pub state_bytes: u64,
     pub complete: bool,
 }
 
@@ -164,7 +166,7 @@ pub(crate) fn check_behaviours(model: &Model, behs: &[Behaviour]) -> Result<(), 
 
 /// Builds the trace following `path` (state ids), recomputing each step's event.
 pub(crate) fn build_trace(stepper: &Stepper, g: &Graph, path: &[u32]) -> Trace {
-    let states: Vec<Vec<i32>> = path.iter().map(|&i| g.store.get(i).to_vec()).collect();
+    let states: Vec<Vec<i32>> = path.iter().map(|&i| g.store.get(i)).collect();
     trace_of_states(stepper, &states)
 }
 
@@ -210,10 +212,14 @@ fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, threads: usize) -> Result<V
             .map(|t| {
                 s.spawn(move || {
                     let mut sc = Scratch::default();
+                    let mut st = Vec::new();
                     let lo = (t * per).min(n);
                     let hi = (lo + per).min(n);
                     (lo..hi)
-                        .map(|i| eval_pred(stepper, g.store.get(i as u32), &mut sc, q).map_err(|m| (i as u32, m)))
+                        .map(|i| {
+                            g.store.get_into(i as u32, &mut st);
+                            eval_pred(stepper, &st, &mut sc, q).map_err(|m| (i as u32, m))
+                        })
                         .collect()
                 })
             })
@@ -302,6 +308,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         peak_rss_mib: peak_rss_mib(),
         graph_bytes: g.memory_bytes(),
         state_slots: stepper.lay.len as u64,
+        state_bytes: g.store.state_bytes() as u64,
         complete: g.stopped.is_none(),
     };
     Ok(VerifyReport { results, stats, stopped: g.stopped })

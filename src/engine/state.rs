@@ -122,18 +122,66 @@ pub fn hash_state(s: &[i32]) -> u64 {
 
 const EMPTY: u32 = u32::MAX;
 
+/// Bytes per slot needed to store `v` (⊥ is the most negative code of each width).
+#[inline]
+fn width_of(v: i32) -> usize {
+    if v == BOT || (-127..=127).contains(&v) {
+        1
+    } else if (-32767..=32767).contains(&v) {
+        2
+    } else {
+        4
+    }
+}
+
+#[inline]
+fn encode(s: &[i32], width: usize, out: &mut Vec<u8>) {
+    out.clear();
+    match width {
+        1 => out.extend(s.iter().map(|&v| if v == BOT { i8::MIN as u8 } else { v as i8 as u8 })),
+        2 => {
+            for &v in s {
+                let x = if v == BOT { i16::MIN } else { v as i16 };
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        _ => {
+            for &v in s {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+}
+
+#[inline]
+fn decode(b: &[u8], width: usize, out: &mut Vec<i32>) {
+    out.clear();
+    match width {
+        1 => out.extend(b.iter().map(|&x| if x as i8 == i8::MIN { BOT } else { x as i8 as i32 })),
+        2 => out.extend(b.chunks_exact(2).map(|c| {
+            let x = i16::from_le_bytes([c[0], c[1]]);
+            if x == i16::MIN { BOT } else { x as i32 }
+        })),
+        _ => out.extend(b.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
+    }
+}
+
 /// An arena of distinct states with an open-addressing hash index (linear probing).
-/// State `i` is `data[i*stride .. (i+1)*stride]`; ids are assigned in insertion order.
+/// Ids are assigned in insertion order. Every slot is stored in `width` bytes (1, 2 or 4):
+/// the arena starts with 1 and is re-encoded, once, to a wider width when a value that does
+/// not fit arrives. Hashes are computed on the `i32` form, so they do not depend on width.
 pub struct StateStore {
     stride: usize,
-    data: Vec<i32>,
+    width: usize,
+    data: Vec<u8>,
     table: Vec<u32>,
     count: usize,
+    enc: Vec<u8>,
 }
 
 impl StateStore {
     pub fn new(stride: usize) -> StateStore {
-        StateStore { stride, data: Vec::new(), table: vec![EMPTY; 1 << 12], count: 0 }
+        StateStore { stride, width: 1, data: Vec::new(), table: vec![EMPTY; 1 << 12], count: 0, enc: Vec::new() }
     }
 
     pub fn len(&self) -> usize {
@@ -144,15 +192,34 @@ impl StateStore {
         self.count == 0
     }
 
+    /// Bytes per stored state in the arena.
+    pub fn state_bytes(&self) -> usize {
+        self.stride * self.width
+    }
+
     #[inline]
-    pub fn get(&self, i: u32) -> &[i32] {
-        let i = i as usize * self.stride;
-        &self.data[i..i + self.stride]
+    fn raw(&self, i: u32) -> &[u8] {
+        let n = self.stride * self.width;
+        let i = i as usize * n;
+        &self.data[i..i + n]
+    }
+
+    /// State `i`, decoded into `out`.
+    #[inline]
+    pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
+        decode(self.raw(i), self.width, out);
+    }
+
+    /// State `i`.
+    pub fn get(&self, i: u32) -> Vec<i32> {
+        let mut v = Vec::with_capacity(self.stride);
+        self.get_into(i, &mut v);
+        v
     }
 
     /// Bytes used by the arena and the index.
     pub fn bytes(&self) -> usize {
-        self.data.capacity() * 4 + self.table.capacity() * 4
+        self.data.len() + self.table.len() * 4
     }
 
     fn slot_of(&self, h: u64) -> usize {
@@ -160,10 +227,12 @@ impl StateStore {
     }
 
     pub fn find(&self, s: &[i32]) -> Option<u32> {
-        self.find_hashed(s, hash_state(s))
-    }
-
-    pub fn find_hashed(&self, s: &[i32], h: u64) -> Option<u32> {
+        let h = hash_state(s);
+        if s.iter().map(|&v| width_of(v)).max().unwrap_or(1) > self.width {
+            return None;
+        }
+        let mut enc = Vec::new();
+        encode(s, self.width, &mut enc);
         let mask = self.table.len() - 1;
         let mut p = self.slot_of(h);
         loop {
@@ -171,7 +240,7 @@ impl StateStore {
             if id == EMPTY {
                 return None;
             }
-            if self.get(id) == s {
+            if self.raw(id) == enc.as_slice() {
                 return Some(id);
             }
             p = (p + 1) & mask;
@@ -183,35 +252,58 @@ impl StateStore {
         self.insert_hashed(s, hash_state(s))
     }
 
+    /// As `insert`, with `h = hash_state(s)` computed by the caller.
     pub fn insert_hashed(&mut self, s: &[i32], h: u64) -> (u32, bool) {
         debug_assert_eq!(s.len(), self.stride);
+        let need = s.iter().map(|&v| width_of(v)).max().unwrap_or(1);
+        if need > self.width {
+            self.widen(need);
+        }
         if (self.count + 1) * 2 > self.table.len() {
             self.grow();
         }
+        let mut enc = std::mem::take(&mut self.enc);
+        encode(s, self.width, &mut enc);
         let mask = self.table.len() - 1;
         let mut p = self.slot_of(h);
-        loop {
+        let r = loop {
             let id = self.table[p];
             if id == EMPTY {
                 let new = self.count as u32;
                 self.table[p] = new;
-                self.data.extend_from_slice(s);
+                self.data.extend_from_slice(&enc);
                 self.count += 1;
-                return (new, true);
+                break (new, true);
             }
-            if self.get(id) == s {
-                return (id, false);
+            if self.raw(id) == enc.as_slice() {
+                break (id, false);
             }
             p = (p + 1) & mask;
+        };
+        self.enc = enc;
+        r
+    }
+
+    fn widen(&mut self, width: usize) {
+        let mut data = Vec::with_capacity(self.count * self.stride * width);
+        let (mut dec, mut enc) = (Vec::new(), Vec::new());
+        for id in 0..self.count as u32 {
+            self.get_into(id, &mut dec);
+            encode(&dec, width, &mut enc);
+            data.extend_from_slice(&enc);
         }
+        self.data = data;
+        self.width = width;
     }
 
     fn grow(&mut self) {
         let cap = self.table.len() * 2;
         let mut table = vec![EMPTY; cap];
         let mask = cap - 1;
+        let mut dec = Vec::new();
         for id in 0..self.count as u32 {
-            let h = hash_state(self.get(id));
+            self.get_into(id, &mut dec);
+            let h = hash_state(&dec);
             let mut p = (h as usize) & mask;
             while table[p] != EMPTY {
                 p = (p + 1) & mask;
@@ -237,9 +329,29 @@ mod tests {
         for i in 0..10_000 {
             assert_eq!(s.insert(&[i, i * 2, BOT]), (i as u32, false));
             assert_eq!(s.find(&[i, i * 2, BOT]), Some(i as u32));
+            assert_eq!(s.get(i as u32), vec![i, i * 2, BOT]);
         }
         assert_eq!(s.find(&[1, 1, 1]), None);
         assert_eq!(s.len(), 10_000);
+    }
+
+    #[test]
+    fn store_widens() {
+        let mut s = StateStore::new(2);
+        assert_eq!(s.insert(&[1, BOT]), (0, true));
+        assert_eq!(s.insert(&[-127, 127]), (1, true));
+        assert_eq!(s.state_bytes(), 2);
+        assert_eq!(s.insert(&[300, -5]), (2, true));
+        assert_eq!(s.state_bytes(), 4);
+        assert_eq!(s.insert(&[1, BOT]), (0, false));
+        assert_eq!(s.insert(&[i32::MAX, i32::MIN + 1]), (3, true));
+        assert_eq!(s.state_bytes(), 8);
+        assert_eq!(s.get(0), vec![1, BOT]);
+        assert_eq!(s.get(1), vec![-127, 127]);
+        assert_eq!(s.get(2), vec![300, -5]);
+        assert_eq!(s.get(3), vec![i32::MAX, i32::MIN + 1]);
+        assert_eq!(s.find(&[300, -5]), Some(2));
+        assert_eq!(s.find(&[-128, 0]), None);
     }
 
     #[test]
