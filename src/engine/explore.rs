@@ -44,6 +44,8 @@ pub struct ExploreOptions {
     /// Set to true (e.g. by a signal handler) to stop the exploration.
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<ProgressFn>>,
+    /// Keep the successor lists (needed by every modality except `always`).
+    pub keep_edges: bool,
 }
 
 /// The explored state graph.
@@ -57,6 +59,10 @@ pub struct Graph {
     pub succ: Vec<u32>,
     pub transitions: u64,
     pub deadlocks: u64,
+    /// Number of expanded states (the first `expanded` ids).
+    pub expanded: usize,
+    /// Whether `succ_off`/`succ` were kept.
+    pub has_edges: bool,
     /// `None` when every reachable state was expanded.
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
@@ -70,7 +76,7 @@ impl Graph {
     }
     /// Number of expanded states (all of them when the exploration completed).
     pub fn expanded(&self) -> usize {
-        self.succ_off.len() - 1
+        self.expanded
     }
     pub fn succs(&self, i: u32) -> &[u32] {
         let i = i as usize;
@@ -141,6 +147,8 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
         succ: Vec::new(),
         transitions: 0,
         deadlocks: 0,
+        expanded: 0,
+        has_edges: opts.keep_edges,
         stopped: None,
         error: None,
         seconds: 0.0,
@@ -193,8 +201,11 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
                     g.deadlocks += 1;
                 }
                 g.transitions += ids.len() as u64;
-                g.succ.extend_from_slice(&ids);
-                g.succ_off.push(g.succ.len() as u64);
+                if g.has_edges {
+                    g.succ.extend_from_slice(&ids);
+                    g.succ_off.push(g.succ.len() as u64);
+                }
+                g.expanded += 1;
                 cur += 1;
                 let _ = j;
             }

@@ -250,6 +250,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         timeout: opts.timeout,
         cancel: opts.cancel.clone(),
         progress: opts.progress.clone(),
+        keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
     };
     let g = explore::explore(&stepper, &initial, &eopts);
     if let Some((s, m)) = g.error.clone() {

@@ -364,26 +364,50 @@ impl<'a> Stepper<'a> {
                 buf[lay.rank(r, k)] = ts;
                 Layout::set_bit(buf, lay.zp(r), k);
                 Layout::clear_bit(buf, lay.zc(r), k);
-                copied.push(r);
+                if want_events {
+                    copied.push(r);
+                }
             } else {
                 Layout::set_bit(buf, lay.zp(r), k);
-                refreshed.push(r);
+                if want_events {
+                    refreshed.push(r);
+                }
             }
         }
         self.renormalise(buf, k);
         Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
     }
 
-    /// Dense ranks of tuple `k` among its holders.
+    /// Dense ranks of tuple `k` among its holders. Ranks are in `0..=holders` (dense ranks,
+    /// plus one for a fresh write), so a small presence table suffices.
     fn renormalise(&self, st: &mut [i32], k: TupleId) {
         let lay = &self.lay;
         let hs = &self.holders[k];
-        let mut rs: Vec<i32> = hs.iter().map(|&h| st[lay.rank(h, k)]).collect();
-        rs.sort_unstable();
-        rs.dedup();
-        for &h in hs {
-            let p = lay.rank(h, k);
-            st[p] = rs.binary_search(&st[p]).unwrap() as i32;
+        let h = hs.len();
+        if h <= 255 {
+            let mut map = [-1i32; 257];
+            for &a in hs {
+                map[st[lay.rank(a, k)] as usize] = 0;
+            }
+            let mut next = 0;
+            for m in map.iter_mut().take(h + 1) {
+                if *m == 0 {
+                    *m = next;
+                    next += 1;
+                }
+            }
+            for &a in hs {
+                let p = lay.rank(a, k);
+                st[p] = map[st[p] as usize];
+            }
+        } else {
+            let mut rs: Vec<i32> = hs.iter().map(|&a| st[lay.rank(a, k)]).collect();
+            rs.sort_unstable();
+            rs.dedup();
+            for &a in hs {
+                let p = lay.rank(a, k);
+                st[p] = rs.binary_search(&st[p]).unwrap() as i32;
+            }
         }
     }
 
