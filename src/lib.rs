@@ -7,6 +7,8 @@ pub mod analysis;
 pub mod behaviour;
 pub mod cli;
 pub mod diagnostics;
+pub mod engine;
 pub mod lnt;
 pub mod model;
 pub mod syntax;
+pub mod trace;

@@ -4,6 +4,7 @@ mod emit;
 mod info;
 mod load;
 mod values;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -55,8 +56,82 @@ struct SpecArgs {
     externs: Vec<String>,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    /// The embedded explicit-state engine
+    Native,
+    /// CADP (must be installed)
+    Cadp,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Workflow {
+    Compositional,
+    Monolithic,
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Check every property (or those named with --property) on the whole state space
+    Verify {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Check only this property (repeatable)
+        #[arg(long = "property", value_name = "NAME")]
+        properties: Vec<String>,
+        /// Round-robin scheduling of agent steps, in id order
+        #[arg(long)]
+        fair: bool,
+        #[arg(long, value_enum, default_value = "native")]
+        backend: Backend,
+        /// CADP workflow (with --backend cadp)
+        #[arg(long, value_enum, default_value = "compositional")]
+        workflow: Workflow,
+        /// One JSON document on stdout
+        #[arg(long)]
+        json: bool,
+        /// Exploration threads (default: all cores)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
+        /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Stop after this many states (exit 5 if undecided)
+        #[arg(long, value_name = "N")]
+        max_states: Option<u64>,
+        /// Stop when the state graph uses this much memory (exit 5 if undecided)
+        #[arg(long, value_name = "MIB")]
+        memory: Option<u64>,
+        /// Keep the files generated for CADP in this directory (with --backend cadp)
+        #[arg(long, value_name = "DIR")]
+        keep_files: Option<PathBuf>,
+        /// No progress line on stderr
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Random runs, reproducible from the seed
+    Simulate {
+        #[command(flatten)]
+        spec: SpecArgs,
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Maximum steps per run
+        #[arg(long, default_value_t = 100)]
+        steps: usize,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Round-robin scheduling of agent steps, in id order
+        #[arg(long)]
+        fair: bool,
+        /// Mark only this property (repeatable)
+        #[arg(long = "property", value_name = "NAME")]
+        properties: Vec<String>,
+        #[arg(long, value_enum, default_value = "native")]
+        backend: Backend,
+        /// One JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
     /// Describe the resolved model: agent types and ids, variables, stigmergies, properties
     Info {
         #[command(flatten)]
@@ -117,8 +192,79 @@ fn print_warnings(w: &[String]) {
     }
 }
 
+/// `--backend cadp`: CADP is required, and the workflow is not available yet.
+fn cadp_backend() -> Failure {
+    let installed = std::env::var_os("CADP").is_some()
+        || std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bcg_info").is_file()));
+    if installed {
+        Failure::new(
+            exit::BACKEND,
+            "the CADP back end is not available in this version of labs yet\n  = hint: use `--backend native` (the default)",
+        )
+    } else {
+        Failure::new(
+            exit::BACKEND,
+            "CADP is not installed (no $CADP, no `bcg_info` on PATH)\n  = hint: use `--backend native` (the default)",
+        )
+    }
+}
+
+fn spec_name(spec: &SpecArgs) -> String {
+    spec.spec.file_name().map_or_else(|| spec.spec.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
+        Command::Verify {
+            spec,
+            properties,
+            fair,
+            backend,
+            workflow: _,
+            json,
+            threads,
+            timeout,
+            max_states,
+            memory,
+            keep_files: _,
+            quiet,
+        } => {
+            let mut warnings = vec![];
+            let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            if backend == Backend::Cadp {
+                return Err(cadp_backend());
+            }
+            if let Some(t) = timeout
+                && !(t.is_finite() && t > 0.0)
+            {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!("--timeout must be a positive number of seconds, not {t}"),
+                ));
+            }
+            let args = verify::VerifyArgs {
+                properties,
+                fair,
+                json,
+                threads: threads.map(|t| t as usize),
+                timeout,
+                max_states,
+                memory,
+                quiet,
+            };
+            verify::verify(&loaded, &spec_name(&spec), &args)
+        }
+        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json } => {
+            let mut warnings = vec![];
+            let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            if backend == Backend::Cadp {
+                return Err(cadp_backend());
+            }
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed };
+            verify::simulate(&loaded, &spec_name(&spec), &args)
+        }
         Command::Info { spec, json } => {
             let mut warnings = vec![];
             let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;

@@ -1,0 +1,263 @@
+//! `labs verify` and `labs simulate` with the native engine: output, exit codes, progress.
+
+use super::load::Loaded;
+use super::{Failure, exit};
+use crate::engine::{
+    self, EngineError, Progress, SimStatus, SimulateOptions, SimulateReport, StopReason, Verdict, VerifyOptions,
+    VerifyReport,
+};
+use crate::trace;
+use serde_json::{Value, json};
+use std::fmt::Write;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+/// The flag a Ctrl-C sets; installed once per process.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        // Without a handler, Ctrl-C still ends the process (exit 130 by the shell).
+        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+        flag
+    })
+    .clone()
+}
+
+pub struct VerifyArgs {
+    pub properties: Vec<String>,
+    pub fair: bool,
+    pub json: bool,
+    pub threads: Option<usize>,
+    pub timeout: Option<f64>,
+    pub max_states: Option<u64>,
+    pub memory: Option<u64>,
+    pub quiet: bool,
+}
+
+fn progress_line(p: &Progress) {
+    let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
+    eprint!(
+        "\r{:>12} states {:>12} transitions {:>10.0} states/s {:>8} MiB queue {:>10} {:>7.1}s ",
+        p.states,
+        p.transitions,
+        rate,
+        p.memory_bytes / (1 << 20),
+        p.queue,
+        p.seconds
+    );
+}
+
+fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
+    match e {
+        EngineError::Runtime { message, trace } => {
+            let mut text = format!("error: run-time error of the model: {message}\n");
+            if let Some(t) = trace {
+                if json {
+                    let doc = json!({"error": message, "trace": trace::to_json(&l.model, &l.behaviours, &t)});
+                    println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+                } else {
+                    let _ =
+                        writeln!(text, "the trace that reaches it:\n{}", trace::render(&l.model, &l.behaviours, &t));
+                }
+            } else {
+                text += "(while computing the initial states)\n";
+            }
+            Failure { code: exit::BACKEND, message: text }
+        }
+        EngineError::UnknownProperty(p) => {
+            let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
+            Failure::new(exit::USAGE, format!("no property named `{p}`; the spec has: {}", names.join(", ")))
+        }
+        EngineError::Internal(m) => Failure::new(exit::BACKEND, format!("internal error: {m}")),
+    }
+}
+
+pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
+    let cancel = interrupt_flag();
+    let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
+    let opts = VerifyOptions {
+        fair: a.fair,
+        properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
+        threads: a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        max_states: a.max_states,
+        memory_mib: a.memory,
+        timeout: a.timeout.map(Duration::from_secs_f64),
+        cancel: Some(cancel),
+        progress: if show_progress { Some(Arc::new(progress_line)) } else { None },
+    };
+    let report = engine::verify(&l.model, &l.behaviours, &opts);
+    if show_progress {
+        eprint!("\r{:100}\r", "");
+    }
+    let report = report.map_err(|e| engine_failure(l, e, a.json))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&verify_json(l, spec_name, a.fair, &report)).expect("JSON"));
+    } else {
+        print!("{}", verify_text(l, &report));
+    }
+    Ok(verify_exit_code(&report))
+}
+
+fn verify_exit_code(r: &VerifyReport) -> i32 {
+    if r.results.iter().any(|x| x.verdict == Verdict::Violated) {
+        return exit::VIOLATED;
+    }
+    if r.results.iter().any(|x| x.verdict == Verdict::Unknown) || r.stopped.is_some() {
+        return match r.stopped {
+            Some(StopReason::Timeout) => exit::TIMEOUT,
+            Some(StopReason::Interrupted) => exit::INTERRUPTED,
+            _ => exit::INCONCLUSIVE,
+        };
+    }
+    exit::OK
+}
+
+fn stop_text(s: StopReason) -> &'static str {
+    match s {
+        StopReason::MaxStates => "the state bound (--max-states) was reached",
+        StopReason::Memory => "the memory bound (--memory) was reached",
+        StopReason::Timeout => "the time limit (--timeout) was reached",
+        StopReason::Interrupted => "interrupted",
+    }
+}
+
+fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
+    let mut s = String::new();
+    let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
+    for x in &r.results {
+        let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+    }
+    if r.results.is_empty() {
+        let _ = writeln!(s, "(the spec has no properties to check)");
+    }
+    for x in &r.results {
+        if let Some(t) = &x.trace {
+            let _ = writeln!(s, "\ncounterexample for {} ({}):", x.property, x.modality);
+            s += &trace::render(&l.model, &l.behaviours, t);
+        }
+    }
+    let st = &r.stats;
+    let _ = writeln!(
+        s,
+        "\n{} states, {} transitions, {} deadlocks, {:.2} s, peak memory {} MiB",
+        st.states, st.transitions, st.deadlocks, st.seconds, st.peak_rss_mib
+    );
+    if let Some(stop) = r.stopped {
+        let _ = writeln!(
+            s,
+            "exploration stopped early: {} after {} states; undecided properties are `unknown`",
+            stop_text(stop),
+            st.states
+        );
+    }
+    s
+}
+
+fn verify_json(l: &Loaded, spec_name: &str, fair: bool, r: &VerifyReport) -> Value {
+    let results: Vec<Value> = r
+        .results
+        .iter()
+        .map(|x| {
+            let mut v = json!({"property": x.property, "modality": x.modality, "verdict": x.verdict.as_str()});
+            if let Some(t) = &x.trace {
+                v["trace"] = trace::to_json(&l.model, &l.behaviours, t);
+            }
+            v
+        })
+        .collect();
+    let st = &r.stats;
+    json!({
+        "spec": spec_name,
+        "externs": l.model.externs,
+        "backend": "native",
+        "fair": fair,
+        "results": results,
+        "stats": {
+            "states": st.states,
+            "transitions": st.transitions,
+            "deadlocks": st.deadlocks,
+            "initial_states": st.initial_states,
+            "seconds": st.seconds,
+            "peak_rss_mib": st.peak_rss_mib,
+            "complete": st.complete,
+        },
+        "stopped": r.stopped,
+    })
+}
+
+pub struct SimulateArgs {
+    pub properties: Vec<String>,
+    pub fair: bool,
+    pub json: bool,
+    pub runs: usize,
+    pub steps: usize,
+    pub seed: u64,
+}
+
+pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
+    let opts = SimulateOptions {
+        fair: a.fair,
+        runs: a.runs,
+        steps: a.steps,
+        seed: a.seed,
+        properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
+    };
+    let report = engine::simulate(&l.model, &l.behaviours, &opts).map_err(|e| engine_failure(l, e, a.json))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
+    } else {
+        print!("{}", simulate_text(l, a, &report));
+    }
+    Ok(exit::OK)
+}
+
+fn status_str(s: SimStatus) -> &'static str {
+    match s {
+        SimStatus::Satisfied => "satisfied",
+        SimStatus::Violated => "violated",
+        SimStatus::Undecided => "undecided",
+    }
+}
+
+fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
+    let mut s = String::new();
+    if r.runs.is_empty() {
+        let _ = writeln!(s, "no initial state (the assumptions exclude every initial state)");
+    }
+    for (i, run) in r.runs.iter().enumerate() {
+        let _ = writeln!(s, "=== run {} of {} (seed {}, at most {} steps)", i + 1, r.runs.len(), a.seed, a.steps);
+        s += &trace::render(&l.model, &l.behaviours, &run.trace);
+        for p in &run.properties {
+            let at = p.at_step.map_or(String::new(), |k| format!(" at step {k}"));
+            let _ = writeln!(s, "  {}: {}{at}", p.property, status_str(p.status));
+        }
+    }
+    s
+}
+
+fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateReport) -> Value {
+    let runs: Vec<Value> = r
+        .runs
+        .iter()
+        .map(|run| {
+            json!({
+                "trace": trace::to_json(&l.model, &l.behaviours, &run.trace),
+                "properties": run.properties,
+                "deadlock": run.deadlock,
+            })
+        })
+        .collect();
+    json!({
+        "spec": spec_name,
+        "externs": l.model.externs,
+        "backend": "native",
+        "fair": a.fair,
+        "seed": a.seed,
+        "steps": a.steps,
+        "runs": runs,
+    })
+}

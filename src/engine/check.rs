@@ -1,0 +1,509 @@
+//! Property checking on the explored graph (semantics.md §9).
+//!
+//! Predicates are evaluated once per state into bit vectors; each modality is a graph
+//! search on top of them. Scoped patterns (`between`/`from … until`) use a small monitor
+//! run in product with the state graph (see `Mon`).
+
+use super::explore::{Graph, NO_PARENT};
+use std::collections::VecDeque;
+
+/// A counterexample: state ids from an initial state; `loop_start` is the index in the
+/// path of the state the loop goes back to (the last state equals it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cex {
+    pub path: Vec<u32>,
+    pub loop_start: Option<usize>,
+    pub deadlock: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Holds,
+    Violated(Cex),
+    Unknown,
+}
+
+/// Predecessor lists of the graph (built once for the `fairly*` modalities).
+pub struct Reverse {
+    off: Vec<u64>,
+    pred: Vec<u32>,
+}
+
+impl Reverse {
+    pub fn new(g: &Graph) -> Reverse {
+        let n = g.states();
+        let mut off = vec![0u64; n + 1];
+        for &t in &g.succ {
+            off[t as usize + 1] += 1;
+        }
+        for i in 0..n {
+            off[i + 1] += off[i];
+        }
+        let mut fill = off.clone();
+        let mut pred = vec![0u32; g.succ.len()];
+        for s in 0..g.expanded() as u32 {
+            for &t in g.succs(s) {
+                pred[fill[t as usize] as usize] = s;
+                fill[t as usize] += 1;
+            }
+        }
+        Reverse { off, pred }
+    }
+    fn preds(&self, i: u32) -> &[u32] {
+        &self.pred[self.off[i as usize] as usize..self.off[i as usize + 1] as usize]
+    }
+}
+
+/// `always ψ`: the first violating state in BFS order (shortest path).
+pub fn always(g: &Graph, psi: &[bool]) -> Outcome {
+    match psi.iter().position(|&b| !b) {
+        Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
+        None if g.stopped.is_some() => Outcome::Unknown,
+        None => Outcome::Holds,
+    }
+}
+
+/// States from which some ψ-state is reachable.
+fn can_reach(g: &Graph, rev: &Reverse, psi: &[bool]) -> Vec<bool> {
+    let mut seen = psi.to_vec();
+    let mut q: VecDeque<u32> = (0..g.states() as u32).filter(|&i| psi[i as usize]).collect();
+    while let Some(s) = q.pop_front() {
+        for &p in rev.preds(s) {
+            if !seen[p as usize] {
+                seen[p as usize] = true;
+                q.push_back(p);
+            }
+        }
+    }
+    seen
+}
+
+/// `fairly ψ`: every state reachable through ψ-free paths can reach ψ.
+pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+    if g.stopped.is_some() {
+        return Outcome::Unknown;
+    }
+    let reach = can_reach(g, rev, psi);
+    // BFS from the initial states, not going through ψ-states.
+    let n = g.states();
+    let mut parent = vec![NO_PARENT; n];
+    let mut seen = vec![false; n];
+    let mut q = VecDeque::new();
+    for i in 0..g.n_initial as u32 {
+        seen[i as usize] = true;
+        q.push_back(i);
+    }
+    while let Some(s) = q.pop_front() {
+        if !reach[s as usize] {
+            return Outcome::Violated(Cex { path: path_from(&parent, s), loop_start: None, deadlock: false });
+        }
+        if psi[s as usize] {
+            continue;
+        }
+        for &t in g.succs(s) {
+            if !seen[t as usize] {
+                seen[t as usize] = true;
+                parent[t as usize] = s;
+                q.push_back(t);
+            }
+        }
+    }
+    Outcome::Holds
+}
+
+/// `fairly_inf ψ`: every reachable state can reach ψ.
+pub fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+    if g.stopped.is_some() {
+        return Outcome::Unknown;
+    }
+    let reach = can_reach(g, rev, psi);
+    match reach.iter().position(|&b| !b) {
+        Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
+        None => Outcome::Holds,
+    }
+}
+
+fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
+    let mut p = vec![s];
+    while parent[s as usize] != NO_PARENT {
+        s = parent[s as usize];
+        p.push(s);
+    }
+    p.reverse();
+    p
+}
+
+/// `finally ψ`: violated iff a ψ-free path from an initial state reaches a deadlock or a
+/// cycle (D12).
+pub fn finally(g: &Graph, psi: &[bool]) -> Outcome {
+    if g.stopped.is_some() {
+        return Outcome::Unknown;
+    }
+    let starts: Vec<u32> = (0..g.n_initial as u32).collect();
+    let sub = SubGraph {
+        n: g.states(),
+        succ: &|s, out: &mut Vec<u32>| out.extend_from_slice(g.succs(s)),
+        allowed: &|s| !psi[s as usize],
+        dead: &|s| g.succs(s).is_empty(),
+    };
+    match bad_path(&sub, &starts) {
+        Some(c) => Outcome::Violated(c),
+        None => Outcome::Holds,
+    }
+}
+
+/// A graph given by closures, for the generic lasso search.
+pub struct SubGraph<'a> {
+    pub n: usize,
+    pub succ: &'a dyn Fn(u32, &mut Vec<u32>),
+    /// Nodes the path may use.
+    pub allowed: &'a dyn Fn(u32) -> bool,
+    /// Nodes without successors in the full graph (maximal finite paths end there).
+    pub dead: &'a dyn Fn(u32) -> bool,
+}
+
+/// The shortest found path from `starts` through allowed nodes that ends in a dead node, or
+/// a lasso (prefix + cycle) through allowed nodes; `None` if neither exists.
+pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
+    let n = sg.n;
+    let mut parent = vec![NO_PARENT; n];
+    let mut dist = vec![u32::MAX; n];
+    let mut order = Vec::new();
+    let mut q = VecDeque::new();
+    for &s in starts {
+        if (sg.allowed)(s) && dist[s as usize] == u32::MAX {
+            dist[s as usize] = 0;
+            q.push_back(s);
+        }
+    }
+    let mut buf = Vec::new();
+    let mut first_dead: Option<u32> = None;
+    while let Some(s) = q.pop_front() {
+        order.push(s);
+        if first_dead.is_none() && (sg.dead)(s) {
+            first_dead = Some(s);
+        }
+        buf.clear();
+        (sg.succ)(s, &mut buf);
+        for &t in &buf {
+            if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
+                dist[t as usize] = dist[s as usize] + 1;
+                parent[t as usize] = s;
+                q.push_back(t);
+            }
+        }
+    }
+    let dead_cex = first_dead.map(|d| Cex { path: path_from(&parent, d), loop_start: None, deadlock: true });
+    // Cycles: strongly connected components of the visited subgraph.
+    let comp = tarjan(sg, &order, &dist);
+    let mut best: Option<u32> = None;
+    let mut size = vec![0u32; order.len()];
+    for &s in &order {
+        size[comp[s as usize] as usize] += 1;
+    }
+    for &s in &order {
+        let c = comp[s as usize];
+        let cyclic = size[c as usize] > 1 || {
+            buf.clear();
+            (sg.succ)(s, &mut buf);
+            buf.contains(&s)
+        };
+        if cyclic {
+            best = Some(s);
+            break; // `order` is BFS order: the first is the closest
+        }
+    }
+    let lasso = best.map(|c| {
+        let cc = comp[c as usize];
+        // Shortest cycle through c inside its component.
+        let mut par: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        let mut q = VecDeque::from([c]);
+        let mut end = None;
+        'bfs: while let Some(s) = q.pop_front() {
+            buf.clear();
+            (sg.succ)(s, &mut buf);
+            for &t in &buf.clone() {
+                if t == c {
+                    end = Some(s);
+                    break 'bfs;
+                }
+                if (sg.allowed)(t) && comp[t as usize] == cc && !par.contains_key(&t) {
+                    par.insert(t, s);
+                    q.push_back(t);
+                }
+            }
+        }
+        let mut cyc = vec![c];
+        let mut s = end.expect("cycle");
+        while s != c {
+            cyc.push(s);
+            s = par[&s];
+        }
+        cyc.push(c);
+        cyc.reverse(); // c … c
+        let mut path = path_from(&parent, c);
+        let ls = path.len() - 1;
+        path.extend_from_slice(&cyc[1..]);
+        Cex { path, loop_start: Some(ls), deadlock: false }
+    });
+    match (dead_cex, lasso) {
+        (Some(d), Some(l)) => Some(if l.path.len() < d.path.len() { l } else { d }),
+        (d, l) => d.or(l),
+    }
+}
+
+/// Component id of each visited node (iterative Tarjan, restricted to allowed visited
+/// nodes); `u32::MAX` for other nodes.
+fn tarjan(sg: &SubGraph, order: &[u32], dist: &[u32]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let n = sg.n;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut comp = vec![NONE; n];
+    let mut stack = Vec::new();
+    let mut next_index = 0u32;
+    let mut next_comp = 0u32;
+    let in_sub = |t: u32| dist[t as usize] != u32::MAX && (sg.allowed)(t);
+    let mut call: Vec<(u32, Vec<u32>, usize)> = Vec::new();
+    for &root in order {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        let mut succ = Vec::new();
+        (sg.succ)(root, &mut succ);
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        call.push((root, succ, 0));
+        while let Some((v, succs, pos)) = call.last_mut() {
+            let v = *v;
+            if *pos < succs.len() {
+                let w = succs[*pos];
+                *pos += 1;
+                if !in_sub(w) {
+                    continue;
+                }
+                if index[w as usize] != NONE {
+                    if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(index[w as usize]);
+                    }
+                } else {
+                    index[w as usize] = next_index;
+                    low[w as usize] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[w as usize] = true;
+                    let mut ws = Vec::new();
+                    (sg.succ)(w, &mut ws);
+                    call.push((w, ws, 0));
+                }
+            } else {
+                call.pop();
+                let vl = low[v as usize];
+                if let Some((u, _, _)) = call.last() {
+                    low[*u as usize] = low[*u as usize].min(vl);
+                }
+                if index[v as usize] == vl {
+                    loop {
+                        let w = stack.pop().unwrap();
+                        on_stack[w as usize] = false;
+                        comp[w as usize] = next_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_comp += 1;
+                }
+            }
+        }
+    }
+    comp
+}
+
+/// The scope kind of a pattern property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `between (Q) and (R)`: only intervals closed by R count.
+    Between,
+    /// `from (Q) until (R)`: intervals need not be closed.
+    FromUntil,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pat {
+    ThereIs,
+    Always,
+    /// `S precedes P` (the `S` predicate is the extra bit).
+    Precedes,
+}
+
+/// Monitor states.
+pub mod mon {
+    pub const IDLE: u8 = 0;
+    /// Inside an interval, obligation still open (`thereIs`: P not seen; `precedes`: S not
+    /// seen; `always`: no violation yet).
+    pub const OPEN: u8 = 1;
+    /// Inside an interval, nothing more to check (`thereIs` P seen, `precedes` S seen).
+    pub const DONE: u8 = 2;
+    /// (`between`) A violation happened in the interval; it counts if R closes it.
+    pub const PENDING: u8 = 3;
+    pub const BAD: u8 = 4;
+    pub const N: u32 = 5;
+}
+
+/// The predicate values of one state for a scoped pattern.
+#[derive(Clone, Copy, Debug)]
+pub struct Bits {
+    pub q: bool,
+    pub r: bool,
+    pub p: bool,
+    pub s: bool,
+}
+
+/// The monitor reading one state (the first state of a path is read from `IDLE`).
+///
+/// Reading (labs-language.md §5.8, Dwyer-style): an interval opens at a state where Q holds
+/// and R does not, and closes at the next R-state, which is not part of it. `thereIs P`:
+/// some state of the interval satisfies P; `always P`: all do; `S precedes P`: no P-state
+/// of the interval comes before (strictly) the first S-state of the interval. With `between`
+/// only closed intervals are checked; with `from … until` an interval that is never closed
+/// is checked too (for `thereIs`: a maximal path that stays in it without P violates).
+pub fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
+    use mon::*;
+    let violation = match scope {
+        Scope::Between => PENDING,
+        Scope::FromUntil => BAD,
+    };
+    let cont = |m: u8| -> u8 {
+        match (pat, m) {
+            (Pat::ThereIs, OPEN) => {
+                if b.p {
+                    DONE
+                } else {
+                    OPEN
+                }
+            }
+            (Pat::Always, OPEN) => {
+                if b.p {
+                    OPEN
+                } else {
+                    violation
+                }
+            }
+            (Pat::Precedes, OPEN) => {
+                if b.s {
+                    DONE
+                } else if b.p {
+                    violation
+                } else {
+                    OPEN
+                }
+            }
+            (_, m) => m,
+        }
+    };
+    match m {
+        BAD => BAD,
+        IDLE => {
+            if b.q && !b.r {
+                cont(OPEN)
+            } else {
+                IDLE
+            }
+        }
+        _ if b.r => match (pat, m) {
+            (Pat::ThereIs, OPEN) | (_, PENDING) => BAD,
+            _ => IDLE,
+        },
+        _ => cont(m),
+    }
+}
+
+/// A scoped pattern: a reachable BAD monitor state, or (`from … until … thereIs`) a maximal
+/// path that stays in an open interval without P.
+pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
+    if g.stopped.is_some() {
+        return Outcome::Unknown;
+    }
+    let n = g.states() as u32;
+    let node = |s: u32, m: u8| s * mon::N + m as u32;
+    let starts: Vec<u32> =
+        (0..g.n_initial as u32).map(|s| node(s, mon_step(scope, pat, mon::IDLE, bits[s as usize]))).collect();
+    let succ = |x: u32, out: &mut Vec<u32>| {
+        let (s, m) = (x / mon::N, (x % mon::N) as u8);
+        for &t in g.succs(s) {
+            out.push(node(t, mon_step(scope, pat, m, bits[t as usize])));
+        }
+    };
+    // Reachability of BAD.
+    let total = (n * mon::N) as usize;
+    let mut parent = vec![NO_PARENT; total];
+    let mut seen = vec![false; total];
+    let mut q = VecDeque::new();
+    for &s in &starts {
+        if !seen[s as usize] {
+            seen[s as usize] = true;
+            q.push_back(s);
+        }
+    }
+    let mut buf = Vec::new();
+    while let Some(x) = q.pop_front() {
+        if x % mon::N == mon::BAD as u32 {
+            let path = path_from(&parent, x).into_iter().map(|y| y / mon::N).collect();
+            return Outcome::Violated(Cex { path, loop_start: None, deadlock: false });
+        }
+        buf.clear();
+        succ(x, &mut buf);
+        for &y in &buf {
+            if !seen[y as usize] {
+                seen[y as usize] = true;
+                parent[y as usize] = x;
+                q.push_back(y);
+            }
+        }
+    }
+    if scope == Scope::FromUntil && pat == Pat::ThereIs {
+        // Maximal paths that stay in an open interval without P forever. Any path to such
+        // a node first: start from every reachable OPEN node is not shortest, so search from
+        // the initial product nodes with the restriction lifted on the prefix.
+        let sub = SubGraph {
+            n: total,
+            succ: &succ,
+            allowed: &|x| x % mon::N == mon::OPEN as u32,
+            dead: &|x| g.succs(x / mon::N).is_empty(),
+        };
+        let opens: Vec<u32> =
+            (0..total as u32).filter(|&x| seen[x as usize] && x % mon::N == mon::OPEN as u32).collect();
+        if let Some(c) = bad_path(&sub, &opens) {
+            // Prefix: from an initial node to the first node of the found path.
+            let first = c.path[0];
+            let mut prefix: Vec<u32> = path_from(&parent, first);
+            prefix.pop();
+            let shift = prefix.len();
+            let mut path: Vec<u32> = prefix.into_iter().map(|y| y / mon::N).collect();
+            path.extend(c.path.iter().map(|y| y / mon::N));
+            return Outcome::Violated(Cex { path, loop_start: c.loop_start.map(|l| l + shift), deadlock: c.deadlock });
+        }
+    }
+    Outcome::Holds
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn monitor_between_thereis() {
+        let b = |q, r, p| Bits { q, r, p, s: false };
+        let m = mon_step(Scope::Between, Pat::ThereIs, mon::IDLE, b(true, false, false));
+        assert_eq!(m, mon::OPEN);
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, m, b(false, true, true)), mon::BAD);
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, m, b(false, false, true)), mon::DONE);
+        assert_eq!(mon_step(Scope::Between, Pat::ThereIs, mon::DONE, b(false, true, false)), mon::IDLE);
+        assert_eq!(mon_step(Scope::Between, Pat::Always, mon::OPEN, b(false, false, false)), mon::PENDING);
+        assert_eq!(mon_step(Scope::FromUntil, Pat::Always, mon::OPEN, b(false, false, false)), mon::BAD);
+    }
+}

@@ -1,0 +1,316 @@
+//! Stage 4: the native explicit-state engine (semantics.md).
+//!
+//! - `state`: flat state encoding and the hash-indexed state arena;
+//! - `eval`: expressions with ⊥, run-time errors and nondeterminism;
+//! - `step`: the successor relation (agent steps, propagation, confirmation, round-robin);
+//! - `explore`: parallel breadth-first exploration (same result for any thread count);
+//! - `check`: the property modalities on the explored graph;
+//! - `simulate`: seeded random runs.
+//!
+//! Library code never prints or exits: results and typed errors only.
+
+pub mod check;
+pub mod eval;
+pub mod explore;
+pub mod simulate;
+pub mod state;
+pub mod step;
+
+use crate::behaviour::Behaviour;
+use crate::model::{Modality, Model, Pattern, Property, QPred};
+use crate::trace::{Mark, Trace, TraceStep};
+use check::{Bits, Outcome, Pat, Reverse, Scope};
+use eval::{Ctx, Mode, Scratch, Stop};
+use explore::Graph;
+pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+use serde::Serialize;
+pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, simulate};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use step::{Stepper, Work};
+
+#[derive(Clone, Default)]
+pub struct VerifyOptions {
+    /// Round-robin scheduling (§6).
+    pub fair: bool,
+    /// Property names to check (`None`: all, in declaration order).
+    pub properties: Option<Vec<String>>,
+    /// Worker threads for exploration (0 or 1: single-threaded).
+    pub threads: usize,
+    pub max_states: Option<u64>,
+    pub memory_mib: Option<u64>,
+    pub timeout: Option<Duration>,
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub progress: Option<Arc<ProgressFn>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Holds,
+    Violated,
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PropertyResult {
+    pub property: String,
+    /// The modality keyword as written (`always`, `finally`, `eventually`, `fairly`,
+    /// `fairly_inf`, `between`, `from`).
+    pub modality: String,
+    pub verdict: Verdict,
+    /// Counterexample for `violated`.
+    pub trace: Option<Trace>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    /// Distinct reachable states (stored; all of them when `complete`).
+    pub states: u64,
+    /// Distinct (source, target) pairs among expanded states.
+    pub transitions: u64,
+    /// Expanded states without successors.
+    pub deadlocks: u64,
+    pub initial_states: u64,
+    pub seconds: f64,
+    /// Peak resident memory of the process (VmHWM), in MiB (0 where unavailable).
+    pub peak_rss_mib: u64,
+    /// Bytes held by the state graph at the end.
+    pub graph_bytes: u64,
+    /// Slots per state.
+    pub state_slots: u64,
+    /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
+    pub state_bytes: u64,
+    pub complete: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct VerifyReport {
+    pub results: Vec<PropertyResult>,
+    pub stats: Stats,
+    /// Why the exploration stopped early (`None`: the whole state space was explored).
+    /// Verdicts that the explored part cannot decide are then `unknown`.
+    pub stopped: Option<StopReason>,
+}
+
+#[derive(Clone, Debug)]
+pub enum EngineError {
+    /// A run-time error of the model (division by zero, overflow, index or agent id out of
+    /// range); `trace` reaches the state where it happens (`None`: during initialisation).
+    Runtime { message: String, trace: Option<Box<Trace>> },
+    /// `--property NAME` names no property of the model.
+    UnknownProperty(String),
+    /// The behaviours do not match the model (one per agent type is needed).
+    Internal(String),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::Runtime { message, .. } => write!(f, "run-time error: {message}"),
+            EngineError::UnknownProperty(p) => write!(f, "no property named `{p}`"),
+            EngineError::Internal(m) => write!(f, "internal error: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+/// Peak resident set size of this process in MiB (Linux; 0 elsewhere).
+pub fn peak_rss_mib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map(|kib| kib.div_ceil(1024))
+        .unwrap_or(0)
+}
+
+/// The properties selected by `names` (all when `None`), in declaration order.
+pub fn select_properties<'m>(model: &'m Model, names: Option<&[String]>) -> Result<Vec<&'m Property>, EngineError> {
+    match names {
+        None => Ok(model.properties.iter().collect()),
+        Some(ns) => {
+            for n in ns {
+                if !model.properties.iter().any(|p| &p.name == n) {
+                    return Err(EngineError::UnknownProperty(n.clone()));
+                }
+            }
+            Ok(model.properties.iter().filter(|p| ns.contains(&p.name)).collect())
+        }
+    }
+}
+
+pub(crate) fn check_behaviours(model: &Model, behs: &[Behaviour]) -> Result<(), EngineError> {
+    if behs.len() != model.agent_types.len() {
+        return Err(EngineError::Internal(format!(
+            "{} behaviours for {} agent types",
+            behs.len(),
+            model.agent_types.len()
+        )));
+    }
+    Ok(())
+}
+
+/// Builds the trace following `path` (state ids), recomputing each step's event.
+pub(crate) fn build_trace(stepper: &Stepper, g: &Graph, path: &[u32]) -> Trace {
+    let states: Vec<Vec<i32>> = path.iter().map(|&i| g.store.get(i)).collect();
+    trace_of_states(stepper, &states)
+}
+
+pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
+    let mut w = Work::default();
+    let mut steps = Vec::new();
+    for pair in states.windows(2) {
+        let mut ev = None;
+        let _ = stepper.successors(&pair[0], &mut w, true, &mut |e, s| {
+            if ev.is_none() && s == pair[1].as_slice() {
+                ev = e;
+            }
+        });
+        steps.push(TraceStep { event: ev.expect("trace step is a successor"), state: pair[1].clone() });
+    }
+    Trace {
+        fair: stepper.fair,
+        initial: states[0].clone(),
+        steps,
+        loop_start: None,
+        ends_in_deadlock: false,
+        marks: Vec::new(),
+    }
+}
+
+/// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
+pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPred) -> Result<bool, String> {
+    let cx = Ctx { model: stepper.model, lay: &stepper.lay, me: None, c1: None, c2: None, mode: Mode::Pred };
+    match cx.eval_q(st, sc, q) {
+        Ok(b) => Ok(b),
+        Err(Stop::Disabled) => Ok(false),
+        Err(Stop::Error(m)) => Err(m),
+    }
+}
+
+/// ψ on every stored state, in parallel; on an error the first failing state (lowest id).
+fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, threads: usize) -> Result<Vec<bool>, (u32, String)> {
+    let n = g.states();
+    let threads = threads.max(1).min(n.max(1));
+    let per = n.div_ceil(threads).max(1);
+    let chunks: Vec<Result<Vec<bool>, (u32, String)>> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                s.spawn(move || {
+                    let mut sc = Scratch::default();
+                    let mut st = Vec::new();
+                    let lo = (t * per).min(n);
+                    let hi = (lo + per).min(n);
+                    (lo..hi)
+                        .map(|i| {
+                            g.store.get_into(i as u32, &mut st);
+                            eval_pred(stepper, &st, &mut sc, q).map_err(|m| (i as u32, m))
+                        })
+                        .collect()
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
+    });
+    let mut out = Vec::with_capacity(n);
+    for c in chunks {
+        out.extend(c?);
+    }
+    Ok(out)
+}
+
+fn runtime(stepper: &Stepper, g: &Graph, state: u32, message: String) -> EngineError {
+    EngineError::Runtime { message, trace: Some(Box::new(build_trace(stepper, g, &g.path_to(state)))) }
+}
+
+/// Explores the state space and checks the selected properties.
+pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result<VerifyReport, EngineError> {
+    check_behaviours(model, behs)?;
+    let props = select_properties(model, opts.properties.as_deref())?;
+    let stepper = Stepper::new(model, behs, opts.fair);
+    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+    let eopts = ExploreOptions {
+        threads: opts.threads,
+        max_states: opts.max_states,
+        memory_mib: opts.memory_mib,
+        timeout: opts.timeout,
+        cancel: opts.cancel.clone(),
+        progress: opts.progress.clone(),
+        keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
+    };
+    let g = explore::explore(&stepper, &initial, &eopts);
+    if let Some((s, m)) = g.error.clone() {
+        return Err(runtime(&stepper, &g, s, m));
+    }
+    let threads = opts.threads.max(1);
+    let mut rev: Option<Reverse> = None;
+    let mut results = Vec::new();
+    for p in props {
+        let ev = |q: &QPred| eval_all(&stepper, &g, q, threads).map_err(|(s, m)| runtime(&stepper, &g, s, m));
+        let outcome = match &p.modality {
+            Modality::Always => check::always(&g, &ev(&p.pred)?),
+            Modality::Finally => check::finally(&g, &ev(&p.pred)?),
+            Modality::Fairly => {
+                let psi = ev(&p.pred)?;
+                check::fairly(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
+            }
+            Modality::FairlyInf => {
+                let psi = ev(&p.pred)?;
+                check::fairly_inf(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
+            }
+            Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+                let scope =
+                    if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
+                let (pat, s) = match pattern {
+                    Pattern::ThereIs => (Pat::ThereIs, None),
+                    Pattern::Always => (Pat::Always, None),
+                    Pattern::Precedes(s) => (Pat::Precedes, Some(ev(s)?)),
+                };
+                let (q, r, pp) = (ev(open)?, ev(close)?, ev(&p.pred)?);
+                let bits: Vec<Bits> = (0..g.states())
+                    .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
+                    .collect();
+                check::scoped(&g, scope, pat, &bits)
+            }
+        };
+        let (verdict, trace) = match outcome {
+            Outcome::Holds => (Verdict::Holds, None),
+            Outcome::Unknown => (Verdict::Unknown, None),
+            Outcome::Violated(c) => {
+                let mut t = build_trace(&stepper, &g, &c.path);
+                t.loop_start = c.loop_start;
+                t.ends_in_deadlock = c.deadlock;
+                t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
+                (Verdict::Violated, Some(t))
+            }
+        };
+        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace });
+    }
+    let stats = Stats {
+        states: g.states() as u64,
+        transitions: g.transitions,
+        deadlocks: g.deadlocks,
+        initial_states: g.n_initial as u64,
+        seconds: g.seconds,
+        peak_rss_mib: peak_rss_mib(),
+        graph_bytes: g.memory_bytes(),
+        state_slots: stepper.lay.len as u64,
+        state_bytes: g.store.state_bytes() as u64,
+        complete: g.stopped.is_none(),
+    };
+    Ok(VerifyReport { results, stats, stopped: g.stopped })
+}

@@ -1,0 +1,540 @@
+//! The successor relation (semantics.md §5–§6) and initial states (§3).
+
+use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
+use super::state::{BOT, Layout};
+use crate::behaviour::{Behaviour, Step};
+use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
+use serde::Serialize;
+
+/// One assigned variable element, for traces.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Assigned {
+    /// `None` for environment variables.
+    pub agent: Option<usize>,
+    pub var: VarId,
+    /// Element number (row-major) within the variable.
+    pub elem: usize,
+    pub value: i32,
+}
+
+/// What a transition did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An agent step: edge `edge` of its current control state.
+    Agent { agent: usize, edge: usize, assigned: Vec<Assigned>, written: Vec<TupleId>, skip: bool },
+    /// A propagation (`confirm = false`) or confirmation of `tuple` by `sender`; `copied` are
+    /// the receivers that took the sender's values, `refreshed` the (confirmation) receivers
+    /// with a newer value that will re-propagate.
+    Message { sender: usize, tuple: TupleId, confirm: bool, copied: Vec<usize>, refreshed: Vec<usize> },
+}
+
+/// A run-time error of the model met while computing successors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeError(pub String);
+
+/// Precomputed facts for stepping.
+pub struct Stepper<'a> {
+    pub model: &'a Model,
+    pub behs: &'a [Behaviour],
+    pub lay: Layout,
+    pub fair: bool,
+    /// Type of each agent.
+    pub type_of: Vec<TypeId>,
+    /// Holders of each tuple (agents whose type holds its stigmergy), increasing ids.
+    pub holders: Vec<Vec<usize>>,
+    /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
+    pub tuple_slots: Vec<Vec<usize>>,
+}
+
+/// Reusable buffers for successor generation (one per thread).
+#[derive(Default)]
+pub struct Work {
+    pub sc: Scratch,
+    buf: Vec<i32>,
+    assigned: Vec<Assigned>,
+    written: Vec<TupleId>,
+}
+
+impl<'a> Stepper<'a> {
+    pub fn new(model: &'a Model, behs: &'a [Behaviour], fair: bool) -> Stepper<'a> {
+        let lay = Layout::new(model, fair);
+        let n = lay.n_agents;
+        let type_of: Vec<TypeId> = (0..n).map(|a| model.type_of(a)).collect();
+        let holders =
+            model.tuples.iter().map(|t| (0..n).filter(|&a| model.holds(type_of[a], t.stigmergy)).collect()).collect();
+        let tuple_slots = model
+            .tuples
+            .iter()
+            .map(|t| {
+                t.vars.iter().flat_map(|&v| model.vars[v].offset..model.vars[v].offset + model.vars[v].len).collect()
+            })
+            .collect();
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots }
+    }
+
+    fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
+        Ctx { model: self.model, lay: &self.lay, me, c1: None, c2: None, mode }
+    }
+
+    pub fn tuple_of(&self, var: VarId) -> Option<TupleId> {
+        match self.model.vars[var].store {
+            Store::Stig { tuple, .. } => Some(tuple),
+            _ => None,
+        }
+    }
+
+    /// Every successor of `st`: `emit(event, successor)` (events only when `want_events`).
+    /// Successors may repeat.
+    pub fn successors(
+        &self,
+        st: &[i32],
+        w: &mut Work,
+        want_events: bool,
+        emit: &mut dyn FnMut(Option<Event>, &[i32]),
+    ) -> Result<(), RuntimeError> {
+        let lay = &self.lay;
+        for a in 0..lay.n_agents {
+            // Message steps.
+            for confirm in [false, true] {
+                let at = if confirm { lay.zc(a) } else { lay.zp(a) };
+                for k in 0..lay.n_tuples {
+                    if Layout::has_bit(st, at, k) {
+                        let ev = self.message(st, a, k, confirm, w, want_events)?;
+                        emit(ev, &w.buf);
+                    }
+                }
+            }
+            // Agent steps.
+            if self.fair && st[lay.turn()] as usize != a {
+                continue;
+            }
+            if !lay.quiet(st, a) {
+                continue;
+            }
+            let beh = &self.behs[self.type_of[a]];
+            let ctl = st[lay.ctl(a)] as usize;
+            for (ei, edge) in beh.edges[ctl].iter().enumerate() {
+                w.sc.chooser.reset();
+                loop {
+                    w.sc.chooser.start();
+                    match self.agent_step(st, a, ei, w) {
+                        Ok(()) => {
+                            let ev = want_events.then(|| Event::Agent {
+                                agent: a,
+                                edge: ei,
+                                assigned: w.assigned.clone(),
+                                written: w.written.clone(),
+                                skip: matches!(edge.step, Step::Skip),
+                            });
+                            emit(ev, &w.buf);
+                        }
+                        Err(Stop::Disabled) => {}
+                        Err(Stop::Error(m)) => {
+                            let ty = &self.model.agent_types[self.type_of[a]];
+                            return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
+                        }
+                    }
+                    if !w.sc.chooser.advance() {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `st` has no successor.
+    pub fn is_deadlock(&self, st: &[i32], w: &mut Work) -> Result<bool, RuntimeError> {
+        let mut any = false;
+        self.successors(st, w, false, &mut |_, _| any = true)?;
+        Ok(!any)
+    }
+
+    fn agent_step(&self, st: &[i32], a: usize, ei: usize, w: &mut Work) -> R<()> {
+        let lay = &self.lay;
+        let beh = &self.behs[self.type_of[a]];
+        let edge = &beh.edges[st[lay.ctl(a)] as usize][ei];
+        let cx = self.ctx(Some(a), Mode::Step);
+        for g in &edge.guards {
+            if !cx.eval_b(st, &mut w.sc, g)? {
+                return Err(Stop::Disabled);
+            }
+        }
+        w.buf.clear();
+        w.buf.extend_from_slice(st);
+        w.assigned.clear();
+        w.written.clear();
+        if let Step::Act(action) = &edge.step {
+            match &action.kind {
+                crate::model::ActionKind::Assign(asg) => self.assign(&cx, a, asg, w)?,
+                crate::model::ActionKind::Block { stmts, locals } => {
+                    w.sc.locals.clear();
+                    w.sc.locals.resize(*locals, BOT);
+                    for s in stmts {
+                        self.stmt(&cx, a, s, w)?;
+                    }
+                }
+            }
+        }
+        for &k in &edge.writes {
+            if !w.written.contains(&k) {
+                w.written.push(k);
+            }
+        }
+        w.written.sort_unstable();
+        let buf = &mut w.buf;
+        for &k in &w.written {
+            let max = self.holders[k].iter().map(|&h| buf[lay.rank(h, k)]).max().unwrap_or(0);
+            buf[lay.rank(a, k)] = max + 1;
+            Layout::set_bit(buf, lay.zp(a), k);
+            self.renormalise(buf, k);
+        }
+        for &k in &edge.confirms {
+            if !w.written.contains(&k) {
+                Layout::set_bit(buf, lay.zc(a), k);
+            }
+        }
+        buf[lay.ctl(a)] = edge.target as i32;
+        if self.fair {
+            let t = lay.turn();
+            buf[t] = ((a + 1) % lay.n_agents) as i32;
+        }
+        Ok(())
+    }
+
+    /// Simultaneous assignment evaluated on (and applied to) `w.buf`.
+    fn assign(&self, cx: &Ctx, a: usize, asg: &Assign, w: &mut Work) -> R<()> {
+        let mut writes: Vec<(usize, Assigned)> = Vec::with_capacity(asg.targets.len());
+        for (t, e) in asg.targets.iter().zip(&asg.values) {
+            let var = &self.model.vars[t.var];
+            let k = cx.index(&w.buf, &mut w.sc, &var.dims, &t.indices, &var.name)?.ok_or(Stop::Disabled)?;
+            let v = cx.eval(&w.buf, &mut w.sc, e)?;
+            if v.is_none() && !is_plain_copy(e) {
+                return Err(Stop::Disabled);
+            }
+            let value = to_slot(v)?;
+            let slot = var.offset + k;
+            let (pos, agent) = match var.store {
+                Store::Env => (slot, None),
+                Store::Attr => (self.lay.attr(a, slot), Some(a)),
+                Store::Stig { .. } => (self.lay.stig(a, slot), Some(a)),
+            };
+            writes.push((pos, Assigned { agent, var: t.var, elem: k, value }));
+        }
+        for (pos, asd) in writes {
+            w.buf[pos] = asd.value;
+            if let Some(k) = self.tuple_of(asd.var)
+                && !w.written.contains(&k)
+            {
+                w.written.push(k);
+            }
+            w.assigned.push(asd);
+        }
+        Ok(())
+    }
+
+    fn stmt(&self, cx: &Ctx, a: usize, s: &Stmt, w: &mut Work) -> R<()> {
+        match s {
+            Stmt::Assign(asg) => self.assign(cx, a, asg, w),
+            Stmt::Local { slots, values } => {
+                let mut writes = Vec::with_capacity(slots.len());
+                for (t, e) in slots.iter().zip(values) {
+                    let pos = match &t.index {
+                        None => t.slot,
+                        Some(ie) => {
+                            let i = cx.eval(&w.buf, &mut w.sc, ie)?.ok_or(Stop::Disabled)?;
+                            if i < 0 || i as usize >= t.len {
+                                return Err(Stop::Error(format!(
+                                    "index {i} out of range for a local array (size {})",
+                                    t.len
+                                )));
+                            }
+                            t.slot + i as usize
+                        }
+                    };
+                    let v = cx.eval(&w.buf, &mut w.sc, e)?;
+                    if v.is_none() && !is_plain_copy(e) {
+                        return Err(Stop::Disabled);
+                    }
+                    writes.push((pos, to_slot(v)?));
+                }
+                for (pos, v) in writes {
+                    w.sc.locals[pos] = v;
+                }
+                Ok(())
+            }
+            Stmt::Pick { slot, count, agent_type, filter } => {
+                let ids: Vec<usize> = match agent_type {
+                    Some(t) => self.model.agent_types[*t].ids().collect(),
+                    None => (0..self.lay.n_agents).collect(),
+                };
+                let mut cands = Vec::new();
+                for c in ids {
+                    if c == a {
+                        continue;
+                    }
+                    let ok = match filter {
+                        None => true,
+                        Some(f) => {
+                            let fx = Ctx { c1: Some(a), c2: Some(c), ..*cx };
+                            match fx.eval_b(&w.buf, &mut w.sc, f) {
+                                Ok(b) => b,
+                                Err(Stop::Disabled) => false,
+                                Err(e) => return Err(e),
+                            }
+                        }
+                    };
+                    if ok {
+                        cands.push(c);
+                    }
+                }
+                if cands.len() < *count {
+                    return Err(Stop::Disabled);
+                }
+                for i in 0..*count {
+                    let j = w.sc.chooser.choose(0, cands.len() as i64) as usize;
+                    let c = cands.remove(j);
+                    w.sc.locals[slot + i] = c as i32;
+                }
+                Ok(())
+            }
+            Stmt::Quant { slot, pred } => {
+                let v = cx.eval_q(&w.buf, &mut w.sc, pred)?;
+                w.sc.locals[*slot] = i32::from(v);
+                Ok(())
+            }
+            Stmt::Count { slot, agent_type, pred } => {
+                let mut n = 0;
+                for c in self.model.agent_types[*agent_type].ids() {
+                    w.sc.qvars.push(c as i64);
+                    let r = cx.eval_b(&w.buf, &mut w.sc, pred);
+                    w.sc.qvars.pop();
+                    if r? {
+                        n += 1;
+                    }
+                }
+                w.sc.locals[*slot] = n;
+                Ok(())
+            }
+        }
+    }
+
+    /// Propagation (`confirm = false`) or confirmation of tuple `k` by `s`, into `w.buf`.
+    fn message(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        w: &mut Work,
+        want_events: bool,
+    ) -> Result<Option<Event>, RuntimeError> {
+        let lay = &self.lay;
+        w.buf.clear();
+        w.buf.extend_from_slice(st);
+        let buf = &mut w.buf;
+        Layout::clear_bit(buf, if confirm { lay.zc(s) } else { lay.zp(s) }, k);
+        let ts = st[lay.rank(s, k)];
+        let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
+        let mut copied = Vec::new();
+        let mut refreshed = Vec::new();
+        for &r in &self.holders[k] {
+            if r == s {
+                continue;
+            }
+            let tr = st[lay.rank(r, k)];
+            if tr == ts || (!confirm && tr > ts) {
+                continue;
+            }
+            let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
+            let linked = match cx.eval_b(st, &mut w.sc, link) {
+                Ok(b) => b,
+                Err(Stop::Disabled) => false,
+                Err(Stop::Error(m)) => {
+                    return Err(RuntimeError(format!("{m} (in a link predicate)")));
+                }
+            };
+            if !linked {
+                continue;
+            }
+            if tr < ts {
+                for &slot in &self.tuple_slots[k] {
+                    buf[lay.stig(r, slot)] = st[lay.stig(s, slot)];
+                }
+                buf[lay.rank(r, k)] = ts;
+                Layout::set_bit(buf, lay.zp(r), k);
+                Layout::clear_bit(buf, lay.zc(r), k);
+                if want_events {
+                    copied.push(r);
+                }
+            } else {
+                Layout::set_bit(buf, lay.zp(r), k);
+                if want_events {
+                    refreshed.push(r);
+                }
+            }
+        }
+        self.renormalise(buf, k);
+        Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
+    }
+
+    /// Dense ranks of tuple `k` among its holders. Ranks are in `0..=holders` (dense ranks,
+    /// plus one for a fresh write), so a small presence table suffices.
+    fn renormalise(&self, st: &mut [i32], k: TupleId) {
+        let lay = &self.lay;
+        let hs = &self.holders[k];
+        let h = hs.len();
+        if h <= 255 {
+            let mut map = [-1i32; 257];
+            for &a in hs {
+                map[st[lay.rank(a, k)] as usize] = 0;
+            }
+            let mut next = 0;
+            for m in map.iter_mut().take(h + 1) {
+                if *m == 0 {
+                    *m = next;
+                    next += 1;
+                }
+            }
+            for &a in hs {
+                let p = lay.rank(a, k);
+                st[p] = map[st[p] as usize];
+            }
+        } else {
+            let mut rs: Vec<i32> = hs.iter().map(|&a| st[lay.rank(a, k)]).collect();
+            rs.sort_unstable();
+            rs.dedup();
+            for &a in hs {
+                let p = lay.rank(a, k);
+                st[p] = rs.binary_search(&st[p]).unwrap() as i32;
+            }
+        }
+    }
+
+    /// All initial states (§3), in a deterministic order.
+    pub fn initial_states(&self) -> Result<Vec<Vec<i32>>, RuntimeError> {
+        let model = self.model;
+        let lay = &self.lay;
+        let mut base = vec![BOT; lay.len];
+        for a in 0..lay.n_agents {
+            for k in 0..lay.n_tuples {
+                base[lay.rank(a, k)] = 0;
+            }
+            let p = lay.zp(a);
+            for x in &mut base[p..p + 2 * lay.mask_words] {
+                *x = 0;
+            }
+            base[lay.ctl(a)] = self.behs[self.type_of[a]].initial as i32;
+        }
+        if lay.fair {
+            base[lay.turn()] = 0;
+        }
+        // D2: ranks in id order among holders.
+        for (k, hs) in self.holders.iter().enumerate() {
+            for (r, &h) in hs.iter().enumerate() {
+                base[lay.rank(h, k)] = r as i32;
+            }
+        }
+        // Choice lists per slot.
+        let mut slots: Vec<(usize, Vec<i32>)> = Vec::new();
+        let mut sc = Scratch::default();
+        let err = |m: String, name: &str| RuntimeError(format!("{m} (in the initialiser of `{name}`)"));
+        let mut add = |var: &crate::model::Variable,
+                       init: &Init,
+                       me: Option<usize>,
+                       pos: &dyn Fn(usize) -> usize|
+         -> Result<(), RuntimeError> {
+            let cx = self.ctx(me, Mode::Pred);
+            let mut ev = |e: &crate::model::Expr| -> Result<i32, RuntimeError> {
+                match cx.eval(&base, &mut sc, e) {
+                    Ok(v) => to_slot(v).map_err(|_| err("arithmetic overflow".into(), &var.name)),
+                    Err(Stop::Error(m)) => Err(err(m, &var.name)),
+                    Err(Stop::Disabled) => Ok(BOT),
+                }
+            };
+            let choices: Vec<i32> = match init {
+                Init::Undef => vec![BOT],
+                Init::Single(e) => vec![ev(e)?],
+                Init::Choice(es) => es.iter().map(&mut ev).collect::<Result<_, _>>()?,
+                Init::Range(a, b) => {
+                    let (a, b) = (ev(a)?, ev(b)?);
+                    if a == BOT || b == BOT { vec![BOT] } else { (a..b).collect() }
+                }
+            };
+            for e in 0..var.len {
+                slots.push((pos(var.offset + e), choices.clone()));
+            }
+            Ok(())
+        };
+        for var in &model.vars {
+            if var.store == Store::Env
+                && let Some(init) = var.init_for(None)
+            {
+                add(var, init, None, &|s| s)?;
+            }
+        }
+        for a in 0..lay.n_agents {
+            let ty = self.type_of[a];
+            for &v in &model.agent_types[ty].attrs {
+                let var = &model.vars[v];
+                if let Some(init) = var.init_for(Some(ty)) {
+                    add(var, init, Some(a), &|s| lay.attr(a, s))?;
+                }
+            }
+            for var in &model.vars {
+                if let Store::Stig { stigmergy, .. } = var.store
+                    && model.holds(ty, stigmergy)
+                    && let Some(init) = var.init_for(None)
+                {
+                    add(var, init, Some(a), &|s| lay.stig(a, s))?;
+                }
+            }
+        }
+        if slots.iter().any(|(_, c)| c.is_empty()) {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        let mut idx = vec![0usize; slots.len()];
+        let mut st = base.clone();
+        loop {
+            for (i, (pos, ch)) in slots.iter().enumerate() {
+                st[*pos] = ch[idx[i]];
+            }
+            let mut ok = true;
+            for asm in &model.assumptions {
+                let cx = self.ctx(None, Mode::Pred);
+                match cx.eval_q(&st, &mut sc, &asm.pred) {
+                    Ok(true) => {}
+                    Ok(false) | Err(Stop::Disabled) => {
+                        ok = false;
+                        break;
+                    }
+                    Err(Stop::Error(m)) => {
+                        return Err(RuntimeError(format!("{m} (in assumption {})", asm.name)));
+                    }
+                }
+            }
+            if ok {
+                out.push(st.clone());
+            }
+            // Odometer (last slot fastest).
+            let mut i = slots.len();
+            loop {
+                if i == 0 {
+                    return Ok(out);
+                }
+                i -= 1;
+                idx[i] += 1;
+                if idx[i] < slots[i].1.len() {
+                    break;
+                }
+                idx[i] = 0;
+            }
+        }
+    }
+}
+
+/// `x <- y`: a plain copy of a variable may copy ⊥ (D10).
+fn is_plain_copy(e: &crate::model::Expr) -> bool {
+    matches!(e, crate::model::Expr::Var(_) | crate::model::Expr::Local { .. })
+}

@@ -1,0 +1,391 @@
+//! Traces: the initial state and the steps of a path, printed in the human format of
+//! semantics.md §10 or as JSON (product.md), and an independent replay checker.
+
+use crate::behaviour::Behaviour;
+use crate::engine::state::{BOT, Layout};
+use crate::engine::step::{Event, Stepper, Work};
+use crate::model::{Model, Store};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+
+/// One step of a trace: what happened and the full state after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceStep {
+    pub event: Event,
+    pub state: Vec<i32>,
+}
+
+/// A mark printed after the state reached by `at` steps (0 = the initial state).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Mark {
+    pub at: usize,
+    pub property: String,
+    /// `violated` or `satisfied`.
+    pub status: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    /// Whether the trace was produced under round-robin scheduling (needed to replay it).
+    pub fair: bool,
+    pub initial: Vec<i32>,
+    pub steps: Vec<TraceStep>,
+    /// Index in `steps` where a lasso's loop begins: the state before `steps[i]` (the
+    /// initial state when 0) equals the last state.
+    pub loop_start: Option<usize>,
+    pub ends_in_deadlock: bool,
+    pub marks: Vec<Mark>,
+}
+
+impl Trace {
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+    /// State after `i` steps.
+    pub fn state(&self, i: usize) -> &[i32] {
+        if i == 0 { &self.initial } else { &self.steps[i - 1].state }
+    }
+    pub fn last(&self) -> &[i32] {
+        self.state(self.steps.len())
+    }
+}
+
+/// Concrete timestamps along a trace (§4): initial ones 0, 1, 2, … in initialisation order
+/// (agent by agent, tuple by tuple), then +1 per written tuple; messages copy them.
+struct Clock {
+    ts: Vec<Vec<i64>>, // [agent][tuple]
+    next: i64,
+}
+
+impl Clock {
+    fn new(st: &Stepper) -> Clock {
+        let n = st.lay.n_agents;
+        let mut ts = vec![vec![0i64; st.lay.n_tuples]; n];
+        let mut next = 0;
+        for (a, row) in ts.iter_mut().enumerate() {
+            for (k, t) in row.iter_mut().enumerate() {
+                if st.holders[k].contains(&a) {
+                    *t = next;
+                    next += 1;
+                }
+            }
+        }
+        Clock { ts, next }
+    }
+    fn apply(&mut self, ev: &Event) {
+        match ev {
+            Event::Agent { agent, written, .. } => {
+                for &k in written {
+                    self.ts[*agent][k] = self.next;
+                    self.next += 1;
+                }
+            }
+            Event::Message { sender, tuple, copied, .. } => {
+                let t = self.ts[*sender][*tuple];
+                for &r in copied {
+                    self.ts[r][*tuple] = t;
+                }
+            }
+        }
+    }
+}
+
+fn val(v: i32) -> String {
+    if v == BOT { "undef".into() } else { v.to_string() }
+}
+
+fn jval(v: i32) -> Value {
+    if v == BOT { json!("undef") } else { json!(v) }
+}
+
+fn agent_name(model: &Model, a: usize) -> String {
+    format!("{} {}", model.agent_types[model.type_of(a)].name, a)
+}
+
+fn tuple_name(model: &Model, k: usize) -> String {
+    model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
+}
+
+/// The human form (semantics.md §10).
+pub fn render(model: &Model, behs: &[Behaviour], trace: &Trace) -> String {
+    let stepper = Stepper::new(model, behs, trace.fair);
+    let lay = &stepper.lay;
+    let mut clock = Clock::new(&stepper);
+    let mut out = String::new();
+    let st = &trace.initial;
+    out.push_str("<initialization>\n");
+    for v in model.vars.iter().filter(|v| v.store == Store::Env) {
+        for e in 0..v.len {
+            let _ = writeln!(out, "  {} <-- {}", v.element_name(e), val(st[v.offset + e]));
+        }
+    }
+    for a in 0..lay.n_agents {
+        let ty = stepper.type_of[a];
+        for &vi in &model.agent_types[ty].attrs {
+            let v = &model.vars[vi];
+            for e in 0..v.len {
+                let _ = writeln!(
+                    out,
+                    "{}: {} <- {}",
+                    agent_name(model, a),
+                    v.element_name(e),
+                    val(st[lay.attr(a, v.offset + e)])
+                );
+            }
+        }
+        for v in &model.vars {
+            if let Store::Stig { stigmergy, tuple } = v.store
+                && model.holds(ty, stigmergy)
+            {
+                for e in 0..v.len {
+                    let _ = writeln!(
+                        out,
+                        "{}: {} <~ {} @{}",
+                        agent_name(model, a),
+                        v.element_name(e),
+                        val(st[lay.stig(a, v.offset + e)]),
+                        clock.ts[a][tuple]
+                    );
+                }
+            }
+        }
+    }
+    out.push_str("<end initialization>\n");
+    let marks_at = |out: &mut String, i: usize| {
+        for m in trace.marks.iter().filter(|m| m.at == i) {
+            let _ = writeln!(out, "<property {}: {}>", m.status, m.property);
+        }
+    };
+    let last = trace.steps.len();
+    for (i, step) in trace.steps.iter().enumerate() {
+        marks_at(&mut out, i);
+        if trace.loop_start == Some(i) {
+            out.push_str("<loop starts here>\n");
+        }
+        clock.apply(&step.event);
+        out.push_str(&event_text(model, &stepper, &clock.ts, &step.event, &step.state));
+    }
+    if trace.ends_in_deadlock {
+        out.push_str("<deadlock>\n");
+    }
+    marks_at(&mut out, last);
+    out
+}
+
+fn event_text(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> String {
+    let lay = &stepper.lay;
+    let mut out = String::new();
+    match ev {
+        Event::Agent { agent, assigned, skip, .. } => {
+            let who = agent_name(model, *agent);
+            if assigned.is_empty() {
+                let _ = writeln!(out, "{who}: {}", if *skip { "Skip" } else { "(no assignment)" });
+            }
+            for asd in assigned {
+                let v = &model.vars[asd.var];
+                let name = v.element_name(asd.elem);
+                match v.store {
+                    Store::Env => {
+                        let _ = writeln!(out, "{who}: {name} <-- {}", val(asd.value));
+                    }
+                    Store::Attr => {
+                        let _ = writeln!(out, "{who}: {name} <- {}", val(asd.value));
+                    }
+                    Store::Stig { tuple, .. } => {
+                        let _ = writeln!(out, "{who}: {name} <~ {} @{}", val(asd.value), ts[*agent][tuple]);
+                    }
+                }
+            }
+        }
+        Event::Message { sender, tuple, confirm, copied, .. } => {
+            let kind = if *confirm { "confirm" } else { "propagate" };
+            let who = agent_name(model, *sender);
+            let tn = tuple_name(model, *tuple);
+            let _ = writeln!(out, "<{who}: {kind} {tn}>");
+            for &r in copied {
+                for &vi in &model.tuples[*tuple].vars {
+                    let v = &model.vars[vi];
+                    for e in 0..v.len {
+                        let _ = writeln!(
+                            out,
+                            "  {}: {} <~ {} @{}",
+                            agent_name(model, r),
+                            v.element_name(e),
+                            val(st[lay.stig(r, v.offset + e)]),
+                            ts[r][*tuple]
+                        );
+                    }
+                }
+            }
+            let _ = writeln!(out, "<{who}: end {kind} {tn}>");
+        }
+    }
+    out
+}
+
+fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> Value {
+    let lay = &stepper.lay;
+    let mut env = Map::new();
+    for v in model.vars.iter().filter(|v| v.store == Store::Env) {
+        for e in 0..v.len {
+            env.insert(v.element_name(e), jval(st[v.offset + e]));
+        }
+    }
+    let mut agents = Vec::new();
+    for a in 0..lay.n_agents {
+        let ty = stepper.type_of[a];
+        let mut attrs = Map::new();
+        for &vi in &model.agent_types[ty].attrs {
+            let v = &model.vars[vi];
+            for e in 0..v.len {
+                attrs.insert(v.element_name(e), jval(st[lay.attr(a, v.offset + e)]));
+            }
+        }
+        let mut stig = Map::new();
+        for v in &model.vars {
+            if let Store::Stig { stigmergy, tuple } = v.store
+                && model.holds(ty, stigmergy)
+            {
+                for e in 0..v.len {
+                    stig.insert(
+                        v.element_name(e),
+                        json!({"value": jval(st[lay.stig(a, v.offset + e)]), "timestamp": ts[a][tuple]}),
+                    );
+                }
+            }
+        }
+        let names = |at: usize| -> Vec<String> { lay.bits(st, at).map(|k| tuple_name(model, k)).collect() };
+        let ctl = st[lay.ctl(a)];
+        agents.push(json!({
+            "id": a,
+            "agent_type": model.agent_types[ty].name,
+            "attributes": attrs,
+            "stigmergy": stig,
+            "pending_propagate": names(lay.zp(a)),
+            "pending_confirm": names(lay.zc(a)),
+            "control": ctl,
+            "control_point": stepper.behs[ty].states.get(ctl as usize).cloned().unwrap_or_default(),
+        }));
+    }
+    let mut o = json!({ "environment": env, "agents": agents });
+    if lay.fair {
+        o["turn"] = json!(st[lay.turn()]);
+    }
+    o
+}
+
+fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> Value {
+    let text = event_text(model, stepper, ts, ev, st);
+    match ev {
+        Event::Agent { agent, assigned, skip, .. } => {
+            let asg: Vec<Value> = assigned
+                .iter()
+                .map(|a| {
+                    let v = &model.vars[a.var];
+                    let (store, t) = match v.store {
+                        Store::Env => ("environment", None),
+                        Store::Attr => ("interface", None),
+                        Store::Stig { tuple, .. } => ("stigmergy", Some(ts[*agent][tuple])),
+                    };
+                    let mut o = json!({"variable": v.element_name(a.elem), "store": store, "value": jval(a.value)});
+                    if let Some(t) = t {
+                        o["timestamp"] = json!(t);
+                    }
+                    o
+                })
+                .collect();
+            json!({"kind": if *skip { "skip" } else { "agent" }, "agent": agent,
+                   "agent_type": model.agent_types[model.type_of(*agent)].name,
+                   "assignments": asg, "text": text})
+        }
+        Event::Message { sender, tuple, confirm, copied, refreshed } => json!({
+            "kind": if *confirm { "confirm" } else { "propagate" },
+            "agent": sender,
+            "agent_type": model.agent_types[model.type_of(*sender)].name,
+            "tuple": tuple_name(model, *tuple),
+            "receivers": copied,
+            "repropagating": refreshed,
+            "text": text,
+        }),
+    }
+}
+
+/// The JSON form (product.md): `initial`, `steps` (event + state), `loop_start`,
+/// `ends_in_deadlock`, plus `marks`.
+pub fn to_json(model: &Model, behs: &[Behaviour], trace: &Trace) -> Value {
+    let stepper = Stepper::new(model, behs, trace.fair);
+    let mut clock = Clock::new(&stepper);
+    let initial = state_json(model, &stepper, &clock.ts, &trace.initial);
+    let mut steps = Vec::new();
+    for s in &trace.steps {
+        clock.apply(&s.event);
+        steps.push(json!({
+            "event": event_json(model, &stepper, &clock.ts, &s.event, &s.state),
+            "state": state_json(model, &stepper, &clock.ts, &s.state),
+        }));
+    }
+    json!({
+        "initial": initial,
+        "steps": steps,
+        "loop_start": trace.loop_start,
+        "ends_in_deadlock": trace.ends_in_deadlock,
+        "marks": trace.marks,
+    })
+}
+
+/// Re-checks a trace against the semantics: the initial state is an initial state, each
+/// step's (event, state) is a successor of the previous state, the loop closes, and a
+/// trace marked as ending in a deadlock does.
+pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), String> {
+    let stepper = Stepper::new(model, behs, trace.fair);
+    let lay: &Layout = &stepper.lay;
+    if trace.initial.len() != lay.len {
+        return Err(format!("initial state has {} slots, expected {}", trace.initial.len(), lay.len));
+    }
+    let inits = stepper.initial_states().map_err(|e| e.0)?;
+    if !inits.contains(&trace.initial) {
+        return Err("the initial state is not an initial state of the model".into());
+    }
+    let mut w = Work::default();
+    for (i, step) in trace.steps.iter().enumerate() {
+        let prev = trace.state(i);
+        let mut found = false;
+        let mut same_state = false;
+        stepper
+            .successors(prev, &mut w, true, &mut |ev, s| {
+                if s == step.state.as_slice() {
+                    same_state = true;
+                    if ev.as_ref() == Some(&step.event) {
+                        found = true;
+                    }
+                }
+            })
+            .map_err(|e| format!("step {}: run-time error while replaying: {}", i + 1, e.0))?;
+        if !found {
+            return Err(if same_state {
+                format!("step {}: the state is a successor but the event does not produce it", i + 1)
+            } else {
+                format!("step {}: not a successor of the previous state", i + 1)
+            });
+        }
+    }
+    if let Some(l) = trace.loop_start {
+        if l >= trace.steps.len() {
+            return Err(format!("loop_start {l} beyond the last step"));
+        }
+        if trace.state(l) != trace.last() {
+            return Err("the loop does not close: the last state differs from the loop start".into());
+        }
+    }
+    if trace.ends_in_deadlock {
+        let dead = stepper.is_deadlock(trace.last(), &mut w).map_err(|e| e.0)?;
+        if !dead {
+            return Err("the trace is marked as ending in a deadlock, but its last state has successors".into());
+        }
+    }
+    Ok(())
+}
