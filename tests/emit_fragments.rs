@@ -95,7 +95,7 @@ fn one_action() {
            E0 := E;
            eval st_A_0_0 (id, I?, L?, E?, ok?);
            if I[0] != I0[0] then
-              A_X (!id, !0, !I[0])
+              A_X (!id, !(0 of Nat), !I[0])
            end if;
            pc := 0
         else
@@ -113,7 +113,7 @@ fn one_action() {
               -- x := 0
               v := 0;
               I[0] := v;
-              A_X (!id, !0, !v);
+              A_X (!id, !(0 of Nat), !v);
               null
            end if;
            INIT (!j);
@@ -254,7 +254,7 @@ agent A {
 check { }
 ");
     // The writer refreshes the tuple's timestamp once and owes a propagation.
-    assert!(t.contains("               REFRESH (!0, !id);\n               Zp[0] := true;\n"));
+    assert!(t.contains("               REFRESH (!(0 of Nat), !id);\n               Zp[0] := true;\n"));
     // The message carries the tuple's two values and the one sender field the link reads.
     assert_block(
         &t,
@@ -274,7 +274,7 @@ check { }
         "if (f_0 == I[0]) then",
         "
         if (f_0 == I[0]) then
-           REQ (!id, !0, !s, ?c);
+           REQ (!id, !(0 of Nat), !s, ?c);
            if c == GREATER then
               L0 := L;
               L[0] := x_0;
@@ -350,8 +350,8 @@ check { E2 = finally e = 2 }
            E0 := E;
            eval st_A_0_0 (id, I?, L?, E?, ok?);
            if E[0] != E0[0] then
-              SETENV (!0, !E[0]);
-              E_E (!0, !E[0])
+              SETENV (!(0 of Nat), !E[0]);
+              E_E (!(0 of Nat), !E[0])
            end if;
            pc := 0
         else
@@ -512,12 +512,62 @@ check { }
     let m = refused(
         "system { spawn = A: 2 }
 agent A {
+    interface = x: 0
+    Behavior = { p[] := pick 1 A where x of c2 = 0; x <- p[0] }
+}
+check { }
+",
+    );
+    assert!(m.contains("`pick … where` filter reading the candidate"), "{m}");
+    let m = refused(
+        "system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = x <- 1
+}
+check { B = between (x of 0 = 0) and (x of 0 = 1), thereIs x of 1 = 0 }
+",
+    );
+    assert!(m.contains("`between`/`from`"), "{m}");
+}
+
+#[test]
+fn assumptions_filter_the_initialisation() {
+    let t = lnt("system { spawn = A: 2 }
+agent A {
     interface = x: 0..3
     Behavior = x <- 1
 }
 assume { Diff = x of 0 != x of 1 }
 check { }
-",
+");
+    // Each agent sends the values the assumptions read while it initialises them...
+    assert!(t.contains("            I[0] := v;\n            if (id == 0) or (id == 1) then\n               AINIT (!id, !(0 of Nat), !v)\n            end if;\n"));
+    // ...and Assume takes part in the last INIT only if they hold: otherwise the
+    // initialisation never completes (no DONE, no initial state of the semantics).
+    assert_block(
+        &t,
+        "process Assume",
+        "
+        process Assume [INIT, AINIT: any] is
+           var A: Assumed, v: Int in
+              A := Assumed (0);
+              INIT (!(0 of Nat));
+              -- x of agent 0
+              AINIT (!(0 of Nat), !(0 of Nat), ?v) where dom_0 (v);
+              A[0] := v;
+              INIT (!(1 of Nat));
+              -- x of agent 1
+              AINIT (!(1 of Nat), !(0 of Nat), ?v) where dom_0 (v);
+              A[1] := v;
+              if (A[0] != A[1]) then
+                 INIT (!(2 of Nat))
+              else
+                 stop
+              end if
+           end var
+        end process",
     );
-    assert!(m.contains("`assume`"), "{m}");
+    assert!(t.contains("         INIT, AINIT ->\n            Assume [INIT, AINIT]\n"));
+    assert!(t.contains("         || TICK, INIT, AINIT ->\n"));
 }

@@ -35,20 +35,21 @@ fn tracked(q: &str) -> Vec<String> {
     q.lines().filter_map(|l| l.trim().strip_prefix("v_")).map(|l| format!("v_{l}")).collect()
 }
 
-/// The formal parameter names of the first fixpoint.
-fn formals(q: &str) -> Vec<String> {
-    let l = q.lines().find(|l| l.starts_with("nu ") || l.starts_with("mu ")).unwrap();
+/// The formal parameter names of the fixpoint declared on the line starting with `head`.
+fn formals(q: &str, head: &str) -> Vec<String> {
+    let l = q.lines().map(str::trim).find(|l| l.starts_with(head)).unwrap();
     let inner = &l[l.find('(').unwrap() + 1..l.find(") .").unwrap()];
     inner.split(", ").map(|p| p.split(':').next().unwrap().to_string()).collect()
 }
 
-/// Every update clause `[ {GATE !a !k ?w:Int} ] X (args)` as (pattern, args).
-fn updates(q: &str) -> Vec<(String, Vec<String>)> {
+/// Every update clause `[ {GATE !a !k ?w:Int} ] X (args)` of variable `x` as (pattern, args).
+fn updates(q: &str, x: &str) -> Vec<(String, Vec<String>)> {
     let mut out = vec![];
     for l in q.lines() {
         let l = l.trim();
         if let Some(rest) = l.strip_prefix("([ {")
             && rest.contains("?w:Int")
+            && rest.contains(&format!("] {x} ("))
         {
             let pat = rest[..rest.find('}').unwrap()].to_string();
             let args = &rest[rest.rfind('(').unwrap() + 1..rest.rfind("))").unwrap()];
@@ -88,16 +89,16 @@ fn fully_parenthesised(text: &str) -> bool {
     stack.len() == 1
 }
 
-/// Checks that every update clause replaces exactly its own parameter with `w`, in formal order.
-fn check_updates(q: &str, n: usize) {
-    let ups = updates(q);
-    assert_eq!(ups.len() % n.max(1), 0);
-    for (i, (_, args)) in ups.iter().take(n).enumerate() {
-        for (j, a) in args.iter().take(n).enumerate() {
-            if i == j {
-                assert_eq!(a, "w", "update {i} in\n{q}");
-            } else {
-                assert_eq!(a, &format!("v_{j}"), "update {i} in\n{q}");
+/// Checks that the update clauses of `x` replace exactly their own parameter (`prefix_i`) by
+/// `w`, in formal order, and that the initialisation phase (`Start`) does the same with `s_i`.
+fn check_updates(q: &str, n: usize, x: &str) {
+    for (x, prefix) in [(x, "v"), ("Start", "s")] {
+        let ups = updates(q, x);
+        assert_eq!(ups.len(), n, "{x} in\n{q}");
+        for (i, (_, args)) in ups.iter().enumerate() {
+            for (j, a) in args.iter().take(n).enumerate() {
+                let want = if i == j { "w".to_string() } else { format!("{prefix}_{j}") };
+                assert_eq!(a, &want, "update {i} of {x} in\n{q}");
             }
         }
     }
@@ -118,8 +119,10 @@ fn flock_two_variables_three_agents() {
             "v_5 = diry of agent 2",
         ]
     );
-    assert_eq!(formals(&q), ["v_0", "v_1", "v_2", "v_3", "v_4", "v_5", "real"]);
-    let ups = updates(&q);
+    assert_eq!(formals(&q, "nu Start"), ["s_0", "s_1", "s_2", "s_3", "s_4", "s_5"]);
+    assert_eq!(formals(&q, "mu R"), ["v_0", "v_1", "v_2", "v_3", "v_4", "v_5", "real"]);
+    assert!(q.contains("mu R (v_0: Int := s_0, v_1: Int := s_1, v_2: Int := s_2, v_3: Int := s_3, v_4: Int := s_4, v_5: Int := s_5, real: Bool := true)"));
+    let ups = updates(&q, "R");
     let pats: Vec<&str> = ups.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(
         pats,
@@ -132,7 +135,7 @@ fn flock_two_variables_three_agents() {
             "L_DIRY !2 !0 ?w:Int",
         ]
     );
-    check_updates(&q, 6);
+    check_updates(&q, 6, "R");
     // b1 = b2 pairs fold to true: no empty conjunction (the reference printed `()`).
     let pred = q.lines().find(|l| l.trim().starts_with("(real and")).unwrap();
     assert!(fully_parenthesised(pred), "{pred}");
@@ -140,7 +143,7 @@ fn flock_two_variables_three_agents() {
     assert!(!pred.contains("(v_0 = v_0)"));
     assert!(fully_parenthesised(&q));
     // finally: a deadlock without the predicate is a violation (D12).
-    assert!(q.contains("      (< true > true)\n      and\n"));
+    assert!(q.contains("            (< true > true)\n            and\n"));
 }
 
 #[test]
@@ -150,9 +153,9 @@ fn eleven_agents_keep_numeric_order() {
     assert_eq!(t.len(), 12);
     assert_eq!(t[2], "v_2 = leader of agent 2");
     assert_eq!(t[10], "v_10 = leader of agent 10");
-    let ups = updates(&q);
+    let ups = updates(&q, "R");
     assert_eq!(ups[10].0, "L_LEADER !10 !0 ?w:Int");
-    check_updates(&q, 12);
+    check_updates(&q, 12, "R");
 }
 
 #[test]
@@ -174,11 +177,12 @@ check {
     let q = query(src, &[], "Mixed");
     // The environment first, then agents; array elements by index.
     assert_eq!(tracked(&q), ["v_0 = fork[2] (environment)", "v_1 = status of agent 1"]);
-    let pats: Vec<String> = updates(&q).into_iter().map(|(p, _)| p).collect();
+    let pats: Vec<String> = updates(&q, "Inv").into_iter().map(|(p, _)| p).collect();
     assert_eq!(pats, ["E_FORK !2 ?w:Int", "A_STATUS !1 !0 ?w:Int"]);
-    check_updates(&q, 2);
-    assert!(q.contains("([ \"DONE\" ] ((v_0 = 0) or (v_1 <> 1)))"), "{q}");
-    assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Inv (v_0, v_1))"));
+    check_updates(&q, 2, "Inv");
+    assert!(q.contains("((not real) or ((v_0 = 0) or (v_1 <> 1)))"), "{q}");
+    assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Inv (v_0, v_1, real))"));
+    assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Start (s_0, s_1))"));
 }
 
 #[test]
@@ -197,7 +201,7 @@ check {
     let q = query(src, &[], "Dyn");
     assert_eq!(tracked(&q), ["v_0 = arr[0] (environment)", "v_1 = arr[1] (environment)", "v_2 = u (environment)"]);
     assert!(q.contains("(((v_2 = 0) and (v_0 = 0)) or ((v_2 = 1) and (v_1 = 0)))"), "{q}");
-    check_updates(&q, 3);
+    check_updates(&q, 3, "Inv");
 }
 
 #[test]
@@ -205,8 +209,9 @@ fn fairly_is_reach_and_predicate_or_boxes() {
     let q = query(&shared("benchmarks/twophase.labs"), &["workers=2"], "InfCommits");
     // fairly_inf: Reach and boxes.
     assert!(q.contains(
-        "nu Inv (v_0: Int := 0, real: Bool := false) . (\n   (\n      mu R (r_0: Int := v_0, rreal: Bool := real) . ("
-    ));
+        "      nu Inv (v_0: Int := s_0, real: Bool := true) . (\n         (\n            mu R (r_0: Int := v_0, rreal: Bool := real) . ("
+    ), "{q}");
+    assert!(q.contains("         )\n         and\n         ([ \"DONE\" ] Inv (v_0, true))"), "{q}");
     let src = "system { spawn = A: 2 }
 agent A {
     interface = x: 0
@@ -215,12 +220,12 @@ agent A {
 check { F = fairly exists A a, x of a = 2 }
 ";
     let q = query(src, &[], "F");
-    let expected = "   and
-   (
-      (real and ((v_0 = 2) or (v_1 = 2)))
-      or
-      (
-         ([ \"DONE\" ] Inv (v_0, v_1, true))";
+    let expected = "         and
+         (
+            (real and ((v_0 = 2) or (v_1 = 2)))
+            or
+            (
+               ([ \"DONE\" ] Inv (v_0, v_1, true))";
     assert!(q.contains(expected), "{q}");
     assert!(q.contains("(rreal and ((r_0 = 2) or (r_1 = 2)))"));
     assert!(q.contains("(< {A_X !0 !0 ?w:Int} > R (w, r_1, false))"));
@@ -251,6 +256,7 @@ agent A {
 check { T = always forall A a, id of a = id of a }
 ";
     let q = query(src, &[], "T");
-    assert!(q.contains("nu Inv . (\n   ([ \"DONE\" ] true)"), "{q}");
+    assert!(q.contains("nu Start . (\n   ([ \"DONE\" ]"), "{q}");
+    assert!(q.contains("nu Inv (real: Bool := true) . (\n         ((not real) or true)"), "{q}");
     assert!(!q.contains("()"));
 }

@@ -91,6 +91,7 @@ fn semantics_cases() {
         "link",
         "modalities",
         "nil",
+        "nondet",
         "par_skip",
         "precedence",
         "recursion",
@@ -98,6 +99,7 @@ fn semantics_cases() {
         "tuple_joint",
         "tuple_split",
         "undef_exists",
+        "undef_link",
     ] {
         check(&format!("case_{case}"), &format!("semantics-cases/{case}.labs"), &[]);
     }

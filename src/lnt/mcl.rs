@@ -32,8 +32,12 @@ pub struct Query {
     /// `always`, `finally`, `fairly` or `fairly_inf`.
     pub kind: &'static str,
     pub keys: Vec<TrackKey>,
-    /// Formal parameters `v_i` and the parameters `r_i` of the reachability fixpoint.
+    /// Formal parameters `s_i` of the initialisation phase, `v_i` of the main fixpoint and
+    /// `r_i` of the reachability fixpoint (same order).
+    pub sparams: Vec<String>,
     pub params: Vec<String>,
+    /// The initial value of each `s_i` (0: set by the initialisation labels).
+    pub zeros: Vec<String>,
     pub rparams: Vec<String>,
     /// One update clause per tracked value: the action pattern binding the new value `w` and
     /// the actual parameters with `w` in its place.
@@ -51,6 +55,7 @@ pub struct Query {
 #[derive(Clone, Debug)]
 pub struct Update {
     pub pattern: String,
+    pub sargs: Vec<String>,
     pub args: Vec<String>,
     pub rargs: Vec<String>,
 }
@@ -475,6 +480,7 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
             }
         }
     }
+    let sparams: Vec<String> = (0..keys.len()).map(|i| format!("s_{i}")).collect();
     let params: Vec<String> = (0..keys.len()).map(|i| format!("v_{i}")).collect();
     let rparams: Vec<String> = (0..keys.len()).map(|i| format!("r_{i}")).collect();
     let vnames: BTreeMap<TrackKey, String> = keys.iter().cloned().zip(params.iter().cloned()).collect();
@@ -488,9 +494,11 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         .map(|(i, k)| {
             let mut args = params.clone();
             args[i] = "w".into();
+            let mut sargs = sparams.clone();
+            sargs[i] = "w".into();
             let mut rargs = rparams.clone();
             rargs[i] = "w".into();
-            Update { pattern: pattern(model, k, Some("w")), args, rargs }
+            Update { pattern: pattern(model, k, Some("w")), sargs, args, rargs }
         })
         .collect();
     let mut relevant = vec!["\"DONE\"".to_string()];
@@ -504,7 +512,9 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         keyword: prop.keyword.clone(),
         text: prop.text.replace("(*", "( *").replace("*)", "* )"),
         kind,
+        zeros: vec!["0".to_string(); keys.len()],
         keys,
+        sparams,
         params,
         rparams,
         updates,
@@ -562,5 +572,78 @@ fn bsubst(b: &BExpr, target: &Expr, k: i64) -> BExpr {
         BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, subst(x, target, k), subst(y, target, k)),
         BExpr::And(x, y) => BExpr::And(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
         BExpr::Or(x, y) => BExpr::Or(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
+    }
+}
+
+/// The `assume` predicates, for the `Assume` process of the LNT program: the values they read
+/// (in initialisation order: the environment, then agent by agent, attributes then stigmergic
+/// variables, by slot) and their conjunction as an LNT condition over `A[q]`.
+#[derive(Clone, Debug)]
+pub struct AssumeSpec {
+    pub keys: Vec<TrackKey>,
+    pub cond: String,
+    pub names: Vec<String>,
+}
+
+/// The position of a tracked value in the initialisation order.
+pub fn init_order(model: &Model, k: &TrackKey) -> (usize, usize, usize) {
+    let v = &model.vars[k.1];
+    let store = match v.store {
+        Store::Env | Store::Attr => 0,
+        Store::Stig { .. } => 1,
+    };
+    (k.0.map_or(0, |a| a + 1), store, v.offset + k.2)
+}
+
+pub fn assumptions(model: &Model, analysis: &ValueAnalysis) -> Result<Option<AssumeSpec>, EmitError> {
+    if model.assumptions.is_empty() {
+        return Ok(None);
+    }
+    let undef = model_has_undef(model);
+    let mut parts = vec![];
+    for a in &model.assumptions {
+        let conv = Conv { model, analysis, prop: &a.name };
+        parts.push(conv.qpred(&a.pred, 0, &mut vec![], undef)?);
+    }
+    let pred = and(parts);
+    let mut keys = BTreeSet::new();
+    bparams_of(&pred, &mut keys);
+    let mut keys: Vec<TrackKey> = keys.into_iter().collect();
+    keys.sort_by_key(|k| init_order(model, k));
+    let names: BTreeMap<TrackKey, String> = keys.iter().enumerate().map(|(q, k)| (*k, format!("A[{q}]"))).collect();
+    Ok(Some(AssumeSpec {
+        keys,
+        cond: lnt_bool(&names, &pred),
+        names: model.assumptions.iter().map(|a| a.name.clone()).collect(),
+    }))
+}
+
+fn lnt_expr(names: &BTreeMap<TrackKey, String>, e: &MExpr) -> String {
+    match e {
+        MExpr::Const(c) if *c == UNDEF_MARK => "UNDEF".into(),
+        MExpr::Const(c) => super::domains::int_lit(*c),
+        MExpr::Param(k) => names[k].clone(),
+        MExpr::Neg(a) => format!("(- {})", lnt_expr(names, a)),
+        MExpr::Abs(a) => format!("lab_abs ({})", lnt_expr(names, a)),
+        MExpr::Bin(op, a, b) => {
+            let o = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                _ => "*",
+            };
+            format!("({} {o} {})", lnt_expr(names, a), lnt_expr(names, b))
+        }
+    }
+}
+
+fn lnt_bool(names: &BTreeMap<TrackKey, String>, b: &MBool) -> String {
+    match b {
+        MBool::Const(c) => c.to_string(),
+        MBool::Not(x) => format!("(not {})", lnt_bool(names, x)),
+        MBool::Cmp(op, x, y) => {
+            format!("({} {} {})", lnt_expr(names, x), super::expr::cmp_op(*op), lnt_expr(names, y))
+        }
+        MBool::And(xs) => format!("({})", xs.iter().map(|x| lnt_bool(names, x)).collect::<Vec<_>>().join(" and ")),
+        MBool::Or(xs) => format!("({})", xs.iter().map(|x| lnt_bool(names, x)).collect::<Vec<_>>().join(" or ")),
     }
 }

@@ -28,11 +28,11 @@ impl MclTemplate<'_> {
         self.descriptions[i].clone()
     }
 
-    /// ` (v_0: Int := 0, …[, real: Bool := false])`, or nothing without parameters.
-    fn decls(&self, real: bool) -> String {
-        let mut d: Vec<String> = self.q.params.iter().map(|p| format!("{p}: Int := 0")).collect();
-        if real {
-            d.push("real: Bool := false".into());
+    /// ` (n_0: Int := i_0, …[, extra])`, or nothing without parameters.
+    fn formals(&self, names: &[String], inits: &[String], extra: Option<&str>) -> String {
+        let mut d: Vec<String> = names.iter().zip(inits).map(|(n, i)| format!("{n}: Int := {i}")).collect();
+        if let Some(e) = extra {
+            d.push(e.to_string());
         }
         if d.is_empty() { String::new() } else { format!(" ({})", d.join(", ")) }
     }

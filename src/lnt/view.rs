@@ -36,6 +36,7 @@ pub struct Program {
     /// The environment values carried by `TICK`, one per environment slot.
     pub env_params: Vec<EnvParam>,
     pub env: Option<EnvView>,
+    pub assume: Option<AssumeView>,
     pub steps: Vec<StepFn>,
     pub agents: Vec<AgentView>,
     /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
@@ -79,6 +80,36 @@ pub struct ObsDiff {
     pub elem: usize,
 }
 
+/// The `Assume` process: it receives the initial values the `assume` predicates read (`AINIT`
+/// from agents, `AENV` from the environment) and takes part in the last `INIT` only if they
+/// hold, so initial states violating an assumption never complete their initialisation.
+#[derive(Clone, Debug)]
+pub struct AssumeView {
+    pub names: Vec<String>,
+    pub gates: Vec<String>,
+    pub q_max: usize,
+    pub stages: Vec<StageView>,
+    pub cond: String,
+}
+
+/// The values received before `INIT !j` (from the environment for `j = 0`, else agent `j-1`).
+#[derive(Clone, Debug)]
+pub struct StageView {
+    pub j: usize,
+    pub last: bool,
+    pub reads: Vec<ReadView>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadView {
+    pub q: usize,
+    /// The agent id (`None`: an environment value, received on `AENV`).
+    pub agent: Option<usize>,
+    pub slot: usize,
+    pub dom: String,
+    pub comment: String,
+}
+
 /// The initialisation of one variable element.
 #[derive(Clone, Debug)]
 pub struct InitView {
@@ -89,6 +120,9 @@ pub struct InitView {
     pub arr: &'static str,
     pub slot: usize,
     pub obs: Option<(String, usize)>,
+    /// The agents (of this type) for which an `assume` predicate reads this element: they
+    /// send it to `Assume` (for the environment: non-empty when it is read).
+    pub ainit: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -222,6 +256,8 @@ struct Ctx<'a> {
     undef: bool,
     observed: &'a BTreeSet<VarId>,
     doms: DomainTable,
+    /// The values the `assume` predicates read.
+    assumed: Vec<super::mcl::TrackKey>,
 }
 
 impl Ctx<'_> {
@@ -252,14 +288,16 @@ pub fn build(
     if n == 0 {
         return Err(EmitError::unsupported("a system without agents", "every type is spawned 0 times"));
     }
-    if let Some(a) = model.assumptions.first() {
-        return Err(EmitError::unsupported(
-            "`assume` predicates",
-            format!("`{}`: the compositional program cannot filter initial states globally", a.name),
-        ));
-    }
-    let mut cx =
-        Ctx { model, analysis, undef: domains::model_has_undef(model), observed, doms: DomainTable::default() };
+    let assume_spec = super::mcl::assumptions(model, analysis)?;
+    let assumed: Vec<super::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
+    let mut cx = Ctx {
+        model,
+        analysis,
+        undef: domains::model_has_undef(model),
+        observed,
+        doms: DomainTable::default(),
+        assumed,
+    };
     let has_env = model.env_len > 0;
     let has_tuples = !model.tuples.is_empty();
 
@@ -278,6 +316,31 @@ pub fn build(
     let env_names: Vec<String> = env_params.iter().map(|p| p.name.clone()).collect();
 
     let env = if has_env { Some(env_view(&mut cx)?) } else { None };
+    let assume = match &assume_spec {
+        None => None,
+        Some(a) => {
+            let mut stages: Vec<StageView> = (0..=n).map(|j| StageView { j, last: j == n, reads: vec![] }).collect();
+            for (q, k) in a.keys.iter().enumerate() {
+                let var = &model.vars[k.1];
+                let set = domains::var_set(model, analysis, k.1, k.0.map(|x| model.type_of(x)));
+                let stage = k.0.map_or(0, |x| x + 1);
+                stages[stage].reads.push(ReadView {
+                    q,
+                    agent: k.0,
+                    slot: var.offset + k.2,
+                    dom: cx.dom(&set),
+                    comment: super::mcl::describe(model, k),
+                });
+            }
+            Some(AssumeView {
+                names: a.names.clone(),
+                gates: vec![],
+                q_max: a.keys.len().max(1) - 1,
+                stages,
+                cond: a.cond.clone(),
+            })
+        }
+    };
 
     let mut steps = vec![];
     let mut agents = vec![];
@@ -318,6 +381,12 @@ pub fn build(
     let mut main_gates = vec!["DONE".to_string()];
     main_gates.extend(obs_gates.iter().cloned());
     let mut hidden_gates = vec!["TICK".to_string(), "INIT".to_string()];
+    if assume.is_some() {
+        hidden_gates.push("AINIT".into());
+        if env.as_ref().is_some_and(|e| e.gates.iter().any(|g| g == "AENV")) {
+            hidden_gates.push("AENV".into());
+        }
+    }
     if has_env {
         hidden_gates.push("SETENV".into());
     }
@@ -330,7 +399,16 @@ pub fn build(
         }
     }
 
-    let components = components(model, &agents, env.as_ref(), opts.fair, has_env, has_tuples);
+    let components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
+    let mut assume = assume;
+    if let Some(a) = assume.as_mut() {
+        a.gates = components
+            .iter()
+            .flat_map(|c| &c.instances)
+            .find(|i| i.process == "Assume")
+            .map(|i| i.gates.clone())
+            .unwrap_or_default();
+    }
     let domains = cx
         .doms
         .sets
@@ -358,6 +436,7 @@ pub fn build(
         ranks_init,
         env_params,
         env,
+        assume,
         steps,
         agents,
         main_gates,
@@ -405,6 +484,12 @@ fn init_view(
             (None, Some(format!("(({INT_CHOICE} >= {}) and ({INT_CHOICE} < {}))", p.expr(a)?, p.expr(b)?)))
         }
     };
+    let ainit: Vec<usize> =
+        cx.assumed.iter().filter(|(_, x, e)| *x == var && *e == k).map(|(a, _, _)| a.unwrap_or(0)).collect();
+    let ainit = match ty {
+        Some(t) => ainit.into_iter().filter(|a| m.agent_types[t].ids().contains(a)).collect(),
+        None => ainit,
+    };
     Ok(InitView {
         comment: format!("{} := {}", v.element_name(k), print::init(m, init)),
         value,
@@ -412,6 +497,7 @@ fn init_view(
         arr: store_array(v.store),
         slot: v.offset + k,
         obs,
+        ainit,
     })
 }
 
@@ -440,6 +526,9 @@ fn env_view(cx: &mut Ctx) -> Result<EnvView, EmitError> {
             hi: var.offset + var.len,
             dom: cx.dom(&set),
         });
+    }
+    if inits.iter().any(|i| !i.ainit.is_empty()) {
+        gates.push("AENV".into());
     }
     Ok(EnvView { gates, inits, setenv })
 }
@@ -492,6 +581,9 @@ fn agent_view(
     let t = &m.agent_types[ty];
     let tname = names::ident(&t.name);
     let mut gates = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
+    if !m.assumptions.is_empty() {
+        gates.push("AINIT".into());
+    }
     if has_env {
         gates.push("SETENV".into());
     }
@@ -991,6 +1083,7 @@ fn components(
     model: &Model,
     agents: &[AgentView],
     env: Option<&EnvView>,
+    assume: bool,
     fair: bool,
     has_env: bool,
     has_tuples: bool,
@@ -1010,11 +1103,33 @@ fn components(
             agents: false,
         });
     }
+    if assume {
+        out.push(Component {
+            comment: "assumptions on the initial state".into(),
+            sync: vec!["INIT".into(), "AINIT".into()],
+            inner_sync: vec![],
+            instances: vec![Instance {
+                process: "Assume".into(),
+                gates: vec!["INIT".into(), "AINIT".into()],
+                arg: None,
+                obs_gates: vec![],
+            }],
+            agents: false,
+        });
+    }
     if let Some(e) = env {
-        let obs: Vec<String> = e.gates[3..].to_vec();
+        let obs: Vec<String> = e.gates.iter().filter(|g| is_obs_gate(g)).cloned().collect();
+        let mut sync = vec!["TICK".to_string(), "SETENV".into(), "INIT".into()];
+        if e.gates.iter().any(|g| g == "AENV") {
+            sync.push("AENV".into());
+            if let Some(a) = out.iter_mut().find(|c| c.instances[0].process == "Assume") {
+                a.sync.push("AENV".into());
+                a.instances[0].gates.push("AENV".into());
+            }
+        }
         out.push(Component {
             comment: "environment".into(),
-            sync: vec!["TICK".into(), "SETENV".into(), "INIT".into()],
+            sync,
             inner_sync: vec![],
             instances: vec![Instance { process: "Env".into(), gates: e.gates.clone(), arg: None, obs_gates: obs }],
             agents: false,
@@ -1037,6 +1152,9 @@ fn components(
         });
     }
     let mut sync = vec!["TICK".to_string(), "INIT".into()];
+    if assume {
+        sync.push("AINIT".into());
+    }
     if has_env {
         sync.push("SETENV".into());
     }
