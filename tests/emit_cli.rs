@@ -103,10 +103,20 @@ fn unknown_property_and_dialect() {
 
 #[test]
 fn refusal_exits_1_naming_the_construct() {
-    let path = format!("{}/../shared/semantics-cases/of_read.labs", env!("CARGO_MANIFEST_DIR"));
     let dir = tmp("refused");
-    let out = labs().arg("emit").arg(path).arg("-o").arg(&dir).output().unwrap();
+    let spec = tmp("refused-spec.labs");
+    std::fs::write(
+        &spec,
+        "system { spawn = A: 2 }\nagent A {\n    interface = x: 0\n    Behavior = { c := count A a, x of a = 0; x <- c }\n}\ncheck { }\n",
+    )
+    .unwrap();
+    let out = labs().arg("emit").arg(&spec).arg("-o").arg(&dir).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`x of e`"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`count` statements"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!dir.exists() || read_all(&dir).is_empty());
+    let _ = std::fs::remove_file(&spec);
 }

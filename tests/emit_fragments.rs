@@ -358,7 +358,7 @@ check { E2 = finally e = 2 }
            stop
         end if",
     );
-    assert!(t.contains("TICK (?t, !E[0]) where t < N_AGENTS\n"));
+    assert!(t.contains("TICK (?t, !E[0]) where (t < N_AGENTS)\n"));
     assert!(t.contains("SETENV (?k, ?v) where (k >= 0) and (k < 1) and dom_0 (v);\n            E[k] := v\n"));
     assert_block(
         t,
@@ -483,16 +483,6 @@ fn refusals_name_the_construct() {
         "system { spawn = A: 2 }
 agent A {
     interface = x: 0
-    Behavior = x <- x of 1
-}
-check { }
-",
-    );
-    assert!(m.contains("`x of e`"), "{m}");
-    let m = refused(
-        "system { spawn = A: 2 }
-agent A {
-    interface = x: 0
     Behavior = { b := forall A a, x of a = 0; x <- b }
 }
 check { }
@@ -570,4 +560,45 @@ check { }
     );
     assert!(t.contains("         INIT, AINIT ->\n            Assume [INIT, AINIT]\n"));
     assert!(t.contains("         || TICK, INIT, AINIT ->\n"));
+}
+
+#[test]
+fn remote_reads_travel_with_tick() {
+    let t = lnt("system { spawn = A: 2 }
+agent A {
+    interface = x: 0; y: 5
+    Behavior = x <- y of 1
+}
+check { }
+");
+    // The reader computes which agent and location it reads, checked in the step...
+    assert!(t.contains("         if ((ra_0 == IntToNat (1)) and (rl_0 == 1)) then\n            t_0_0 := rv_0;"), "{t}");
+    // ...the value travels with TICK: the owner of the location fixes it, everyone else only
+    // constrains it by the value analysis; unused slots are (N_AGENTS, 0, 0).
+    assert!(t.contains(
+        "TICK (?t, ?ra_0, ?rl_0, ?rv_0) where (t != id) and (t < N_AGENTS) and (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 < N_AGENTS) or ((rl_0 == 0) and (rv_0 == 0))) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0)))"
+    ), "{t}");
+    assert!(t.contains(
+        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (ra_0 < N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
+    ), "{t}");
+    assert_block(
+        &t,
+        "function lab_own",
+        "
+        function lab_own (I: Attrs, L: Stigs, l: Nat) : Int is
+           if l <= 1 then
+              return I[l]
+           else
+              return L[l - 2]
+           end if
+        end function",
+    );
+    assert_block(
+        &t,
+        "function dom_0",
+        "
+        function dom_0 (v: Int) : Bool is
+           return ((v == 0) or (v == 5))
+        end function",
+    );
 }

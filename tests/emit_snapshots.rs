@@ -92,14 +92,17 @@ fn semantics_cases() {
         "modalities",
         "nil",
         "nondet",
+        "of_read",
         "par_skip",
         "precedence",
         "recursion",
         "roundrobin",
         "tuple_joint",
         "tuple_split",
+        "undef",
         "undef_exists",
         "undef_link",
+        "zc_mentions",
     ] {
         check(&format!("case_{case}"), &format!("semantics-cases/{case}.labs"), &[]);
     }

@@ -34,6 +34,9 @@ pub struct Printer<'a> {
     pub nd: &'a [(*const Expr, String)],
     /// Whether the model has ⊥ values (definedness checks are needed).
     pub undef: bool,
+    /// Reads of another agent's variable (`x of e`) in a step: node address → the LNT
+    /// variable (`rv_k`) holding the value received with `TICK`.
+    pub remote: &'a [(*const Expr, String)],
 }
 
 pub fn cmp_op(op: CmpOp) -> &'static str {
@@ -105,7 +108,20 @@ impl Printer<'_> {
         Ok(format!("{}[{}]", self.array_of(var), self.slot(var, indices)?))
     }
 
-    fn agent_var(&self, r: &crate::model::VarRef) -> Result<String, EmitError> {
+    /// The location of a variable element in the agent's stores, as `lab_own` reads it:
+    /// attribute slots first, then stigmergic slots after the attributes.
+    pub fn location(&self, var: VarId, indices: &[Expr]) -> Result<String, EmitError> {
+        let slot = self.slot(var, indices)?;
+        Ok(match self.model.vars[var].store {
+            Store::Stig { .. } => match slot.parse::<usize>() {
+                Ok(s) => (s + self.model.attr_len.max(1)).to_string(),
+                Err(_) => format!("({} + {slot})", self.model.attr_len.max(1)),
+            },
+            _ => slot,
+        })
+    }
+
+    fn agent_var(&self, node: &Expr, r: &crate::model::VarRef) -> Result<String, EmitError> {
         let m = self.model;
         let v = &m.vars[r.var];
         if v.store == Store::Env {
@@ -116,6 +132,11 @@ impl Printer<'_> {
                 ));
             }
             return self.element(r.var, &r.indices);
+        }
+        if let (AgentRef::Of(_), Scope::Agent) = (&r.owner, self.scope)
+            && let Some((_, name)) = self.remote.iter().find(|(q, _)| std::ptr::eq(*q, node))
+        {
+            return Ok(name.clone());
         }
         match (&r.owner, self.scope) {
             (AgentRef::Of(_), _) => Err(EmitError::unsupported(
@@ -166,7 +187,7 @@ impl Printer<'_> {
         Ok(match e {
             Expr::Const(v) => int_lit(*v),
             Expr::AgentId(o) => self.agent_id(o)?,
-            Expr::Var(r) => self.agent_var(r)?,
+            Expr::Var(r) => self.agent_var(e, r)?,
             Expr::Local { slot, len, index } => match index.as_deref() {
                 None => format!("LOC[{slot}]"),
                 Some(Expr::Const(c)) if *c >= 0 && (*c as usize) < *len => format!("LOC[{}]", slot + *c as usize),
@@ -221,7 +242,10 @@ impl Printer<'_> {
                 for i in &r.indices {
                     self.def_into(i, out)?;
                 }
-                let x = format!("({} != UNDEF)", self.agent_var(r)?);
+                if let AgentRef::Of(a) = &r.owner {
+                    self.def_into(a, out)?;
+                }
+                let x = format!("({} != UNDEF)", self.agent_var(e, r)?);
                 if !out.contains(&x) {
                     out.push(x);
                 }

@@ -35,6 +35,10 @@ pub struct Program {
     pub ranks_init: Vec<RanksInit>,
     /// The environment values carried by `TICK`, one per environment slot.
     pub env_params: Vec<EnvParam>,
+    /// The remote-read slots carried by `TICK` (agent, location, value), and the number of
+    /// locations of an agent's stores (`lab_own`).
+    pub remote: Vec<RemoteParam>,
+    pub locs: usize,
     pub env: Option<EnvView>,
     pub assume: Option<AssumeView>,
     pub steps: Vec<StepFn>,
@@ -62,6 +66,12 @@ pub struct RanksInit {
     pub k: usize,
     /// (agent, initial dense rank), D2: holders in id order.
     pub ranks: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RemoteParam {
+    pub k: usize,
+    pub dom: String,
 }
 
 #[derive(Clone, Debug)]
@@ -167,6 +177,8 @@ pub struct StepFn {
     pub stmts: Vec<StmtView>,
     pub temps: Vec<String>,
     pub slots: Vec<String>,
+    /// The remote reads of the step (`ra_k`, `rl_k`, `rv_k` parameters).
+    pub remote: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -189,6 +201,9 @@ pub struct EdgeView {
     pub writes: Vec<usize>,
     pub confirms: Vec<usize>,
     pub obs: Vec<ObsDiff>,
+    /// The remote-read slots of `TICK` the step uses, and those it offers unused.
+    pub remote: Vec<usize>,
+    pub unused_remote: Vec<usize>,
 }
 
 /// A value carried by a message: its offer variable, where the sender reads it, its domain.
@@ -224,8 +239,9 @@ pub struct AgentView {
     pub edges: Vec<EdgeView>,
     pub held: Vec<MsgView>,
     pub not_held: Vec<MsgView>,
-    /// Int variables for choices and message offers.
+    /// Int variables for choices and message offers; Nat variables for remote reads.
     pub int_vars: Vec<String>,
+    pub nat_vars: Vec<String>,
 }
 
 /// A process instance of the composition.
@@ -258,6 +274,9 @@ struct Ctx<'a> {
     doms: DomainTable,
     /// The values the `assume` predicates read.
     assumed: Vec<super::mcl::TrackKey>,
+    /// Variables read from another agent (`x of e`) by some step, and the most reads a step makes.
+    remote_vars: BTreeSet<VarId>,
+    max_remote: usize,
 }
 
 impl Ctx<'_> {
@@ -297,6 +316,8 @@ pub fn build(
         observed,
         doms: DomainTable::default(),
         assumed,
+        remote_vars: BTreeSet::new(),
+        max_remote: 0,
     };
     let has_env = model.env_len > 0;
     let has_tuples = !model.tuples.is_empty();
@@ -353,6 +374,27 @@ pub fn build(
         local_max = local_max.max(lm);
         agents.push(a);
         steps.extend(s);
+    }
+
+    let mut remote_set = IntervalSet::empty();
+    for &v in &cx.remote_vars {
+        remote_set.join_assign(&domains::var_set(model, analysis, v, None));
+    }
+    let remote: Vec<RemoteParam> = if cx.max_remote == 0 {
+        vec![]
+    } else {
+        let dom = cx.dom(&remote_set.join(&IntervalSet::singleton(0)));
+        (0..cx.max_remote).map(|k| RemoteParam { k, dom: dom.clone() }).collect()
+    };
+    for a in agents.iter_mut() {
+        for k in 0..remote.len() {
+            a.nat_vars.push(format!("ra_{k}"));
+            a.nat_vars.push(format!("rl_{k}"));
+            a.int_vars.push(format!("rv_{k}"));
+        }
+        for e in a.edges.iter_mut() {
+            e.unused_remote = (e.remote.len()..remote.len()).collect();
+        }
     }
 
     let mut holds = vec![];
@@ -435,6 +477,8 @@ pub fn build(
         holds,
         ranks_init,
         env_params,
+        remote,
+        locs: model.attr_len.max(1) + model.stig_len.max(1),
         env,
         assume,
         steps,
@@ -468,8 +512,13 @@ fn init_view(
 ) -> Result<InitView, EmitError> {
     let m = cx.model;
     let v = &m.vars[var];
-    let p =
-        Printer { model: m, scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent }, nd: &[], undef: false };
+    let p = Printer {
+        model: m,
+        scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent },
+        nd: &[],
+        undef: false,
+        remote: &[],
+    };
     let (value, cond) = match init {
         Init::Undef => (Some("UNDEF".to_string()), None),
         Init::Single(e) => (Some(p.expr(e)?), None),
@@ -658,6 +707,7 @@ fn agent_view(
         held,
         not_held,
         int_vars,
+        nat_vars: vec![],
     };
     Ok((view, steps, local_max))
 }
@@ -714,6 +764,78 @@ fn bnondets<'e>(b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) {
             bnondets(y, out);
         }
     }
+}
+
+/// Collects the reads of another agent's variable (`x of e`, not environment variables) in an
+/// expression, inner ones first.
+fn remote_reads<'e>(m: &Model, e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Var(r) => {
+            r.indices.iter().for_each(|i| remote_reads(m, i, out));
+            if let AgentRef::Of(x) = &r.owner {
+                remote_reads(m, x, out);
+                if m.vars[r.var].store != Store::Env {
+                    out.push(e);
+                }
+            }
+        }
+        Expr::Const(_) | Expr::QVar(_) => {}
+        Expr::AgentId(o) => {
+            if let AgentRef::Of(x) = o {
+                remote_reads(m, x, out)
+            }
+        }
+        Expr::Local { index, .. } => {
+            if let Some(i) = index {
+                remote_reads(m, i, out)
+            }
+        }
+        Expr::Neg(a) | Expr::Abs(a) => remote_reads(m, a, out),
+        Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) | Expr::NonDet(a, b) => {
+            remote_reads(m, a, out);
+            remote_reads(m, b, out);
+        }
+        Expr::If(c, a, b) => {
+            bremote_reads(m, c, out);
+            remote_reads(m, a, out);
+            remote_reads(m, b, out);
+        }
+    }
+}
+
+fn bremote_reads<'e>(m: &Model, b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) {
+    use crate::model::BExpr;
+    match b {
+        BExpr::Const(_) => {}
+        BExpr::Not(x) => bremote_reads(m, x, out),
+        BExpr::Cmp(_, x, y) => {
+            remote_reads(m, x, out);
+            remote_reads(m, y, out);
+        }
+        BExpr::And(x, y) | BExpr::Or(x, y) => {
+            bremote_reads(m, x, out);
+            bremote_reads(m, y, out);
+        }
+    }
+}
+
+/// The checks of remote reads: the value received as `rv_k` is agent `e`'s element (the
+/// agent id and location offered with `TICK` are those the step computes), `e` defined.
+fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) -> Result<Vec<String>, EmitError> {
+    let mut out = vec![];
+    for e in nodes {
+        let Expr::Var(r) = e else { continue };
+        let AgentRef::Of(a) = &r.owner else { continue };
+        let name = &names.iter().find(|(q, _)| std::ptr::eq(*q, *e)).expect("named remote read").1;
+        let k = name.trim_start_matches("rv_");
+        out.extend(p.def(a)?);
+        for i in &r.indices {
+            out.extend(p.def(i)?);
+        }
+        out.push(format!("(ra_{k} == IntToNat ({}))", p.expr(a)?));
+        out.push(format!("(rl_{k} == {})", p.location(r.var, &r.indices)?));
+    }
+    Ok(out)
 }
 
 /// The statements of a step, as (statement, comment).
@@ -800,20 +922,30 @@ fn step_fn(
     abs.locals = vec![IntervalSet::empty(); locals];
     // First pass: name the choices of each statement (domains from the abstract locals).
     let mut stmt_nd: Vec<Vec<&Expr>> = vec![];
+    let mut stmt_rm: Vec<Vec<&Expr>> = vec![];
+    let mut guard_rm: Vec<&Expr> = vec![];
+    for g in &e.guards {
+        bremote_reads(m, g, &mut guard_rm);
+    }
     let mut pick_names: Vec<Vec<String>> = vec![];
     for s in &list {
         let mut nds = vec![];
+        let mut rms = vec![];
         let mut picks = vec![];
         match *s {
             S::Assign(a) | S::Stmt(Stmt::Assign(a)) => {
                 for t in &a.targets {
                     t.indices.iter().for_each(|i| nondets(i, &mut nds));
+                    t.indices.iter().for_each(|i| remote_reads(m, i, &mut rms));
                 }
                 a.values.iter().for_each(|v| nondets(v, &mut nds));
+                a.values.iter().for_each(|v| remote_reads(m, v, &mut rms));
             }
             S::Stmt(Stmt::Local { slots, values }) => {
                 slots.iter().filter_map(|s| s.index.as_ref()).for_each(|i| nondets(i, &mut nds));
                 values.iter().for_each(|v| nondets(v, &mut nds));
+                slots.iter().filter_map(|s| s.index.as_ref()).for_each(|i| remote_reads(m, i, &mut rms));
+                values.iter().for_each(|v| remote_reads(m, v, &mut rms));
                 for (sl, v) in slots.iter().zip(values) {
                     let val = abs.expr(v);
                     for k in sl.slot..sl.slot + sl.len {
@@ -855,11 +987,24 @@ fn step_fn(
             nd_names.push((*x as *const Expr, nm));
         }
         stmt_nd.push(nds);
+        stmt_rm.push(rms);
         pick_names.push(picks);
     }
+    let mut remote_names: Vec<(*const Expr, String)> = vec![];
+    for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
+        remote_names.push((*x as *const Expr, format!("rv_{}", remote_names.len())));
+    }
+    for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
+        if let Expr::Var(r) = x {
+            cx.remote_vars.insert(r.var);
+        }
+    }
+    cx.max_remote = cx.max_remote.max(remote_names.len());
+    let remote: Vec<usize> = (0..remote_names.len()).collect();
 
-    let p = Printer { model: m, scope: Scope::Agent, nd: &nd_names, undef: cx.undef };
+    let p = Printer { model: m, scope: Scope::Agent, nd: &nd_names, undef: cx.undef, remote: &remote_names };
     let mut guard_parts = nd_checks(&p, &guard_nd, &nd_names)?;
+    guard_parts.extend(remote_checks(&p, &guard_rm, &remote_names)?);
     for g in &e.guards {
         guard_parts.push(p.bexpr(g)?);
     }
@@ -871,6 +1016,7 @@ fn step_fn(
     let mut stmts = vec![];
     for (si, s) in list.iter().enumerate() {
         let mut cond = nd_checks(&p, &stmt_nd[si], &nd_names)?;
+        cond.extend(remote_checks(&p, &stmt_rm[si], &remote_names)?);
         let mut assigns = vec![];
         let comment;
         match *s {
@@ -945,7 +1091,13 @@ fn step_fn(
                         cond.push(format!("({nm} != {other})"));
                     }
                     if let Some(f) = filter {
-                        let fp = Printer { model: m, scope: Scope::Pick { cand: nm }, nd: &nd_names, undef: cx.undef };
+                        let fp = Printer {
+                            model: m,
+                            scope: Scope::Pick { cand: nm },
+                            nd: &nd_names,
+                            undef: cx.undef,
+                            remote: &remote_names,
+                        };
                         cond.push(fp.bexpr(f)?);
                     }
                     assigns.push((format!("LOC[{}]", slot + k), nm.clone()));
@@ -986,6 +1138,7 @@ fn step_fn(
         stmts,
         temps,
         slots,
+        remote: remote.clone(),
     };
     let ev = EdgeView {
         comment,
@@ -998,6 +1151,8 @@ fn step_fn(
         writes: e.writes.clone(),
         confirms: e.confirms.clone(),
         obs: obs_diffs(cx, &written),
+        remote,
+        unused_remote: vec![],
     };
     Ok((f, ev, locals))
 }
@@ -1063,7 +1218,7 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
             fields.push(FieldView { name, src: format!("{arr}[{slot}]"), slot, dom: cx.dom(&set) });
         }
     }
-    let p = Printer { model: m, scope: Scope::Link { fields: &field_names }, nd: &[], undef: cx.undef };
+    let p = Printer { model: m, scope: Scope::Link { fields: &field_names }, nd: &[], undef: cx.undef, remote: &[] };
     let link = p.bexpr(&m.stigmergies[s].link)?;
     let _ = ty;
     let names: Vec<String> = tuple.vars.iter().map(|&v| m.vars[v].name.clone()).collect();
