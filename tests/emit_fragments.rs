@@ -483,26 +483,6 @@ fn refusals_name_the_construct() {
         "system { spawn = A: 2 }
 agent A {
     interface = x: 0
-    Behavior = { b := forall A a, x of a = 0; x <- b }
-}
-check { }
-",
-    );
-    assert!(m.contains("`forall`/`exists` statements"), "{m}");
-    let m = refused(
-        "system { spawn = A: 2 }
-agent A {
-    interface = x: 0
-    Behavior = { c := count A a, x of a = 0; x <- c }
-}
-check { }
-",
-    );
-    assert!(m.contains("`count` statements"), "{m}");
-    let m = refused(
-        "system { spawn = A: 2 }
-agent A {
-    interface = x: 0
     Behavior = { p[] := pick 1 A where x of c2 = 0; x <- p[0] }
 }
 check { }
@@ -601,4 +581,24 @@ check { }
            return ((v == 0) or (v == 5))
         end function",
     );
+}
+
+#[test]
+fn quantified_and_count_statements_expand_over_the_agents() {
+    let t = lnt("system { spawn = A: 3 }
+agent A {
+    interface = x: 0; c: 0
+    Behavior = { b := forall A a, x of a = 0; n := count A a, x of a > id; c <- b + n }
+}
+check { }
+");
+    // Each agent's x is one remote read, shared by the two statements (constant agents).
+    assert!(t.contains(
+        "in out ok: Bool, ra_0, rl_0: Nat, rv_0: Int, ra_1, rl_1: Nat, rv_1: Int, ra_2, rl_2: Nat, rv_2: Int) is"
+    ));
+    assert!(t.contains("t_0_0 := lab_ite ((((rv_0 == 0) and (rv_1 == 0)) and (rv_2 == 0)), 1, 0);"), "{t}");
+    assert!(t.contains(
+        "t_1_0 := ((lab_ite ((rv_0 > NatToInt (id)), 1, 0) + lab_ite ((rv_1 > NatToInt (id)), 1, 0)) + lab_ite ((rv_2 > NatToInt (id)), 1, 0));"
+    ), "{t}");
+    assert!(t.contains("if ((ra_0 == IntToNat (0)) and (rl_0 == 0) and (ra_1 == IntToNat (1)) and (rl_1 == 0) and (ra_2 == IntToNat (2)) and (rl_2 == 0)) then"));
 }

@@ -819,6 +819,25 @@ fn bremote_reads<'e>(m: &Model, b: &'e crate::model::BExpr, out: &mut Vec<&'e Ex
     }
 }
 
+/// Whether a remote read's agent and indices are constant expressions of the step.
+fn is_static_read(e: &Expr) -> bool {
+    fn st(e: &Expr) -> bool {
+        match e {
+            Expr::Const(_) | Expr::AgentId(AgentRef::Own) => true,
+            Expr::Neg(a) | Expr::Abs(a) => st(a),
+            Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => st(a) && st(b),
+            _ => false,
+        }
+    }
+    match e {
+        Expr::Var(r) => match &r.owner {
+            AgentRef::Of(a) => st(a) && r.indices.iter().all(st),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// The checks of remote reads: the value received as `rv_k` is agent `e`'s element (the
 /// agent id and location offered with `TICK` are those the step computes), `e` defined.
 fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) -> Result<Vec<String>, EmitError> {
@@ -835,7 +854,97 @@ fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) 
         out.push(format!("(ra_{k} == IntToNat ({}))", p.expr(a)?));
         out.push(format!("(rl_{k} == {})", p.location(r.var, &r.indices)?));
     }
-    Ok(out)
+    let mut uniq = vec![];
+    for c in out {
+        if !uniq.contains(&c) {
+            uniq.push(c);
+        }
+    }
+    Ok(uniq)
+}
+
+/// `e` with the quantified variables replaced by the agent ids `qv`.
+fn subst_q(e: &Expr, qv: &[i64]) -> Expr {
+    let b = |x: &Expr| Box::new(subst_q(x, qv));
+    let o = |x: &AgentRef| match x {
+        AgentRef::Of(a) => AgentRef::Of(b(a)),
+        other => other.clone(),
+    };
+    match e {
+        Expr::QVar(i) => Expr::Const(qv[*i]),
+        Expr::Const(_) => e.clone(),
+        Expr::Local { slot, len, index } => Expr::Local { slot: *slot, len: *len, index: index.as_ref().map(|i| b(i)) },
+        Expr::AgentId(x) => Expr::AgentId(o(x)),
+        Expr::Var(r) => Expr::Var(crate::model::VarRef {
+            var: r.var,
+            indices: r.indices.iter().map(|i| subst_q(i, qv)).collect(),
+            owner: o(&r.owner),
+        }),
+        Expr::Neg(a) => Expr::Neg(b(a)),
+        Expr::Abs(a) => Expr::Abs(b(a)),
+        Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
+        Expr::MinMax(mm, x, y) => Expr::MinMax(*mm, b(x), b(y)),
+        Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
+        Expr::If(c, x, y) => Expr::If(Box::new(bsubst_q(c, qv)), b(x), b(y)),
+    }
+}
+
+fn bsubst_q(c: &crate::model::BExpr, qv: &[i64]) -> crate::model::BExpr {
+    use crate::model::BExpr;
+    match c {
+        BExpr::Const(_) => c.clone(),
+        BExpr::Not(x) => BExpr::Not(Box::new(bsubst_q(x, qv))),
+        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, subst_q(x, qv), subst_q(y, qv)),
+        BExpr::And(x, y) => BExpr::And(Box::new(bsubst_q(x, qv)), Box::new(bsubst_q(y, qv))),
+        BExpr::Or(x, y) => BExpr::Or(Box::new(bsubst_q(x, qv)), Box::new(bsubst_q(y, qv))),
+    }
+}
+
+/// A quantified predicate expanded over the agents of its types (textual nesting order).
+fn expand_quants(m: &Model, q: &crate::model::QPred, i: usize, qv: &mut Vec<i64>) -> crate::model::BExpr {
+    use crate::model::BExpr;
+    use crate::syntax::ast::QuantKind;
+    if i == q.quants.len() {
+        return bsubst_q(&q.body, qv);
+    }
+    let (kind, ty) = q.quants[i];
+    let mut acc: Option<BExpr> = None;
+    for a in m.agent_types[ty].ids() {
+        qv.push(a as i64);
+        let x = expand_quants(m, q, i + 1, qv);
+        qv.pop();
+        acc = Some(match (acc, kind) {
+            (None, _) => x,
+            (Some(p), QuantKind::Forall) => BExpr::And(Box::new(p), Box::new(x)),
+            (Some(p), QuantKind::Exists) => BExpr::Or(Box::new(p), Box::new(x)),
+        });
+    }
+    acc.unwrap_or(BExpr::Const(kind == QuantKind::Forall))
+}
+
+/// `b := forall/exists …` and `c := count T x, φ` as local assignments: `if φ' then 1 else 0`
+/// and a sum of those over the agents of `T`. Other statements are unchanged.
+fn lower_stmt(m: &Model, st: &Stmt) -> Stmt {
+    let one_if = |c: crate::model::BExpr| Expr::If(Box::new(c), Box::new(Expr::Const(1)), Box::new(Expr::Const(0)));
+    let local = |slot: usize, value: Expr| Stmt::Local {
+        slots: vec![crate::model::LocalTarget { slot, len: 1, index: None }],
+        values: vec![value],
+    };
+    match st {
+        Stmt::Quant { slot, pred } => local(*slot, one_if(expand_quants(m, pred, 0, &mut vec![]))),
+        Stmt::Count { slot, agent_type, pred } => {
+            let mut sum: Option<Expr> = None;
+            for a in m.agent_types[*agent_type].ids() {
+                let x = one_if(bsubst_q(pred, &[a as i64]));
+                sum = Some(match sum {
+                    None => x,
+                    Some(s) => Expr::Bin(crate::syntax::ast::BinOp::Add, Box::new(s), Box::new(x)),
+                });
+            }
+            local(*slot, sum.unwrap_or(Expr::Const(0)))
+        }
+        other => other.clone(),
+    }
 }
 
 /// The statements of a step, as (statement, comment).
@@ -912,11 +1021,17 @@ fn step_fn(
         Assign(&'a Assign),
         Stmt(&'a Stmt),
     }
+    // `forall`/`exists`/`count` statements become local assignments of their expansion over
+    // the agents of the type (their reads of other agents are remote reads).
+    let lowered: Vec<Stmt> = match &e.step {
+        Step::Act(a) => stmts_of(a).into_iter().map(|st| lower_stmt(m, st)).collect(),
+        Step::Skip => vec![],
+    };
     let (list, locals): (Vec<S>, usize) = match &e.step {
         Step::Skip => (vec![], 0),
         Step::Act(a) => match &a.kind {
             ActionKind::Assign(x) => (vec![S::Assign(x)], 0),
-            ActionKind::Block { locals, .. } => (stmts_of(a).into_iter().map(S::Stmt).collect(), *locals),
+            ActionKind::Block { locals, .. } => (lowered.iter().map(S::Stmt).collect(), *locals),
         },
     };
     abs.locals = vec![IntervalSet::empty(); locals];
@@ -990,17 +1105,29 @@ fn step_fn(
         stmt_rm.push(rms);
         pick_names.push(picks);
     }
+    // One slot per read; reads of the same element of the same agent, both given by constant
+    // expressions, share a slot (another agent's state does not change during the step).
     let mut remote_names: Vec<(*const Expr, String)> = vec![];
+    let mut seen: Vec<(&Expr, String)> = vec![];
     for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
-        remote_names.push((*x as *const Expr, format!("rv_{}", remote_names.len())));
+        let name = match seen.iter().find(|(y, _)| is_static_read(x) && *y == *x) {
+            Some((_, n)) => n.clone(),
+            None => {
+                let n = format!("rv_{}", seen.len());
+                seen.push((x, n.clone()));
+                n
+            }
+        };
+        remote_names.push((*x as *const Expr, name));
     }
+    let n_remote = seen.len();
     for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
         if let Expr::Var(r) = x {
             cx.remote_vars.insert(r.var);
         }
     }
-    cx.max_remote = cx.max_remote.max(remote_names.len());
-    let remote: Vec<usize> = (0..remote_names.len()).collect();
+    cx.max_remote = cx.max_remote.max(n_remote);
+    let remote: Vec<usize> = (0..n_remote).collect();
 
     let p = Printer { model: m, scope: Scope::Agent, nd: &nd_names, undef: cx.undef, remote: &remote_names };
     let mut guard_parts = nd_checks(&p, &guard_nd, &nd_names)?;
