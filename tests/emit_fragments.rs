@@ -568,8 +568,10 @@ check { }
         function lab_own (I: Attrs, L: Stigs, l: Nat) : Int is
            if l <= 1 then
               return I[l]
-           else
+           elsif l < LOCS then
               return L[l - 2]
+           else
+              return 0
            end if
         end function",
     );

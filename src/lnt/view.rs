@@ -171,7 +171,9 @@ pub struct StepFn {
     pub name: String,
     pub comment: String,
     pub nd: Vec<String>,
-    pub guard: String,
+    /// The enabling conditions checked one after the other (choices in range, remote reads,
+    /// then each guard, outermost first): a later one is not evaluated when an earlier fails.
+    pub guards: Vec<String>,
     /// Whether the step has an effect (`false` for `Skip`: no `st_` function).
     pub effect: bool,
     pub stmts: Vec<StmtView>,
@@ -1135,7 +1137,7 @@ fn step_fn(
     for g in &e.guards {
         guard_parts.push(p.bexpr(g)?);
     }
-    let guard = conj(&guard_parts);
+    let guards = guard_parts;
 
     let mut temps: Vec<String> = vec![];
     let mut slots: Vec<String> = vec![];
@@ -1260,7 +1262,7 @@ fn step_fn(
         name: name.to_string(),
         comment: comment.clone(),
         nd: nd_views.iter().map(|n| n.name.clone()).collect(),
-        guard,
+        guards,
         effect: has_effect,
         stmts,
         temps,
