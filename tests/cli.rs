@@ -144,3 +144,146 @@ fn info_json_snapshots() {
         insta::assert_json_snapshot!(format!("info_{name}"), v);
     }
 }
+
+#[test]
+fn verify_reports_each_property_and_exit_10() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "-q"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Known verdicts: benchmarks/README.md.
+    assert!(out.contains("LeaderIs0    holds\n"), "{out}");
+    assert!(out.contains("LeaderIs100  violated\n"), "{out}");
+    assert!(out.contains("LeaderNot0   violated\n"), "{out}");
+    assert!(out.contains("<deadlock>\n<property violated: LeaderIs100>"), "{out}");
+}
+
+#[test]
+fn verify_holds_is_exit_0_and_selects_properties() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--property", "LeaderIs0", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+    assert_eq!(v["results"][0]["verdict"], "holds");
+    assert_eq!(v["backend"], "native");
+    assert_eq!(v["fair"], false);
+    assert!(v["stats"]["states"].as_u64().unwrap() > 10);
+}
+
+#[test]
+fn verify_json_counterexample_has_states_and_events() {
+    let o = labs(&["verify", &shared("semantics-cases/leader2.labs"), "n=2", "--property", "LeaderNot0", "--json"]);
+    assert_eq!(o.status.code(), Some(10));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &v["results"][0]["trace"];
+    // leader2.labs: the shortest counterexample has 2 steps (N0 writes 0, N0 propagates).
+    assert_eq!(t["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(t["loop_start"], serde_json::Value::Null);
+    assert_eq!(t["ends_in_deadlock"], false);
+    assert_eq!(v["stats"]["states"], 11);
+    assert_eq!(v["stats"]["transitions"], 15);
+}
+
+#[test]
+fn unknown_property_is_exit_2() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--property", "Nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no property named `Nope`"), "{}", stderr(&o));
+}
+
+#[test]
+fn runtime_error_is_exit_1_with_trace() {
+    let o = labs(&["verify", &shared("semantics-cases/divzero.labs")]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("division by zero"), "{err}");
+    assert!(err.contains("P 0: a <-- 2"), "{err}");
+}
+
+#[test]
+fn state_bound_is_exit_5_unknown() {
+    let o = labs(&[
+        "verify",
+        &shared("benchmarks/leader.labs"),
+        "n=5",
+        "--max-states",
+        "100",
+        "--property",
+        "LeaderIs0",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["verdict"], "unknown");
+    assert_eq!(v["stopped"], "max_states");
+}
+
+#[test]
+fn timeout_is_exit_124() {
+    let o = labs(&[
+        "verify",
+        &shared("benchmarks/flock.labs"),
+        "birds=3",
+        "grid=5",
+        "delta=5",
+        "--timeout",
+        "0.5",
+        "--property",
+        "Consensus",
+    ]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert!(stdout(&o).contains("time limit"), "{}", stdout(&o));
+}
+
+#[test]
+fn cadp_backend_without_cadp_is_exit_1() {
+    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(["verify", &shared("benchmarks/leader.labs"), "n=3", "--backend", "cadp"])
+        .env_remove("CADP")
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
+}
+
+#[test]
+fn fair_scheduling_changes_the_leader_verdict() {
+    // benchmarks/README.md: under --fair, LeaderIs0 is violated (a round blocks).
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--fair", "--property", "LeaderIs0", "-q"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stdout(&o));
+}
+
+#[test]
+fn simulate_is_reproducible_from_the_seed() {
+    let args =
+        ["simulate", &shared("benchmarks/leader.labs"), "n=4", "--runs", "3", "--steps", "30", "--seed", "7", "--json"];
+    let a = labs(&args);
+    let b = labs(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 3);
+    let other = labs(&[
+        "simulate",
+        &shared("benchmarks/leader.labs"),
+        "n=4",
+        "--runs",
+        "3",
+        "--steps",
+        "30",
+        "--seed",
+        "8",
+        "--json",
+    ]);
+    assert_ne!(a.stdout, other.stdout, "different seeds should give different runs");
+}
+
+#[test]
+fn simulate_human_output_marks_properties() {
+    let o = labs(&["simulate", &shared("benchmarks/leader.labs"), "n=3", "--steps", "50", "--seed", "1"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("=== run 1 of 1 (seed 1"), "{out}");
+    assert!(out.contains("<initialization>") && out.contains("<end initialization>"), "{out}");
+    assert!(out.contains("LeaderNot0: violated"), "{out}");
+}

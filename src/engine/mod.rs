@@ -12,6 +12,7 @@
 pub mod check;
 pub mod eval;
 pub mod explore;
+mod reached;
 pub mod simulate;
 pub mod state;
 pub mod step;
@@ -23,6 +24,7 @@ use check::{Bits, Outcome, Pat, Reverse, Scope};
 use eval::{Ctx, Mode, Scratch, Stop};
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
 pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, simulate};
 use std::sync::Arc;
