@@ -107,13 +107,13 @@ fn refusal_exits_1_naming_the_construct() {
     let spec = tmp("refused-spec.labs");
     std::fs::write(
         &spec,
-        "system { spawn = A: 2 }\nagent A {\n    interface = x: 0\n    Behavior = { p[] := pick 1 A where x of c2 = 0; x <- p[0] }\n}\ncheck { }\n",
+        "system { spawn = A: 2 }\nagent A {\n    interface = x: 0\n    Behavior = x <- 1\n}\ncheck { B = between (x of 0 = 0) and (x of 0 = 1), thereIs x of 1 = 0 }\n",
     )
     .unwrap();
     let out = labs().arg("emit").arg(&spec).arg("-o").arg(&dir).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("`pick … where` filter"),
+        String::from_utf8_lossy(&out.stderr).contains("`between`/`from`"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

@@ -483,16 +483,6 @@ fn refusals_name_the_construct() {
         "system { spawn = A: 2 }
 agent A {
     interface = x: 0
-    Behavior = { p[] := pick 1 A where x of c2 = 0; x <- p[0] }
-}
-check { }
-",
-    );
-    assert!(m.contains("`pick … where` filter reading the candidate"), "{m}");
-    let m = refused(
-        "system { spawn = A: 2 }
-agent A {
-    interface = x: 0
     Behavior = x <- 1
 }
 check { B = between (x of 0 = 0) and (x of 0 = 1), thereIs x of 1 = 0 }
@@ -603,4 +593,50 @@ check { }
         "t_1_0 := ((lab_ite ((rv_0 > NatToInt (id)), 1, 0) + lab_ite ((rv_1 > NatToInt (id)), 1, 0)) + lab_ite ((rv_2 > NatToInt (id)), 1, 0));"
     ), "{t}");
     assert!(t.contains("if ((ra_0 == IntToNat (0)) and (rl_0 == 0) and (ra_1 == IntToNat (1)) and (rl_1 == 0) and (ra_2 == IntToNat (2)) and (rl_2 == 0)) then"));
+}
+
+#[test]
+fn pick_filter_reads_the_candidate() {
+    let t = lnt("system { spawn = A: 3 }
+agent A {
+    interface = x: 0..2
+    Behavior = { p[] := pick 1 A where x of c2 = x of c1; x <- p[0] }
+}
+check { }
+");
+    // The filter is checked on the chosen candidate, its variable read remotely.
+    assert_block(
+        &t,
+        "-- pick filter",
+        "
+        -- pick filter
+        if ok then
+           if ((ra_0 == IntToNat (LOC[0])) and (rl_0 == 0) and (rv_0 == I[0])) then
+              null
+           else
+              ok := false
+           end if
+        end if;",
+    );
+}
+
+#[test]
+fn link_refusals() {
+    let m = refused(
+        "system {
+    environment = e: 0
+    spawn = A: 2
+}
+stigmergy S {
+    link = e of c1 = 0
+    v: 0
+}
+agent A {
+    stigmergies = S
+    Behavior = v <~ 1
+}
+check { }
+",
+    );
+    assert!(m.contains("an environment variable in a link predicate"), "{m}");
 }

@@ -924,9 +924,71 @@ fn expand_quants(m: &Model, q: &crate::model::QPred, i: usize, qv: &mut Vec<i64>
     acc.unwrap_or(BExpr::Const(kind == QuantKind::Forall))
 }
 
+/// A statement of a block after lowering.
+enum Lowered {
+    Stmt(Stmt),
+    Check(crate::model::BExpr),
+}
+
+/// A `pick … where` filter for the candidate stored in local slot `cand`: `c1` is the picker,
+/// `c2` the candidate (whose variables become remote reads).
+fn pick_filter(f: &crate::model::BExpr, cand: usize) -> crate::model::BExpr {
+    use crate::model::BExpr;
+    let c = || Expr::Local { slot: cand, len: 1, index: None };
+    fn ex(e: &Expr, c: &dyn Fn() -> Expr) -> Expr {
+        let b = |x: &Expr| Box::new(ex(x, c));
+        let o = |x: &AgentRef| match x {
+            AgentRef::C1 => AgentRef::Own,
+            AgentRef::C2 => AgentRef::Of(Box::new(c())),
+            AgentRef::Of(a) => AgentRef::Of(b(a)),
+            AgentRef::Own => AgentRef::Own,
+        };
+        match e {
+            Expr::AgentId(AgentRef::C2) => c(),
+            Expr::AgentId(x) => Expr::AgentId(o(x)),
+            Expr::Var(r) => Expr::Var(crate::model::VarRef {
+                var: r.var,
+                indices: r.indices.iter().map(|i| ex(i, c)).collect(),
+                owner: o(&r.owner),
+            }),
+            Expr::Const(_) | Expr::QVar(_) => e.clone(),
+            Expr::Local { slot, len, index } => {
+                Expr::Local { slot: *slot, len: *len, index: index.as_ref().map(|i| b(i)) }
+            }
+            Expr::Neg(a) => Expr::Neg(b(a)),
+            Expr::Abs(a) => Expr::Abs(b(a)),
+            Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
+            Expr::MinMax(mm, x, y) => Expr::MinMax(*mm, b(x), b(y)),
+            Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
+            Expr::If(cc, x, y) => Expr::If(Box::new(bx(cc, c)), b(x), b(y)),
+        }
+    }
+    fn bx(f: &BExpr, c: &dyn Fn() -> Expr) -> BExpr {
+        match f {
+            BExpr::Const(_) => f.clone(),
+            BExpr::Not(x) => BExpr::Not(Box::new(bx(x, c))),
+            BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, ex(x, c), ex(y, c)),
+            BExpr::And(x, y) => BExpr::And(Box::new(bx(x, c)), Box::new(bx(y, c))),
+            BExpr::Or(x, y) => BExpr::Or(Box::new(bx(x, c)), Box::new(bx(y, c))),
+        }
+    }
+    bx(f, &c)
+}
+
 /// `b := forall/exists …` and `c := count T x, φ` as local assignments: `if φ' then 1 else 0`
-/// and a sum of those over the agents of `T`. Other statements are unchanged.
-fn lower_stmt(m: &Model, st: &Stmt) -> Stmt {
+/// and a sum of those over the agents of `T`; `p[] := pick k T where φ` as the choice then one
+/// check of `φ` per candidate. Other statements are unchanged.
+fn lower_stmt(m: &Model, st: &Stmt) -> Vec<Lowered> {
+    if let Stmt::Pick { slot, count, agent_type, filter: Some(f) } = st {
+        let mut out =
+            vec![Lowered::Stmt(Stmt::Pick { slot: *slot, count: *count, agent_type: *agent_type, filter: None })];
+        out.extend((0..*count).map(|k| Lowered::Check(pick_filter(f, slot + k))));
+        return out;
+    }
+    vec![Lowered::Stmt(lower_one(m, st))]
+}
+
+fn lower_one(m: &Model, st: &Stmt) -> Stmt {
     let one_if = |c: crate::model::BExpr| Expr::If(Box::new(c), Box::new(Expr::Const(1)), Box::new(Expr::Const(0)));
     let local = |slot: usize, value: Expr| Stmt::Local {
         slots: vec![crate::model::LocalTarget { slot, len: 1, index: None }],
@@ -1022,18 +1084,30 @@ fn step_fn(
     enum S<'a> {
         Assign(&'a Assign),
         Stmt(&'a Stmt),
+        /// A condition the step needs (a `pick … where` filter on a chosen candidate).
+        Check(&'a crate::model::BExpr),
     }
     // `forall`/`exists`/`count` statements become local assignments of their expansion over
-    // the agents of the type (their reads of other agents are remote reads).
-    let lowered: Vec<Stmt> = match &e.step {
-        Step::Act(a) => stmts_of(a).into_iter().map(|st| lower_stmt(m, st)).collect(),
+    // the agents of the type (their reads of other agents are remote reads); a `pick … where`
+    // becomes the choice followed by one check of the filter per chosen candidate.
+    let lowered: Vec<Lowered> = match &e.step {
+        Step::Act(a) => stmts_of(a).into_iter().flat_map(|st| lower_stmt(m, st)).collect(),
         Step::Skip => vec![],
     };
     let (list, locals): (Vec<S>, usize) = match &e.step {
         Step::Skip => (vec![], 0),
         Step::Act(a) => match &a.kind {
             ActionKind::Assign(x) => (vec![S::Assign(x)], 0),
-            ActionKind::Block { locals, .. } => (lowered.iter().map(S::Stmt).collect(), *locals),
+            ActionKind::Block { locals, .. } => (
+                lowered
+                    .iter()
+                    .map(|l| match l {
+                        Lowered::Stmt(st) => S::Stmt(st),
+                        Lowered::Check(b) => S::Check(b),
+                    })
+                    .collect(),
+                *locals,
+            ),
         },
     };
     abs.locals = vec![IntervalSet::empty(); locals];
@@ -1083,18 +1157,11 @@ fn step_fn(
                     }
                 }
             }
-            S::Stmt(Stmt::Quant { .. }) => {
-                return Err(EmitError::unsupported(
-                    "`forall`/`exists` statements in blocks",
-                    format!("agent `{}`", m.agent_types[ty].name),
-                ));
+            S::Check(b) => {
+                bnondets(b, &mut nds);
+                bremote_reads(m, b, &mut rms);
             }
-            S::Stmt(Stmt::Count { .. }) => {
-                return Err(EmitError::unsupported(
-                    "`count` statements in blocks",
-                    format!("agent `{}`", m.agent_types[ty].name),
-                ));
-            }
+            S::Stmt(Stmt::Quant { .. } | Stmt::Count { .. }) => unreachable!("lowered to local assignments"),
         }
         for x in &nds {
             let Expr::NonDet(a, b) = x else { continue };
@@ -1219,20 +1286,15 @@ fn step_fn(
                     for other in &names[..k] {
                         cond.push(format!("({nm} != {other})"));
                     }
-                    if let Some(f) = filter {
-                        let fp = Printer {
-                            model: m,
-                            scope: Scope::Pick { cand: nm },
-                            nd: &nd_names,
-                            undef: cx.undef,
-                            remote: &remote_names,
-                        };
-                        cond.push(fp.bexpr(f)?);
-                    }
                     assigns.push((format!("LOC[{}]", slot + k), nm.clone()));
                 }
+                let _ = filter;
             }
-            S::Stmt(_) => unreachable!("refused above"),
+            S::Check(b) => {
+                comment = "pick filter".into();
+                cond.push(p.bexpr(b)?);
+            }
+            S::Stmt(_) => unreachable!("lowered"),
         }
         cond.dedup();
         stmts.push(StmtView { comment, cond: conj(&cond), assigns });
