@@ -507,9 +507,9 @@ check { }
     // initialisation never completes (no DONE, no initial state of the semantics).
     assert_block(
         &t,
-        "process Assume",
+        "process Assumptions",
         "
-        process Assume [INIT, AINIT: any] is
+        process Assumptions [INIT, AINIT: any] is
            var A: Assumed, v: Int in
               A := Assumed (0);
               INIT (!(0 of Nat));
@@ -528,7 +528,7 @@ check { }
            end var
         end process",
     );
-    assert!(t.contains("         INIT, AINIT ->\n            Assume [INIT, AINIT]\n"));
+    assert!(t.contains("         INIT, AINIT ->\n            Assumptions [INIT, AINIT]\n"));
     assert!(t.contains("         || TICK, INIT, AINIT ->\n"));
 }
 

@@ -575,7 +575,7 @@ fn bsubst(b: &BExpr, target: &Expr, k: i64) -> BExpr {
     }
 }
 
-/// The `assume` predicates, for the `Assume` process of the LNT program: the values they read
+/// The `assume` predicates, for the `Assumptions` process of the LNT program: the values they read
 /// (in initialisation order: the environment, then agent by agent, attributes then stigmergic
 /// variables, by slot) and their conjunction as an LNT condition over `A[q]`.
 #[derive(Clone, Debug)]

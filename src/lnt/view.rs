@@ -90,7 +90,7 @@ pub struct ObsDiff {
     pub elem: usize,
 }
 
-/// The `Assume` process: it receives the initial values the `assume` predicates read (`AINIT`
+/// The `Assumptions` process: it receives the initial values the `assume` predicates read (`AINIT`
 /// from agents, `AENV` from the environment) and takes part in the last `INIT` only if they
 /// hold, so initial states violating an assumption never complete their initialisation.
 #[derive(Clone, Debug)]
@@ -131,7 +131,7 @@ pub struct InitView {
     pub slot: usize,
     pub obs: Option<(String, usize)>,
     /// The agents (of this type) for which an `assume` predicate reads this element: they
-    /// send it to `Assume` (for the environment: non-empty when it is read).
+    /// send it to `Assumptions` (for the environment: non-empty when it is read).
     pub ainit: Vec<usize>,
 }
 
@@ -449,7 +449,7 @@ pub fn build(
         a.gates = components
             .iter()
             .flat_map(|c| &c.instances)
-            .find(|i| i.process == "Assume")
+            .find(|i| i.process == "Assumptions")
             .map(|i| i.gates.clone())
             .unwrap_or_default();
     }
@@ -1455,7 +1455,7 @@ fn components(
             sync: vec!["INIT".into(), "AINIT".into()],
             inner_sync: vec![],
             instances: vec![Instance {
-                process: "Assume".into(),
+                process: "Assumptions".into(),
                 gates: vec!["INIT".into(), "AINIT".into()],
                 arg: None,
                 obs_gates: vec![],
@@ -1468,7 +1468,7 @@ fn components(
         let mut sync = vec!["TICK".to_string(), "SETENV".into(), "INIT".into()];
         if e.gates.iter().any(|g| g == "AENV") {
             sync.push("AENV".into());
-            if let Some(a) = out.iter_mut().find(|c| c.instances[0].process == "Assume") {
+            if let Some(a) = out.iter_mut().find(|c| c.instances[0].process == "Assumptions") {
                 a.sync.push("AENV".into());
                 a.instances[0].gates.push("AENV".into());
             }
