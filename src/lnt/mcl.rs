@@ -221,6 +221,9 @@ impl Conv<'_> {
                 // Equal operands: `=`, `<=`, `>=` hold (when defined), the others do not.
                 let c = if x == y {
                     MBool::Const(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge))
+                } else if matches!(op, CmpOp::Eq | CmpOp::Ne) && orient_key(&y) < orient_key(&x) {
+                    // Symmetric: one orientation, so that duplicates are recognised.
+                    MBool::Cmp(*op, y.clone(), x.clone())
                 } else {
                     MBool::Cmp(*op, x.clone(), y.clone())
                 };
@@ -307,6 +310,11 @@ impl Conv<'_> {
 /// Stands for ⊥ in comparisons until printing replaces it by the program's value.
 const UNDEF_MARK: i64 = i64::MIN;
 
+/// Orders the operands of `=`/`<>`: variables before constants, then by structure.
+fn orient_key(e: &MExpr) -> (bool, String) {
+    (matches!(e, MExpr::Const(_)), format!("{e:?}"))
+}
+
 fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
     match op {
         CmpOp::Eq => a == b,
@@ -328,6 +336,13 @@ fn and(parts: Vec<MBool>) -> MBool {
             x => out.push(x),
         }
     }
+    let mut uniq: Vec<MBool> = vec![];
+    for x in out {
+        if !uniq.contains(&x) {
+            uniq.push(x);
+        }
+    }
+    let mut out = uniq;
     match out.len() {
         0 => MBool::Const(true),
         1 => out.pop().expect("one"),
@@ -345,6 +360,13 @@ fn or(parts: Vec<MBool>) -> MBool {
             x => out.push(x),
         }
     }
+    let mut uniq: Vec<MBool> = vec![];
+    for x in out {
+        if !uniq.contains(&x) {
+            uniq.push(x);
+        }
+    }
+    let mut out = uniq;
     match out.len() {
         0 => MBool::Const(false),
         1 => out.pop().expect("one"),
