@@ -216,6 +216,29 @@ impl Ctx<'_> {
         Ok(match e {
             Expr::Const(c) => Some(*c),
             Expr::AgentId(r) => self.agent(st, sc, r)?.map(|a| a as i64),
+            Expr::Var(vr) if vr.indices.is_empty() && !matches!(vr.owner, AgentRef::Of(_)) => {
+                // Fast path: a scalar of the acting agent, c1, c2 or the environment.
+                let var = &self.model.vars[vr.var];
+                let owner = match vr.owner {
+                    AgentRef::Own => self.me,
+                    AgentRef::C1 => self.c1,
+                    AgentRef::C2 => self.c2,
+                    AgentRef::Of(_) => None,
+                };
+                let pos = match (var.store, owner) {
+                    (Store::Env, _) => Some(var.offset),
+                    (Store::Attr, Some(a)) => Some(self.lay.attr(a, var.offset)),
+                    (Store::Stig { .. }, Some(a)) => Some(self.lay.stig(a, var.offset)),
+                    _ => None,
+                };
+                match pos {
+                    Some(p) => from_slot(st[p]),
+                    None => match self.var_slot(st, sc, vr)? {
+                        None => None,
+                        Some(s) => from_slot(st[s]),
+                    },
+                }
+            }
             Expr::Var(vr) => match self.var_slot(st, sc, vr)? {
                 None => None,
                 Some(s) => from_slot(st[s]),

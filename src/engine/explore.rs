@@ -1,11 +1,13 @@
 //! Exhaustive breadth-first exploration of the reachable state space.
 //!
 //! States are expanded in id order (ids are assigned in discovery order, so this is BFS).
-//! Successor computation runs on `threads` threads over batches of consecutive states; the
-//! results are inserted sequentially in state order, so ids, parents, counts and successor
-//! lists are identical for any thread count.
+//! Batches of consecutive states are expanded on `threads` threads, which insert the
+//! successors concurrently into the sharded state store; at the end of each batch the new
+//! states are numbered in the order a sequential BFS would have discovered them (smallest
+//! (parent, successor index) first), so ids, parents, counts and successor lists are
+//! identical for any thread count (see docs/performance.md).
 
-use super::state::StateStore;
+use super::state::{StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{Stepper, Work};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -101,29 +103,46 @@ impl Graph {
     }
 }
 
+/// What a worker produces for a range of parents.
+#[derive(Default)]
 struct ChunkOut {
-    flat: Vec<i32>,
-    hashes: Vec<u64>,
-    /// Number of successors per state of the chunk.
+    /// Number of successors (with repetitions) per parent.
     counts: Vec<u32>,
+    /// Store references of the successors (`StateStore::insert_shared`).
+    refs: Vec<u64>,
     /// First error (state id, message); the chunk stops there.
     error: Option<(u32, String)>,
+    /// Width needed by a successor that does not fit the store's width; the chunk stops.
+    widen: usize,
 }
 
 fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>) -> ChunkOut {
     let mut w = Work::default();
     let mut st = Vec::new();
-    let mut out = ChunkOut { flat: Vec::new(), hashes: Vec::new(), counts: Vec::new(), error: None };
+    let width = store.width();
+    let mut enc = vec![0u8; store.state_bytes()];
+    let mut out = ChunkOut::default();
     for i in ids {
         store.get_into(i, &mut st);
         let mut n = 0u32;
-        let flat = &mut out.flat;
-        let hashes = &mut out.hashes;
+        let refs = &mut out.refs;
+        let mut widen = 0;
         let r = stepper.successors(&st, &mut w, false, &mut |_, s| {
-            flat.extend_from_slice(s);
-            hashes.push(super::state::hash_state(s));
+            if widen != 0 {
+                return;
+            }
+            if !encode_into(s, width, &mut enc) {
+                widen = width_needed(s);
+                return;
+            }
+            let h = hash_bytes(&enc);
+            refs.push(store.insert_shared(&enc, h, ((i as u64) << 32) | n as u64));
             n += 1;
         });
+        if widen != 0 {
+            out.widen = widen;
+            return out;
+        }
         if let Err(e) = r {
             out.error = Some((i, e.0));
             return out;
@@ -133,9 +152,17 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     out
 }
 
-const BATCH: usize = 1 << 13;
+/// Parents per batch (independent of the thread count, so that `--max-states` etc. stop at
+/// the same point for any thread count).
+const BATCH: usize = 1 << 15;
 
 /// Explores everything reachable from `initial`.
+///
+/// Batches of consecutive (in id order) unexpanded states are expanded by `threads` workers
+/// that insert successors concurrently into the sharded store; at the end of the batch the
+/// new states are numbered by their smallest (parent, successor index) key. That is exactly
+/// the order in which a sequential BFS discovers them, so ids, BFS parents, counts and
+/// successor lists are the same for any thread count.
 pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -> Graph {
     let start = Instant::now();
     let stride = stepper.lay.len;
@@ -163,10 +190,12 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
     let mut next = 0usize;
     let mut ids: Vec<u32> = Vec::new();
     while next < g.store.len() {
-        let end = (next + BATCH * threads).min(g.store.len());
-        let outs: Vec<ChunkOut> = if threads == 1 || end - next < 16 {
+        let end = (next + BATCH).min(g.store.len());
+        let outs: Vec<ChunkOut> = if threads == 1 || end - next < 4 {
             vec![expand_chunk(stepper, &g.store, next as u32..end as u32)]
         } else {
+            // Interleaved small chunks would balance better, but contiguous ranges keep each
+            // worker's output in parent order.
             let per = (end - next).div_ceil(threads);
             let store = &g.store;
             std::thread::scope(|s| {
@@ -180,21 +209,26 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
                 hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
             })
         };
-        let mut cur = next as u32;
-        for out in outs {
+        let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
+        if widen != 0 {
+            // A successor needs wider slots: re-encode everything and redo the batch.
+            g.store.widen(widen);
+            continue;
+        }
+        if let Some(e) = outs.iter().filter_map(|o| o.error.clone()).min_by_key(|e| e.0) {
+            g.store.abort_batch();
+            g.error = Some(e);
+            g.seconds = start.elapsed().as_secs_f64();
+            return g;
+        }
+        let bids = g.store.finish_batch();
+        g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
+        for out in &outs {
             let mut off = 0usize;
-            for (j, &n) in out.counts.iter().enumerate() {
+            for &n in &out.counts {
                 ids.clear();
-                for m in 0..n as usize {
-                    let s = &out.flat[off * stride..(off + 1) * stride];
-                    let (id, new) = g.store.insert_hashed(s, out.hashes[off]);
-                    if new {
-                        g.parent.push(cur);
-                    }
-                    ids.push(id);
-                    off += 1;
-                    let _ = m;
-                }
+                ids.extend(out.refs[off..off + n as usize].iter().map(|&r| bids.resolve(r)));
+                off += n as usize;
                 ids.sort_unstable();
                 ids.dedup();
                 if ids.is_empty() {
@@ -206,13 +240,6 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
                     g.succ_off.push(g.succ.len() as u64);
                 }
                 g.expanded += 1;
-                cur += 1;
-                let _ = j;
-            }
-            if let Some(e) = out.error {
-                g.error = Some(e);
-                g.seconds = start.elapsed().as_secs_f64();
-                return g;
             }
         }
         next = end;

@@ -90,6 +90,8 @@ pub struct Stats {
     pub peak_rss_mib: u64,
     /// Bytes held by the state graph at the end.
     pub graph_bytes: u64,
+    /// Bytes held by the visited set (packed arena + hash index) at the end.
+    pub store_bytes: u64,
     /// Slots per state.
     pub state_slots: u64,
     /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
@@ -310,6 +312,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         seconds: g.seconds,
         peak_rss_mib: peak_rss_mib(),
         graph_bytes: g.memory_bytes(),
+        store_bytes: g.store.bytes() as u64,
         state_slots: stepper.lay.len as u64,
         state_bytes: g.store.state_bytes() as u64,
         complete: g.stopped.is_none(),

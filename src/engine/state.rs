@@ -9,7 +9,7 @@
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
 use crate::model::Model;
-use std::hash::Hasher;
+use std::sync::Mutex;
 
 /// The undefined value ⊥.
 pub const BOT: i32 = i32::MIN;
@@ -108,19 +108,39 @@ impl Layout {
     }
 }
 
-/// Hash of a state (FxHash over the slots).
+/// Hash of a packed state (64-bit multiply-rotate over 8-byte words, then a murmur3
+/// finaliser, so that both the high bits (shard) and the low bits (slot) are good).
 #[inline]
-pub fn hash_state(s: &[i32]) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    for &x in s {
-        h.write_u32(x as u32);
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = b.len() as u64;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap());
+        h = (h ^ w).wrapping_mul(K).rotate_left(31);
     }
-    // FxHash's low bits are weak: mix.
-    let x = h.finish();
-    (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ (x >> 32)
+    let r = chunks.remainder();
+    if !r.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..r.len()].copy_from_slice(r);
+        h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(31);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
 }
 
 const EMPTY: u32 = u32::MAX;
+/// Table entries with this bit are states new in the current batch (index into the shard's
+/// batch list); others are global ids.
+const NEW: u32 = 1 << 31;
+const SHARD_BITS: u32 = 6;
+const SHARDS: usize = 1 << SHARD_BITS;
+/// States per arena block (the arena grows by whole blocks: no reallocation copies).
+const BLOCK_BITS: u32 = 16;
+const BLOCK: usize = 1 << BLOCK_BITS;
 
 /// Bytes per slot needed to store `v` (⊥ is the most negative code of each width).
 #[inline]
@@ -134,21 +154,48 @@ fn width_of(v: i32) -> usize {
     }
 }
 
+/// Bytes per slot needed for state `s`.
+pub fn width_needed(s: &[i32]) -> usize {
+    s.iter().map(|&v| width_of(v)).max().unwrap_or(1)
+}
+
+/// Encodes `s` into `out` (`out.len() == s.len() * width`); false (and `out` unspecified) when
+/// some value does not fit `width`.
 #[inline]
-fn encode(s: &[i32], width: usize, out: &mut Vec<u8>) {
-    out.clear();
+pub fn encode_into(s: &[i32], width: usize, out: &mut [u8]) -> bool {
+    // Branch-free loops (vectorised): `bad` collects values that do not fit.
     match width {
-        1 => out.extend(s.iter().map(|&v| if v == BOT { i8::MIN as u8 } else { v as i8 as u8 })),
-        2 => {
+        1 => {
+            // Fits iff -127 <= v <= 127 (or ⊥): v + 127 <= 254.
+            // (SSE2-friendly: no unsigned max.)
+            let (mut hi, mut top) = (0u32, 0u32);
             for &v in s {
-                let x = if v == BOT { i16::MIN } else { v as i16 };
-                out.extend_from_slice(&x.to_le_bytes());
+                let t = (if v == BOT { 0 } else { v }).wrapping_add(127) as u32;
+                hi |= t & !0xFF;
+                top |= u32::from(t == 255);
             }
+            // ⊥ = 0x8000_0000 encodes as 0x80: the sign bit of byte 3 is or-ed into bit 7
+            // (a no-op for the other values that fit, whose bit 7 is already their sign).
+            for (o, &v) in out[..s.len()].iter_mut().zip(s) {
+                *o = (v as u8) | (((v >> 24) as u8) & 0x80);
+            }
+            hi == 0 && top == 0
+        }
+        2 => {
+            let mut bad = 0u32;
+            for (o, &v) in out.chunks_exact_mut(2).zip(s) {
+                let bot = v == BOT;
+                bad |= (!bot & ((v.wrapping_add(32767) as u32) > 65534)) as u32;
+                let x = if bot { i16::MIN } else { v as i16 };
+                o.copy_from_slice(&x.to_le_bytes());
+            }
+            bad == 0
         }
         _ => {
-            for &v in s {
-                out.extend_from_slice(&v.to_le_bytes());
+            for (o, &v) in out.chunks_exact_mut(4).zip(s) {
+                o.copy_from_slice(&v.to_le_bytes());
             }
+            true
         }
     }
 }
@@ -166,22 +213,170 @@ fn decode(b: &[u8], width: usize, out: &mut Vec<i32>) {
     }
 }
 
-/// An arena of distinct states with an open-addressing hash index (linear probing).
-/// Ids are assigned in insertion order. Every slot is stored in `width` bytes (1, 2 or 4):
-/// the arena starts with 1 and is re-encoded, once, to a wider width when a value that does
-/// not fit arrives. Hashes are computed on the `i32` form, so they do not depend on width.
+/// The packed states, in id order, in fixed-size blocks.
+struct Arena {
+    sb: usize,
+    blocks: Vec<Vec<u8>>,
+}
+
+impl Arena {
+    #[inline]
+    fn get(&self, i: u32) -> &[u8] {
+        let b = &self.blocks[(i >> BLOCK_BITS) as usize];
+        let o = (i as usize & (BLOCK - 1)) * self.sb;
+        &b[o..o + self.sb]
+    }
+    fn push(&mut self, s: &[u8]) {
+        match self.blocks.last_mut() {
+            Some(b) if b.len() < b.capacity() => b.extend_from_slice(s),
+            _ => {
+                let mut b = Vec::with_capacity(BLOCK * self.sb);
+                b.extend_from_slice(s);
+                self.blocks.push(b);
+            }
+        }
+    }
+    fn bytes(&self) -> usize {
+        self.blocks.iter().map(|b| b.capacity()).sum()
+    }
+}
+
+/// One shard of the hash index: open addressing with linear probing over the states whose
+/// hash has the shard's top bits. During a batch it also holds the batch's new states.
+#[derive(Default)]
+pub struct Shard {
+    table: Vec<u32>,
+    used: usize,
+    new_data: Vec<u8>,
+    /// Smallest discovery key of each new state.
+    new_key: Vec<u64>,
+    /// Table position of each new state.
+    new_pos: Vec<u32>,
+}
+
+impl Shard {
+    fn with_capacity(cap: usize) -> Shard {
+        Shard { table: vec![EMPTY; cap], ..Default::default() }
+    }
+
+    #[inline]
+    fn bytes_of<'a>(&'a self, arena: &'a Arena, e: u32) -> &'a [u8] {
+        if e & NEW != 0 {
+            let i = (e & !NEW) as usize * arena.sb;
+            &self.new_data[i..i + arena.sb]
+        } else {
+            arena.get(e)
+        }
+    }
+
+    /// Looks `enc` up, adding it as a new state with discovery key `key` when absent, or
+    /// lowering the key of a new state. Returns the entry (a global id, or `NEW | index`).
+    #[inline]
+    fn insert(&mut self, arena: &Arena, enc: &[u8], h: u64, key: u64) -> u32 {
+        if (self.used + 1) * 2 > self.table.len() {
+            self.grow(arena);
+        }
+        let mask = self.table.len() - 1;
+        let mut p = (h as usize) & mask;
+        loop {
+            let e = self.table[p];
+            if e == EMPTY {
+                let idx = self.new_key.len() as u32;
+                let e = NEW | idx;
+                self.table[p] = e;
+                self.new_data.extend_from_slice(enc);
+                self.new_key.push(key);
+                self.new_pos.push(p as u32);
+                self.used += 1;
+                return e;
+            }
+            if self.bytes_of(arena, e) == enc {
+                if e & NEW != 0 {
+                    let k = &mut self.new_key[(e & !NEW) as usize];
+                    *k = (*k).min(key);
+                }
+                return e;
+            }
+            p = (p + 1) & mask;
+        }
+    }
+
+    fn find(&self, arena: &Arena, enc: &[u8], h: u64) -> Option<u32> {
+        let mask = self.table.len() - 1;
+        let mut p = (h as usize) & mask;
+        loop {
+            let e = self.table[p];
+            if e == EMPTY {
+                return None;
+            }
+            if e & NEW == 0 && arena.get(e) == enc {
+                return Some(e);
+            }
+            p = (p + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self, arena: &Arena) {
+        let cap = (self.table.len() * 2).max(64);
+        let mut table = vec![EMPTY; cap];
+        let mask = cap - 1;
+        for &e in &self.table {
+            if e == EMPTY {
+                continue;
+            }
+            let mut p = (hash_bytes(self.bytes_of(arena, e)) as usize) & mask;
+            while table[p] != EMPTY {
+                p = (p + 1) & mask;
+            }
+            table[p] = e;
+            if e & NEW != 0 {
+                self.new_pos[(e & !NEW) as usize] = p as u32;
+            }
+        }
+        self.table = table;
+    }
+}
+
+/// The set of distinct states: a packed arena (ids in insertion order) and a hash index
+/// sharded by the top bits of the hash, each shard behind its own lock so that several
+/// threads can insert at once. Insertion is two-phase: `insert_shared` (any thread) records
+/// states new to the batch with their smallest discovery key; `finish_batch` (one thread)
+/// then numbers them in key order, which makes ids independent of the thread schedule.
+/// Every slot is stored in `width` bytes (1, 2 or 4); `widen` re-encodes everything.
 pub struct StateStore {
     stride: usize,
     width: usize,
-    data: Vec<u8>,
-    table: Vec<u32>,
+    arena: Arena,
     count: usize,
-    enc: Vec<u8>,
+    shards: Vec<Mutex<Shard>>,
+}
+
+/// What `finish_batch` returns: the batch's discovery keys in id order, and per shard the
+/// id of each of its new states.
+pub struct BatchIds {
+    pub keys: Vec<u64>,
+    pub first: u32,
+    maps: Vec<Vec<u32>>,
+}
+
+impl BatchIds {
+    /// The global id of an entry returned by `insert_shared`.
+    #[inline]
+    pub fn resolve(&self, r: u64) -> u32 {
+        let e = r as u32;
+        if e & NEW != 0 { self.maps[(r >> 32) as usize][(e & !NEW) as usize] } else { e }
+    }
 }
 
 impl StateStore {
     pub fn new(stride: usize) -> StateStore {
-        StateStore { stride, width: 1, data: Vec::new(), table: vec![EMPTY; 1 << 12], count: 0, enc: Vec::new() }
+        StateStore {
+            stride,
+            width: 1,
+            arena: Arena { sb: stride, blocks: Vec::new() },
+            count: 0,
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::with_capacity(64))).collect(),
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -192,22 +387,20 @@ impl StateStore {
         self.count == 0
     }
 
+    /// Slot width in bytes (1, 2 or 4).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
     /// Bytes per stored state in the arena.
     pub fn state_bytes(&self) -> usize {
         self.stride * self.width
     }
 
-    #[inline]
-    fn raw(&self, i: u32) -> &[u8] {
-        let n = self.stride * self.width;
-        let i = i as usize * n;
-        &self.data[i..i + n]
-    }
-
     /// State `i`, decoded into `out`.
     #[inline]
     pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
-        decode(self.raw(i), self.width, out);
+        decode(self.arena.get(i), self.width, out);
     }
 
     /// State `i`.
@@ -219,98 +412,133 @@ impl StateStore {
 
     /// Bytes used by the arena and the index.
     pub fn bytes(&self) -> usize {
-        self.data.len() + self.table.len() * 4
+        self.arena.bytes()
+            + self
+                .shards
+                .iter()
+                .map(|s| {
+                    let s = s.lock().unwrap();
+                    s.table.len() * 4 + s.new_data.capacity() + s.new_key.capacity() * 8 + s.new_pos.capacity() * 4
+                })
+                .sum::<usize>()
     }
 
-    fn slot_of(&self, h: u64) -> usize {
-        (h as usize) & (self.table.len() - 1)
+    #[inline]
+    fn shard_of(h: u64) -> usize {
+        (h >> (64 - SHARD_BITS)) as usize
     }
 
     pub fn find(&self, s: &[i32]) -> Option<u32> {
-        let h = hash_state(s);
-        if s.iter().map(|&v| width_of(v)).max().unwrap_or(1) > self.width {
+        let mut enc = vec![0u8; self.state_bytes()];
+        if !encode_into(s, self.width, &mut enc) {
             return None;
         }
-        let mut enc = Vec::new();
-        encode(s, self.width, &mut enc);
-        let mask = self.table.len() - 1;
-        let mut p = self.slot_of(h);
-        loop {
-            let id = self.table[p];
-            if id == EMPTY {
-                return None;
+        let h = hash_bytes(&enc);
+        self.shards[Self::shard_of(h)].lock().unwrap().find(&self.arena, &enc, h)
+    }
+
+    /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
+    /// with discovery key `key`; safe from several threads. Returns a reference to resolve
+    /// with `BatchIds::resolve` after `finish_batch`.
+    #[inline]
+    pub fn insert_shared(&self, enc: &[u8], h: u64, key: u64) -> u64 {
+        let s = Self::shard_of(h);
+        let e = self.shards[s].lock().unwrap().insert(&self.arena, enc, h, key);
+        ((s as u64) << 32) | e as u64
+    }
+
+    /// Numbers the batch's new states in increasing key order (ids from `len()`), and
+    /// appends them to the arena.
+    pub fn finish_batch(&mut self) -> BatchIds {
+        let sb = self.state_bytes();
+        let first = self.count as u32;
+        let mut all: Vec<(u64, u32, u32)> = Vec::new();
+        for (si, s) in self.shards.iter_mut().enumerate() {
+            let s = s.get_mut().unwrap();
+            all.extend(s.new_key.iter().enumerate().map(|(i, &k)| (k, si as u32, i as u32)));
+        }
+        all.sort_unstable_by_key(|x| x.0);
+        let mut maps: Vec<Vec<u32>> =
+            self.shards.iter_mut().map(|s| vec![0; s.get_mut().unwrap().new_key.len()]).collect();
+        let mut keys = Vec::with_capacity(all.len());
+        for &(k, si, i) in &all {
+            let id = self.count as u32;
+            assert!(id < NEW, "too many states");
+            self.count += 1;
+            let s = self.shards[si as usize].get_mut().unwrap();
+            let o = i as usize * sb;
+            self.arena.push(&s.new_data[o..o + sb]);
+            maps[si as usize][i as usize] = id;
+            keys.push(k);
+        }
+        for (si, s) in self.shards.iter_mut().enumerate() {
+            let s = s.get_mut().unwrap();
+            for (i, &p) in s.new_pos.iter().enumerate() {
+                s.table[p as usize] = maps[si][i];
             }
-            if self.raw(id) == enc.as_slice() {
-                return Some(id);
+            s.new_data.clear();
+            s.new_key.clear();
+            s.new_pos.clear();
+        }
+        BatchIds { keys, first, maps }
+    }
+
+    /// Drops the states of the current batch.
+    pub fn abort_batch(&mut self) {
+        self.rebuild();
+    }
+
+    /// Re-encodes every state with `width` bytes per slot (drops the current batch).
+    pub fn widen(&mut self, width: usize) {
+        if width > self.width {
+            let sb = self.stride * width;
+            let mut arena = Arena { sb, blocks: Vec::new() };
+            let (mut dec, mut enc) = (Vec::new(), vec![0u8; sb]);
+            for id in 0..self.count as u32 {
+                self.get_into(id, &mut dec);
+                encode_into(&dec, width, &mut enc);
+                arena.push(&enc);
             }
-            p = (p + 1) & mask;
+            self.arena = arena;
+            self.width = width;
+        }
+        self.rebuild();
+    }
+
+    /// Rebuilds the index from the arena.
+    fn rebuild(&mut self) {
+        let mut per = vec![0usize; SHARDS];
+        let hashes: Vec<u64> = (0..self.count as u32).map(|i| hash_bytes(self.arena.get(i))).collect();
+        for &h in &hashes {
+            per[Self::shard_of(h)] += 1;
+        }
+        for (s, &n) in self.shards.iter_mut().zip(&per) {
+            *s.get_mut().unwrap() = Shard::with_capacity((n * 2 + 2).next_power_of_two().max(64));
+        }
+        for (i, &h) in hashes.iter().enumerate() {
+            let s = self.shards[Self::shard_of(h)].get_mut().unwrap();
+            let mask = s.table.len() - 1;
+            let mut p = (h as usize) & mask;
+            while s.table[p] != EMPTY {
+                p = (p + 1) & mask;
+            }
+            s.table[p] = i as u32;
+            s.used += 1;
         }
     }
 
-    /// Inserts `s` (if new); returns its id and whether it was new.
+    /// Inserts `s` (if new) on its own; returns its id and whether it was new.
     pub fn insert(&mut self, s: &[i32]) -> (u32, bool) {
-        self.insert_hashed(s, hash_state(s))
-    }
-
-    /// As `insert`, with `h = hash_state(s)` computed by the caller.
-    pub fn insert_hashed(&mut self, s: &[i32], h: u64) -> (u32, bool) {
-        debug_assert_eq!(s.len(), self.stride);
-        let need = s.iter().map(|&v| width_of(v)).max().unwrap_or(1);
+        let need = width_needed(s);
         if need > self.width {
             self.widen(need);
         }
-        if (self.count + 1) * 2 > self.table.len() {
-            self.grow();
-        }
-        let mut enc = std::mem::take(&mut self.enc);
-        encode(s, self.width, &mut enc);
-        let mask = self.table.len() - 1;
-        let mut p = self.slot_of(h);
-        let r = loop {
-            let id = self.table[p];
-            if id == EMPTY {
-                let new = self.count as u32;
-                self.table[p] = new;
-                self.data.extend_from_slice(&enc);
-                self.count += 1;
-                break (new, true);
-            }
-            if self.raw(id) == enc.as_slice() {
-                break (id, false);
-            }
-            p = (p + 1) & mask;
-        };
-        self.enc = enc;
-        r
-    }
-
-    fn widen(&mut self, width: usize) {
-        let mut data = Vec::with_capacity(self.count * self.stride * width);
-        let (mut dec, mut enc) = (Vec::new(), Vec::new());
-        for id in 0..self.count as u32 {
-            self.get_into(id, &mut dec);
-            encode(&dec, width, &mut enc);
-            data.extend_from_slice(&enc);
-        }
-        self.data = data;
-        self.width = width;
-    }
-
-    fn grow(&mut self) {
-        let cap = self.table.len() * 2;
-        let mut table = vec![EMPTY; cap];
-        let mask = cap - 1;
-        let mut dec = Vec::new();
-        for id in 0..self.count as u32 {
-            self.get_into(id, &mut dec);
-            let h = hash_state(&dec);
-            let mut p = (h as usize) & mask;
-            while table[p] != EMPTY {
-                p = (p + 1) & mask;
-            }
-            table[p] = id;
-        }
-        self.table = table;
+        let mut enc = vec![0u8; self.state_bytes()];
+        encode_into(s, self.width, &mut enc);
+        let h = hash_bytes(&enc);
+        let r = self.insert_shared(&enc, h, 0);
+        let ids = self.finish_batch();
+        (ids.resolve(r), !ids.keys.is_empty())
     }
 }
 

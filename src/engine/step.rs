@@ -44,6 +44,10 @@ pub struct Stepper<'a> {
     pub holders: Vec<Vec<usize>>,
     /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
     pub tuple_slots: Vec<Vec<usize>>,
+    /// State positions of the ranks of each tuple's holders (in `holders` order).
+    rank_pos: Vec<Vec<usize>>,
+    /// Whether each tuple's link predicate is the constant `true`.
+    link_true: Vec<bool>,
 }
 
 /// Reusable buffers for successor generation (one per thread).
@@ -53,6 +57,7 @@ pub struct Work {
     buf: Vec<i32>,
     assigned: Vec<Assigned>,
     written: Vec<TupleId>,
+    writes: Vec<(usize, Assigned)>,
 }
 
 impl<'a> Stepper<'a> {
@@ -60,7 +65,7 @@ impl<'a> Stepper<'a> {
         let lay = Layout::new(model, fair);
         let n = lay.n_agents;
         let type_of: Vec<TypeId> = (0..n).map(|a| model.type_of(a)).collect();
-        let holders =
+        let holders: Vec<Vec<usize>> =
             model.tuples.iter().map(|t| (0..n).filter(|&a| model.holds(type_of[a], t.stigmergy)).collect()).collect();
         let tuple_slots = model
             .tuples
@@ -69,7 +74,17 @@ impl<'a> Stepper<'a> {
                 t.vars.iter().flat_map(|&v| model.vars[v].offset..model.vars[v].offset + model.vars[v].len).collect()
             })
             .collect();
-        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots }
+        let rank_pos = holders
+            .iter()
+            .enumerate()
+            .map(|(k, hs): (usize, &Vec<usize>)| hs.iter().map(|&a| lay.rank(a, k)).collect())
+            .collect();
+        let link_true = model
+            .tuples
+            .iter()
+            .map(|t| matches!(model.stigmergies[t.stigmergy].link, crate::model::BExpr::Const(true)))
+            .collect();
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, rank_pos, link_true }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
@@ -204,7 +219,25 @@ impl<'a> Stepper<'a> {
 
     /// Simultaneous assignment evaluated on (and applied to) `w.buf`.
     fn assign(&self, cx: &Ctx, a: usize, asg: &Assign, w: &mut Work) -> R<()> {
-        let mut writes: Vec<(usize, Assigned)> = Vec::with_capacity(asg.targets.len());
+        let mut writes = std::mem::take(&mut w.writes);
+        writes.clear();
+        let r = self.assign_into(cx, a, asg, w, &mut writes);
+        if r.is_ok() {
+            for (pos, asd) in writes.drain(..) {
+                w.buf[pos] = asd.value;
+                if let Some(k) = self.tuple_of(asd.var)
+                    && !w.written.contains(&k)
+                {
+                    w.written.push(k);
+                }
+                w.assigned.push(asd);
+            }
+        }
+        w.writes = writes;
+        r
+    }
+
+    fn assign_into(&self, cx: &Ctx, a: usize, asg: &Assign, w: &mut Work, writes: &mut Vec<(usize, Assigned)>) -> R<()> {
         for (t, e) in asg.targets.iter().zip(&asg.values) {
             let var = &self.model.vars[t.var];
             let k = cx.index(&w.buf, &mut w.sc, &var.dims, &t.indices, &var.name)?.ok_or(Stop::Disabled)?;
@@ -220,15 +253,6 @@ impl<'a> Stepper<'a> {
                 Store::Stig { .. } => (self.lay.stig(a, slot), Some(a)),
             };
             writes.push((pos, Assigned { agent, var: t.var, elem: k, value }));
-        }
-        for (pos, asd) in writes {
-            w.buf[pos] = asd.value;
-            if let Some(k) = self.tuple_of(asd.var)
-                && !w.written.contains(&k)
-            {
-                w.written.push(k);
-            }
-            w.assigned.push(asd);
         }
         Ok(())
     }
@@ -338,6 +362,7 @@ impl<'a> Stepper<'a> {
         let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
         let mut copied = Vec::new();
         let mut refreshed = Vec::new();
+        let mut any_copy = false;
         for &r in &self.holders[k] {
             if r == s {
                 continue;
@@ -346,12 +371,14 @@ impl<'a> Stepper<'a> {
             if tr == ts || (!confirm && tr > ts) {
                 continue;
             }
-            let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
-            let linked = match cx.eval_b(st, &mut w.sc, link) {
-                Ok(b) => b,
-                Err(Stop::Disabled) => false,
-                Err(Stop::Error(m)) => {
-                    return Err(RuntimeError(format!("{m} (in a link predicate)")));
+            let linked = self.link_true[k] || {
+                let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
+                match cx.eval_b(st, &mut w.sc, link) {
+                    Ok(b) => b,
+                    Err(Stop::Disabled) => false,
+                    Err(Stop::Error(m)) => {
+                        return Err(RuntimeError(format!("{m} (in a link predicate)")));
+                    }
                 }
             };
             if !linked {
@@ -362,6 +389,7 @@ impl<'a> Stepper<'a> {
                     buf[lay.stig(r, slot)] = st[lay.stig(s, slot)];
                 }
                 buf[lay.rank(r, k)] = ts;
+                any_copy = true;
                 Layout::set_bit(buf, lay.zp(r), k);
                 Layout::clear_bit(buf, lay.zc(r), k);
                 if want_events {
@@ -374,7 +402,10 @@ impl<'a> Stepper<'a> {
                 }
             }
         }
-        self.renormalise(buf, k);
+        if any_copy {
+            // Only copies change ranks (the state's ranks were dense).
+            self.renormalise(buf, k);
+        }
         Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
     }
 
@@ -384,7 +415,21 @@ impl<'a> Stepper<'a> {
         let lay = &self.lay;
         let hs = &self.holders[k];
         let h = hs.len();
-        if h <= 255 {
+        if h < 64 {
+            // Ranks are in 0..=h < 64: a presence mask; the new rank is the number of
+            // smaller ranks present.
+            let rp = &self.rank_pos[k];
+            let mut bits = 0u64;
+            for &p in rp {
+                bits |= 1u64 << st[p];
+            }
+            if bits & (bits + 1) == 0 {
+                return; // already dense (0..n all present)
+            }
+            for &p in rp {
+                st[p] = (bits & ((1u64 << st[p]) - 1)).count_ones() as i32;
+            }
+        } else if h <= 255 {
             let mut map = [-1i32; 257];
             for &a in hs {
                 map[st[lay.rank(a, k)] as usize] = 0;
