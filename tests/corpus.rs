@@ -142,3 +142,19 @@ fn behaviours_have_the_expected_control_states() {
     let (b, _) = compile_all(&m).unwrap();
     assert_eq!((b[0].states.len(), b[0].edge_count()), (2, 1));
 }
+
+/// `undef` and `id` start initialisers, never declarations (corpus `ants.labs`).
+#[test]
+fn tuple_initialisers_may_be_undef_or_id() {
+    let src = "system {\n  spawn = A: 2\n}\nstigmergy S {\n  link = true\n  p, q, r: undef, undef, undef\n  s, t: 1, id\n}\n\
+               agent A {\n  stigmergies = S\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let parsed = parse(src);
+    assert!(!parsed.diagnostics.has_errors(), "{:?}", parsed.diagnostics);
+    let (m, _) = resolve(parsed.spec.as_ref().unwrap(), src, &Default::default()).unwrap();
+    let sizes: Vec<usize> = m.tuples.iter().map(|t| t.vars.len()).collect();
+    assert_eq!(sizes, vec![3, 2]);
+    // A `,` between two tuples is still caught.
+    let bad = "system {\n  spawn = A: 1\n}\nstigmergy S {\n  link = true\n  p: 0, q: 1\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let d = parse(bad).diagnostics;
+    assert!(d.items.iter().any(|x| x.message.contains("found a new declaration")), "{d:?}");
+}

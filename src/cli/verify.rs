@@ -94,6 +94,12 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         eprint!("\r{:100}\r", "");
     }
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
+    if report.stats.initial_states == 0 {
+        eprintln!(
+            "warning: the system has no initial state (the assumptions or an empty range initialiser exclude \
+             every one): every property holds vacuously"
+        );
+    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&verify_json(l, spec_name, a.fair, &report)).expect("JSON"));
     } else {

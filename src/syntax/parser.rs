@@ -585,7 +585,10 @@ impl Parser {
         self.expect_sym(Sym::Colon, " after the declared variables")?;
         let mut inits = vec![self.init()?];
         while self.is_sym(Sym::Comma) {
-            if matches!(self.peek_at(1), TokKind::Lower(_))
+            // Every variable has its initialiser and a non-reserved name follows: the author
+            // separated two tuples with `,`.
+            if inits.len() >= vars.len()
+                && matches!(self.peek_at(1), TokKind::Lower(w) if !super::lexer::is_reserved(w))
                 && (self.is_sym_at(2, Sym::Colon) || self.is_sym_at(2, Sym::LBracket) || self.is_sym_at(2, Sym::Comma))
             {
                 return Err(self.err_hint(
