@@ -91,3 +91,120 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
     eprintln!("{} states, {} transitions", lts.nstates, lts.trans.len());
     Ok(exit::OK)
 }
+
+/// `labs verify --backend lnt`: verdicts from the emitted program run by the LNT interpreter.
+pub fn verify_lnt(
+    l: &Loaded,
+    properties: &[String],
+    fair: bool,
+    json: bool,
+    max_states: Option<u64>,
+) -> Result<i32, Failure> {
+    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let analysis = analyse(&l.model, &l.behaviours);
+    let src = lntcheck::backend::emit_lnt(&l.model, &l.behaviours, &analysis, &stem, fair, Dialect::CURRENT)
+        .map_err(|m| Failure::new(exit::BACKEND, m))?;
+    let view = lntcheck::backend::explore(&l.model, &src, fair, max_states).map_err(|m| Failure::new(exit::BACKEND, m))?;
+    if let Some(s) = view.stuck.first() {
+        return Err(Failure::new(
+            exit::BACKEND,
+            format!("the LNT program blocks in the middle of a step (LTS state {s}, not reached by DONE)"),
+        ));
+    }
+    let results = lntcheck::backend::check_properties(&l.model, &l.behaviours, fair, &view)
+        .map_err(|m| Failure::new(exit::BACKEND, m))?;
+    let results: Vec<_> =
+        results.into_iter().filter(|r| properties.is_empty() || properties.contains(&r.property)).collect();
+    for p in properties {
+        if !results.iter().any(|r| &r.property == p) {
+            return Err(Failure::new(exit::USAGE, format!("no property `{p}`")));
+        }
+    }
+    let violated = results.iter().any(|r| r.verdict == crate::engine::Verdict::Violated);
+    if json {
+        let props: Vec<serde_json::Value> = results
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "property": r.property,
+                    "verdict": r.verdict.as_str(),
+                    "lnt_path": r.path,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "backend": "lnt",
+            "properties": props,
+            "lts_states": view.lts.nstates,
+            "lts_transitions": view.lts.trans.len(),
+            "labs_states": view.real.len(),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+    } else {
+        let w = results.iter().map(|r| r.property.len()).max().unwrap_or(0);
+        for r in &results {
+            println!("{:w$}  {}", r.property, r.verdict.as_str());
+        }
+        for r in &results {
+            if let Some(path) = &r.path {
+                println!("\ncounterexample for {} (LNT labels between LAbS states):", r.property);
+                let adj = view.lts.adjacency();
+                // labels along a shortest LTS path from each real state to the next
+                let mut prev: Option<u32> = None;
+                for &x in path {
+                    let target = view.real[x as usize];
+                    let from = prev.map_or(0, |p| view.real[p as usize]);
+                    for lab in lts_path(&view.lts, &adj, from, target) {
+                        if lab != "i" {
+                            println!("  {lab}");
+                        }
+                    }
+                    prev = Some(x);
+                }
+                if r.deadlock {
+                    println!("  <deadlock>");
+                }
+                if let Some(k) = r.loop_start {
+                    println!("  <loop back to LAbS state {k} of the path>");
+                }
+            }
+        }
+        eprintln!(
+            "lnt: {} LTS states, {} transitions, {} LAbS states",
+            view.lts.nstates,
+            view.lts.trans.len(),
+            view.real.len()
+        );
+    }
+    Ok(if violated { exit::VIOLATED } else { exit::OK })
+}
+
+/// Labels of a shortest path from `from` to `to` whose only `DONE` is the last label (any path
+/// if `from == to` is asked: empty).
+fn lts_path(lts: &lntcheck::lts::Lts, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Vec<String> {
+    if from == to {
+        return vec![];
+    }
+    let mut prev: std::collections::HashMap<u32, (u32, u32)> = Default::default();
+    let mut q = std::collections::VecDeque::from([from]);
+    while let Some(s) = q.pop_front() {
+        for (l, t) in &adj[s as usize] {
+            if *t == to && lts.label(*l) == "DONE" || (*t == to && from == 0) {
+                let mut out = vec![lts.label(*l).to_string()];
+                let mut c = s;
+                while c != from {
+                    let (p, pl) = prev[&c];
+                    out.push(lts.label(pl).to_string());
+                    c = p;
+                }
+                out.reverse();
+                return out;
+            }
+            if lts.label(*l) != "DONE" && !prev.contains_key(t) && *t != from {
+                prev.insert(*t, (s, *l));
+                q.push_back(*t);
+            }
+        }
+    }
+    vec![]
+}

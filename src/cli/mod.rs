@@ -264,6 +264,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
             }
+            if backend == Backend::Lnt {
+                return lts::verify_lnt(&loaded, &properties, fair, json, max_states);
+            }
             if let Some(t) = timeout
                 && !(t.is_finite() && t > 0.0)
             {
@@ -290,6 +293,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
+            }
+            if backend == Backend::Lnt {
+                return Err(Failure::new(exit::BACKEND, "simulate --backend lnt is not available yet"));
             }
             let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed };
             verify::simulate(&loaded, &spec_name(&spec), &args)

@@ -4,6 +4,7 @@
 //! the `lnt` verification back end.
 
 pub mod ast;
+pub mod backend;
 pub mod eval;
 pub mod interp;
 pub mod lexer;
