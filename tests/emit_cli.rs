@@ -120,3 +120,23 @@ fn refusal_exits_1_naming_the_construct() {
     assert!(!dir.exists() || read_all(&dir).is_empty());
     let _ = std::fs::remove_file(&spec);
 }
+
+#[test]
+fn paths_with_spaces_and_quotes() {
+    let dir = tmp("dir with 'quotes' and \"spaces\"");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("my leader's \"spec\".labs");
+    std::fs::copy(leader(), &spec).unwrap();
+    let out_dir = dir.join("out put");
+    let out = labs().arg("emit").arg(&spec).arg("n=3").arg("-o").arg(&out_dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // File and module names are sanitised identifiers; the scripts quote them.
+    let svl = std::fs::read_to_string(out_dir.join("my_leader_s__spec_.svl")).unwrap();
+    assert!(svl.contains("% DEFAULT_PROCESS_FILE=\"my_leader_s__spec_.lnt\""));
+    assert!(svl.contains(
+        "verify \"my_leader_s__spec__LeaderIs0.mcl\" with evaluator4 in \"my_leader_s__spec__LeaderIs0.bcg\";"
+    ));
+    let lnt = std::fs::read_to_string(out_dir.join("my_leader_s__spec_.lnt")).unwrap();
+    assert!(lnt.contains("module my_leader_s__spec_ is"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -640,3 +640,18 @@ check { }
     );
     assert!(m.contains("an environment variable in a link predicate"), "{m}");
 }
+
+#[test]
+fn agent_that_can_only_yield_has_no_choice() {
+    let t = lnt("system { spawn = A: 2 }
+agent A {
+    interface = x: 0
+    Behavior = Nil
+}
+check { Z = always x of 0 = 0 }
+");
+    assert!(!t.contains(" alt\n"), "{t}");
+    assert!(t.contains(
+        "      loop\n            -- another agent's step\n            TICK (?t) where (t != id) and (t < N_AGENTS);\n"
+    ));
+}

@@ -260,3 +260,17 @@ check { T = always forall A a, id of a = id of a }
     assert!(q.contains("nu Inv (real: Bool := true) . (\n         ((not real) or true)"), "{q}");
     assert!(!q.contains("()"));
 }
+
+#[test]
+fn min_max_split_into_cases() {
+    let src = "system { spawn = A: 2 }
+agent A {
+    interface = x: 0..3
+    Behavior = x <- x + 1
+}
+check { M = always min(x of 0, x of 1) < 3 }
+";
+    let q = query(src, &[], "M");
+    assert!(q.contains("((not real) or (((v_0 <= v_1) and (v_0 < 3)) or ((v_0 > v_1) and (v_1 < 3))))"), "{q}");
+    assert!(fully_parenthesised(&q));
+}

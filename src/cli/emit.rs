@@ -23,6 +23,9 @@ pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, &'static str), Fa
 fn source_text(l: &Loaded) -> String {
     let name = Path::new(&l.file.name).file_name().map_or(l.file.name.clone(), |n| n.to_string_lossy().into_owned());
     let ext: Vec<String> = l.model.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    // It goes into comments: no comment delimiters, no line breaks.
+    let name: String =
+        name.replace("(*", "( *").replace("*)", "* )").chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     if ext.is_empty() { name } else { format!("{name} ({})", ext.join(" ")) }
 }
 

@@ -214,6 +214,15 @@ impl Conv<'_> {
                     }
                     return Ok(or(parts));
                 }
+                // A `min`/`max`/`if` whose operand depends on the state: split into its cases.
+                if let Some((node, cases)) = find_choice(self, x, qv).or_else(|| find_choice(self, y, qv)) {
+                    let mut parts = vec![];
+                    for (cond, with) in cases {
+                        let case = BExpr::Cmp(*op, replace(x, &node, &with), replace(y, &node, &with));
+                        parts.push(and(vec![self.bool(&cond, qv, undef)?, self.bool(&case, qv, undef)?]));
+                    }
+                    return Ok(or(parts));
+                }
                 let (x, y) = (self.expr(x, qv)?, self.expr(y, qv)?);
                 if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
                     return Ok(MBool::Const(cmp(*op, *a, *b)));
@@ -221,6 +230,9 @@ impl Conv<'_> {
                 // Equal operands: `=`, `<=`, `>=` hold (when defined), the others do not.
                 let c = if x == y {
                     MBool::Const(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge))
+                } else if matches!(op, CmpOp::Eq | CmpOp::Ne) && orient_key(&y) < orient_key(&x) {
+                    // Symmetric: one orientation, so that duplicates are recognised.
+                    MBool::Cmp(*op, y.clone(), x.clone())
                 } else {
                     MBool::Cmp(*op, x.clone(), y.clone())
                 };
@@ -307,6 +319,11 @@ impl Conv<'_> {
 /// Stands for ⊥ in comparisons until printing replaces it by the program's value.
 const UNDEF_MARK: i64 = i64::MIN;
 
+/// Orders the operands of `=`/`<>`: variables before constants, then by structure.
+fn orient_key(e: &MExpr) -> (bool, String) {
+    (matches!(e, MExpr::Const(_)), format!("{e:?}"))
+}
+
 fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
     match op {
         CmpOp::Eq => a == b,
@@ -328,6 +345,13 @@ fn and(parts: Vec<MBool>) -> MBool {
             x => out.push(x),
         }
     }
+    let mut uniq: Vec<MBool> = vec![];
+    for x in out {
+        if !uniq.contains(&x) {
+            uniq.push(x);
+        }
+    }
+    let mut out = uniq;
     match out.len() {
         0 => MBool::Const(true),
         1 => out.pop().expect("one"),
@@ -345,6 +369,13 @@ fn or(parts: Vec<MBool>) -> MBool {
             x => out.push(x),
         }
     }
+    let mut uniq: Vec<MBool> = vec![];
+    for x in out {
+        if !uniq.contains(&x) {
+            uniq.push(x);
+        }
+    }
+    let mut out = uniq;
     match out.len() {
         0 => MBool::Const(false),
         1 => out.pop().expect("one"),
@@ -537,41 +568,77 @@ pub fn describe(model: &Model, k: &TrackKey) -> String {
 
 /// `e` with every occurrence of `target` replaced by the constant `k`.
 fn subst(e: &Expr, target: &Expr, k: i64) -> Expr {
+    replace(e, target, &Expr::Const(k))
+}
+
+/// `e` with every occurrence of `target` replaced by `with`.
+fn replace(e: &Expr, target: &Expr, with: &Expr) -> Expr {
     if e == target {
-        return Expr::Const(k);
+        return with.clone();
     }
-    let b = |x: &Expr| Box::new(subst(x, target, k));
+    let b = |x: &Expr| Box::new(replace(x, target, with));
     match e {
         Expr::Const(_) | Expr::QVar(_) | Expr::Local { .. } => e.clone(),
-        Expr::AgentId(o) => Expr::AgentId(subst_owner(o, target, k)),
+        Expr::AgentId(o) => Expr::AgentId(replace_owner(o, target, with)),
         Expr::Var(r) => Expr::Var(crate::model::VarRef {
             var: r.var,
-            indices: r.indices.iter().map(|i| subst(i, target, k)).collect(),
-            owner: subst_owner(&r.owner, target, k),
+            indices: r.indices.iter().map(|i| replace(i, target, with)).collect(),
+            owner: replace_owner(&r.owner, target, with),
         }),
         Expr::Neg(a) => Expr::Neg(b(a)),
         Expr::Abs(a) => Expr::Abs(b(a)),
         Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
         Expr::MinMax(m, x, y) => Expr::MinMax(*m, b(x), b(y)),
         Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
-        Expr::If(c, x, y) => Expr::If(Box::new(bsubst(c, target, k)), b(x), b(y)),
+        Expr::If(c, x, y) => Expr::If(Box::new(breplace(c, target, with)), b(x), b(y)),
     }
 }
 
-fn subst_owner(o: &AgentRef, target: &Expr, k: i64) -> AgentRef {
+fn replace_owner(o: &AgentRef, target: &Expr, with: &Expr) -> AgentRef {
     match o {
-        AgentRef::Of(a) => AgentRef::Of(Box::new(subst(a, target, k))),
+        AgentRef::Of(a) => AgentRef::Of(Box::new(replace(a, target, with))),
         other => other.clone(),
     }
 }
 
-fn bsubst(b: &BExpr, target: &Expr, k: i64) -> BExpr {
+fn breplace(b: &BExpr, target: &Expr, with: &Expr) -> BExpr {
     match b {
         BExpr::Const(_) => b.clone(),
-        BExpr::Not(x) => BExpr::Not(Box::new(bsubst(x, target, k))),
-        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, subst(x, target, k), subst(y, target, k)),
-        BExpr::And(x, y) => BExpr::And(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
-        BExpr::Or(x, y) => BExpr::Or(Box::new(bsubst(x, target, k)), Box::new(bsubst(y, target, k))),
+        BExpr::Not(x) => BExpr::Not(Box::new(breplace(x, target, with))),
+        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, replace(x, target, with), replace(y, target, with)),
+        BExpr::And(x, y) => BExpr::And(Box::new(breplace(x, target, with)), Box::new(breplace(y, target, with))),
+        BExpr::Or(x, y) => BExpr::Or(Box::new(breplace(x, target, with)), Box::new(breplace(y, target, with))),
+    }
+}
+
+/// The first `min`/`max`/`if` sub-expression whose choice of operand is not constant, as the
+/// cases (condition, operand) it splits into.
+fn find_choice(conv: &Conv, e: &Expr, qv: &[i64]) -> Option<(Expr, Vec<(BExpr, Expr)>)> {
+    let inner = |x: &Expr| find_choice(conv, x, qv);
+    match e {
+        Expr::MinMax(mm, a, b) => inner(a).or_else(|| inner(b)).or_else(|| {
+            if matches!((conv.expr(a, qv), conv.expr(b, qv)), (Ok(MExpr::Const(_)), Ok(MExpr::Const(_)))) {
+                return None;
+            }
+            let (first, second) = if *mm == MinMax::Min { (CmpOp::Le, CmpOp::Gt) } else { (CmpOp::Ge, CmpOp::Lt) };
+            Some((
+                e.clone(),
+                vec![
+                    (BExpr::Cmp(first, (**a).clone(), (**b).clone()), (**a).clone()),
+                    (BExpr::Cmp(second, (**a).clone(), (**b).clone()), (**b).clone()),
+                ],
+            ))
+        }),
+        Expr::If(c, a, b) => inner(a).or_else(|| inner(b)).or_else(|| {
+            if matches!(conv.bool(c, qv, false), Ok(MBool::Const(_))) {
+                return None;
+            }
+            Some((e.clone(), vec![((**c).clone(), (**a).clone()), (BExpr::Not(c.clone()), (**b).clone())]))
+        }),
+        Expr::Neg(a) | Expr::Abs(a) => inner(a),
+        Expr::Bin(_, a, b) => inner(a).or_else(|| inner(b)),
+        Expr::Var(r) => r.indices.iter().find_map(inner),
+        _ => None,
     }
 }
 

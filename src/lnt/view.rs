@@ -244,6 +244,8 @@ pub struct AgentView {
     /// Int variables for choices and message offers; Nat variables for remote reads.
     pub int_vars: Vec<String>,
     pub nat_vars: Vec<String>,
+    /// Whether the loop body is a choice (false when yielding is all the agent can do).
+    pub choice: bool,
 }
 
 /// A process instance of the composition.
@@ -697,6 +699,7 @@ fn agent_view(
         }
         if m.holds(ty, tuple.stigmergy) { held.push(msg) } else { not_held.push(msg) }
     }
+    let choice = !(edges.is_empty() && held.is_empty() && not_held.is_empty());
     let view = AgentView {
         process: names::agent_process(&t.name),
         type_name: t.name.clone(),
@@ -707,6 +710,7 @@ fn agent_view(
         inits,
         edges,
         held,
+        choice,
         not_held,
         int_vars,
         nat_vars: vec![],
