@@ -121,7 +121,19 @@ fn vars_valuation(_p: &Program, net: &Net, model: &Model, lay: &Layout, st: &Sys
 /// Masks the slots a valuation comparison ignores (variables a type does not have, control).
 pub fn valuation_mask(model: &Model, lay: &Layout) -> Vec<bool> {
     let mut m = vec![false; lay.len];
-    for (v, var) in model.vars.iter().enumerate() {
+    for v in 0..model.vars.len() {
+        for (k, b) in valuation_mask_var(model, lay, v).into_iter().enumerate() {
+            m[k] |= b;
+        }
+    }
+    m
+}
+
+/// The slots of variable `v` (in every agent whose type has it).
+pub fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
+    let mut m = vec![false; lay.len];
+    {
+        let var = &model.vars[v];
         for e in 0..var.len {
             match var.store {
                 Store::Env => m[var.offset + e] = true,
