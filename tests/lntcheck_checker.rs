@@ -67,7 +67,10 @@ fn type_mismatch() {
 #[test]
 fn located_syntax_errors() {
     assert_eq!(msgs("v := 1;; G (!v)"), vec!["11:14: expected a statement, found `;`"]);
-    assert_eq!(msgs("select G [] G end alt"), vec!["11:7: `select` belongs to the LNT 2023 dialect, not 2025 (fixed by array bounds `...` at 3:13)"]);
+    assert_eq!(
+        msgs("select G [] G end alt"),
+        vec!["11:7: `select` belongs to the LNT 2023 dialect, not 2025 (fixed by array bounds `...` at 3:13)"]
+    );
     let mixed = BASE.replace("BODY", "v := 1; eval f2 (!?v)").replace("0 ... 1", "0 .. 1");
     assert!(load(&mixed, None).is_ok() || load(&mixed, None).is_err());
     let mixed = BASE.replace("BODY", "alt G [] H end alt").replace("0 ... 1", "0 .. 1");

@@ -26,13 +26,8 @@ pub fn coarse_analysis(a: &ValueAnalysis) -> ValueAnalysis {
 /// The emitted LNT program, as text.
 pub fn emit_lnt(l: &Loaded, fair: bool, dialect: Dialect, value_analysis: bool) -> Result<String, Failure> {
     let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
-    let opts = EmitOptions {
-        fair,
-        properties: vec![],
-        dialect,
-        base: lnt::names::module_name(&stem),
-        source: stem.clone(),
-    };
+    let opts =
+        EmitOptions { fair, properties: vec![], dialect, base: lnt::names::module_name(&stem), source: stem.clone() };
     let mut analysis = analyse(&l.model, &l.behaviours);
     if !value_analysis {
         analysis = coarse_analysis(&analysis);
@@ -104,7 +99,8 @@ pub fn verify_lnt(
     let analysis = analyse(&l.model, &l.behaviours);
     let src = lntcheck::backend::emit_lnt(&l.model, &l.behaviours, &analysis, &stem, fair, Dialect::CURRENT)
         .map_err(|m| Failure::new(exit::BACKEND, m))?;
-    let view = lntcheck::backend::explore(&l.model, &src, fair, max_states).map_err(|m| Failure::new(exit::BACKEND, m))?;
+    let view =
+        lntcheck::backend::explore(&l.model, &src, fair, max_states).map_err(|m| Failure::new(exit::BACKEND, m))?;
     if let Some(s) = view.stuck.first() {
         return Err(Failure::new(
             exit::BACKEND,
@@ -189,7 +185,7 @@ fn lts_path(lts: &lntcheck::lts::Lts, adj: &[Vec<(u32, u32)>], from: u32, to: u3
     let mut q = std::collections::VecDeque::from([from]);
     while let Some(s) = q.pop_front() {
         for (l, t) in &adj[s as usize] {
-            if *t == to && lts.label(*l) == "DONE" || (*t == to && from == 0) {
+            if *t == to && (lts.label(*l) == "DONE" || from == 0) {
                 let mut out = vec![lts.label(*l).to_string()];
                 let mut c = s;
                 while c != from {

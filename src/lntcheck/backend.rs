@@ -169,7 +169,8 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
         return Err(format!("emitted LNT:{d}"));
     }
     let net = interp::build_net(&prog, "MAIN").map_err(|d| format!("emitted LNT:{d}"))?;
-    let (lts, states) = interp::generate(&prog, &net, &GenOptions { max_states }).map_err(|d| format!("emitted LNT:{d}"))?;
+    let (lts, states) =
+        interp::generate(&prog, &net, &GenOptions { max_states }).map_err(|d| format!("emitted LNT:{d}"))?;
     let undef = match prog.func_ids.get("UNDEF") {
         Some(f) => match (super::eval::Ev { p: &prog, depth: 0 }).call(*f, vec![], Default::default()) {
             Ok((Some(Value::I(u)), _)) => u,
@@ -237,24 +238,27 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
     let mut real: Vec<u32> = vec![];
     let mut from_labels: Vec<Vec<i32>> = vec![];
     let mut parent = vec![];
-    let mut add = |t: u32, nv: Vec<i32>, par: u32, real: &mut Vec<u32>, from_labels: &mut Vec<Vec<i32>>| -> Result<u32, String> {
-        match index.get(&t) {
-            Some(x) => {
-                if from_labels[*x as usize] != nv {
-                    return Err(format!("LTS state {t} (reached by DONE) is reached with two different observed valuations"));
+    let mut add =
+        |t: u32, nv: Vec<i32>, par: u32, real: &mut Vec<u32>, from_labels: &mut Vec<Vec<i32>>| -> Result<u32, String> {
+            match index.get(&t) {
+                Some(x) => {
+                    if from_labels[*x as usize] != nv {
+                        return Err(format!(
+                            "LTS state {t} (reached by DONE) is reached with two different observed valuations"
+                        ));
+                    }
+                    Ok(*x)
                 }
-                Ok(*x)
+                None => {
+                    let x = real.len() as u32;
+                    index.insert(t, x);
+                    real.push(t);
+                    from_labels.push(nv);
+                    parent.push(par);
+                    Ok(x)
+                }
             }
-            None => {
-                let x = real.len() as u32;
-                index.insert(t, x);
-                real.push(t);
-                from_labels.push(nv);
-                parent.push(par);
-                Ok(x)
-            }
-        }
-    };
+        };
     for (t, nv) in done_targets(0, &vec![0; lay.len])? {
         add(t, nv, NO_PARENT, &mut real, &mut from_labels)?;
     }
@@ -272,9 +276,9 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
         i += 1;
     }
     let is_real: std::collections::HashSet<u32> = real.iter().copied().collect();
-    let stuck: Vec<u32> =
-        (0..n as u32).filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s)).collect();
-    let from_vars = real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states[s as usize], undef)).collect();
+    let stuck: Vec<u32> = (0..n as u32).filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s)).collect();
+    let from_vars =
+        real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states[s as usize], undef)).collect();
     Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars, stuck, observed })
 }
 
@@ -346,7 +350,8 @@ pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsV
                 check::fairly_inf(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
             }
             Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
-                let scope = if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
+                let scope =
+                    if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
                 let (pat, s) = match pattern {
                     Pattern::ThereIs => (Pat::ThereIs, None),
                     Pattern::Always => (Pat::Always, None),
@@ -360,8 +365,20 @@ pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsV
             }
         };
         out.push(match outcome {
-            Outcome::Holds => LntResult { property: p.name.clone(), verdict: Verdict::Holds, path: None, loop_start: None, deadlock: false },
-            Outcome::Unknown => LntResult { property: p.name.clone(), verdict: Verdict::Unknown, path: None, loop_start: None, deadlock: false },
+            Outcome::Holds => LntResult {
+                property: p.name.clone(),
+                verdict: Verdict::Holds,
+                path: None,
+                loop_start: None,
+                deadlock: false,
+            },
+            Outcome::Unknown => LntResult {
+                property: p.name.clone(),
+                verdict: Verdict::Unknown,
+                path: None,
+                loop_start: None,
+                deadlock: false,
+            },
             Outcome::Violated(c) => LntResult {
                 property: p.name.clone(),
                 verdict: Verdict::Violated,

@@ -63,7 +63,7 @@ impl Ck<'_> {
     }
 
     fn expr(&mut self, e: &Expr, want: Option<Ty>, asg: &Asg) -> Option<Ty> {
-        let t = match &e.k {
+        match &e.k {
             ExprK::Num(_) => match want {
                 Some(Ty::Int) => Some(Ty::Int),
                 _ => Some(Ty::Nat),
@@ -99,7 +99,10 @@ impl Ck<'_> {
                     Some(to)
                 } else if let Some(f) = self.p.module.funcs.iter().find(|f| &f.name == n).cloned() {
                     if args.len() != f.params.len() {
-                        self.err(e.pos, format!("function `{n}` takes {} arguments, {} given", f.params.len(), args.len()));
+                        self.err(
+                            e.pos,
+                            format!("function `{n}` takes {} arguments, {} given", f.params.len(), args.len()),
+                        );
                     }
                     for (a, prm) in args.iter().zip(&f.params) {
                         if prm.mode != Mode::In {
@@ -209,8 +212,7 @@ impl Ck<'_> {
                 self.expect(a.pos, g, w);
                 w
             }
-        };
-        t
+        }
     }
 
     fn lvalue(&mut self, lv: &LValue, asg: &Asg) -> Option<Ty> {
@@ -273,7 +275,10 @@ impl Ck<'_> {
                         Arg::In(e) => e.pos,
                         Arg::InOut(_, p) | Arg::Out(_, p) => *p,
                     };
-                    self.err(p, format!("parameter `{}` of `{f}` is {m:?}: the actual parameter does not match", prm.name));
+                    self.err(
+                        p,
+                        format!("parameter `{}` of `{f}` is {m:?}: the actual parameter does not match", prm.name),
+                    );
                 }
             }
         }
@@ -470,7 +475,10 @@ impl Ck<'_> {
                             self.err(s.pos, format!("process `{n}` has {} gates, {} given", pr.gates.len(), gs.len()));
                         }
                         if pr.params.len() != args.len() {
-                            self.err(s.pos, format!("process `{n}` has {} parameters, {} given", pr.params.len(), args.len()));
+                            self.err(
+                                s.pos,
+                                format!("process `{n}` has {} parameters, {} given", pr.params.len(), args.len()),
+                            );
                         }
                         for (a, prm) in args.iter().zip(&pr.params) {
                             if let Arg::In(e) = a {
@@ -489,8 +497,7 @@ impl Ck<'_> {
 
 /// Checks the whole module; returns every message (sorted by position).
 pub fn check(p: &Program) -> Vec<Diag> {
-    let mut ck =
-        Ck { p, diags: vec![], vars: vec![], ret: None, gates: vec![], arity: HashMap::new() };
+    let mut ck = Ck { p, diags: vec![], vars: vec![], ret: None, gates: vec![], arity: HashMap::new() };
     for f in &p.module.funcs {
         let mut frame = HashMap::new();
         let mut asg = BTreeSet::new();

@@ -64,7 +64,8 @@ pub fn differential(
     let rep = verify(model, behs, &opts).map_err(|e| format!("native: {e:?}"))?;
     let stepper = Stepper::new(model, behs, fair);
     let init = stepper.initial_states().map_err(|e| e.0)?;
-    let g: Graph = explore(&stepper, &init, &ExploreOptions { threads: 1, max_states, keep_edges: true, ..Default::default() });
+    let g: Graph =
+        explore(&stepper, &init, &ExploreOptions { threads: 1, max_states, keep_edges: true, ..Default::default() });
     let lay = Layout::new(model, fair);
     let mask = backend::valuation_mask(model, &lay);
     r.native = rep.results.iter().map(|p| (p.property.clone(), p.verdict)).collect();
@@ -78,7 +79,11 @@ pub fn differential(
     r.lnt_lts_states = view.lts.nstates;
     r.lnt_labs_states = view.real.len();
     if !view.stuck.is_empty() {
-        r.problems.push(format!("{} LTS states block in the middle of a step (e.g. {})", view.stuck.len(), view.stuck[0]));
+        r.problems.push(format!(
+            "{} LTS states block in the middle of a step (e.g. {})",
+            view.stuck.len(),
+            view.stuck[0]
+        ));
     }
     for ((pn, vn), (_, vl)) in r.native.iter().zip(&r.lnt) {
         if vn != vl {

@@ -32,7 +32,12 @@ pub fn as_bool(v: &Value, pos: Pos) -> R<bool> {
 
 fn pos_of(e: &CE) -> Pos {
     match e {
-        CE::Var(_, p) | CE::Call(_, _, p) | CE::Pre(_, _, p) | CE::Index(_, _, p) | CE::Bin(_, _, _, p) | CE::Neg(_, p) => *p,
+        CE::Var(_, p)
+        | CE::Call(_, _, p)
+        | CE::Pre(_, _, p)
+        | CE::Index(_, _, p)
+        | CE::Bin(_, _, _, p)
+        | CE::Neg(_, p) => *p,
         CE::Not(a) => pos_of(a),
         CE::Const(_) => Pos::default(),
     }
@@ -87,7 +92,10 @@ impl Ev<'_> {
                 match av {
                     Value::A(xs) => {
                         if iv < 0 || iv as usize >= xs.len() {
-                            return Err(Diag::new(*pos, format!("array index {iv} out of range 0 .. {}", xs.len() - 1)));
+                            return Err(Diag::new(
+                                *pos,
+                                format!("array index {iv} out of range 0 .. {}", xs.len() - 1),
+                            ));
                         }
                         xs[iv as usize].clone()
                     }
@@ -151,7 +159,10 @@ impl Ev<'_> {
         let p = self.p;
         let cf = &p.funcs[f as usize];
         if args.len() != cf.modes.len() {
-            return Err(Diag::new(pos, format!("`{}` takes {} arguments, {} given", cf.name, cf.modes.len(), args.len())));
+            return Err(Diag::new(
+                pos,
+                format!("`{}` takes {} arguments, {} given", cf.name, cf.modes.len(), args.len()),
+            ));
         }
         if self.depth > 200 {
             return Err(Diag::new(pos, "call depth exceeded (recursion?)"));

@@ -201,7 +201,12 @@ impl Net {
         let l = &self.leaves[k];
         Net {
             gate_names: self.gate_names.clone(),
-            leaves: vec![LeafDef { proc: l.proc.clone(), gmap: l.gmap.clone(), args: l.args.clone(), name: l.name.clone() }],
+            leaves: vec![LeafDef {
+                proc: l.proc.clone(),
+                gmap: l.gmap.clone(),
+                args: l.args.clone(),
+                name: l.name.clone(),
+            }],
             tree: TNode::Leaf(0),
         }
     }
@@ -299,7 +304,10 @@ impl<'a> Explorer<'a> {
                     let lo = self.ev.bound(&env, &bounds.lo);
                     let hi = self.ev.bound(&env, &bounds.hi);
                     let dom = domain(self.p, *ty, lo, hi).map_err(|m| {
-                        self.leaf_err(leaf, Diag::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))))
+                        self.leaf_err(
+                            leaf,
+                            Diag::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))),
+                        )
                     })?;
                     let mut alts = vec![];
                     for v in dom {
@@ -448,8 +456,12 @@ impl<'a> Explorer<'a> {
                 doms.push(match s {
                     Slot::K(v) => vec![v.clone()],
                     Slot::F { ty, lo, hi, leaf, name, pos } => domain(self.p, *ty, *lo, *hi).map_err(|m| {
-                        let g = if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
-                        self.leaf_err(*leaf, Diag::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")))
+                        let g =
+                            if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
+                        self.leaf_err(
+                            *leaf,
+                            Diag::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")),
+                        )
                     })?,
                 });
             }
@@ -501,10 +513,10 @@ impl<'a> Explorer<'a> {
                     env[*slot as usize] = Some((*v).clone());
                 }
             }
-            if let Some(pr) = pred {
-                if !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))? {
-                    return Ok(None);
-                }
+            if let Some(pr) = pred
+                && !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?
+            {
+                return Ok(None);
             }
             next[leaf] = self.advance(leaf, *nx, env)?;
         }

@@ -150,7 +150,9 @@ impl Lts {
             if global.iter().any(|x| x == g) {
                 return (0..kids.len()).collect();
             }
-            (0..kids.len()).filter(|&k| iface.get(k).and_then(|x| x.as_ref()).is_some_and(|i| i.iter().any(|x| x == g))).collect()
+            (0..kids.len())
+                .filter(|&k| iface.get(k).and_then(|x| x.as_ref()).is_some_and(|i| i.iter().any(|x| x == g)))
+                .collect()
         };
         let mut out = Lts::new();
         let init = vec![0u32; kids.len()];

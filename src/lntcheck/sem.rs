@@ -112,14 +112,46 @@ pub const TAU: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub enum Node {
-    Assign { slot: u32, idx: Option<CE>, e: CE, next: u32, pos: Pos },
-    Any { slot: u32, ty: Ty, pred: Option<CE>, bounds: Bounds, next: u32, pos: Pos, name: String },
-    Eval { f: u32, args: Vec<CArg>, next: u32, pos: Pos },
-    Cond { c: CE, t: u32, f: u32 },
+    Assign {
+        slot: u32,
+        idx: Option<CE>,
+        e: CE,
+        next: u32,
+        pos: Pos,
+    },
+    Any {
+        slot: u32,
+        ty: Ty,
+        pred: Option<CE>,
+        bounds: Bounds,
+        next: u32,
+        pos: Pos,
+        name: String,
+    },
+    Eval {
+        f: u32,
+        args: Vec<CArg>,
+        next: u32,
+        pos: Pos,
+    },
+    Cond {
+        c: CE,
+        t: u32,
+        f: u32,
+    },
     Alt(Vec<u32>),
     /// `gate`: index into the process's local gates, or `TAU` for `i`.
-    Comm { gate: u32, offers: Vec<COffer>, pred: Option<CE>, next: u32, pos: Pos },
-    Reset { slots: Vec<u32>, next: u32 },
+    Comm {
+        gate: u32,
+        offers: Vec<COffer>,
+        pred: Option<CE>,
+        next: u32,
+        pos: Pos,
+    },
+    Reset {
+        slots: Vec<u32>,
+        next: u32,
+    },
     Goto(u32),
     Stop,
     End,
@@ -351,7 +383,13 @@ fn compile_func(p: &Program, f: &Func) -> R<CFunc> {
         sc.declare(&prm.name, t);
     }
     let body = fstmt(p, &mut sc, &f.body)?;
-    Ok(CFunc { name: f.name.clone(), modes: f.params.iter().map(|x| x.mode).collect(), nslots: sc.names.len(), body, pos: f.pos })
+    Ok(CFunc {
+        name: f.name.clone(),
+        modes: f.params.iter().map(|x| x.mode).collect(),
+        nslots: sc.names.len(),
+        body,
+        pos: f.pos,
+    })
 }
 
 fn fstmt(p: &Program, sc: &mut Scope, s: &Stmt) -> R<FS> {
