@@ -9,6 +9,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod engine;
 pub mod lnt;
+pub mod lntcheck;
 pub mod model;
 pub mod syntax;
 pub mod trace;

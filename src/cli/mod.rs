@@ -3,6 +3,7 @@
 mod emit;
 mod info;
 mod load;
+pub mod lts;
 mod values;
 mod verify;
 
@@ -62,6 +63,8 @@ enum Backend {
     Native,
     /// CADP (must be installed)
     Cadp,
+    /// The emitted LNT program, run by labs's own LNT interpreter (no CADP needed)
+    Lnt,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +168,32 @@ enum Command {
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
     },
+    /// The LTS of the emitted LNT program (or of one agent's leaf), by labs's LNT interpreter, as .aut
+    Lts {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Round-robin scheduling of agent steps
+        #[arg(long)]
+        fair: bool,
+        /// Only the leaf of the agent with this id (inputs enumerated over their domains)
+        #[arg(long, value_name = "ID")]
+        leaf: Option<u32>,
+        /// Replace the value-analysis domains by one common interval (the hull of all of them)
+        #[arg(long)]
+        no_value_analysis: bool,
+        /// Stop with an error beyond this many states
+        #[arg(long, value_name = "N")]
+        max_states: Option<u64>,
+        /// LNT dialect of the emitted program: 2023 or 2025
+        #[arg(long = "lnt-dialect", value_name = "D")]
+        lnt_dialect: Option<String>,
+        /// Interpret this LNT file instead of the program emitted for SPEC
+        #[arg(long, value_name = "FILE.lnt")]
+        lnt: Option<PathBuf>,
+        /// Output file (Aldebaran format)
+        #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
+        output: PathBuf,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -235,6 +264,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
             }
+            if backend == Backend::Lnt {
+                return lts::verify_lnt(&loaded, &properties, fair, json, max_states);
+            }
             if let Some(t) = timeout
                 && !(t.is_finite() && t > 0.0)
             {
@@ -261,6 +293,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
+            }
+            if backend == Backend::Lnt {
+                return Err(Failure::new(exit::BACKEND, "simulate --backend lnt is not available yet"));
             }
             let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed };
             verify::simulate(&loaded, &spec_name(&spec), &args)
@@ -297,6 +332,24 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
+        }
+        Command::Lts { spec, fair, leaf, no_value_analysis, max_states, lnt_dialect, lnt, output } => {
+            let args = lts::LtsArgs {
+                fair,
+                leaf,
+                value_analysis: !no_value_analysis,
+                output,
+                max_states,
+                dialect: lnt_dialect,
+                lnt_file: lnt.clone(),
+            };
+            if lnt.is_some() {
+                return lts::run(None, &args);
+            }
+            let mut warnings = vec![];
+            let loaded = load::load("lts", &spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            lts::run(Some(&loaded), &args)
         }
     }
 }

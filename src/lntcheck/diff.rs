@@ -1,0 +1,143 @@
+//! Differential comparison of the native engine and the `lnt` back end on one spec: verdicts,
+//! reachable LAbS valuations, and counterexamples replayed on the other side.
+
+use super::backend::{self, LabsView};
+use crate::analysis::values::analyse;
+use crate::behaviour::Behaviour;
+use crate::engine::explore::{ExploreOptions, Graph, explore};
+use crate::engine::state::Layout;
+use crate::engine::step::Stepper;
+use crate::engine::{Verdict, VerifyOptions, verify};
+use crate::lnt::Dialect;
+use crate::model::Model;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Default)]
+pub struct DiffReport {
+    pub native: Vec<(String, Verdict)>,
+    pub lnt: Vec<(String, Verdict)>,
+    pub native_states: usize,
+    pub lnt_lts_states: usize,
+    pub lnt_labs_states: usize,
+    pub native_valuations: usize,
+    pub lnt_valuations: usize,
+    /// Every disagreement found (empty: the back ends agree).
+    pub problems: Vec<String>,
+}
+
+fn masked(v: &[i32], m: &[bool]) -> Vec<i32> {
+    v.iter().zip(m).map(|(x, k)| if *k { *x } else { 0 }).collect()
+}
+
+/// Whether `seq` (masked valuations) is a path of `succ` from one of `init`.
+fn accepts(seq: &[Vec<i32>], init: &[u32], succ: &dyn Fn(u32) -> Vec<u32>, val: &dyn Fn(u32) -> Vec<i32>) -> bool {
+    let Some(first) = seq.first() else { return true };
+    let mut cur: BTreeSet<u32> = init.iter().copied().filter(|s| &val(*s) == first).collect();
+    for v in &seq[1..] {
+        let mut next = BTreeSet::new();
+        for s in &cur {
+            for t in succ(*s) {
+                if &val(t) == v {
+                    next.insert(t);
+                }
+            }
+        }
+        cur = next;
+        if cur.is_empty() {
+            return false;
+        }
+    }
+    !cur.is_empty()
+}
+
+pub fn differential(
+    model: &Model,
+    behs: &[Behaviour],
+    stem: &str,
+    fair: bool,
+    dialect: Dialect,
+    max_states: Option<u64>,
+) -> Result<DiffReport, String> {
+    let mut r = DiffReport::default();
+    // native
+    let opts = VerifyOptions { fair, properties: None, threads: 1, max_states, ..Default::default() };
+    let rep = verify(model, behs, &opts).map_err(|e| format!("native: {e:?}"))?;
+    let stepper = Stepper::new(model, behs, fair);
+    let init = stepper.initial_states().map_err(|e| e.0)?;
+    let g: Graph =
+        explore(&stepper, &init, &ExploreOptions { threads: 1, max_states, keep_edges: true, ..Default::default() });
+    let lay = Layout::new(model, fair);
+    let mask = backend::valuation_mask(model, &lay);
+    r.native = rep.results.iter().map(|p| (p.property.clone(), p.verdict)).collect();
+    r.native_states = g.states();
+    // lnt
+    let analysis = analyse(model, behs);
+    let src = backend::emit_lnt(model, behs, &analysis, stem, fair, dialect)?;
+    let view: LabsView = backend::explore(model, &src, fair, max_states)?;
+    let res = backend::check_properties(model, behs, fair, &view)?;
+    r.lnt = res.iter().map(|p| (p.property.clone(), p.verdict)).collect();
+    r.lnt_lts_states = view.lts.nstates;
+    r.lnt_labs_states = view.real.len();
+    if !view.stuck.is_empty() {
+        r.problems.push(format!(
+            "{} LTS states block in the middle of a step (e.g. {})",
+            view.stuck.len(),
+            view.stuck[0]
+        ));
+    }
+    for ((pn, vn), (_, vl)) in r.native.iter().zip(&r.lnt) {
+        if vn != vl {
+            r.problems.push(format!("property {pn}: native {} but lnt {}", vn.as_str(), vl.as_str()));
+        }
+    }
+    // reachable valuations
+    let nat: BTreeSet<Vec<i32>> = (0..g.states() as u32).map(|i| masked(&g.store.get(i), &mask)).collect();
+    let lnt: BTreeSet<Vec<i32>> = view.from_vars.iter().map(|v| masked(v, &mask)).collect();
+    r.native_valuations = nat.len();
+    r.lnt_valuations = lnt.len();
+    if let Some(v) = nat.difference(&lnt).next() {
+        r.problems.push(format!("valuation reachable natively but not in the LNT LTS: {v:?}"));
+    }
+    if let Some(v) = lnt.difference(&nat).next() {
+        r.problems.push(format!("valuation reachable in the LNT LTS but not natively: {v:?}"));
+    }
+    // the observation labels agree with the variables
+    let mut omask = vec![false; lay.len];
+    for v in &view.observed {
+        let one = backend::valuation_mask_var(model, &lay, *v);
+        for (k, b) in one.iter().enumerate() {
+            omask[k] |= *b;
+        }
+    }
+    for (i, (a, b)) in view.from_labels.iter().zip(&view.from_vars).enumerate() {
+        if masked(a, &omask) != masked(b, &omask) {
+            r.problems.push(format!("LAbS state {i}: observation labels {a:?} disagree with the variables {b:?}"));
+            break;
+        }
+    }
+    // counterexamples, both ways
+    let lnt_succ = |s: u32| view.succ[s as usize].clone();
+    let lnt_val = |s: u32| masked(&view.from_vars[s as usize], &mask);
+    let lnt_init: Vec<u32> = (0..view.n_initial as u32).collect();
+    for p in &rep.results {
+        if let Some(t) = &p.trace {
+            let mut seq = vec![masked(&t.initial, &mask)];
+            seq.extend(t.steps.iter().map(|s| masked(&s.state, &mask)));
+            if !accepts(&seq, &lnt_init, &lnt_succ, &lnt_val) {
+                r.problems.push(format!("native counterexample of {} is not a path of the LNT LTS", p.property));
+            }
+        }
+    }
+    let nat_succ = |s: u32| if g.is_expanded(s) { g.succs(s).to_vec() } else { vec![] };
+    let nat_val = |s: u32| masked(&g.store.get(s), &mask);
+    let nat_init: Vec<u32> = (0..g.n_initial as u32).collect();
+    for p in &res {
+        if let Some(path) = &p.path {
+            let seq: Vec<Vec<i32>> = path.iter().map(|&s| lnt_val(s)).collect();
+            if !accepts(&seq, &nat_init, &nat_succ, &nat_val) {
+                r.problems.push(format!("LNT counterexample of {} is not a path of the native graph", p.property));
+            }
+        }
+    }
+    Ok(r)
+}

@@ -1,0 +1,596 @@
+//! The LTS of an LNT process network: a static tree of `par`/`hide` over sequential leaves,
+//! explored breadth first with hashed states.
+
+use super::ast::*;
+use super::eval::{Env, Ev, domain};
+use super::lexer::Diag;
+use super::lts::Lts;
+use super::sem::*;
+use rustc_hash::FxHashMap;
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+type R<T> = Result<T, Diag>;
+
+pub struct LeafDef {
+    pub proc: Rc<CProc>,
+    /// Local gate index to global gate id.
+    pub gmap: Vec<u32>,
+    pub args: Vec<Value>,
+    /// Text of the instance, e.g. `Agent_Node [...] (0)`.
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum TNode {
+    Leaf(usize),
+    Par { global: Vec<u32>, iface: Vec<Option<Vec<u32>>>, kids: Vec<TNode> },
+    Hide(Vec<u32>, Box<TNode>),
+}
+
+pub struct Net {
+    pub gate_names: Vec<String>,
+    pub leaves: Vec<LeafDef>,
+    pub tree: TNode,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LeafState {
+    pub node: u32,
+    pub env: Env,
+}
+
+pub type SysState = Vec<LeafState>;
+
+fn is_structural(s: &Stmt) -> bool {
+    matches!(s.k, StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..))
+}
+
+struct Builder<'a> {
+    p: &'a Program,
+    gate_names: Vec<String>,
+    leaves: Vec<LeafDef>,
+    cache: HashMap<usize, Rc<CProc>>,
+    depth: u32,
+}
+
+impl Builder<'_> {
+    fn instantiate(&mut self, pi: usize, gates: Vec<u32>, args: Vec<Value>, pos: Pos) -> R<TNode> {
+        let p = self.p;
+        let pr = &p.module.procs[pi];
+        if gates.len() != pr.gates.len() {
+            return Err(Diag::new(
+                pos,
+                format!("process `{}` has {} gates, {} given", pr.name, pr.gates.len(), gates.len()),
+            ));
+        }
+        if args.len() != pr.params.len() {
+            return Err(Diag::new(
+                pos,
+                format!("process `{}` has {} parameters, {} given", pr.name, pr.params.len(), args.len()),
+            ));
+        }
+        self.depth += 1;
+        if self.depth > 64 {
+            return Err(Diag::new(pos, "process network too deep (recursive instantiation?)"));
+        }
+        let r = if is_structural(&pr.body) {
+            let gscope: HashMap<String, u32> = pr.gates.iter().map(|g| g.0.clone()).zip(gates).collect();
+            let mut sc = Scope::default();
+            sc.frames.push(HashMap::new());
+            for prm in &pr.params {
+                sc.declare(&prm.name, ty_of(p, &prm.ty, prm.pos)?);
+            }
+            let env: Env = args.into_iter().map(Some).collect();
+            self.beh(&pr.body, &gscope, &sc, &env)
+        } else {
+            let cp = match self.cache.get(&pi) {
+                Some(c) => c.clone(),
+                None => {
+                    let c = Rc::new(compile_proc(p, pi)?);
+                    self.cache.insert(pi, c.clone());
+                    c
+                }
+            };
+            let gn: Vec<String> = gates.iter().map(|g| self.gate_names[*g as usize].clone()).collect();
+            let an: Vec<String> = args.iter().map(|v| fmt_value(p, v)).collect();
+            let name = format!("{} [{}] ({})", pr.name, gn.join(", "), an.join(", "));
+            self.leaves.push(LeafDef { proc: cp, gmap: gates, args, name });
+            Ok(TNode::Leaf(self.leaves.len() - 1))
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn gates(&self, gs: &[(String, Pos)], scope: &HashMap<String, u32>) -> R<Vec<u32>> {
+        gs.iter()
+            .map(|(g, pos)| scope.get(g).copied().ok_or_else(|| Diag::new(*pos, format!("undeclared gate `{g}`"))))
+            .collect()
+    }
+
+    fn beh(&mut self, s: &Stmt, gscope: &HashMap<String, u32>, sc: &Scope, env: &Env) -> R<TNode> {
+        match &s.k {
+            StmtK::Hide(gs, b) => {
+                let mut scope = gscope.clone();
+                let mut ids = vec![];
+                for (g, _) in gs {
+                    let id = self.gate_names.len() as u32;
+                    self.gate_names.push(g.to_ascii_uppercase());
+                    scope.insert(g.clone(), id);
+                    ids.push(id);
+                }
+                Ok(TNode::Hide(ids, Box::new(self.beh(b, &scope, sc, env)?)))
+            }
+            StmtK::Par(global, bs) => {
+                let global = self.gates(global, gscope)?;
+                let mut iface = vec![];
+                let mut kids = vec![];
+                for b in bs {
+                    match b {
+                        ParBranch::Plain(b) => {
+                            iface.push(None);
+                            kids.push(self.beh(b, gscope, sc, env)?);
+                        }
+                        ParBranch::Synced(gs, b) => {
+                            iface.push(Some(self.gates(gs, gscope)?));
+                            kids.push(self.beh(b, gscope, sc, env)?);
+                        }
+                    }
+                }
+                Ok(TNode::Par { global, iface, kids })
+            }
+            StmtK::Call(name, gs, args) => {
+                let pi = *self
+                    .p
+                    .proc_ids
+                    .get(name)
+                    .ok_or_else(|| Diag::new(s.pos, format!("undeclared process `{name}`")))?;
+                let gates = self.gates(gs, gscope)?;
+                let mut vals = vec![];
+                let mut ev = Ev { p: self.p, depth: 0 };
+                for a in args {
+                    match a {
+                        Arg::In(e) => vals.push(ev.eval(env, &compile_expr(self.p, sc, e)?)?),
+                        Arg::Out(_, pos) | Arg::InOut(_, pos) => {
+                            return Err(Diag::new(*pos, "out parameters of processes are not part of the subset"));
+                        }
+                    }
+                }
+                self.instantiate(pi, gates, vals, s.pos)
+            }
+            _ => Err(Diag::new(
+                s.pos,
+                "expected a process network (`hide`, `par` or a process call) mixing with sequential code",
+            )),
+        }
+    }
+}
+
+pub fn fmt_value(p: &Program, v: &Value) -> String {
+    match v {
+        Value::I(i) => i.to_string(),
+        Value::B(b) => if *b { "TRUE" } else { "FALSE" }.into(),
+        Value::E(c) => p.ctors[*c as usize].to_ascii_uppercase(),
+        Value::A(xs) => format!("({})", xs.iter().map(|x| fmt_value(p, x)).collect::<Vec<_>>().join(", ")),
+    }
+}
+
+/// Builds the network of process `root` (which must have no value parameters).
+pub fn build_net(p: &Program, root: &str) -> R<Net> {
+    let pi = *p.proc_ids.get(root).ok_or_else(|| Diag::new(Pos::default(), format!("no process `{root}`")))?;
+    let pr = &p.module.procs[pi];
+    let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
+    let gates: Vec<u32> = pr
+        .gates
+        .iter()
+        .map(|(g, _)| {
+            b.gate_names.push(g.to_ascii_uppercase());
+            (b.gate_names.len() - 1) as u32
+        })
+        .collect();
+    if !pr.params.is_empty() {
+        return Err(Diag::new(pr.pos, format!("the root process `{root}` must not have parameters")));
+    }
+    let tree = b.instantiate(pi, gates, vec![], pr.pos)?;
+    Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
+}
+
+impl Net {
+    /// The network made of leaf `k` alone (every gate visible).
+    pub fn single_leaf(&self, k: usize) -> Net {
+        let l = &self.leaves[k];
+        Net {
+            gate_names: self.gate_names.clone(),
+            leaves: vec![LeafDef {
+                proc: l.proc.clone(),
+                gmap: l.gmap.clone(),
+                args: l.args.clone(),
+                name: l.name.clone(),
+            }],
+            tree: TNode::Leaf(0),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Slot {
+    K(Value),
+    F { ty: Ty, lo: Option<i64>, hi: Option<i64>, leaf: usize, name: String, pos: Pos },
+}
+
+#[derive(Clone, Debug)]
+struct Open {
+    gate: u32,
+    orig: u32,
+    slots: Vec<Slot>,
+    /// (leaf, index in the leaf's ready list)
+    parts: Vec<(usize, usize)>,
+}
+
+pub struct Explorer<'a> {
+    pub p: &'a Program,
+    pub net: &'a Net,
+    ev: Ev<'a>,
+}
+
+const STEP_LIMIT: u64 = 10_000_000;
+
+impl<'a> Explorer<'a> {
+    pub fn new(p: &'a Program, net: &'a Net) -> Explorer<'a> {
+        Explorer { p, net, ev: Ev { p, depth: 0 } }
+    }
+
+    fn leaf_err(&self, leaf: usize, d: Diag) -> Diag {
+        Diag::new(d.pos, format!("{} (in {})", d.message, self.net.leaves[leaf].name))
+    }
+
+    /// Runs the deterministic nodes from `node`; the state is stable at a choice point.
+    fn advance(&mut self, leaf: usize, mut node: u32, mut env: Env) -> R<LeafState> {
+        let cp = self.net.leaves[leaf].proc.clone();
+        let mut n = 0u64;
+        loop {
+            n += 1;
+            if n > STEP_LIMIT {
+                return Err(Diag::new(Pos::default(), format!("{}: loop without any action", cp.name)));
+            }
+            match &cp.nodes[node as usize] {
+                Node::Assign { slot, idx, e, next, pos } => {
+                    self.ev.assign(&mut env, *slot, idx, e, *pos).map_err(|d| self.leaf_err(leaf, d))?;
+                    node = *next;
+                }
+                Node::Eval { f, args, next, pos } => {
+                    self.ev.eval_stmt(&mut env, *f, args, *pos).map_err(|d| self.leaf_err(leaf, d))?;
+                    node = *next;
+                }
+                Node::Cond { c, t, f } => {
+                    node = if self.ev.eval_bool(&env, c).map_err(|d| self.leaf_err(leaf, d))? { *t } else { *f };
+                }
+                Node::Reset { slots, next } => {
+                    for s in slots {
+                        env[*s as usize] = None;
+                    }
+                    node = *next;
+                }
+                Node::Goto(x) => node = *x,
+                _ => break,
+            }
+        }
+        for (s, v) in env.iter_mut().enumerate() {
+            if !cp.live[node as usize][s] {
+                *v = None;
+            }
+        }
+        Ok(LeafState { node, env })
+    }
+
+    /// The communications a leaf can take from a stable state (through `alt`, `any`, …).
+    fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<(u32, Env)>> {
+        let cp = self.net.leaves[leaf].proc.clone();
+        let mut out = vec![];
+        let mut stack = vec![(st.node, st.env.clone())];
+        let mut n = 0u64;
+        while let Some((node, mut env)) = stack.pop() {
+            n += 1;
+            if n > STEP_LIMIT {
+                return Err(Diag::new(Pos::default(), format!("{}: loop without any action", cp.name)));
+            }
+            match &cp.nodes[node as usize] {
+                Node::Alt(bs) => {
+                    for b in bs.iter().rev() {
+                        stack.push((*b, env.clone()));
+                    }
+                }
+                Node::Any { slot, ty, pred, bounds, next, pos, name } => {
+                    let lo = self.ev.bound(&env, &bounds.lo);
+                    let hi = self.ev.bound(&env, &bounds.hi);
+                    let dom = domain(self.p, *ty, lo, hi).map_err(|m| {
+                        self.leaf_err(
+                            leaf,
+                            Diag::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))),
+                        )
+                    })?;
+                    let mut alts = vec![];
+                    for v in dom {
+                        env[*slot as usize] = Some(v);
+                        let ok = match pred {
+                            Some(pr) => self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?,
+                            None => true,
+                        };
+                        if ok {
+                            alts.push((*next, env.clone()));
+                        }
+                    }
+                    stack.extend(alts.into_iter().rev());
+                }
+                Node::Comm { .. } => out.push((node, env)),
+                Node::Stop | Node::End => {}
+                _ => {
+                    let s = self.advance(leaf, node, env)?;
+                    // advance stops at a choice point; do not clear dead variables here
+                    stack.push((s.node, s.env));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn opens(&mut self, t: &TNode, readies: &[Vec<(u32, Env)>]) -> R<Vec<Open>> {
+        Ok(match t {
+            TNode::Leaf(k) => {
+                let l = &self.net.leaves[*k];
+                let cp = l.proc.clone();
+                let mut out = vec![];
+                for (ri, (node, env)) in readies[*k].iter().enumerate() {
+                    let Node::Comm { gate, offers, .. } = &cp.nodes[*node as usize] else { continue };
+                    let g = if *gate == TAU { TAU } else { l.gmap[*gate as usize] };
+                    let mut slots = vec![];
+                    for o in offers {
+                        slots.push(match o {
+                            COffer::Send(e) => Slot::K(self.ev.eval(env, e).map_err(|d| self.leaf_err(*k, d))?),
+                            COffer::Recv { ty, bounds, name, pos, .. } => Slot::F {
+                                ty: *ty,
+                                lo: self.ev.bound(env, &bounds.lo),
+                                hi: self.ev.bound(env, &bounds.hi),
+                                leaf: *k,
+                                name: name.clone(),
+                                pos: *pos,
+                            },
+                        });
+                    }
+                    out.push(Open { gate: g, orig: g, slots, parts: vec![(*k, ri)] });
+                }
+                out
+            }
+            TNode::Hide(gs, b) => {
+                let mut v = self.opens(b, readies)?;
+                for o in &mut v {
+                    if gs.contains(&o.gate) {
+                        o.gate = TAU;
+                    }
+                }
+                v
+            }
+            TNode::Par { global, iface, kids } => {
+                let mut kid_opens = vec![];
+                for k in kids {
+                    kid_opens.push(self.opens(k, readies)?);
+                }
+                let part = |g: u32| -> Vec<usize> {
+                    if g == TAU {
+                        return vec![];
+                    }
+                    if global.contains(&g) {
+                        return (0..kids.len()).collect();
+                    }
+                    (0..kids.len()).filter(|&k| iface[k].as_ref().is_some_and(|i| i.contains(&g))).collect()
+                };
+                let mut out = vec![];
+                let mut sync_gates = vec![];
+                for (k, os) in kid_opens.iter().enumerate() {
+                    for o in os {
+                        let ps = part(o.gate);
+                        if ps.contains(&k) {
+                            if !sync_gates.contains(&o.gate) {
+                                sync_gates.push(o.gate);
+                            }
+                        } else {
+                            out.push(o.clone());
+                        }
+                    }
+                }
+                for g in sync_gates {
+                    let ps = part(g);
+                    let mut acc: Vec<Open> = vec![];
+                    for (n, &k) in ps.iter().enumerate() {
+                        let mine: Vec<&Open> = kid_opens[k].iter().filter(|o| o.gate == g).collect();
+                        if n == 0 {
+                            acc = mine.into_iter().cloned().collect();
+                        } else {
+                            let mut next = vec![];
+                            for a in &acc {
+                                for b in &mine {
+                                    if let Some(m) = merge(a, b) {
+                                        next.push(m);
+                                    }
+                                }
+                            }
+                            acc = next;
+                        }
+                        if acc.is_empty() {
+                            break;
+                        }
+                    }
+                    out.extend(acc);
+                }
+                out
+            }
+        })
+    }
+
+    pub fn initial(&mut self) -> R<SysState> {
+        let mut st = vec![];
+        for k in 0..self.net.leaves.len() {
+            let l = &self.net.leaves[k];
+            let mut env: Env = vec![None; l.proc.nslots];
+            for (i, a) in l.args.iter().enumerate() {
+                env[i] = Some(a.clone());
+            }
+            let entry = l.proc.entry;
+            st.push(self.advance(k, entry, env)?);
+        }
+        Ok(st)
+    }
+
+    /// Successors of a state: (label, target).
+    pub fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
+        let mut readies = vec![];
+        for (k, l) in st.iter().enumerate() {
+            readies.push(self.readies(k, l)?);
+        }
+        let opens = self.opens(&self.net.tree.clone(), &readies)?;
+        let mut out = vec![];
+        for o in opens {
+            // enumerate the free slots
+            let mut doms: Vec<Vec<Value>> = vec![];
+            for s in &o.slots {
+                doms.push(match s {
+                    Slot::K(v) => vec![v.clone()],
+                    Slot::F { ty, lo, hi, leaf, name, pos } => domain(self.p, *ty, *lo, *hi).map_err(|m| {
+                        let g =
+                            if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
+                        self.leaf_err(
+                            *leaf,
+                            Diag::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")),
+                        )
+                    })?,
+                });
+            }
+            let mut idx = vec![0usize; doms.len()];
+            if doms.iter().any(|d| d.is_empty()) {
+                continue;
+            }
+            'outer: loop {
+                let vals: Vec<&Value> = idx.iter().zip(&doms).map(|(i, d)| &d[*i]).collect();
+                if let Some(next) = self.fire(st, &readies, &o, &vals)? {
+                    let label = if o.gate == TAU {
+                        "i".to_string()
+                    } else {
+                        let mut l = self.net.gate_names[o.gate as usize].clone();
+                        for v in &vals {
+                            l.push_str(" !");
+                            l.push_str(&fmt_value(self.p, v));
+                        }
+                        l
+                    };
+                    out.push((label, next));
+                }
+                let mut k = idx.len();
+                loop {
+                    if k == 0 {
+                        break 'outer;
+                    }
+                    k -= 1;
+                    idx[k] += 1;
+                    if idx[k] < doms[k].len() {
+                        continue 'outer;
+                    }
+                    idx[k] = 0;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn fire(&mut self, st: &SysState, readies: &[Vec<(u32, Env)>], o: &Open, vals: &[&Value]) -> R<Option<SysState>> {
+        let mut next = st.clone();
+        for &(leaf, ri) in &o.parts {
+            let cp = self.net.leaves[leaf].proc.clone();
+            let (node, env) = &readies[leaf][ri];
+            let Node::Comm { offers, pred, next: nx, .. } = &cp.nodes[*node as usize] else { continue };
+            let mut env = env.clone();
+            for (o, v) in offers.iter().zip(vals) {
+                if let COffer::Recv { slot, .. } = o {
+                    env[*slot as usize] = Some((*v).clone());
+                }
+            }
+            if let Some(pr) = pred
+                && !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?
+            {
+                return Ok(None);
+            }
+            next[leaf] = self.advance(leaf, *nx, env)?;
+        }
+        Ok(Some(next))
+    }
+}
+
+fn merge(a: &Open, b: &Open) -> Option<Open> {
+    if a.slots.len() != b.slots.len() {
+        return None;
+    }
+    let mut slots = vec![];
+    for (x, y) in a.slots.iter().zip(&b.slots) {
+        slots.push(match (x, y) {
+            (Slot::K(u), Slot::K(v)) => {
+                if u != v {
+                    return None;
+                }
+                Slot::K(u.clone())
+            }
+            (Slot::K(u), Slot::F { .. }) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
+            (Slot::F { ty, lo: l1, hi: h1, leaf, name, pos }, Slot::F { lo: l2, hi: h2, .. }) => {
+                let lo = match (l1, l2) {
+                    (Some(a), Some(b)) => Some(*a.max(b)),
+                    (a, b) => a.or(*b),
+                };
+                let hi = match (h1, h2) {
+                    (Some(a), Some(b)) => Some(*a.min(b)),
+                    (a, b) => a.or(*b),
+                };
+                Slot::F { ty: *ty, lo, hi, leaf: *leaf, name: name.clone(), pos: *pos }
+            }
+        });
+    }
+    let mut parts = a.parts.clone();
+    parts.extend(&b.parts);
+    Some(Open { gate: a.gate, orig: a.orig, slots, parts })
+}
+
+pub struct GenOptions {
+    pub max_states: Option<u64>,
+}
+
+/// Generates the LTS; also returns the states (index = state number).
+pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
+    let mut ex = Explorer::new(p, net);
+    let init = ex.initial()?;
+    let mut ids: FxHashMap<SysState, u32> = FxHashMap::default();
+    let mut states = vec![init.clone()];
+    ids.insert(init, 0);
+    let mut lts = Lts::new();
+    let mut queue = VecDeque::from([0u32]);
+    while let Some(s) = queue.pop_front() {
+        let st = states[s as usize].clone();
+        let succ = ex.successors(&st)?;
+        for (label, t) in succ {
+            let id = match ids.get(&t) {
+                Some(i) => *i,
+                None => {
+                    if let Some(m) = opts.max_states
+                        && states.len() as u64 >= m
+                    {
+                        return Err(Diag::new(Pos::default(), format!("more than {m} states (--max-states)")));
+                    }
+                    let i = states.len() as u32;
+                    states.push(t.clone());
+                    ids.insert(t, i);
+                    queue.push_back(i);
+                    i
+                }
+            };
+            lts.add(s, &label, id);
+        }
+    }
+    lts.nstates = states.len();
+    Ok((lts, states))
+}

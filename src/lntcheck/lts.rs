@@ -1,0 +1,222 @@
+//! Explicit labelled transition systems: Aldebaran `.aut` output and the SVL-level operators
+//! used by the generated scripts (parallel composition of leaves, `hide all but`, `total prio`).
+
+use rustc_hash::FxHashMap;
+use std::fmt::Write;
+
+#[derive(Clone, Debug, Default)]
+pub struct Lts {
+    pub nstates: usize,
+    /// (source, label index, target); the initial state is 0.
+    pub trans: Vec<(u32, u32, u32)>,
+    pub labels: Vec<String>,
+    label_ids: FxHashMap<String, u32>,
+}
+
+impl Lts {
+    pub fn new() -> Lts {
+        Lts::default()
+    }
+
+    pub fn label_id(&mut self, l: &str) -> u32 {
+        if let Some(i) = self.label_ids.get(l) {
+            return *i;
+        }
+        let i = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.label_ids.insert(l.to_string(), i);
+        i
+    }
+
+    pub fn add(&mut self, s: u32, label: &str, t: u32) {
+        let l = self.label_id(label);
+        self.trans.push((s, l, t));
+    }
+
+    pub fn label(&self, i: u32) -> &str {
+        &self.labels[i as usize]
+    }
+
+    /// Gate of a label (`i` for the internal action).
+    pub fn gate(label: &str) -> &str {
+        label.split(' ').next().unwrap_or("")
+    }
+
+    /// Aldebaran format: `des (0, T, S)` then `(s, "label", t)` per transition.
+    pub fn to_aut(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "des (0, {}, {})", self.trans.len(), self.nstates.max(1));
+        for (s, l, t) in &self.trans {
+            let lab = self.label(*l);
+            if lab == "i" {
+                let _ = writeln!(out, "({s}, i, {t})");
+            } else {
+                let _ = writeln!(out, "({s}, \"{}\", {t})", lab.replace('"', "\\\""));
+            }
+        }
+        out
+    }
+
+    /// Successor lists (by source state).
+    pub fn adjacency(&self) -> Vec<Vec<(u32, u32)>> {
+        let mut adj = vec![vec![]; self.nstates];
+        for (s, l, t) in &self.trans {
+            adj[*s as usize].push((*l, *t));
+        }
+        adj
+    }
+
+    /// The part reachable from state 0, renumbered in BFS order.
+    pub fn reachable(&self) -> Lts {
+        let adj = self.adjacency();
+        let mut id = vec![u32::MAX; self.nstates];
+        let mut order = vec![0u32];
+        if self.nstates > 0 {
+            id[0] = 0;
+        }
+        let mut out = Lts::new();
+        let mut i = 0;
+        while i < order.len() {
+            let s = order[i];
+            for (l, t) in &adj[s as usize] {
+                if id[*t as usize] == u32::MAX {
+                    id[*t as usize] = order.len() as u32;
+                    order.push(*t);
+                }
+                let lab = self.labels[*l as usize].clone();
+                out.add(id[s as usize], &lab, id[*t as usize]);
+            }
+            i += 1;
+        }
+        out.nstates = order.len();
+        out
+    }
+
+    /// `hide all but G1, …`: every other label becomes `i`.
+    pub fn hide_all_but(&self, keep: &[&str]) -> Lts {
+        self.relabel(|l| if keep.contains(&Lts::gate(l)) { l.to_string() } else { "i".to_string() })
+    }
+
+    /// `hide G1, … in`.
+    pub fn hide(&self, gates: &[&str]) -> Lts {
+        self.relabel(|l| if gates.contains(&Lts::gate(l)) { "i".to_string() } else { l.to_string() })
+    }
+
+    pub fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
+        let mut out = Lts::new();
+        out.nstates = self.nstates;
+        for (s, l, t) in &self.trans {
+            let nl = f(self.label(*l));
+            out.add(*s, &nl, *t);
+        }
+        out
+    }
+
+    /// `total prio P1 > P2 > … in` (one chain per element of `chains`): a transition whose
+    /// label matches `Pj` is removed from a state that has a transition matching an earlier
+    /// `Pi` of the same chain. Patterns are anchored regular expressions on whole labels.
+    pub fn prio(&self, chains: &[Vec<regex::Regex>]) -> Lts {
+        let adj = self.adjacency();
+        let rank = |l: &str, ch: &[regex::Regex]| ch.iter().position(|r| r.is_match(l));
+        let mut out = Lts::new();
+        out.nstates = self.nstates;
+        for (s, succ) in adj.iter().enumerate() {
+            for (l, t) in succ {
+                let lab = &self.labels[*l as usize];
+                let mut cut = false;
+                for ch in chains {
+                    if let Some(r) = rank(lab, ch)
+                        && succ.iter().any(|(l2, _)| rank(&self.labels[*l2 as usize], ch).is_some_and(|r2| r2 < r))
+                    {
+                        cut = true;
+                    }
+                }
+                if !cut {
+                    out.add(s as u32, lab, *t);
+                }
+            }
+        }
+        out.reachable()
+    }
+
+    /// Parallel composition of explicit LTSs (`par G… in L1 || L2 … end par` when `global`,
+    /// else `par S1 -> L1 || S2 -> L2 … end par`): labels synchronise on equality.
+    pub fn par(kids: &[Lts], global: &[String], iface: &[Option<Vec<String>>]) -> Lts {
+        let adjs: Vec<_> = kids.iter().map(|k| k.adjacency()).collect();
+        let participants = |g: &str| -> Vec<usize> {
+            if g == "i" {
+                return vec![];
+            }
+            if global.iter().any(|x| x == g) {
+                return (0..kids.len()).collect();
+            }
+            (0..kids.len())
+                .filter(|&k| iface.get(k).and_then(|x| x.as_ref()).is_some_and(|i| i.iter().any(|x| x == g)))
+                .collect()
+        };
+        let mut out = Lts::new();
+        let init = vec![0u32; kids.len()];
+        let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        ids.insert(init.clone(), 0);
+        let mut states = vec![init];
+        let mut i = 0;
+        while i < states.len() {
+            let st = states[i].clone();
+            let mut succ: Vec<(String, Vec<u32>)> = vec![];
+            let mut sync_labels: Vec<String> = vec![];
+            for k in 0..kids.len() {
+                for (l, t) in &adjs[k][st[k] as usize] {
+                    let lab = &kids[k].labels[*l as usize];
+                    let ps = participants(Lts::gate(lab));
+                    if ps.contains(&k) {
+                        if !sync_labels.contains(lab) {
+                            sync_labels.push(lab.clone());
+                        }
+                    } else {
+                        let mut n = st.clone();
+                        n[k] = *t;
+                        succ.push((lab.clone(), n));
+                    }
+                }
+            }
+            for lab in sync_labels {
+                let ps = participants(Lts::gate(&lab));
+                let mut acc = vec![st.clone()];
+                for &k in &ps {
+                    let ts: Vec<u32> = adjs[k][st[k] as usize]
+                        .iter()
+                        .filter(|(l, _)| kids[k].labels[*l as usize] == lab)
+                        .map(|(_, t)| *t)
+                        .collect();
+                    let mut next = vec![];
+                    for a in &acc {
+                        for t in &ts {
+                            let mut n = a.clone();
+                            n[k] = *t;
+                            next.push(n);
+                        }
+                    }
+                    acc = next;
+                }
+                for n in acc {
+                    succ.push((lab.clone(), n));
+                }
+            }
+            for (lab, n) in succ {
+                let id = match ids.get(&n) {
+                    Some(x) => *x,
+                    None => {
+                        let x = states.len() as u32;
+                        ids.insert(n.clone(), x);
+                        states.push(n);
+                        x
+                    }
+                };
+                out.add(i as u32, &lab, id);
+            }
+            i += 1;
+        }
+        out.nstates = states.len();
+        out
+    }
+}

@@ -1,0 +1,32 @@
+//! An independent front end and interpreter for the LNT programs `labs emit` writes
+//! (`docs/lntcheck.md`): parser and checks for the emitted subset (both dialects), an
+//! LTS generator for process networks, the SVL-level operators of the generated scripts, and
+//! the `lnt` verification back end.
+
+pub mod ast;
+pub mod backend;
+pub mod eval;
+pub mod interp;
+pub mod lexer;
+pub mod lts;
+pub mod parser;
+pub mod sem;
+
+pub use lexer::Diag;
+
+/// Parses and compiles an LNT module.
+pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {
+    let (m, _) = parser::parse_module(src, dialect)?;
+    sem::Program::build(m)
+}
+
+pub mod check;
+pub mod diff;
+
+/// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
+/// parameter is `id`).
+pub fn agent_leaf(_p: &sem::Program, net: &interp::Net, id: u32) -> Option<usize> {
+    net.leaves
+        .iter()
+        .position(|l| l.proc.name.starts_with("Agent_") && l.args.first() == Some(&sem::Value::I(id as i64)))
+}

@@ -1,0 +1,114 @@
+//! The LNT checker on hand-written erroneous programs: each error is found, with its position.
+
+use labs::lntcheck::{check::check, load};
+
+const BASE: &str = "module m is
+type Arr is
+   array [0 ... 1] of Int
+   with ==, !=, get, set
+end type
+function f (x: Int) : Int is
+   return x + 1
+end function
+process P [G, H: any] (id: Nat) is
+   var v: Int, a: Arr in
+      BODY
+   end var
+end process
+process MAIN [G: any] is
+   hide H: any in
+      par G in P [G, H] (0) || P [G, H] (1) end par
+   end hide
+end process
+end module
+";
+
+fn msgs(body: &str) -> Vec<String> {
+    let src = BASE.replace("BODY", body);
+    match load(&src, None) {
+        Err(d) => vec![d.to_string()],
+        Ok(p) => check(&p).into_iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+#[test]
+fn correct_program_passes() {
+    assert_eq!(msgs("v := 1; a := Arr (0); a[0] := f (v); loop G (!id, !a[0]) end loop"), Vec::<String>::new());
+}
+
+#[test]
+fn undeclared_gate() {
+    assert_eq!(msgs("v := 1; K (!v)"), vec!["11:15: undeclared gate `K`"]);
+}
+
+#[test]
+fn wrong_offer_arity() {
+    assert_eq!(msgs("v := 1; G (!v); G (!v, !id)"), vec!["11:23: gate `G` used with 2 offers, but with 1 at 11:15"]);
+}
+
+#[test]
+fn uninitialised_on_one_path() {
+    assert_eq!(
+        msgs("if id == 0 then v := 1 end if; G (!v)"),
+        vec!["11:42: variable `v` may be used before being assigned"]
+    );
+    // assigned on every path: accepted
+    assert_eq!(msgs("if id == 0 then v := 1 else v := 2 end if; G (!v)"), Vec::<String>::new());
+    // a path ending in `stop` does not count
+    assert_eq!(msgs("if id == 0 then v := 1 else stop end if; G (!v)"), Vec::<String>::new());
+}
+
+#[test]
+fn type_mismatch() {
+    assert_eq!(msgs("v := id; G (!v)"), vec!["11:12: type mismatch: expected Int, found Nat"]);
+    assert_eq!(msgs("v := 1; G (!(v + id))"), vec!["11:22: type mismatch: `+` on Int and Nat"]);
+}
+
+#[test]
+fn located_syntax_errors() {
+    assert_eq!(msgs("v := 1;; G (!v)"), vec!["11:14: expected a statement, found `;`"]);
+    assert_eq!(
+        msgs("select G [] G end alt"),
+        vec!["11:7: `select` belongs to the LNT 2023 dialect, not 2025 (fixed by array bounds `...` at 3:13)"]
+    );
+    let mixed = BASE.replace("BODY", "v := 1; eval f2 (!?v)").replace("0 ... 1", "0 .. 1");
+    assert!(load(&mixed, None).is_ok() || load(&mixed, None).is_err());
+    let mixed = BASE.replace("BODY", "alt G [] H end alt").replace("0 ... 1", "0 .. 1");
+    let e = load(&mixed, None).err().map(|d| d.to_string()).unwrap_or_default();
+    assert!(e.contains("`alt` belongs to the LNT 2025 dialect, not 2023"), "{e}");
+}
+
+#[test]
+fn emitted_programs_pass_the_checker() {
+    // every emitted program parses and checks (both dialects, fair and not)
+    for (spec, ext) in [
+        ("leader.labs", vec!["n=3"]),
+        ("twophase.labs", vec!["workers=2"]),
+        ("flock.labs", vec!["birds=2", "delta=1", "grid=3"]),
+        ("formation.labs", vec!["n=2", "range=2", "size=3"]),
+        ("philosophers.labs", vec!["n=3"]),
+        ("twophasecommit.labs", vec!["workers=2"]),
+    ] {
+        let path = format!("{}/../shared/benchmarks/{spec}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ext: Vec<String> = ext.iter().map(|s| s.to_string()).collect();
+        let externs = labs::model::externs::parse_externs(&ext).unwrap();
+        let parsed = labs::syntax::parse(&text);
+        let (model, _) = labs::model::resolve(parsed.spec.as_ref().unwrap(), &text, &externs).unwrap();
+        let behs = labs::behaviour::compile_all(&model).unwrap().0;
+        let a = labs::analysis::values::analyse(&model, &behs);
+        for fair in [false, true] {
+            for d in [labs::lnt::Dialect::V2023, labs::lnt::Dialect::V2025] {
+                let src = labs::lntcheck::backend::emit_lnt(&model, &behs, &a, "m", fair, d).unwrap();
+                let want = if d == labs::lnt::Dialect::V2023 {
+                    labs::lntcheck::ast::Dialect::D2023
+                } else {
+                    labs::lntcheck::ast::Dialect::D2025
+                };
+                let p = load(&src, Some(want)).unwrap_or_else(|e| panic!("{spec} fair={fair}: {e}"));
+                let d = check(&p);
+                assert!(d.is_empty(), "{spec} fair={fair}: {d:?}");
+            }
+        }
+    }
+}
