@@ -542,14 +542,14 @@ agent A {
 check { }
 ");
     // The reader computes which agent and location it reads, checked in the step...
-    assert!(t.contains("         if ((ra_0 == IntToNat (1)) and (rl_0 == 1)) then\n            t_0_0 := rv_0;"), "{t}");
+    assert!(t.contains("         if (((NatToInt (ra_0) == 1) or ((ra_0 == N_AGENTS) and ((1 < 0) or (1 >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
     // ...the value travels with TICK: the owner of the location fixes it, everyone else only
     // constrains it by the value analysis; unused slots are (N_AGENTS, 0, 0).
     assert!(t.contains(
         "TICK (?t, ?ra_0, ?rl_0, ?rv_0) where (t != id) and (t < N_AGENTS) and (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 < N_AGENTS) or ((rl_0 == 0) and (rv_0 == 0))) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0)))"
     ), "{t}");
     assert!(t.contains(
-        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (ra_0 < N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
+        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (((ra_0 == N_AGENTS) and (rl_0 == 0) and (rv_0 == 0)) or ((ra_0 < N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
     ), "{t}");
     assert_block(
         &t,
@@ -592,7 +592,7 @@ check { }
     assert!(t.contains(
         "t_1_0 := ((lab_ite ((rv_0 > NatToInt (id)), 1, 0) + lab_ite ((rv_1 > NatToInt (id)), 1, 0)) + lab_ite ((rv_2 > NatToInt (id)), 1, 0));"
     ), "{t}");
-    assert!(t.contains("if ((ra_0 == IntToNat (0)) and (rl_0 == 0) and (ra_1 == IntToNat (1)) and (rl_1 == 0) and (ra_2 == IntToNat (2)) and (rl_2 == 0)) then"));
+    assert!(t.contains("if (((NatToInt (ra_0) == 0) or ((ra_0 == N_AGENTS) and ((0 < 0) or (0 >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and ((NatToInt (ra_1) == 1) or ((ra_1 == N_AGENTS) and ((1 < 0) or (1 >= NatToInt (N_AGENTS))))) and ((ra_1 == N_AGENTS) or (rl_1 == 0)) and ((NatToInt (ra_2) == 2) or ((ra_2 == N_AGENTS) and ((2 < 0) or (2 >= NatToInt (N_AGENTS))))) and ((ra_2 == N_AGENTS) or (rl_2 == 0))) then"));
 }
 
 #[test]
@@ -611,7 +611,7 @@ check { }
         "
         -- pick filter
         if ok then
-           if ((ra_0 == IntToNat (LOC[0])) and (rl_0 == 0) and (rv_0 == I[0])) then
+           if (((NatToInt (ra_0) == LOC[0]) or ((ra_0 == N_AGENTS) and ((LOC[0] < 0) or (LOC[0] >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and (rv_0 == I[0])) then
               null
            else
               ok := false

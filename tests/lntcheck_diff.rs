@@ -94,14 +94,9 @@ fn ex_twophase() {
 fn ex_flocking() {
     case(&ex("flocking.labs"), &["birds=2", "delta=1", "grid=3"]);
 }
-/// Known emitter bug (reported): `en_Robot_0_1` checks the remote read `pos of (id - 1)` as
-/// `ra_0 == IntToNat ((NatToInt (id) - 1))` before the guard `id > 0`, so agent 0 raises
-/// `IntToNat` of -1 where LAbS just disables the step. This test fails once it is fixed:
-/// then replace it by `case(&ex("line.labs"), …)`.
+/// `pos of (id - 1)` read by agent 0 under a guard `id > 0`: the remote-read check compares
+/// ids as integers, so it disables the step instead of raising `IntToNat` of -1.
 #[test]
-fn ex_line_known_emitter_bug() {
-    let path = ex("line.labs");
-    let (m, b) = load(&path, &["n=2", "gap=1", "size=3"]);
-    let e = differential(&m, &b, "line", false, Dialect::V2025, Some(1_000_000)).err().unwrap_or_default();
-    assert!(e.contains("IntToNat of a negative number (-1)") && e.contains("Agent_Robot"), "{e}");
+fn ex_line() {
+    case(&ex("line.labs"), &["n=2", "gap=1", "size=3"]);
 }

@@ -237,7 +237,14 @@ impl<'a> Stepper<'a> {
         r
     }
 
-    fn assign_into(&self, cx: &Ctx, a: usize, asg: &Assign, w: &mut Work, writes: &mut Vec<(usize, Assigned)>) -> R<()> {
+    fn assign_into(
+        &self,
+        cx: &Ctx,
+        a: usize,
+        asg: &Assign,
+        w: &mut Work,
+        writes: &mut Vec<(usize, Assigned)>,
+    ) -> R<()> {
         for (t, e) in asg.targets.iter().zip(&asg.values) {
             let var = &self.model.vars[t.var];
             let k = cx.index(&w.buf, &mut w.sc, &var.dims, &t.indices, &var.name)?.ok_or(Stop::Disabled)?;

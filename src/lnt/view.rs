@@ -857,8 +857,13 @@ fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) 
         for i in &r.indices {
             out.extend(p.def(i)?);
         }
-        out.push(format!("(ra_{k} == IntToNat ({}))", p.expr(a)?));
-        out.push(format!("(rl_{k} == {})", p.location(r.var, &r.indices)?));
+        // A read the step does not perform (e.g. short-circuited) may name no agent: the slot
+        // is then offered unused, `(N_AGENTS, 0, 0)`, which is allowed only for such ids.
+        let agent = p.expr(a)?;
+        out.push(format!(
+            "((NatToInt (ra_{k}) == {agent}) or ((ra_{k} == N_AGENTS) and (({agent} < 0) or ({agent} >= NatToInt (N_AGENTS)))))"
+        ));
+        out.push(format!("((ra_{k} == N_AGENTS) or (rl_{k} == {}))", p.location(r.var, &r.indices)?));
     }
     let mut uniq = vec![];
     for c in out {
