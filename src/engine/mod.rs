@@ -241,6 +241,41 @@ fn runtime(stepper: &Stepper, g: &Graph, state: u32, message: String) -> EngineE
     EngineError::Runtime { message, trace: Some(Box::new(build_trace(stepper, g, &g.path_to(state)))) }
 }
 
+/// Decides one property on an explored graph; `psi` evaluates a predicate on every state
+/// (shared by the native and the LNT back ends).
+pub fn check_property<E>(
+    g: &Graph,
+    rev: &mut Option<Reverse>,
+    p: &Property,
+    psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
+) -> Result<Outcome, E> {
+    Ok(match &p.modality {
+        Modality::Always => check::always(g, &psi(&p.pred)?),
+        Modality::Finally => check::finally(g, &psi(&p.pred)?),
+        Modality::Fairly => {
+            let v = psi(&p.pred)?;
+            check::fairly(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
+        }
+        Modality::FairlyInf => {
+            let v = psi(&p.pred)?;
+            check::fairly_inf(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
+        }
+        Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+            let scope = if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
+            let (pat, s) = match pattern {
+                Pattern::ThereIs => (Pat::ThereIs, None),
+                Pattern::Always => (Pat::Always, None),
+                Pattern::Precedes(s) => (Pat::Precedes, Some(psi(s)?)),
+            };
+            let (q, r, pp) = (psi(open)?, psi(close)?, psi(&p.pred)?);
+            let bits: Vec<Bits> = (0..g.states())
+                .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
+                .collect();
+            check::scoped(g, scope, pat, &bits)
+        }
+    })
+}
+
 /// Explores the state space and checks the selected properties.
 pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result<VerifyReport, EngineError> {
     check_behaviours(model, behs)?;
@@ -265,32 +300,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let mut results = Vec::new();
     for p in props {
         let ev = |q: &QPred| eval_all(&stepper, &g, q, threads).map_err(|(s, m)| runtime(&stepper, &g, s, m));
-        let outcome = match &p.modality {
-            Modality::Always => check::always(&g, &ev(&p.pred)?),
-            Modality::Finally => check::finally(&g, &ev(&p.pred)?),
-            Modality::Fairly => {
-                let psi = ev(&p.pred)?;
-                check::fairly(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
-            }
-            Modality::FairlyInf => {
-                let psi = ev(&p.pred)?;
-                check::fairly_inf(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
-            }
-            Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
-                let scope =
-                    if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
-                let (pat, s) = match pattern {
-                    Pattern::ThereIs => (Pat::ThereIs, None),
-                    Pattern::Always => (Pat::Always, None),
-                    Pattern::Precedes(s) => (Pat::Precedes, Some(ev(s)?)),
-                };
-                let (q, r, pp) = (ev(open)?, ev(close)?, ev(&p.pred)?);
-                let bits: Vec<Bits> = (0..g.states())
-                    .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
-                    .collect();
-                check::scoped(&g, scope, pat, &bits)
-            }
-        };
+        let outcome = check_property(&g, &mut rev, p, &mut |q| ev(q))?;
         let (verdict, trace) = match outcome {
             Outcome::Holds => (Verdict::Holds, None),
             Outcome::Unknown => (Verdict::Unknown, None),

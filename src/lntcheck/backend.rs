@@ -10,13 +10,13 @@ use super::lts::Lts;
 use super::sem::{Program, Value};
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;
-use crate::engine::check::{self, Bits, Outcome, Pat, Reverse, Scope};
+use crate::engine::check::{Outcome, Reverse};
 use crate::engine::explore::{Graph, NO_PARENT};
 use crate::engine::state::{BOT, Layout, StateStore};
 use crate::engine::step::Stepper;
 use crate::engine::{Verdict, eval_pred};
 use crate::lnt::{self, Dialect, EmitOptions};
-use crate::model::{Modality, Model, Pattern, Store};
+use crate::model::{Model, Store};
 use std::collections::{BTreeSet, HashMap};
 
 /// Emits the LNT program of a model (all properties), as text.
@@ -338,32 +338,7 @@ pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsV
     let mut rev: Option<Reverse> = None;
     let mut out = vec![];
     for p in &model.properties {
-        let outcome = match &p.modality {
-            Modality::Always => check::always(&g, &ev(&p.pred)?),
-            Modality::Finally => check::finally(&g, &ev(&p.pred)?),
-            Modality::Fairly => {
-                let psi = ev(&p.pred)?;
-                check::fairly(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
-            }
-            Modality::FairlyInf => {
-                let psi = ev(&p.pred)?;
-                check::fairly_inf(&g, rev.get_or_insert_with(|| Reverse::new(&g)), &psi)
-            }
-            Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
-                let scope =
-                    if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
-                let (pat, s) = match pattern {
-                    Pattern::ThereIs => (Pat::ThereIs, None),
-                    Pattern::Always => (Pat::Always, None),
-                    Pattern::Precedes(s) => (Pat::Precedes, Some(ev(s)?)),
-                };
-                let (q, r, pp) = (ev(open)?, ev(close)?, ev(&p.pred)?);
-                let bits: Vec<Bits> = (0..g.states())
-                    .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
-                    .collect();
-                check::scoped(&g, scope, pat, &bits)
-            }
-        };
+        let outcome = crate::engine::check_property(&g, &mut rev, p, &mut ev)?;
         out.push(match outcome {
             Outcome::Holds => LntResult {
                 property: p.name.clone(),
