@@ -336,49 +336,35 @@ fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
 }
 
 fn and(parts: Vec<MBool>) -> MBool {
-    let mut out = vec![];
-    for p in parts {
-        match p {
-            MBool::Const(true) => {}
-            MBool::Const(false) => return MBool::Const(false),
-            MBool::And(xs) => out.extend(xs),
-            x => out.push(x),
-        }
-    }
-    let mut uniq: Vec<MBool> = vec![];
-    for x in out {
-        if !uniq.contains(&x) {
-            uniq.push(x);
-        }
-    }
-    let mut out = uniq;
-    match out.len() {
-        0 => MBool::Const(true),
-        1 => out.pop().expect("one"),
-        _ => MBool::And(out),
-    }
+    junction(parts, true)
 }
 
 fn or(parts: Vec<MBool>) -> MBool {
-    let mut out = vec![];
+    junction(parts, false)
+}
+
+/// A flattened conjunction (`neutral = true`) or disjunction (`neutral = false`): constants
+/// folded, nested ones of the same kind spliced, duplicates dropped, never empty.
+fn junction(parts: Vec<MBool>, neutral: bool) -> MBool {
+    let mut out: Vec<MBool> = vec![];
     for p in parts {
-        match p {
-            MBool::Const(false) => {}
-            MBool::Const(true) => return MBool::Const(true),
-            MBool::Or(xs) => out.extend(xs),
-            x => out.push(x),
+        let nested = match p {
+            MBool::Const(c) if c == neutral => continue,
+            MBool::Const(_) => return MBool::Const(!neutral),
+            MBool::And(xs) if neutral => xs,
+            MBool::Or(xs) if !neutral => xs,
+            x => vec![x],
+        };
+        for x in nested {
+            if !out.contains(&x) {
+                out.push(x);
+            }
         }
     }
-    let mut uniq: Vec<MBool> = vec![];
-    for x in out {
-        if !uniq.contains(&x) {
-            uniq.push(x);
-        }
-    }
-    let mut out = uniq;
     match out.len() {
-        0 => MBool::Const(false),
+        0 => MBool::Const(neutral),
         1 => out.pop().expect("one"),
+        _ if neutral => MBool::And(out),
         _ => MBool::Or(out),
     }
 }
