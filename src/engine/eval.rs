@@ -4,7 +4,7 @@
 use super::state::{BOT, Layout};
 use crate::model::arith::{self, ArithError};
 use crate::model::{AgentRef, BExpr, Expr, Model, QPred, Store, VarRef};
-use crate::syntax::ast::{CmpOp, MinMax, QuantKind};
+use crate::syntax::ast::{MinMax, QuantKind};
 
 /// A value: `None` is ⊥.
 pub type Val = Option<i64>;
@@ -309,14 +309,7 @@ impl Ctx<'_> {
                 let x = self.eval(st, sc, a)?;
                 let y = self.eval(st, sc, b)?;
                 match (x, y) {
-                    (Some(x), Some(y)) => match op {
-                        CmpOp::Eq => x == y,
-                        CmpOp::Ne => x != y,
-                        CmpOp::Lt => x < y,
-                        CmpOp::Le => x <= y,
-                        CmpOp::Gt => x > y,
-                        CmpOp::Ge => x >= y,
-                    },
+                    (Some(x), Some(y)) => op.holds(x, y),
                     _ => false,
                 }
             }

@@ -225,7 +225,7 @@ impl Conv<'_> {
                 }
                 let (x, y) = (self.expr(x, qv)?, self.expr(y, qv)?);
                 if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
-                    return Ok(MBool::Const(cmp(*op, *a, *b)));
+                    return Ok(MBool::Const(op.holds(*a, *b)));
                 }
                 // Equal operands: `=`, `<=`, `>=` hold (when defined), the others do not.
                 let c = if x == y {
@@ -322,17 +322,6 @@ const UNDEF_MARK: i64 = i64::MIN;
 /// Orders the operands of `=`/`<>`: variables before constants, then by structure.
 fn orient_key(e: &MExpr) -> (bool, String) {
     (matches!(e, MExpr::Const(_)), format!("{e:?}"))
-}
-
-fn cmp(op: CmpOp, a: i64, b: i64) -> bool {
-    match op {
-        CmpOp::Eq => a == b,
-        CmpOp::Ne => a != b,
-        CmpOp::Lt => a < b,
-        CmpOp::Le => a <= b,
-        CmpOp::Gt => a > b,
-        CmpOp::Ge => a >= b,
-    }
 }
 
 fn and(parts: Vec<MBool>) -> MBool {

@@ -317,6 +317,18 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
+    /// Whether `a op b` holds on integers.
+    pub fn holds(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             CmpOp::Eq => "=",
