@@ -57,6 +57,30 @@ fn missing_extern_is_exit_2_with_the_names() {
 }
 
 #[test]
+fn extern_value_making_the_spec_invalid_is_exit_2() {
+    // The spec is valid for n >= 1: a zero-size array or a negative spawn count comes from the
+    // command line, so it is an argument error (2), with the value named, not a spec error (6).
+    let spec = "system {\n  extern = _n\n  spawn = A: 2\n}\nagent A {\n  interface = x[_n]: 0\n  Behavior = x[0] <- 1\n}\ncheck {\n  P = always forall A a, x[0] of a = 0\n}\n";
+    let path = write_temp("zero_array.labs", spec);
+    let o = labs(&["verify", &path, "n=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("array `x` must have a positive size (got 0)"), "{err}");
+    assert!(err.contains("`_n=0`"), "{err}");
+    assert!(err.contains(":6:17"), "{err}");
+    let o = labs(&["verify", &path, "n=1"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let neg = "system {\n  extern = _n\n  spawn = A: _n\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let o = labs(&["info", &write_temp("neg_spawn.labs", neg), "n=-2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot spawn a negative number (-2)"), "{}", stderr(&o));
+    // A literal zero size is a spec error.
+    let lit = "system {\n  environment = a[0]: 1\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let o = labs(&["info", &write_temp("lit_zero.labs", lit)]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+}
+
+#[test]
 fn malformed_extern_is_exit_2() {
     let o = labs(&["info", &shared("benchmarks/leader.labs"), "n=three"]);
     assert_eq!(o.status.code(), Some(2));

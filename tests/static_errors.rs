@@ -22,7 +22,7 @@ fn diagnostics(src: &str, externs: &[&str]) -> Vec<(Severity, String, usize, usi
     };
     let externs = parse_externs(externs).unwrap();
     match resolve(&spec, src, &externs) {
-        Err(ResolveError::Invalid(d)) => d.items.iter().map(fmt).collect(),
+        Err(ResolveError::Invalid(d) | ResolveError::BadExternValues(d)) => d.items.iter().map(fmt).collect(),
         Err(ResolveError::MissingExterns(names)) => vec![(Severity::Error, format!("missing {names:?}"), 0, 0)],
         Ok((model, warnings)) => {
             let mut out: Vec<_> = warnings.items.iter().map(fmt).collect();

@@ -51,6 +51,7 @@ pub fn load(
             ));
         }
         Err(ResolveError::Invalid(d)) => return Err(invalid(&file, &d)),
+        Err(ResolveError::BadExternValues(d)) => return Err(Failure { code: 2, ..invalid(&file, &d) }),
     };
     render_all(&file, &diags, warnings);
     let behaviours = match compile_all(&model) {

@@ -149,8 +149,12 @@ fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let st = &r.stats;
     let _ = writeln!(
         s,
-        "\n{} states, {} transitions, {} deadlocks, {:.2} s, peak memory {} MiB",
-        st.states, st.transitions, st.deadlocks, st.seconds, st.peak_rss_mib
+        "\n{}, {}, {}, {:.2} s, peak memory {} MiB",
+        count(st.states, "state"),
+        count(st.transitions, "transition"),
+        count(st.deadlocks, "deadlock"),
+        st.seconds,
+        st.peak_rss_mib
     );
     if let Some(stop) = r.stopped {
         let _ = writeln!(
@@ -269,4 +273,9 @@ fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateRepo
         "steps": a.steps,
         "runs": runs,
     })
+}
+
+/// `1 state`, `2 states`.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }

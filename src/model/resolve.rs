@@ -17,6 +17,9 @@ pub enum ResolveError {
     MissingExterns(Vec<String>),
     /// Static errors (and the warnings found before them).
     Invalid(Diagnostics),
+    /// Errors caused only by the extern values given (a non-positive array size, a negative
+    /// spawn count): the spec is fine, the command line is not.
+    BadExternValues(Diagnostics),
 }
 
 /// Resolves `spec` (parsed from `source`) with the given extern values (keys with a leading
@@ -44,12 +47,17 @@ pub fn resolve(
         stig_len: 0,
         assumptions: vec![],
         properties: vec![],
+        extern_value_errors: 0,
     };
     r.check_externs()?;
     r.check_duplicates();
     r.layout_types();
     r.layout_variables();
     if r.diags.has_errors() {
+        let errors = r.diags.items.iter().filter(|d| d.is_error()).count();
+        if errors == r.extern_value_errors {
+            return Err(ResolveError::BadExternValues(r.diags));
+        }
         return Err(ResolveError::Invalid(r.diags));
     }
     r.resolve_inits();
@@ -297,11 +305,39 @@ struct Resolver<'a> {
     stig_len: usize,
     assumptions: Vec<Assumption>,
     properties: Vec<Property>,
+    /// How many errors come from extern values alone (see `ResolveError::BadExternValues`).
+    extern_value_errors: usize,
 }
 
 impl<'a> Resolver<'a> {
     fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.error(span, msg);
+    }
+
+    /// An error about the value of `e`; when `e` uses externs, the hint names the values given.
+    fn value_error(&mut self, e: &ast::Expr, msg: String) {
+        let mut names = BTreeSet::new();
+        walk_ast_expr(e, &mut |x| {
+            if let ast::Expr::Extern(i) = x {
+                names.insert(i.name.clone());
+            }
+        });
+        let mut d = Diagnostic::error(e.span(), msg);
+        if !names.is_empty() {
+            let given: Vec<String> = names
+                .iter()
+                .map(|n| match self.externs.get(n) {
+                    Some(v) => format!("`{n}={v}`"),
+                    None => format!("`{n}`"),
+                })
+                .collect();
+            d = d.with_hint(format!(
+                "this value comes from the command line ({}): give another value",
+                given.join(", ")
+            ));
+            self.extern_value_errors += 1;
+        }
+        self.diags.push(d);
     }
 
     fn check_externs(&mut self) -> Result<(), ResolveError> {
@@ -452,8 +488,8 @@ impl<'a> Resolver<'a> {
                 continue;
             };
             if count < 0 {
-                self.error(
-                    s.count.span(),
+                self.value_error(
+                    &s.count,
                     format!("cannot spawn a negative number ({count}) of agents `{}`", s.agent.name),
                 );
                 continue;
@@ -465,7 +501,7 @@ impl<'a> Resolver<'a> {
                 );
             }
             if count > 1_000_000 {
-                self.error(s.count.span(), format!("too many agents ({count})"));
+                self.value_error(&s.count, format!("too many agents ({count})"));
                 continue;
             }
             if !entries.iter().any(|e| e.0 == s.agent.name) {
@@ -501,7 +537,8 @@ impl<'a> Resolver<'a> {
         for d in &v.dims {
             let n = self.const_eval(d, None, "an array size")?;
             if n <= 0 || n > 1_000_000 {
-                self.error(d.span(), format!("array `{}` must have a positive size (got {n})", v.name.name));
+                let what = if n <= 0 { "a positive size" } else { "at most 1000000 elements" };
+                self.value_error(d, format!("array `{}` must have {what} (got {n})", v.name.name));
                 return None;
             }
             dims.push(n as usize);
