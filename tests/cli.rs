@@ -311,3 +311,35 @@ fn simulate_human_output_marks_properties() {
     assert!(out.contains("<initialization>") && out.contains("<end initialization>"), "{out}");
     assert!(out.contains("LeaderNot0: violated"), "{out}");
 }
+
+#[test]
+fn translate_trace_turns_executor_output_into_a_labs_trace() {
+    let spec = format!("{}/examples/counter.labs", env!("CARGO_MANIFEST_DIR"));
+    // Executor output of the lost update (counter.labs's derivation: R, R, W, W).
+    let seq = write_temp(
+        "lost_update.seq",
+        "lnt.open: running executor\n<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n",
+    );
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &seq, "--property", "AllCounted"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("a LAbS trace of 4 steps, ending in a deadlock"), "{out}");
+    assert!(out.contains("Inc 1: c <-- 1"), "{out}");
+    assert!(out.contains("the trace violates AllCounted (finally) at state 4"), "{out}");
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &seq, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(v["trace"]["ends_in_deadlock"], true);
+    // A path this spec cannot take (c jumps from 0 to 2): an error of the encoding or of the input.
+    let bad = write_temp("jump.seq", "\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n");
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &bad]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("step 1 of the path cannot be matched"), "{}", stderr(&o));
+    // No trace file, or one that does not exist.
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", "/nonexistent/x.seq"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+}

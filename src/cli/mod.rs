@@ -4,11 +4,12 @@ mod emit;
 mod info;
 mod load;
 pub mod lts;
+mod translate;
 mod values;
 mod verify;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A failed command: its exit code (product.md) and what to print on stderr.
 #[derive(Debug)]
@@ -194,6 +195,24 @@ enum Command {
         #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
         output: PathBuf,
     },
+    /// Turn a CADP trace (Executor output, Evaluator diagnostic, .seq, or .aut path) into a LAbS trace
+    TranslateTrace {
+        /// The LAbS specification (.labs) the LNT program was emitted from
+        spec: PathBuf,
+        /// Extern values (`n=3`) and, last, the trace file
+        #[arg(value_name = "NAME=VALUE… TRACE_FILE", required = true)]
+        words: Vec<String>,
+        /// The LNT program was emitted with --fair (round-robin)
+        #[arg(long)]
+        fair: bool,
+        /// The property whose query produced the trace: its observed variables constrain the
+        /// replay, and the trace is checked to violate it
+        #[arg(long, value_name = "NAME")]
+        property: Option<String>,
+        /// One JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the command line; returns the process exit code.
@@ -350,6 +369,14 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("lts", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             lts::run(Some(&loaded), &args)
+        }
+        Command::TranslateTrace { spec, words, fair, property, json } => {
+            let (externs, file) = translate::split_words(&words)?;
+            let mut warnings = vec![];
+            let loaded = load::load("translate-trace", &spec, &externs, &mut warnings)?;
+            print_warnings(&warnings);
+            let args = translate::TranslateArgs { trace_file: Path::new(&file), fair, property, json };
+            translate::run(&loaded, &args)
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Traces: the initial state and the steps of a path, printed in the human format of
 //! semantics.md §10 or as JSON (product.md), and an independent replay checker.
 
+pub mod cadp;
+pub mod from_labels;
+
 use crate::behaviour::Behaviour;
 use crate::engine::state::{BOT, Layout};
 use crate::engine::step::{Event, Stepper, Work};

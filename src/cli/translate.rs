@@ -1,0 +1,122 @@
+//! `labs translate-trace`: a trace saved from CADP (Executor output, an Evaluator diagnostic,
+//! a `.seq` file or a diagnostic converted to `.aut`) turned back into a LAbS trace, replayed
+//! and checked in the native engine.
+
+use super::load::Loaded;
+use super::{Failure, exit};
+use crate::analysis::values::analyse;
+use crate::lnt::{mcl, view::undef_value};
+use crate::trace::{self, cadp, from_labels};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::path::Path;
+
+pub struct TranslateArgs<'a> {
+    pub trace_file: &'a Path,
+    pub fair: bool,
+    pub property: Option<String>,
+    pub json: bool,
+}
+
+/// Splits the words after SPEC into extern assignments (`NAME=VALUE`) and the trace file.
+pub fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
+    let is_extern = |w: &str| {
+        w.split_once('=').is_some_and(|(n, _)| {
+            let n = n.trim_start_matches('_');
+            n.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && n.chars().all(|c| c.is_ascii_alphanumeric())
+        }) && !Path::new(w).exists()
+    };
+    let (externs, files): (Vec<String>, Vec<String>) = words.iter().cloned().partition(|w| is_extern(w));
+    match files.as_slice() {
+        [f] => Ok((externs, f.clone())),
+        [] => {
+            Err(Failure::new(exit::USAGE, "no trace file given: `labs translate-trace SPEC [NAME=VALUE…] TRACE_FILE`"))
+        }
+        _ => Err(Failure::new(exit::USAGE, format!("several trace files given: {}", files.join(", ")))),
+    }
+}
+
+pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
+    let text = std::fs::read_to_string(a.trace_file)
+        .map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", a.trace_file.display())))?;
+    let path = cadp::parse_trace(&text)
+        .map_err(|m| Failure::new(exit::USAGE, format!("`{}`: {m}", a.trace_file.display())))?;
+    let analysis = analyse(&l.model, &l.behaviours);
+    let undef = undef_value(&l.model, &analysis);
+    let prop = match &a.property {
+        None => None,
+        Some(name) => Some(l.model.properties.iter().find(|p| &p.name == name).ok_or_else(|| {
+            let names: Vec<&str> = l.model.properties.iter().map(|p| p.name.as_str()).collect();
+            Failure::new(exit::USAGE, format!("no property named `{name}`; the spec has: {}", names.join(", ")))
+        })?),
+    };
+    let observed: Option<BTreeSet<usize>> = match prop {
+        None => None,
+        Some(p) => Some(mcl::build(&l.model, &analysis, p).map_err(|e| Failure::new(exit::USAGE, e.message))?.vars),
+    };
+    let t = from_labels::translate(&l.model, &l.behaviours, a.fair, undef, &path, observed.as_ref())
+        .map_err(|m| Failure::new(exit::BACKEND, format!("cannot translate `{}`: {m}", a.trace_file.display())))?;
+    // The independent check every trace passes before a user sees it.
+    trace::replay(&l.model, &l.behaviours, &t.trace).map_err(|m| {
+        Failure::new(exit::BACKEND, format!("internal error: the translated trace does not replay: {m}"))
+    })?;
+    let shows = match prop {
+        None => None,
+        Some(p) => Some(
+            from_labels::shows(&l.model, &l.behaviours, &t.trace, p)
+                .map_err(|m| Failure::new(exit::BACKEND, format!("run-time error of the model: {m}")))?,
+        ),
+    };
+    let observed_names: Vec<&str> = t.observed.iter().map(|&v| l.model.vars[v].name.as_str()).collect();
+    if a.json {
+        let doc = json!({
+            "labels": path.labels.len(),
+            "ignored_labels": t.ignored_labels,
+            "trailing_labels": t.trailing_labels,
+            "observed": observed_names,
+            "property": a.property,
+            "shows": shows.map(|s| match s {
+                from_labels::Shows::Violation { at } => json!({"violation": true, "at": at}),
+                from_labels::Shows::NoViolation => json!({"violation": false}),
+                from_labels::Shows::NotDecidable => json!(null),
+            }),
+            "trace": trace::to_json(&l.model, &l.behaviours, &t.trace),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+    } else {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} labels → a LAbS trace of {} steps{}{} (observed: {})",
+            path.labels.len(),
+            t.trace.len(),
+            if t.trace.loop_start.is_some() { ", a lasso" } else { "" },
+            if t.trace.ends_in_deadlock { ", ending in a deadlock" } else { "" },
+            if observed_names.is_empty() { "nothing".to_string() } else { observed_names.join(", ") }
+        );
+        s += &trace::render(&l.model, &l.behaviours, &t.trace);
+        print!("{s}");
+        if t.ignored_labels > 0 {
+            eprintln!("note: {} labels that are neither DONE nor observations were ignored", t.ignored_labels);
+        }
+        if t.trailing_labels > 0 {
+            eprintln!(
+                "note: {} observation labels after the last DONE (an unfinished step) were ignored",
+                t.trailing_labels
+            );
+        }
+        if let (Some(p), Some(sh)) = (prop, shows) {
+            match sh {
+                from_labels::Shows::Violation { at } => {
+                    println!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
+                }
+                from_labels::Shows::NoViolation => println!("the trace does not show a violation of {}", p.name),
+                from_labels::Shows::NotDecidable => {
+                    println!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
+                }
+            }
+        }
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,348 @@
+//! Turning a path of LNT labels (from CADP or from our LNT interpreter) back into a LAbS
+//! trace by replaying it in the native engine.
+//!
+//! The labels that carry LAbS meaning are `DONE` (the end of the initialisation, then of
+//! every step) and the observation labels `E_x !elem !v`, `A_x`/`L_x !agent !elem !v`
+//! (docs/lnt-encoding.md): during the initialisation every observed element is labelled, and
+//! a step labels the observed elements it changes. So after the `k`-th `DONE` the observed
+//! valuation is known exactly. The replay searches the native successor relation for a path
+//! whose `k`-th state has that observed valuation, for every `k`, depth first with memoised
+//! dead ends; the native steps then give the events, timestamps and every unobserved value.
+//! Other labels (gates the program hides, `i`) are ignored. A lasso must close on an equal
+//! native state; a path marked `<deadlock>` must end in a native deadlock.
+
+use super::cadp::{LabelPath, split_label};
+use super::{Trace, TraceStep};
+use crate::behaviour::Behaviour;
+use crate::engine::state::BOT;
+use crate::engine::step::{Event, Stepper, Work};
+use crate::lnt::names::obs_gate;
+use crate::model::{Model, Store, VarId};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// How many successor expansions the search may make before giving up.
+const SEARCH_BUDGET: usize = 2_000_000;
+
+/// The result of a translation.
+#[derive(Debug)]
+pub struct Translated {
+    pub trace: Trace,
+    /// The variables whose observation labels constrained the search.
+    pub observed: Vec<VarId>,
+    /// Labels that are neither `DONE` nor an observation (ignored).
+    pub ignored_labels: usize,
+    /// Observation labels after the last `DONE` (a step that the path does not finish).
+    pub trailing_labels: usize,
+}
+
+/// One observed slot of the native layout and the value a label gives it.
+type Update = (usize, i32);
+
+/// Reads the labels: the updates between consecutive `DONE`s.
+struct Segments {
+    /// `segments[0]`: the initialisation; `segments[k]`: the updates of step `k`.
+    segments: Vec<Vec<Update>>,
+    trailing: usize,
+    ignored: usize,
+    gates_seen: BTreeSet<VarId>,
+}
+
+fn read_segments(model: &Model, stepper: &Stepper, undef: i64, labels: &[String]) -> Result<Segments, String> {
+    let gates: HashMap<String, VarId> = (0..model.vars.len()).map(|v| (obs_gate(model, v), v)).collect();
+    let mut segments = vec![];
+    let mut cur = vec![];
+    let mut ignored = 0;
+    let mut gates_seen = BTreeSet::new();
+    for label in labels {
+        let (gate, offers) = split_label(label);
+        if gate == "DONE" {
+            segments.push(std::mem::take(&mut cur));
+            continue;
+        }
+        let Some(&v) = gates.get(gate) else {
+            ignored += 1;
+            continue;
+        };
+        gates_seen.insert(v);
+        let nums: Vec<i64> = offers
+            .iter()
+            .map(|o| o.parse::<i64>().map_err(|_| format!("label `{label}`: `{o}` is not an integer")))
+            .collect::<Result<_, _>>()?;
+        let var = &model.vars[v];
+        let bad = || format!("label `{label}`: wrong offers for variable `{}`", var.name);
+        let value = |x: i64| -> Result<i32, String> {
+            if x == undef { Ok(BOT) } else { i32::try_from(x).ok().filter(|&y| y != BOT).ok_or_else(bad) }
+        };
+        let elem = |e: i64| -> Result<usize, String> {
+            usize::try_from(e).ok().filter(|&e| e < var.len).map(|e| var.offset + e).ok_or_else(bad)
+        };
+        let agent = |a: i64| -> Result<usize, String> {
+            usize::try_from(a).ok().filter(|&a| a < stepper.lay.n_agents).ok_or_else(bad)
+        };
+        let slot = match (var.store, nums.as_slice()) {
+            (Store::Env, [e, x]) => (elem(*e)?, value(*x)?),
+            (Store::Attr, [a, e, x]) => (stepper.lay.attr(agent(*a)?, elem(*e)?), value(*x)?),
+            (Store::Stig { .. }, [a, e, x]) => (stepper.lay.stig(agent(*a)?, elem(*e)?), value(*x)?),
+            _ => return Err(bad()),
+        };
+        cur.push(slot);
+    }
+    Ok(Segments { segments, trailing: cur.len(), ignored, gates_seen })
+}
+
+/// The native slots of the observed variables (only agents that have them).
+fn observed_slots(model: &Model, stepper: &Stepper, observed: &BTreeSet<VarId>) -> Vec<usize> {
+    let mut out = vec![];
+    for &v in observed {
+        let var = &model.vars[v];
+        for e in var.offset..var.offset + var.len {
+            match var.store {
+                Store::Env => out.push(e),
+                Store::Attr => {
+                    for t in model.agent_types.iter().filter(|t| t.attrs.contains(&v)) {
+                        out.extend(t.ids().map(|a| stepper.lay.attr(a, e)));
+                    }
+                }
+                Store::Stig { tuple, .. } => out.extend(stepper.holders[tuple].iter().map(|&a| stepper.lay.stig(a, e))),
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// Replays `path` (labels of the LNT program of `model`, scheduling `fair`) in the native
+/// engine. `undef` is the number the program uses for ⊥ (`UNDEF`); `observed` the variables
+/// whose labels were visible (default: those whose gate occurs in the path).
+pub fn translate(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: Option<&BTreeSet<VarId>>,
+) -> Result<Translated, String> {
+    let stepper = Stepper::new(model, behs, fair);
+    let seg = read_segments(model, &stepper, undef, &path.labels)?;
+    if seg.segments.is_empty() {
+        return Err("the path has no `DONE` label, so it does not complete the initialisation: nothing to translate \
+                    (was `DONE` hidden?)"
+            .into());
+    }
+    let observed_vars = observed.cloned().unwrap_or_else(|| seg.gates_seen.clone());
+    let slots = observed_slots(model, &stepper, &observed_vars);
+    // The observed valuation after each `DONE` (unlabelled observed slots start at 0, as in
+    // the MCL queries; the initialisation labels every observed element anyway).
+    let mut targets: Vec<Vec<i32>> = vec![];
+    let mut val: HashMap<usize, i32> = slots.iter().map(|&s| (s, 0)).collect();
+    for (k, updates) in seg.segments.iter().enumerate() {
+        for &(s, x) in updates {
+            match val.get_mut(&s) {
+                Some(cur) => *cur = x,
+                None if observed.is_some() => {
+                    return Err(format!("after DONE number {k}: a label observes a variable outside the property"));
+                }
+                None => return Err(format!("after DONE number {k}: a label observes a slot no agent has")),
+            }
+        }
+        targets.push(slots.iter().map(|s| val[s]).collect());
+    }
+    // A lasso: `labels[at..]` repeat forever. When the loop is entered right after a `DONE`,
+    // the last state must equal the state that `DONE` reached; otherwise (or if that fails)
+    // the loop is unrolled up to its first `DONE`, whose state must come back.
+    let mut attempts: Vec<(Vec<Vec<i32>>, Option<usize>)> = vec![];
+    match path.loop_start {
+        None => attempts.push((targets.clone(), None)),
+        Some(at) => {
+            let dones_before = path.labels[..at].iter().filter(|l| split_label(l).0 == "DONE").count();
+            if at > 0 && split_label(&path.labels[at - 1]).0 == "DONE" {
+                attempts.push((targets.clone(), Some(dones_before - 1)));
+            }
+            let first_done = path.labels[at..]
+                .iter()
+                .position(|l| split_label(l).0 == "DONE")
+                .ok_or("the loop of the lasso has no `DONE`: it stays inside one step")?;
+            let mut unrolled = path.labels.clone();
+            unrolled.extend_from_slice(&path.labels[at..=at + first_done]);
+            let extra = read_segments(model, &stepper, undef, &unrolled)?;
+            let mut t2 = targets.clone();
+            let mut val2: HashMap<usize, i32> =
+                slots.iter().zip(targets.last().expect("one DONE")).map(|(s, x)| (*s, *x)).collect();
+            for updates in &extra.segments[seg.segments.len()..] {
+                for &(s, x) in updates {
+                    if let Some(cur) = val2.get_mut(&s) {
+                        *cur = x;
+                    }
+                }
+                t2.push(slots.iter().map(|s| val2[s]).collect());
+            }
+            attempts.push((t2, Some(dones_before + first_done)));
+        }
+    }
+    let mut last_err = String::new();
+    for (targets, loop_state) in attempts {
+        match search(&stepper, &slots, &targets, loop_state, path.deadlock) {
+            Ok((initial, steps)) => {
+                let trace = Trace {
+                    fair,
+                    initial,
+                    steps,
+                    loop_start: loop_state,
+                    ends_in_deadlock: path.deadlock,
+                    marks: vec![],
+                };
+                return Ok(Translated {
+                    trace,
+                    observed: observed_vars.into_iter().collect(),
+                    ignored_labels: seg.ignored,
+                    trailing_labels: seg.trailing,
+                });
+            }
+            Err(e) => last_err = e,
+        }
+    }
+    Err(last_err)
+}
+
+/// Depth-first search for native states `x_0 … x_m` (`m = targets.len() - 1`) with `x_0`
+/// initial, `x_{k+1}` a successor of `x_k`, and `x_k` agreeing with `targets[k]` on `slots`;
+/// `x_m == x_loop` for a lasso, `x_m` a deadlock if asked.
+fn search(
+    stepper: &Stepper,
+    slots: &[usize],
+    targets: &[Vec<i32>],
+    loop_state: Option<usize>,
+    deadlock: bool,
+) -> Result<(Vec<i32>, Vec<TraceStep>), String> {
+    let agrees = |st: &[i32], k: usize| slots.iter().zip(&targets[k]).all(|(&s, &x)| st[s] == x);
+    let mut w = Work::default();
+    let inits: Vec<Vec<i32>> =
+        stepper.initial_states().map_err(|e| e.0)?.into_iter().filter(|s| agrees(s, 0)).collect();
+    if inits.is_empty() {
+        return Err("no initial state of the model has the observed initial values".into());
+    }
+    let last = targets.len() - 1;
+    let mut budget = SEARCH_BUDGET;
+    let mut dead_ends: HashSet<(Vec<i32>, usize)> = HashSet::new();
+    // Frames: the state at depth k and its not yet tried candidate successors.
+    struct Frame {
+        state: Vec<i32>,
+        event: Option<Event>,
+        candidates: Vec<(Event, Vec<i32>)>,
+    }
+    let mut deepest = 0;
+    for init in inits {
+        let mut stack: Vec<Frame> = vec![];
+        let mut next: Option<(Option<Event>, Vec<i32>)> = Some((None, init));
+        loop {
+            if let Some((event, state)) = next.take() {
+                let k = stack.len();
+                deepest = deepest.max(k);
+                let goal_ok = |stack: &Vec<Frame>, w: &mut Work| -> Result<bool, String> {
+                    if let Some(l) = loop_state {
+                        let at = if l == k { &state } else { &stack[l].state };
+                        if *at != state {
+                            return Ok(false);
+                        }
+                    }
+                    Ok(!deadlock || stepper.is_deadlock(&state, w).map_err(|e| e.0)?)
+                };
+                if k == last {
+                    if goal_ok(&stack, &mut w)? {
+                        let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
+                        let mut steps: Vec<TraceStep> = stack
+                            .iter()
+                            .skip(1)
+                            .map(|f| TraceStep { event: f.event.clone().expect("event"), state: f.state.clone() })
+                            .collect();
+                        if let Some(ev) = event {
+                            steps.push(TraceStep { event: ev, state });
+                        }
+                        return Ok((initial, steps));
+                    }
+                    dead_ends.insert((state, k));
+                } else {
+                    if budget == 0 {
+                        return Err(format!(
+                            "the search for a matching native path gave up after {SEARCH_BUDGET} expansions"
+                        ));
+                    }
+                    budget -= 1;
+                    let mut candidates = vec![];
+                    stepper
+                        .successors(&state, &mut w, true, &mut |ev, s| {
+                            if agrees(s, k + 1) && !dead_ends.contains(&(s.to_vec(), k + 1)) {
+                                candidates.push((ev.expect("event"), s.to_vec()));
+                            }
+                        })
+                        .map_err(|e| format!("run-time error while replaying step {}: {}", k + 1, e.0))?;
+                    candidates.reverse();
+                    stack.push(Frame { state, event, candidates });
+                }
+            }
+            let Some(top) = stack.last_mut() else { break };
+            match top.candidates.pop() {
+                Some((ev, s)) => {
+                    if !dead_ends.contains(&(s.clone(), stack.len())) {
+                        next = Some((Some(ev), s));
+                    }
+                }
+                None => {
+                    let f = stack.pop().expect("non-empty");
+                    dead_ends.insert((f.state, stack.len()));
+                }
+            }
+        }
+    }
+    let what = if deepest == last {
+        "the end of the path (its loop or deadlock) cannot be matched".to_string()
+    } else {
+        format!("step {} of the path cannot be matched", deepest + 1)
+    };
+    Err(format!(
+        "no native path has the observed values of the labels: {what} (an encoding error, or the trace is not from \
+         this spec with these extern values{})",
+        if stepper.fair { " and --fair" } else { " without --fair" }
+    ))
+}
+
+/// What a trace shows about one property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shows {
+    /// A violation: of `always` at state `at` (0 = initial); of `finally` by a lasso or a
+    /// deadlock whose states never satisfy the predicate (`at` = the last state).
+    Violation { at: usize },
+    /// The trace does not show a violation.
+    NoViolation,
+    /// One path cannot show a violation of this modality (`fairly`, `fairly_inf`, scoped
+    /// patterns need the states reachable from the path).
+    NotDecidable,
+}
+
+/// Evaluates `p` along `trace` (the check a counterexample from CADP must pass).
+pub fn shows(model: &Model, behs: &[Behaviour], trace: &Trace, p: &crate::model::Property) -> Result<Shows, String> {
+    use crate::model::Modality;
+    let stepper = Stepper::new(model, behs, trace.fair);
+    let mut sc = Default::default();
+    let holds = |k: usize, sc: &mut _| crate::engine::eval_pred(&stepper, trace.state(k), sc, &p.pred);
+    match p.modality {
+        Modality::Always => {
+            for k in 0..=trace.len() {
+                if !holds(k, &mut sc)? {
+                    return Ok(Shows::Violation { at: k });
+                }
+            }
+            Ok(Shows::NoViolation)
+        }
+        Modality::Finally => {
+            for k in 0..=trace.len() {
+                if holds(k, &mut sc)? {
+                    return Ok(Shows::NoViolation);
+                }
+            }
+            let complete = trace.loop_start.is_some() || trace.ends_in_deadlock;
+            Ok(if complete { Shows::Violation { at: trace.len() } } else { Shows::NoViolation })
+        }
+        _ => Ok(Shows::NotDecidable),
+    }
+}
