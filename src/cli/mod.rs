@@ -7,6 +7,7 @@ pub mod lts;
 mod translate;
 mod values;
 mod verify;
+mod verify_lnt;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -284,7 +285,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 return Err(cadp_backend());
             }
             if backend == Backend::Lnt {
-                return lts::verify_lnt(&loaded, &properties, fair, json, max_states);
+                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states };
+                return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
             if let Some(t) = timeout
                 && !(t.is_finite() && t > 0.0)

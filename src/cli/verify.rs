@@ -108,7 +108,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     Ok(verify_exit_code(&report))
 }
 
-fn verify_exit_code(r: &VerifyReport) -> i32 {
+pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
     if r.results.iter().any(|x| x.verdict == Verdict::Violated) {
         return exit::VIOLATED;
     }
@@ -131,7 +131,7 @@ fn stop_text(s: StopReason) -> &'static str {
     }
 }
 
-fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
+pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = String::new();
     let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
     for x in &r.results {
@@ -167,7 +167,7 @@ fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     s
 }
 
-fn verify_json(l: &Loaded, spec_name: &str, fair: bool, r: &VerifyReport) -> Value {
+pub(super) fn verify_json(l: &Loaded, spec_name: &str, fair: bool, r: &VerifyReport) -> Value {
     let results: Vec<Value> = r
         .results
         .iter()

@@ -22,6 +22,7 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Di
 
 pub mod check;
 pub mod diff;
+pub mod paths;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).
