@@ -287,6 +287,7 @@ impl Parser {
             || self.is_kw("else")
             || self.is_p("[]")
             || self.is_p("||")
+            || self.is_p("|")
             || matches!(self.peek(), Tok::Eof)
     }
 
@@ -455,7 +456,55 @@ impl Parser {
                 StmtK::Par(global, bs)
             }
             Tok::Kw("case") => {
-                return Err(Diag::new(pos, "`case` is not part of the subset emitted by labs"));
+                // `case E in P [where G] -> S | … end case`, read as the `if` chain it means:
+                // patterns are values (numerals, booleans, constructors, constants), compared
+                // with `==`, or `any [T]`, which matches everything.
+                self.bump();
+                let scrutinee = self.expr()?;
+                self.kw("in")?;
+                if self.is_kw("var") {
+                    return self.err("a pattern (`var` declarations in `case` are not supported)");
+                }
+                let mut arms: Vec<(Expr, Stmt)> = vec![];
+                let mut default: Option<Box<Stmt>> = None;
+                loop {
+                    let ppos = self.pos();
+                    let test = if self.eat_kw("any") {
+                        if matches!(self.peek(), Tok::Ident(_)) {
+                            self.ident()?;
+                        }
+                        None
+                    } else {
+                        let pat = self.expr()?;
+                        let eq = ExprK::Bin(BinOp::Eq, Box::new(scrutinee.clone()), Box::new(pat));
+                        Some(Expr { k: eq, pos: ppos })
+                    };
+                    let guard = if self.eat_kw("where") { Some(self.expr()?) } else { None };
+                    self.p("->")?;
+                    let body = self.stmts()?;
+                    let cond = match (test, guard) {
+                        (Some(t), Some(g)) => {
+                            Some(Expr { k: ExprK::Bin(BinOp::And, Box::new(t), Box::new(g)), pos: ppos })
+                        }
+                        (t, g) => t.or(g),
+                    };
+                    match cond {
+                        _ if default.is_some() => {
+                            return Err(Diag::new(ppos, "unreachable `case` branch after `any` without `where`"));
+                        }
+                        Some(c) => arms.push((c, body)),
+                        None => default = Some(Box::new(body)),
+                    }
+                    if !self.eat_p("|") {
+                        break;
+                    }
+                }
+                self.end("case")?;
+                if arms.is_empty() {
+                    // Only `any`: the body always runs.
+                    return Ok(*default.unwrap_or(Box::new(Stmt { k: StmtK::Null, pos })));
+                }
+                StmtK::If(arms, default)
             }
             Tok::Ident(name) => {
                 // assignment, communication or process call
