@@ -294,10 +294,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
             }
-            if backend == Backend::Lnt {
-                return Err(Failure::new(exit::BACKEND, "simulate --backend lnt is not available yet"));
-            }
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed };
+            let args =
+                verify::SimulateArgs { properties, fair, json, runs, steps, seed, lnt: backend == Backend::Lnt };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {

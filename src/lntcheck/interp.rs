@@ -42,6 +42,14 @@ pub struct LeafState {
 
 pub type SysState = Vec<LeafState>;
 
+/// One transition: its visible label, its label before hiding, its target.
+#[derive(Clone, Debug)]
+pub struct Trans {
+    pub label: String,
+    pub orig: String,
+    pub next: SysState,
+}
+
 fn is_structural(s: &Stmt) -> bool {
     matches!(s.k, StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..))
 }
@@ -443,6 +451,12 @@ impl<'a> Explorer<'a> {
 
     /// Successors of a state: (label, target).
     pub fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
+        Ok(self.successors_full(st)?.into_iter().map(|t| (t.label, t.next)).collect())
+    }
+
+    /// Successors of a state with, for each, the label before hiding (the gate the leaves
+    /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
+    pub fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
         let mut readies = vec![];
         for (k, l) in st.iter().enumerate() {
             readies.push(self.readies(k, l)?);
@@ -472,17 +486,18 @@ impl<'a> Explorer<'a> {
             'outer: loop {
                 let vals: Vec<&Value> = idx.iter().zip(&doms).map(|(i, d)| &d[*i]).collect();
                 if let Some(next) = self.fire(st, &readies, &o, &vals)? {
-                    let label = if o.gate == TAU {
+                    let orig = if o.orig == TAU {
                         "i".to_string()
                     } else {
-                        let mut l = self.net.gate_names[o.gate as usize].clone();
+                        let mut l = self.net.gate_names[o.orig as usize].clone();
                         for v in &vals {
                             l.push_str(" !");
                             l.push_str(&fmt_value(self.p, v));
                         }
                         l
                     };
-                    out.push((label, next));
+                    let label = if o.gate == TAU { "i".to_string() } else { orig.clone() };
+                    out.push(Trans { label, orig, next });
                 }
                 let mut k = idx.len();
                 loop {
