@@ -294,8 +294,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
             }
-            let args =
-                verify::SimulateArgs { properties, fair, json, runs, steps, seed, lnt: backend == Backend::Lnt };
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, lnt: backend == Backend::Lnt };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {

@@ -48,6 +48,10 @@ pub struct Trans {
     pub label: String,
     pub orig: String,
     pub next: SysState,
+    /// Each leaf taking part in it has this one transition as its only possible move (one
+    /// ready communication, one way to take it): until it fires, no other transition
+    /// involves these leaves, and it stays enabled (used to reduce interleavings).
+    pub sole: bool,
 }
 
 fn is_structural(s: &Stmt) -> bool {
@@ -463,6 +467,9 @@ impl<'a> Explorer<'a> {
         }
         let opens = self.opens(&self.net.tree.clone(), &readies)?;
         let mut out = vec![];
+        // leaves of each transition, and how many transitions each leaf takes part in
+        let mut parts: Vec<Vec<usize>> = vec![];
+        let mut involved = vec![0usize; st.len()];
         for o in opens {
             // enumerate the free slots
             let mut doms: Vec<Vec<Value>> = vec![];
@@ -497,7 +504,12 @@ impl<'a> Explorer<'a> {
                         l
                     };
                     let label = if o.gate == TAU { "i".to_string() } else { orig.clone() };
-                    out.push(Trans { label, orig, next });
+                    out.push(Trans { label, orig, next, sole: false });
+                    let ps: Vec<usize> = o.parts.iter().map(|p| p.0).collect();
+                    for &l in &ps {
+                        involved[l] += 1;
+                    }
+                    parts.push(ps);
                 }
                 let mut k = idx.len();
                 loop {
@@ -512,6 +524,9 @@ impl<'a> Explorer<'a> {
                     idx[k] = 0;
                 }
             }
+        }
+        for (t, ps) in out.iter_mut().zip(&parts) {
+            t.sole = ps.iter().all(|&l| involved[l] == 1 && readies[l].len() == 1);
         }
         Ok(out)
     }

@@ -210,6 +210,14 @@ impl<'a> LntWalk<'a> {
                             reached by DONE)"
                     .into());
             }
+            // Partial-order reduction: a transition that is the only move of each leaf taking
+            // part in it (an observation label, a private step) happens on every path to
+            // `DONE` and commutes with everything else; taking it alone loses no LAbS
+            // successor (the skeleton does not depend on the order either).
+            let succ = match succ.iter().position(|t| t.sole && t.label != "DONE") {
+                Some(i) if !first => vec![succ.into_iter().nth(i).expect("index")],
+                _ => succ,
+            };
             first = false;
             let mut next = vec![];
             for t in succ {
