@@ -112,7 +112,7 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Random runs, reproducible from the seed
+    /// Random runs, reproducible from the seed (native engine, or the LNT program with --backend lnt)
     Simulate {
         #[command(flatten)]
         spec: SpecArgs,
@@ -129,6 +129,8 @@ enum Command {
         /// Mark only this property (repeatable)
         #[arg(long = "property", value_name = "NAME")]
         properties: Vec<String>,
+        /// native: the embedded engine; lnt: the emitted LNT program run step by step by
+        /// labs's LNT interpreter (same output; the LTS is never generated as a whole)
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
         /// One JSON document on stdout
