@@ -343,3 +343,43 @@ fn translate_trace_turns_executor_output_into_a_labs_trace() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
 }
+
+#[test]
+fn simulate_with_the_lnt_backend_prints_the_native_formats() {
+    let args = [
+        "simulate",
+        &shared("benchmarks/leader.labs"),
+        "n=3",
+        "--backend",
+        "lnt",
+        "--runs",
+        "2",
+        "--steps",
+        "20",
+        "--seed",
+        "4",
+        "--json",
+    ];
+    let a = labs(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, labs(&args).stdout, "not reproducible");
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["backend"], "lnt");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        let t = &r["trace"];
+        assert_eq!(t["initial"]["agents"].as_array().unwrap().len(), 3);
+        // every agent starts with leader = _n = 3 (`leader: _n`) at timestamps 0, 1, 2 (D2)
+        for (i, ag) in t["initial"]["agents"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(ag["stigmergy"]["leader"]["value"], 3);
+            assert_eq!(ag["stigmergy"]["leader"]["timestamp"], i);
+        }
+        assert!(t["steps"].is_array() && r["properties"].is_array());
+    }
+    let o = labs(&["simulate", &shared("benchmarks/leader.labs"), "n=3", "--backend", "lnt", "--seed", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("=== run 1 of 1 (seed 1") && out.contains("<end initialization>"), "{out}");
+    assert!(out.contains("LeaderNot0: violated"), "{out}");
+}

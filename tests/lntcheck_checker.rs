@@ -88,8 +88,19 @@ fn emitted_programs_pass_the_checker() {
         ("formation.labs", vec!["n=2", "range=2", "size=3"]),
         ("philosophers.labs", vec!["n=3"]),
         ("twophasecommit.labs", vec!["workers=2"]),
+        ("examples/counter.labs", vec!["n=2", "atomic=0"]),
+        ("examples/flocking.labs", vec!["birds=2", "delta=1", "grid=3"]),
+        ("examples/leader.labs", vec!["n=3"]),
+        ("examples/line.labs", vec!["n=3", "gap=2", "size=5"]),
+        ("examples/majority.labs", vec!["yes=1", "no=2"]),
+        ("examples/philosophers.labs", vec!["n=3", "asym=1"]),
+        ("examples/twophase.labs", vec!["workers=2"]),
     ] {
-        let path = format!("{}/../shared/benchmarks/{spec}", env!("CARGO_MANIFEST_DIR"));
+        let path = if let Some(e) = spec.strip_prefix("examples/") {
+            format!("{}/examples/{e}", env!("CARGO_MANIFEST_DIR"))
+        } else {
+            format!("{}/../shared/benchmarks/{spec}", env!("CARGO_MANIFEST_DIR"))
+        };
         let text = std::fs::read_to_string(&path).unwrap();
         let ext: Vec<String> = ext.iter().map(|s| s.to_string()).collect();
         let externs = labs::model::externs::parse_externs(&ext).unwrap();
@@ -111,4 +122,76 @@ fn emitted_programs_pass_the_checker() {
             }
         }
     }
+}
+
+#[test]
+fn offer_types_within_a_process() {
+    // the first use of a gate (program order) is the reference
+    assert_eq!(msgs("v := 1; G (!v); G (!id)"), vec!["11:23: offer 1 of gate `G` has type Nat, but Int at 11:15"]);
+    assert_eq!(msgs("G (?v); G (!id)"), vec!["11:15: offer 1 of gate `G` has type Nat, but Int at 11:7"]);
+    // `of` fixes a numeral's type; a bare numeral matches any numeric type
+    assert_eq!(
+        msgs("v := 1; G (!v); G (!(2 of Nat))"),
+        vec!["11:23: offer 1 of gate `G` has type Nat, but Int at 11:15"]
+    );
+    assert_eq!(msgs("v := 1; G (!v); G (!2)"), Vec::<String>::new());
+}
+
+/// Two processes sharing channels: `Q`'s formal gate `X` is given `G` by one call and the
+/// hidden `H` by another, so `G`, `H` and `X` must all carry offers of one shape.
+const TWO: &str = "module m is
+process Q [X: any] (n: Nat) is
+   X (!n)
+end process
+process P [G, H: any] (id: Nat) is
+   var v: Int in
+      BODY
+   end var
+end process
+process MAIN [G: any] is
+   hide H: any in
+      par G in P [G, H] (0) || Q [G] (1) || Q [H] (2) end par
+   end hide
+end process
+end module
+";
+
+fn msgs2(body: &str, main: Option<(&str, &str)>) -> Vec<String> {
+    let mut src = TWO.replace("BODY", body);
+    if let Some((a, b)) = main {
+        src = src.replace(a, b);
+    }
+    match load(&src, None) {
+        Err(d) => vec![d.to_string()],
+        Ok(p) => check(&p).into_iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+#[test]
+fn offers_agree_across_processes() {
+    assert_eq!(msgs2("G (!id); H (!(1 of Nat)); G (?id)", None), Vec::<String>::new());
+    // arity: G is Q's X, used with one offer at 3:4
+    assert_eq!(
+        msgs2("v := 1; G (!v, !id)", None),
+        vec!["7:15: gate `G` used with 2 offers, but with 1 at 3:4 (as `X`)"]
+    );
+    // type, through a visible gate and through a hidden one
+    assert_eq!(msgs2("v := 1; G (!v)", None), vec!["7:15: offer 1 of gate `G` has type Int, but Nat at 3:4 (as `X`)"]);
+    assert_eq!(msgs2("v := 1; H (!v)", None), vec!["7:15: offer 1 of gate `H` has type Int, but Nat at 3:4 (as `X`)"]);
+    // without the call `Q [H]`, H is a channel of its own
+    assert_eq!(msgs2("v := 1; H (!v)", Some((" || Q [H] (2)", ""))), Vec::<String>::new());
+}
+
+#[test]
+fn gates_of_par_sets_and_calls_must_exist() {
+    assert_eq!(
+        msgs2("G (!id)", Some(("par G in", "par K in"))),
+        vec!["12:11: undeclared gate `K` in the synchronisation set of `par`"]
+    );
+    assert_eq!(
+        msgs2("G (!id)", Some(("|| Q [G] (1)", "|| K -> Q [G] (1)"))),
+        vec!["12:32: undeclared gate `K` in the synchronisation set of `par`"]
+    );
+    assert_eq!(msgs2("G (!id)", Some(("Q [G] (1)", "Q [K] (1)"))), vec!["12:35: undeclared gate `K`"]);
+    assert_eq!(msgs2("G (!id)", Some(("Q [G] (1)", "Q [G, H] (1)"))), vec!["12:32: process `Q` has 1 gates, 2 given"]);
 }

@@ -114,7 +114,7 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Random runs, reproducible from the seed
+    /// Random runs, reproducible from the seed (native engine, or the LNT program with --backend lnt)
     Simulate {
         #[command(flatten)]
         spec: SpecArgs,
@@ -131,6 +131,8 @@ enum Command {
         /// Mark only this property (repeatable)
         #[arg(long = "property", value_name = "NAME")]
         properties: Vec<String>,
+        /// native: the embedded engine; lnt: the emitted LNT program run step by step by
+        /// labs's LNT interpreter (same output; the LTS is never generated as a whole)
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
         /// One JSON document on stdout
@@ -315,10 +317,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if backend == Backend::Cadp {
                 return Err(cadp_backend());
             }
-            if backend == Backend::Lnt {
-                return Err(Failure::new(exit::BACKEND, "simulate --backend lnt is not available yet"));
-            }
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed };
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, lnt: backend == Backend::Lnt };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {

@@ -209,6 +209,8 @@ pub struct SimulateArgs {
     pub runs: usize,
     pub steps: usize,
     pub seed: u64,
+    /// Run the emitted LNT program in labs's LNT interpreter instead of the native engine.
+    pub lnt: bool,
 }
 
 pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
@@ -219,7 +221,24 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         seed: a.seed,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
     };
-    let report = engine::simulate(&l.model, &l.behaviours, &opts).map_err(|e| engine_failure(l, e, a.json))?;
+    let report = if a.lnt {
+        let stem =
+            std::path::Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+        let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);
+        let src = crate::lntcheck::backend::emit_lnt(
+            &l.model,
+            &l.behaviours,
+            &analysis,
+            &stem,
+            a.fair,
+            crate::lnt::Dialect::CURRENT,
+        )
+        .map_err(|m| Failure::new(exit::BACKEND, m))?;
+        crate::lntcheck::simulate::simulate(&l.model, &l.behaviours, &src, &opts)
+    } else {
+        engine::simulate(&l.model, &l.behaviours, &opts)
+    };
+    let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
     } else {
@@ -267,7 +286,7 @@ fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateRepo
     json!({
         "spec": spec_name,
         "externs": l.model.externs,
-        "backend": "native",
+        "backend": if a.lnt { "lnt" } else { "native" },
         "fair": a.fair,
         "seed": a.seed,
         "steps": a.steps,

@@ -26,7 +26,7 @@ use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
 pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
-pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, simulate};
+pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -82,6 +82,41 @@ pub struct SimulateReport {
     pub runs: Vec<SimRun>,
 }
 
+/// Where the runs of `simulate_with` come from: the initial states and, from the current
+/// state, its successors with their events. `start` and `take` tell which initial state and
+/// which successor the run chose (a back end that keeps its own state alongside the LAbS
+/// state follows them).
+pub trait Walk {
+    /// Every initial state (called once, before the runs).
+    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError>;
+    /// The run starts at `initial()[i]`.
+    fn start(&mut self, _i: usize) {}
+    /// Every successor of the current state `cur` (counted with multiplicity, in a
+    /// reproducible order); `trace` is the run so far, for error reports.
+    fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError>;
+    /// The run moves to `successors(..)[i]`.
+    fn take(&mut self, _i: usize) {}
+}
+
+/// The native engine as a `Walk`.
+struct NativeWalk<'s, 'm> {
+    stepper: &'s Stepper<'m>,
+    w: Work,
+}
+
+impl Walk for NativeWalk<'_, '_> {
+    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
+        self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })
+    }
+    fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
+        let mut succ: Vec<(Event, Vec<i32>)> = Vec::new();
+        self.stepper
+            .successors(cur, &mut self.w, true, &mut |e, s| succ.push((e.expect("event"), s.to_vec())))
+            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+        Ok(succ)
+    }
+}
+
 /// Random runs: a uniformly chosen initial state, then uniformly chosen steps (among all
 /// enabled steps, counted with multiplicity), up to `steps` steps or a deadlock. `always`
 /// properties are marked violated at their first bad state, `finally`/`eventually`
@@ -89,18 +124,31 @@ pub struct SimulateReport {
 /// patterns violated when their monitor fails.
 pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Result<SimulateReport, EngineError> {
     check_behaviours(model, behs)?;
+    let stepper = Stepper::new(model, behs, opts.fair);
+    let mut walk = NativeWalk { stepper: &stepper, w: Work::default() };
+    simulate_with(model, behs, opts, &mut walk)
+}
+
+/// The runs of `simulate` over any `Walk` (the native engine, or the LNT interpreter of
+/// `simulate --backend lnt`): the same generator, choices and property marks.
+pub fn simulate_with(
+    model: &Model,
+    behs: &[Behaviour],
+    opts: &SimulateOptions,
+    walk: &mut dyn Walk,
+) -> Result<SimulateReport, EngineError> {
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
-    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+    let initial = walk.initial()?;
     let mut rng = SplitMix64::new(opts.seed);
     let mut runs = Vec::new();
     if initial.is_empty() {
         return Ok(SimulateReport { runs });
     }
-    let mut w = Work::default();
-    let mut sc = Scratch::default();
     for _ in 0..opts.runs {
-        let init = initial[rng.below(initial.len() as u64) as usize].clone();
+        let i0 = rng.below(initial.len() as u64) as usize;
+        walk.start(i0);
+        let init = initial[i0].clone();
         let mut trace = Trace {
             fair: opts.fair,
             initial: init.clone(),
@@ -161,14 +209,10 @@ pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Re
                     });
                 }
             }
-            let _ = &mut sc;
             if step >= opts.steps {
                 break;
             }
-            let mut succ: Vec<(Event, Vec<i32>)> = Vec::new();
-            stepper
-                .successors(&cur, &mut w, true, &mut |e, s| succ.push((e.expect("event"), s.to_vec())))
-                .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+            let mut succ = walk.successors(&cur, &trace)?;
             if succ.is_empty() {
                 trace.ends_in_deadlock = true;
                 for (i, p) in props.iter().enumerate() {
@@ -180,7 +224,9 @@ pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Re
                 }
                 break;
             }
-            let (ev, next) = succ.swap_remove(rng.below(succ.len() as u64) as usize);
+            let k = rng.below(succ.len() as u64) as usize;
+            walk.take(k);
+            let (ev, next) = succ.swap_remove(k);
             trace.steps.push(TraceStep { event: ev, state: next.clone() });
             cur = next;
             step += 1;

@@ -162,6 +162,17 @@ pub fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
     m
 }
 
+/// The value of the program's `UNDEF` constant (⊥), or `i64::MIN` without one.
+pub fn undef_value(prog: &Program) -> i64 {
+    match prog.func_ids.get("UNDEF") {
+        Some(f) => match (super::eval::Ev { p: prog, depth: 0 }).call(*f, vec![], Default::default()) {
+            Ok((Some(Value::I(u)), _)) => u,
+            _ => i64::MIN,
+        },
+        None => i64::MIN,
+    }
+}
+
 /// Runs the emitted program and builds the LAbS view of its LTS.
 pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) -> Result<LabsView, String> {
     let prog = super::load(src, None).map_err(|d| format!("emitted LNT:{d}"))?;
@@ -171,13 +182,7 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
     let net = interp::build_net(&prog, "MAIN").map_err(|d| format!("emitted LNT:{d}"))?;
     let (lts, states) =
         interp::generate(&prog, &net, &GenOptions { max_states }).map_err(|d| format!("emitted LNT:{d}"))?;
-    let undef = match prog.func_ids.get("UNDEF") {
-        Some(f) => match (super::eval::Ev { p: &prog, depth: 0 }).call(*f, vec![], Default::default()) {
-            Ok((Some(Value::I(u)), _)) => u,
-            _ => i64::MIN,
-        },
-        None => i64::MIN,
-    };
+    let undef = undef_value(&prog);
     let lay = Layout::new(model, fair);
     // observation gates
     let mut obs: HashMap<String, usize> = HashMap::new();

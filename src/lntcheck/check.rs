@@ -1,6 +1,7 @@
 //! Static checks of the LNT subset, with located messages: expression types (numerals take the
 //! type the context expects), function signatures and parameter modes, gate declarations,
-//! consistent offer arity per gate, and variables assigned before use on every path.
+//! channel typing (offers of one gate agree in arity and types across processes, through the gate
+//! parameters of calls), and variables assigned before use on every path.
 
 use super::ast::*;
 use super::lexer::Diag;
@@ -12,8 +13,32 @@ struct Ck<'a> {
     diags: Vec<Diag>,
     vars: Vec<HashMap<String, Ty>>,
     ret: Option<Ty>,
-    gates: Vec<String>,
-    arity: HashMap<String, (usize, Pos)>,
+    /// Gates in scope, innermost last: (name, channel node).
+    gates: Vec<(String, usize)>,
+    /// Channels: union-find over the gate nodes (formal gates of every process, gates of every
+    /// `hide`); a process call joins each actual gate with the callee's formal gate.
+    uf: Vec<usize>,
+    /// The nodes of each process's formal gates.
+    formals: Vec<Vec<usize>>,
+    /// Every communication: (node, gate name, offer types, position), in program order.
+    uses: Vec<(usize, String, Vec<Option<Ty>>, Pos)>,
+}
+
+fn find(uf: &mut [usize], mut x: usize) -> usize {
+    while uf[x] != x {
+        uf[x] = uf[uf[x]];
+        x = uf[x];
+    }
+    x
+}
+
+/// A numeral without `of T` (its type comes from the context; gates are untyped).
+fn bare_numeral(e: &Expr) -> bool {
+    match &e.k {
+        ExprK::Num(_) => true,
+        ExprK::Neg(x) => bare_numeral(x),
+        _ => false,
+    }
 }
 
 /// Assigned variables; `None` = unreachable (after `stop`, `return`, an endless loop).
@@ -29,6 +54,14 @@ fn meet(a: Asg, b: Asg) -> Asg {
 impl Ck<'_> {
     fn err(&mut self, pos: Pos, m: impl Into<String>) {
         self.diags.push(Diag::new(pos, m));
+    }
+    fn new_node(&mut self) -> usize {
+        self.uf.push(self.uf.len());
+        self.uf.len() - 1
+    }
+    /// The channel node of gate `g` in scope.
+    fn gate(&self, g: &str) -> Option<usize> {
+        self.gates.iter().rev().find(|x| x.0 == g).map(|x| x.1)
     }
     fn var(&self, n: &str) -> Option<Ty> {
         self.vars.iter().rev().find_map(|f| f.get(n).copied())
@@ -392,32 +425,26 @@ impl Ck<'_> {
                 out
             }
             StmtK::Comm(g, offers, w) => {
-                if g != "i" && !self.gates.contains(g) {
+                let node = self.gate(g);
+                if g != "i" && node.is_none() {
                     self.err(s.pos, format!("undeclared gate `{g}`"));
                 }
-                match self.arity.get(g) {
-                    Some((n, p)) if *n != offers.len() => {
-                        let m = format!("gate `{g}` used with {} offers, but with {n} at {p}", offers.len());
-                        self.err(s.pos, m);
-                    }
-                    None => {
-                        self.arity.insert(g.clone(), (offers.len(), s.pos));
-                    }
-                    _ => {}
-                }
                 let mut recv = vec![];
+                let mut sig = vec![];
                 for o in offers {
                     match o {
                         Offer::Send(e) => {
-                            if self.expr(e, None, &asg).is_none() {
-                                continue;
-                            }
+                            let t = self.expr(e, None, &asg);
+                            sig.push(if bare_numeral(e) { None } else { t });
                         }
                         Offer::Recv(lv) => {
-                            self.lvalue(lv, &asg);
+                            sig.push(self.lvalue(lv, &asg));
                             recv.push(lv.name.clone());
                         }
                     }
+                }
+                if let Some(n) = node {
+                    self.uses.push((n, g.clone(), sig, s.pos));
                 }
                 for n in recv {
                     Self::assign(&mut asg, &n);
@@ -430,15 +457,18 @@ impl Ck<'_> {
             }
             StmtK::Hide(gs, b) => {
                 let saved = self.gates.clone();
-                self.gates.extend(gs.iter().map(|g| g.0.clone()));
+                for (g, _) in gs {
+                    let n = self.new_node();
+                    self.gates.push((g.clone(), n));
+                }
                 let r = self.stmt(b, asg);
                 self.gates = saved;
                 r
             }
             StmtK::Par(global, bs) => {
                 for (g, p) in global {
-                    if !self.gates.contains(g) {
-                        self.err(*p, format!("undeclared gate `{g}`"));
+                    if self.gate(g).is_none() {
+                        self.err(*p, format!("undeclared gate `{g}` in the synchronisation set of `par`"));
                     }
                 }
                 let mut out: Asg = Some(BTreeSet::new());
@@ -447,8 +477,8 @@ impl Ck<'_> {
                         ParBranch::Plain(b) => b,
                         ParBranch::Synced(gs, b) => {
                             for (g, p) in gs {
-                                if !self.gates.contains(g) {
-                                    self.err(*p, format!("undeclared gate `{g}`"));
+                                if self.gate(g).is_none() {
+                                    self.err(*p, format!("undeclared gate `{g}` in the synchronisation set of `par`"));
                                 }
                             }
                             b
@@ -464,15 +494,23 @@ impl Ck<'_> {
             }
             StmtK::Call(n, gs, args) => {
                 for (g, p) in gs {
-                    if !self.gates.contains(g) {
+                    if self.gate(g).is_none() {
                         self.err(*p, format!("undeclared gate `{g}`"));
                     }
                 }
-                match self.p.module.procs.iter().find(|x| &x.name == n).cloned() {
+                match self.p.module.procs.iter().position(|x| &x.name == n) {
                     None => self.err(s.pos, format!("undeclared process `{n}`")),
-                    Some(pr) => {
+                    Some(pi) => {
+                        let pr = self.p.module.procs[pi].clone();
                         if pr.gates.len() != gs.len() {
                             self.err(s.pos, format!("process `{n}` has {} gates, {} given", pr.gates.len(), gs.len()));
+                        }
+                        // the actual gate and the formal one are one channel
+                        for ((g, _), &f) in gs.iter().zip(&self.formals[pi].clone()) {
+                            if let Some(a) = self.gate(g) {
+                                let (ra, rf) = (find(&mut self.uf, a), find(&mut self.uf, f));
+                                self.uf[ra] = rf;
+                            }
                         }
                         if pr.params.len() != args.len() {
                             self.err(
@@ -495,9 +533,48 @@ impl Ck<'_> {
     }
 }
 
+/// Channel typing: all the communications on one channel (a gate, followed through the gate
+/// parameters of process calls) have the same number of offers, and offers of the same rank
+/// have the same type (a numeral without `of T` matches any numeric type). The first use of a
+/// channel in program order is the reference; every disagreeing use is reported.
+fn channel_types(ck: &mut Ck) {
+    let mut first: HashMap<usize, (String, Vec<Option<Ty>>, Pos)> = HashMap::new();
+    let uses = std::mem::take(&mut ck.uses);
+    for (node, g, sig, pos) in uses {
+        let root = find(&mut ck.uf, node);
+        let Some((g0, sig0, pos0)) = first.get(&root).cloned() else {
+            first.insert(root, (g, sig, pos));
+            continue;
+        };
+        let as_ = if g0 == g { String::new() } else { format!(" (as `{g0}`)") };
+        if sig.len() != sig0.len() {
+            ck.err(pos, format!("gate `{g}` used with {} offers, but with {} at {pos0}{as_}", sig.len(), sig0.len()));
+            continue;
+        }
+        for (k, (a, b)) in sig.iter().zip(&sig0).enumerate() {
+            if let (Some(a), Some(b)) = (a, b)
+                && a != b
+            {
+                let m = format!(
+                    "offer {} of gate `{g}` has type {}, but {} at {pos0}{as_}",
+                    k + 1,
+                    ck.name(*a),
+                    ck.name(*b)
+                );
+                ck.err(pos, m);
+            }
+        }
+    }
+}
+
 /// Checks the whole module; returns every message (sorted by position).
 pub fn check(p: &Program) -> Vec<Diag> {
-    let mut ck = Ck { p, diags: vec![], vars: vec![], ret: None, gates: vec![], arity: HashMap::new() };
+    let mut ck =
+        Ck { p, diags: vec![], vars: vec![], ret: None, gates: vec![], uf: vec![], formals: vec![], uses: vec![] };
+    for pr in &p.module.procs {
+        let f: Vec<usize> = pr.gates.iter().map(|_| ck.new_node()).collect();
+        ck.formals.push(f);
+    }
     for f in &p.module.funcs {
         let mut frame = HashMap::new();
         let mut asg = BTreeSet::new();
@@ -524,7 +601,7 @@ pub fn check(p: &Program) -> Vec<Diag> {
             }
         }
     }
-    for pr in &p.module.procs {
+    for (pi, pr) in p.module.procs.iter().enumerate() {
         let mut frame = HashMap::new();
         let mut asg = BTreeSet::new();
         for prm in &pr.params {
@@ -535,10 +612,10 @@ pub fn check(p: &Program) -> Vec<Diag> {
         }
         ck.vars = vec![frame];
         ck.ret = None;
-        ck.gates = pr.gates.iter().map(|g| g.0.clone()).collect();
-        ck.arity = HashMap::new();
+        ck.gates = pr.gates.iter().map(|g| g.0.clone()).zip(ck.formals[pi].clone()).collect();
         ck.stmt(&pr.body, Some(asg));
     }
+    channel_types(&mut ck);
     ck.diags.sort_by_key(|d| (d.pos.line, d.pos.col));
     ck.diags.dedup();
     ck.diags

@@ -42,6 +42,18 @@ pub struct LeafState {
 
 pub type SysState = Vec<LeafState>;
 
+/// One transition: its visible label, its label before hiding, its target.
+#[derive(Clone, Debug)]
+pub struct Trans {
+    pub label: String,
+    pub orig: String,
+    pub next: SysState,
+    /// Each leaf taking part in it has this one transition as its only possible move (one
+    /// ready communication, one way to take it): until it fires, no other transition
+    /// involves these leaves, and it stays enabled (used to reduce interleavings).
+    pub sole: bool,
+}
+
 fn is_structural(s: &Stmt) -> bool {
     matches!(s.k, StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..))
 }
@@ -443,12 +455,21 @@ impl<'a> Explorer<'a> {
 
     /// Successors of a state: (label, target).
     pub fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
+        Ok(self.successors_full(st)?.into_iter().map(|t| (t.label, t.next)).collect())
+    }
+
+    /// Successors of a state with, for each, the label before hiding (the gate the leaves
+    /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
+    pub fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
         let mut readies = vec![];
         for (k, l) in st.iter().enumerate() {
             readies.push(self.readies(k, l)?);
         }
         let opens = self.opens(&self.net.tree.clone(), &readies)?;
         let mut out = vec![];
+        // leaves of each transition, and how many transitions each leaf takes part in
+        let mut parts: Vec<Vec<usize>> = vec![];
+        let mut involved = vec![0usize; st.len()];
         for o in opens {
             // enumerate the free slots
             let mut doms: Vec<Vec<Value>> = vec![];
@@ -472,17 +493,23 @@ impl<'a> Explorer<'a> {
             'outer: loop {
                 let vals: Vec<&Value> = idx.iter().zip(&doms).map(|(i, d)| &d[*i]).collect();
                 if let Some(next) = self.fire(st, &readies, &o, &vals)? {
-                    let label = if o.gate == TAU {
+                    let orig = if o.orig == TAU {
                         "i".to_string()
                     } else {
-                        let mut l = self.net.gate_names[o.gate as usize].clone();
+                        let mut l = self.net.gate_names[o.orig as usize].clone();
                         for v in &vals {
                             l.push_str(" !");
                             l.push_str(&fmt_value(self.p, v));
                         }
                         l
                     };
-                    out.push((label, next));
+                    let label = if o.gate == TAU { "i".to_string() } else { orig.clone() };
+                    out.push(Trans { label, orig, next, sole: false });
+                    let ps: Vec<usize> = o.parts.iter().map(|p| p.0).collect();
+                    for &l in &ps {
+                        involved[l] += 1;
+                    }
+                    parts.push(ps);
                 }
                 let mut k = idx.len();
                 loop {
@@ -497,6 +524,9 @@ impl<'a> Explorer<'a> {
                     idx[k] = 0;
                 }
             }
+        }
+        for (t, ps) in out.iter_mut().zip(&parts) {
+            t.sole = ps.iter().all(|&l| involved[l] == 1 && readies[l].len() == 1);
         }
         Ok(out)
     }

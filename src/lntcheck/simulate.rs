@@ -1,0 +1,438 @@
+//! `labs simulate --backend lnt`: random runs over the LTS of the emitted LNT program, generated
+//! on the fly by the interpreter (never the whole LTS).
+//!
+//! A LAbS step from a real state (a target of `DONE`) is a path of non-`DONE` transitions
+//! ending with one `DONE`. At each real state the walk computes every distinct LAbS successor
+//! (depth-first over the intermediate states of the step, which are few: one step and its
+//! receivers' private actions) and the run picks one uniformly, with the native simulator's
+//! generator and choice sequence (`engine::simulate_with`). The LAbS state of a real state is
+//! read from the processes' variables (`I`, `L`, `Zp`, `Zc`, `pc` of each agent, `E` of `Env`,
+//! the ranks `r` of each `Timestamps (k)`, the turn `t` of `Sched`); the event of a step from
+//! the labels of the hidden gates (`TICK !a`: agent `a` acts; `REFRESH !k !a`: it writes tuple
+//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER`: `r` copies,
+//! `!LESS` after `QRY_k`: `r` will re-propagate). What the LNT cannot show (the edge of the
+//! behaviour and the list of assigned variables, unchanged values included) is taken from the
+//! native step with the same state and the same event skeleton; an LNT step with no such
+//! native step, or a native step the LNT program lacks, is an error.
+
+use super::interp::{Explorer, Net, SysState, Trans};
+use super::sem::{Program, Value};
+use crate::behaviour::Behaviour;
+use crate::engine::simulate::Walk;
+use crate::engine::state::{BOT, Layout};
+use crate::engine::step::{Event, Stepper, Work};
+use crate::engine::{EngineError, SimulateOptions, SimulateReport, simulate_with};
+use crate::model::{Model, Store};
+use crate::trace::Trace;
+use rustc_hash::FxHashSet;
+
+/// What the hidden labels of one LAbS step say about its event.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Skeleton {
+    /// `Some(a)` for an agent step of `a` (`TICK !a`).
+    pub agent: Option<usize>,
+    /// Tuples written (`REFRESH !k !a`), sorted.
+    pub written: Vec<usize>,
+    /// `Some((sender, tuple, confirm))` for a message step.
+    pub message: Option<(usize, usize, bool)>,
+    /// Receivers that copied (`REQ … !GREATER`), sorted.
+    pub copied: Vec<usize>,
+    /// Confirmation receivers with a newer value (`REQ … !LESS` after `QRY_k`), sorted.
+    pub refreshed: Vec<usize>,
+}
+
+fn nums(label: &str) -> Vec<&str> {
+    label.split(" !").skip(1).collect()
+}
+
+fn insert_sorted(v: &mut Vec<usize>, x: usize) {
+    if let Err(i) = v.binary_search(&x) {
+        v.insert(i, x);
+    }
+}
+
+impl Skeleton {
+    /// Accounts for one transition (label before hiding).
+    fn add(&mut self, orig: &str) -> Result<(), String> {
+        let gate = orig.split(' ').next().unwrap_or("");
+        let args = nums(orig);
+        let num = |i: usize| -> Result<usize, String> {
+            args.get(i).and_then(|x| x.parse().ok()).ok_or_else(|| format!("unexpected offers in `{orig}`"))
+        };
+        match gate {
+            "TICK" => {
+                let a = num(0)?;
+                if self.agent.is_some_and(|b| b != a) || self.message.is_some() {
+                    return Err(format!("`{orig}`: a second action in one LAbS step"));
+                }
+                self.agent = Some(a);
+            }
+            "REFRESH" => insert_sorted(&mut self.written, num(0)?),
+            "REQ" => {
+                let r = num(0)?;
+                match args.get(3).copied() {
+                    Some("GREATER") => insert_sorted(&mut self.copied, r),
+                    Some("LESS") if matches!(self.message, Some((_, _, true))) => insert_sorted(&mut self.refreshed, r),
+                    _ => {}
+                }
+            }
+            g if g.starts_with("PUT_") || g.starts_with("QRY_") => {
+                let k: usize = g[4..].parse().map_err(|_| format!("unexpected gate in `{orig}`"))?;
+                if self.agent.is_some() || self.message.is_some() {
+                    return Err(format!("`{orig}`: a second action in one LAbS step"));
+                }
+                self.message = Some((num(0)?, k, g.starts_with("QRY_")));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Whether a native event agrees with everything the labels say.
+    fn matches(&self, ev: &Event) -> bool {
+        match ev {
+            Event::Agent { agent, written, .. } => {
+                self.message.is_none() && self.agent == Some(*agent) && {
+                    let mut w = written.clone();
+                    w.sort_unstable();
+                    w == self.written
+                }
+            }
+            Event::Message { sender, tuple, confirm, copied, refreshed } => {
+                let (mut c, mut r) = (copied.clone(), refreshed.clone());
+                c.sort_unstable();
+                r.sort_unstable();
+                self.agent.is_none()
+                    && self.message == Some((*sender, *tuple, *confirm))
+                    && c == self.copied
+                    && r == self.refreshed
+            }
+        }
+    }
+}
+
+/// Where the LAbS state lives in the LNT processes.
+struct Places {
+    /// Per agent id: (leaf, slots of `I`, `L`, `Zp`, `Zc`, `pc`).
+    agents: Vec<Option<(usize, [Option<usize>; 5])>>,
+    /// The `Env` leaf and the slot of `E`.
+    env: Option<(usize, usize)>,
+    /// Per tuple: the `Timestamps (k)` leaf and the slot of `r`.
+    ranks: Vec<Option<(usize, usize)>>,
+    /// The `Sched` leaf and the slot of `t`.
+    sched: Option<(usize, usize)>,
+}
+
+impl Places {
+    fn new(net: &Net, n_agents: usize, n_tuples: usize) -> Places {
+        let mut p = Places { agents: vec![None; n_agents], env: None, ranks: vec![None; n_tuples], sched: None };
+        for (k, l) in net.leaves.iter().enumerate() {
+            let slot = |n: &str| l.proc.slot_names.iter().position(|x| x == n);
+            let arg = match l.args.first() {
+                Some(Value::I(i)) => Some(*i as usize),
+                _ => None,
+            };
+            if l.proc.name.starts_with("Agent_") {
+                if let Some(a) = arg.filter(|a| *a < n_agents) {
+                    p.agents[a] = Some((k, [slot("I"), slot("L"), slot("Zp"), slot("Zc"), slot("pc")]));
+                }
+            } else if l.proc.name == "Env" {
+                p.env = slot("E").map(|s| (k, s));
+            } else if l.proc.name == "Timestamps" {
+                if let (Some(t), Some(s)) = (arg.filter(|t| *t < n_tuples), slot("r")) {
+                    p.ranks[t] = Some((k, s));
+                }
+            } else if l.proc.name == "Sched" {
+                p.sched = slot("t").map(|s| (k, s));
+            }
+        }
+        p
+    }
+}
+
+/// The interpreter as a `Walk` of LAbS states.
+pub struct LntWalk<'a> {
+    model: &'a Model,
+    stepper: Stepper<'a>,
+    ex: Explorer<'a>,
+    places: Places,
+    undef: i64,
+    work: Work,
+    /// Real states of the initial LAbS states (in `initial()` order).
+    inits: Vec<SysState>,
+    /// Real states of the successors last returned.
+    pending: Vec<SysState>,
+    /// The current real state.
+    cur: Option<SysState>,
+    /// Most intermediate states explored for one LAbS step so far (statistics).
+    pub widest_step: usize,
+}
+
+impl<'a> LntWalk<'a> {
+    pub fn new(model: &'a Model, behs: &'a [Behaviour], fair: bool, prog: &'a Program, net: &'a Net) -> LntWalk<'a> {
+        let stepper = Stepper::new(model, behs, fair);
+        let places = Places::new(net, stepper.lay.n_agents, stepper.lay.n_tuples);
+        let undef = super::backend::undef_value(prog);
+        LntWalk {
+            model,
+            stepper,
+            ex: Explorer::new(prog, net),
+            places,
+            undef,
+            work: Work::default(),
+            inits: vec![],
+            pending: vec![],
+            cur: None,
+            widest_step: 0,
+        }
+    }
+
+    fn lnt_err(&self, d: super::Diag, trace: Option<&Trace>) -> EngineError {
+        EngineError::Runtime {
+            message: format!("in the emitted LNT program:{d}"),
+            trace: trace.map(|t| Box::new(t.clone())),
+        }
+    }
+
+    /// Every distinct LAbS step from `from`: (skeleton, real state reached by `DONE`), in a
+    /// reproducible order (depth first, transitions in the interpreter's order).
+    pub fn labs_steps(&mut self, from: &SysState) -> Result<Vec<(Skeleton, SysState)>, String> {
+        let mut out: Vec<(Skeleton, SysState)> = vec![];
+        let mut seen_out: FxHashSet<(Skeleton, SysState)> = FxHashSet::default();
+        let mut visited: FxHashSet<(Skeleton, SysState)> = FxHashSet::default();
+        let mut stack = vec![(Skeleton::default(), from.clone())];
+        visited.insert((Skeleton::default(), from.clone()));
+        let mut first = true;
+        while let Some((sk, st)) = stack.pop() {
+            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
+            if succ.is_empty() && !first {
+                return Err("the LNT program blocks in the middle of a step (a state without successors, not \
+                            reached by DONE)"
+                    .into());
+            }
+            // Partial-order reduction: a transition that is the only move of each leaf taking
+            // part in it (an observation label, a private step) happens on every path to
+            // `DONE` and commutes with everything else; taking it alone loses no LAbS
+            // successor (the skeleton does not depend on the order either).
+            let succ = match succ.iter().position(|t| t.sole && t.label != "DONE") {
+                Some(i) if !first => vec![succ.into_iter().nth(i).expect("index")],
+                _ => succ,
+            };
+            first = false;
+            let mut next = vec![];
+            for t in succ {
+                if t.label == "DONE" {
+                    let key = (sk.clone(), t.next);
+                    if seen_out.insert(key.clone()) {
+                        out.push(key);
+                    }
+                } else {
+                    let mut s2 = sk.clone();
+                    s2.add(&t.orig)?;
+                    let key = (s2, t.next);
+                    if visited.insert(key.clone()) {
+                        next.push(key);
+                    }
+                }
+            }
+            // depth first, in the interpreter's order
+            stack.extend(next.into_iter().rev());
+        }
+        self.widest_step = self.widest_step.max(visited.len());
+        Ok(out)
+    }
+
+    fn to_i32(&self, v: &Value) -> i32 {
+        match v {
+            Value::I(i) if *i == self.undef => BOT,
+            Value::I(i) => *i as i32,
+            Value::B(b) => *b as i32,
+            _ => 0,
+        }
+    }
+
+    /// The LAbS state (native layout) of a real state, from the processes' variables.
+    pub fn labs_state(&self, st: &SysState) -> Result<Vec<i32>, String> {
+        let model = self.model;
+        let lay: &Layout = &self.stepper.lay;
+        let arr = |leaf: usize, slot: Option<usize>, what: &str| -> Result<Vec<Value>, String> {
+            match slot.and_then(|s| st[leaf].env.get(s).cloned().flatten()) {
+                Some(Value::A(xs)) => Ok(xs.to_vec()),
+                _ => Err(format!("no array `{what}` in {}", self.ex.net.leaves[leaf].name)),
+            }
+        };
+        let mut out = vec![BOT; lay.len];
+        if let Some((leaf, s)) = self.places.env {
+            let e = arr(leaf, Some(s), "E")?;
+            for var in model.vars.iter().filter(|v| v.store == Store::Env) {
+                for k in 0..var.len {
+                    out[var.offset + k] = e.get(var.offset + k).map_or(0, |x| self.to_i32(x));
+                }
+            }
+        }
+        for a in 0..lay.n_agents {
+            let (leaf, sl) = self.places.agents[a].ok_or_else(|| format!("no LNT process for agent {a}"))?;
+            let ty = self.stepper.type_of[a];
+            let iv = arr(leaf, sl[0], "I")?;
+            let lv = arr(leaf, sl[1], "L")?;
+            for &v in &model.agent_types[ty].attrs {
+                let var = &model.vars[v];
+                for k in 0..var.len {
+                    out[lay.attr(a, var.offset + k)] = iv.get(var.offset + k).map_or(0, |x| self.to_i32(x));
+                }
+            }
+            for var in &model.vars {
+                if let Store::Stig { stigmergy, .. } = var.store
+                    && model.holds(ty, stigmergy)
+                {
+                    for k in 0..var.len {
+                        out[lay.stig(a, var.offset + k)] = lv.get(var.offset + k).map_or(0, |x| self.to_i32(x));
+                    }
+                }
+            }
+            for (mask, at) in [(sl[2], lay.zp(a)), (sl[3], lay.zc(a))] {
+                for w in &mut out[at..at + lay.mask_words] {
+                    *w = 0;
+                }
+                if lay.n_tuples > 0 {
+                    let z = arr(leaf, mask, "Zp/Zc")?;
+                    for k in 0..lay.n_tuples {
+                        if matches!(z.get(k), Some(Value::B(true))) {
+                            Layout::set_bit(&mut out, at, k);
+                        }
+                    }
+                }
+            }
+            out[lay.ctl(a)] = match sl[4].and_then(|s| st[leaf].env.get(s).cloned().flatten()) {
+                Some(Value::I(pc)) => pc as i32,
+                _ => return Err(format!("no `pc` in {}", self.ex.net.leaves[leaf].name)),
+            };
+            for k in 0..lay.n_tuples {
+                out[lay.rank(a, k)] = 0;
+            }
+        }
+        // Ranks: the LNT keeps ranks over all agents (non-holders at 0); the LAbS state keeps
+        // the dense ranks among the holders, i.e. the same order.
+        for k in 0..lay.n_tuples {
+            let hs = &self.stepper.holders[k];
+            if hs.is_empty() {
+                continue;
+            }
+            let (leaf, s) = self.places.ranks[k].ok_or_else(|| format!("no `Timestamps ({k})` process"))?;
+            let r = arr(leaf, Some(s), "r")?;
+            let rv: Vec<i64> = hs
+                .iter()
+                .map(|&h| match r.get(h) {
+                    Some(Value::I(x)) => *x,
+                    _ => 0,
+                })
+                .collect();
+            let mut distinct = rv.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for (i, &h) in hs.iter().enumerate() {
+                out[lay.rank(h, k)] = distinct.binary_search(&rv[i]).unwrap_or(0) as i32;
+            }
+        }
+        if lay.fair {
+            let (leaf, s) = self.places.sched.ok_or("no `Sched` process under --fair")?;
+            out[lay.turn()] = match st[leaf].env.get(s).cloned().flatten() {
+                Some(Value::I(t)) => t as i32,
+                _ => return Err("no turn `t` in Sched".into()),
+            };
+        }
+        Ok(out)
+    }
+}
+
+impl Walk for LntWalk<'_> {
+    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
+        let init = self.ex.initial().map_err(|d| self.lnt_err(d, None))?;
+        let steps = self.labs_steps(&init).map_err(|m| EngineError::Runtime {
+            message: format!("in the initialisation of the emitted LNT program: {m}"),
+            trace: None,
+        })?;
+        let mut out = vec![];
+        self.inits.clear();
+        for (_, st) in steps {
+            let v = self.labs_state(&st).map_err(EngineError::Internal)?;
+            out.push(v);
+            self.inits.push(st);
+        }
+        // Every initial LAbS state must be a native initial state and conversely.
+        let native = self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+        let a: FxHashSet<&Vec<i32>> = out.iter().collect();
+        let b: FxHashSet<&Vec<i32>> = native.iter().collect();
+        if a != b {
+            return Err(EngineError::Internal(format!(
+                "the initial states of the emitted LNT program ({}) differ from the native ones ({})",
+                a.len(),
+                b.len()
+            )));
+        }
+        Ok(out)
+    }
+
+    fn start(&mut self, i: usize) {
+        self.cur = Some(self.inits[i].clone());
+    }
+
+    fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
+        let from = self.cur.clone().expect("a started run");
+        let internal = |m: String| EngineError::Internal(format!("simulate --backend lnt: {m}"));
+        let steps = self.labs_steps(&from).map_err(|m| EngineError::Runtime {
+            message: format!("in the emitted LNT program: {m}"),
+            trace: Some(Box::new(trace.clone())),
+        })?;
+        let mut native: Vec<(Event, Vec<i32>)> = vec![];
+        self.stepper
+            .successors(cur, &mut self.work, true, &mut |e, s| native.push((e.expect("event"), s.to_vec())))
+            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+        let mut out = vec![];
+        self.pending.clear();
+        let mut lnt: Vec<(Skeleton, Vec<i32>)> = vec![];
+        for (sk, st) in steps {
+            let v = self.labs_state(&st).map_err(internal)?;
+            let found = native.iter().position(|(e, s)| *s == v && sk.matches(e));
+            let Some(i) = found else {
+                return Err(internal(format!(
+                    "the LNT program takes a step ({sk:?}) that is not a step of the native semantics; \
+                     trace so far:\n{}",
+                    crate::trace::render(self.model, self.stepper.behs, trace)
+                )));
+            };
+            out.push((native[i].0.clone(), v.clone()));
+            lnt.push((sk, v));
+            self.pending.push(st);
+        }
+        if let Some((e, _)) = native.iter().find(|(e, s)| !lnt.iter().any(|(sk, v)| v == s && sk.matches(e))) {
+            return Err(internal(format!(
+                "the native step {e:?} is missing from the LNT program; trace so far:\n{}",
+                crate::trace::render(self.model, self.stepper.behs, trace)
+            )));
+        }
+        Ok(out)
+    }
+
+    fn take(&mut self, i: usize) {
+        self.cur = Some(self.pending[i].clone());
+    }
+}
+
+/// Runs `labs simulate` on the emitted LNT program `src` (text).
+pub fn simulate(
+    model: &Model,
+    behs: &[Behaviour],
+    src: &str,
+    opts: &SimulateOptions,
+) -> Result<SimulateReport, EngineError> {
+    crate::engine::check_behaviours(model, behs)?;
+    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{d}"));
+    let prog = super::load(src, None).map_err(emitted)?;
+    if let Some(d) = super::check::check(&prog).into_iter().next() {
+        return Err(emitted(d));
+    }
+    let net = super::interp::build_net(&prog, "MAIN").map_err(emitted)?;
+    let mut walk = LntWalk::new(model, behs, opts.fair, &prog, &net);
+    simulate_with(model, behs, opts, &mut walk)
+}
