@@ -11,6 +11,7 @@ pub mod lexer;
 pub mod lts;
 pub mod parser;
 pub mod sem;
+pub mod svl;
 
 pub use lexer::Diag;
 
