@@ -20,7 +20,8 @@
 //!          | "(" beh ")"
 //! ```
 
-use super::interp::{self, GenOptions};
+use super::backend;
+use super::interp::{self, GenOptions, TNode};
 use super::lts::Lts;
 use super::sem::{Program, Value};
 use std::collections::HashMap;
@@ -432,9 +433,70 @@ impl<'a> Composer<'a> {
         Ok(lts)
     }
 
-    /// The LTS of a behaviour. With `property_ops` false, the property-specific operators
-    /// (`hide`, `hide all but`, `total prio`) are skipped: every label stays visible.
+    /// The LTS of a behaviour, as SVL's `root leaf` strategy builds it: every leaf generated
+    /// alone (and hidden), then the whole network explored once from the root (states are
+    /// vectors of leaf states; intermediate compositions are never built, `total prio` is
+    /// applied to the transitions its operand offers in the current state). With
+    /// `property_ops` false, the property-specific operators (`hide`, `hide all but`,
+    /// `total prio`) are skipped: every label stays visible.
     pub fn compose(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+        self.leaves.clear();
+        let mut net = OnTheFly::default();
+        net.labels.push("i".to_string());
+        net.ids.insert("i".to_string(), 0);
+        let root = self.build(b, property_ops, &mut net)?;
+        Ok(net.explore(root))
+    }
+
+    fn build(&mut self, b: &Beh, property_ops: bool, net: &mut OnTheFly) -> Result<Node, String> {
+        Ok(match b {
+            Beh::Call { process, gates, args } => {
+                let l = self.leaf(process, gates, args)?;
+                self.leaves.push(LeafSize { text: call_text(b), states: l.nstates, transitions: l.trans.len() });
+                let map: Vec<u32> = l.labels.iter().map(|x| net.id(x)).collect();
+                let adj = l
+                    .adjacency()
+                    .into_iter()
+                    .map(|v| v.into_iter().map(|(x, t)| (map[x as usize], t)).collect())
+                    .collect();
+                net.leaves.push(adj);
+                Node::Leaf(net.leaves.len() - 1)
+            }
+            Beh::Hide { gates, body } | Beh::HideAllBut { gates, body } if property_ops => {
+                let inner = self.build(body, property_ops, net)?;
+                if let (Beh::Hide { .. }, Beh::Call { .. }) = (b, &**body)
+                    && let Some(last) = self.leaves.last_mut()
+                {
+                    last.text = format!("hide {} in {} end hide", gates.join(", "), last.text);
+                }
+                Node::Hide { gates: gates.clone(), all_but: matches!(b, Beh::HideAllBut { .. }), body: Box::new(inner) }
+            }
+            Beh::Prio { chains, body } if property_ops => {
+                let inner = self.build(body, property_ops, net)?;
+                let mut rs = vec![];
+                for ch in chains {
+                    rs.push(ch.iter().map(|p| super::lts::prio_pattern(p)).collect::<Result<Vec<_>, _>>()?);
+                }
+                Node::Prio { chains: rs, body: Box::new(inner), ranks: HashMap::new() }
+            }
+            Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => {
+                self.build(body, property_ops, net)?
+            }
+            Beh::Par { global, branches } => {
+                let mut kids = vec![];
+                let mut iface = vec![];
+                for (i, k) in branches {
+                    kids.push(self.build(k, property_ops, net)?);
+                    iface.push(i.clone());
+                }
+                Node::Par { global: global.clone(), iface, kids }
+            }
+        })
+    }
+
+    /// The same LTS built bottom-up with the explicit operators of `lts.rs` (every intermediate
+    /// composition generated: only for small networks; used to test `compose`).
+    pub fn compose_nested(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
         self.leaves.clear();
         self.eval(b, property_ops)
     }
@@ -477,10 +539,7 @@ impl<'a> Composer<'a> {
                 for ch in chains {
                     let mut c = vec![];
                     for p in ch {
-                        c.push(
-                            regex::Regex::new(&format!("^(?:{p})$"))
-                                .map_err(|e| format!("priority pattern \"{p}\": {e}"))?,
-                        );
+                        c.push(super::lts::prio_pattern(p)?);
                     }
                     rs.push(c);
                 }
@@ -496,6 +555,165 @@ impl<'a> Composer<'a> {
                 Lts::par(&kids, global, &iface)
             }
         })
+    }
+}
+
+/// A network node over explicit leaves (label ids interned in `OnTheFly`).
+enum Node {
+    Leaf(usize),
+    Hide {
+        gates: Vec<String>,
+        all_but: bool,
+        body: Box<Node>,
+    },
+    /// `ranks`: per label id, its position in each chain.
+    Prio {
+        chains: Vec<Vec<regex::Regex>>,
+        body: Box<Node>,
+        ranks: HashMap<u32, Vec<Option<usize>>>,
+    },
+    Par {
+        global: Vec<String>,
+        iface: Vec<Option<Vec<String>>>,
+        kids: Vec<Node>,
+    },
+}
+
+/// A transition of a subnetwork: label id and the leaves it moves.
+type Move = (u32, Vec<(usize, u32)>);
+
+#[derive(Default)]
+struct OnTheFly {
+    labels: Vec<String>,
+    ids: HashMap<String, u32>,
+    /// Per leaf: successors (label id, target) by state.
+    leaves: Vec<Vec<Vec<(u32, u32)>>>,
+}
+
+impl OnTheFly {
+    fn id(&mut self, l: &str) -> u32 {
+        if let Some(i) = self.ids.get(l) {
+            return *i;
+        }
+        let i = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.ids.insert(l.to_string(), i);
+        i
+    }
+
+    fn gate(&self, l: u32) -> &str {
+        Lts::gate(&self.labels[l as usize])
+    }
+
+    fn moves(&self, n: &mut Node, st: &[u32]) -> Vec<Move> {
+        match n {
+            Node::Leaf(k) => self.leaves[*k][st[*k] as usize].iter().map(|(l, t)| (*l, vec![(*k, *t)])).collect(),
+            Node::Hide { gates, all_but, body } => {
+                let mut v = self.moves(body, st);
+                for m in &mut v {
+                    if m.0 != 0 && gates.iter().any(|g| g == self.gate(m.0)) != *all_but {
+                        m.0 = 0;
+                    }
+                }
+                v
+            }
+            Node::Prio { chains, body, ranks } => {
+                let v = self.moves(body, st);
+                for m in &v {
+                    ranks.entry(m.0).or_insert_with(|| {
+                        chains.iter().map(|ch| ch.iter().position(|r| r.is_match(&self.labels[m.0 as usize]))).collect()
+                    });
+                }
+                let best: Vec<Option<usize>> =
+                    (0..chains.len()).map(|c| v.iter().filter_map(|m| ranks[&m.0][c]).min()).collect();
+                v.into_iter()
+                    .filter(|m| {
+                        ranks[&m.0].iter().zip(&best).all(|(r, b)| match (r, b) {
+                            (Some(r), Some(b)) => r <= b,
+                            _ => true,
+                        })
+                    })
+                    .collect()
+            }
+            Node::Par { global, iface, kids } => {
+                let nk = kids.len();
+                let kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
+                let participants = |g: &str| -> Vec<usize> {
+                    if g == "i" {
+                        return vec![];
+                    }
+                    if global.iter().any(|x| x == g) {
+                        return (0..nk).collect();
+                    }
+                    (0..nk).filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g))).collect()
+                };
+                let mut out = vec![];
+                let mut sync: Vec<(u32, Vec<usize>)> = vec![];
+                for (k, ms) in kid_moves.iter().enumerate() {
+                    for m in ms {
+                        let ps = participants(self.gate(m.0));
+                        if ps.contains(&k) {
+                            if !sync.iter().any(|(l, _)| *l == m.0) {
+                                sync.push((m.0, ps));
+                            }
+                        } else {
+                            out.push(m.clone());
+                        }
+                    }
+                }
+                for (l, ps) in sync {
+                    let mut acc: Vec<Vec<(usize, u32)>> = vec![vec![]];
+                    for k in ps {
+                        let mut next = vec![];
+                        for a in &acc {
+                            for m in kid_moves[k].iter().filter(|m| m.0 == l) {
+                                let mut c = a.clone();
+                                c.extend(&m.1);
+                                next.push(c);
+                            }
+                        }
+                        acc = next;
+                        if acc.is_empty() {
+                            break;
+                        }
+                    }
+                    out.extend(acc.into_iter().map(|c| (l, c)));
+                }
+                out
+            }
+        }
+    }
+
+    fn explore(mut self, mut root: Node) -> Lts {
+        let init = vec![0u32; self.leaves.len()];
+        let mut ids: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
+        ids.insert(init.clone(), 0);
+        let mut states = vec![init];
+        let mut out = Lts::new();
+        let mut i = 0;
+        while i < states.len() {
+            let st = states[i].clone();
+            for (l, ch) in self.moves(&mut root, &st) {
+                let mut n = st.clone();
+                for (k, t) in ch {
+                    n[k] = t;
+                }
+                let id = match ids.get(&n) {
+                    Some(x) => *x,
+                    None => {
+                        let x = states.len() as u32;
+                        ids.insert(n.clone(), x);
+                        states.push(n);
+                        x
+                    }
+                };
+                out.add(i as u32, &self.labels[l as usize], id);
+            }
+            i += 1;
+        }
+        out.nstates = states.len();
+        self.leaves.clear();
+        out
     }
 }
 
@@ -539,4 +757,101 @@ pub fn agent_leaf(b: &Beh, id: u32) -> Option<&Beh> {
         Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => agent_leaf(body, id),
         Beh::Par { branches, .. } => branches.iter().find_map(|(_, k)| agent_leaf(k, id)),
     }
+}
+
+/// `tree` without its `hide` nodes (every gate visible).
+pub fn strip_hides(t: &TNode) -> TNode {
+    match t {
+        TNode::Leaf(k) => TNode::Leaf(*k),
+        TNode::Hide(_, b) => strip_hides(b),
+        TNode::Par { global, iface, kids } => {
+            TNode::Par { global: global.clone(), iface: iface.clone(), kids: kids.iter().map(strip_hides).collect() }
+        }
+    }
+}
+
+/// The emitted LNT program and compositional SVL script of a model (every property).
+pub fn emit_program(
+    model: &crate::model::Model,
+    behs: &[crate::behaviour::Behaviour],
+    analysis: &crate::analysis::values::ValueAnalysis,
+    stem: &str,
+    fair: bool,
+    dialect: crate::lnt::Dialect,
+) -> Result<(String, String), String> {
+    let opts = crate::lnt::EmitOptions {
+        fair,
+        properties: vec![],
+        dialect,
+        base: crate::lnt::names::module_name(stem),
+        source: stem.to_string(),
+    };
+    let files = crate::lnt::emit(model, behs, analysis, &opts).map_err(|e| e.message)?;
+    let lnt = files.iter().find(|f| f.name.ends_with(".lnt")).ok_or("no .lnt file")?.contents.clone();
+    let svl = files
+        .iter()
+        .find(|f| f.name.ends_with(".svl") && !f.name.ends_with("_mono.svl"))
+        .ok_or("no compositional .svl file")?
+        .contents
+        .clone();
+    Ok((lnt, svl))
+}
+
+/// One property checked on the LTS its SVL block builds.
+#[derive(Clone, Debug)]
+pub struct PropertyRun {
+    pub property: String,
+    pub verdict: crate::engine::Verdict,
+    pub states: usize,
+    pub transitions: usize,
+    pub labs_states: usize,
+    pub leaves: Vec<LeafSize>,
+}
+
+/// Executes every property block of `svl` on `lnt` (no minimisation) and checks the property
+/// on the resulting LTS: LAbS states and valuations are rebuilt from its `DONE` and observation
+/// labels as `--backend lnt` does (`backend::labs_view`), then the native checker runs.
+pub fn check_script(
+    model: &crate::model::Model,
+    behs: &[crate::behaviour::Behaviour],
+    fair: bool,
+    lnt: &str,
+    svl: &str,
+    max_states: Option<u64>,
+) -> Result<Vec<PropertyRun>, String> {
+    let prog = super::load(lnt, None).map_err(|d| format!("emitted LNT:{d}"))?;
+    if let Some(d) = super::check::check(&prog).into_iter().next() {
+        return Err(format!("emitted LNT:{d}"));
+    }
+    let undef = backend::undef_value(&prog);
+    let script = parse(svl)?;
+    let mut c = Composer::new(&prog, max_states);
+    let mut out = vec![];
+    for b in &script.blocks {
+        let name = b.property.clone().ok_or_else(|| format!("`{}` is verified by no property", b.bcg))?;
+        let p = model
+            .properties
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| format!("the script's property {name} is not in the model"))?;
+        let lts = c.compose(&b.beh, true)?;
+        let (states, transitions) = (lts.nstates, lts.trans.len());
+        let gates = kept_gates(&b.beh).unwrap_or_default();
+        let view = backend::labs_view(model, fair, lts, &gates, undef)?;
+        if let Some(s) = view.stuck.first() {
+            return Err(format!("property {name}: LTS state {s} blocks in the middle of a step"));
+        }
+        let mut one = model.clone();
+        one.properties = vec![p.clone()];
+        let r = backend::check_properties(&one, behs, fair, &view)?;
+        out.push(PropertyRun {
+            property: name,
+            verdict: r[0].verdict,
+            states,
+            transitions,
+            labs_states: view.real.len(),
+            leaves: c.leaves.clone(),
+        });
+    }
+    Ok(out)
 }
