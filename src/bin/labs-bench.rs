@@ -5,11 +5,17 @@
 //!
 //! Each instance runs in its own `labs verify --json` process, so peak memory is per instance.
 //!
-//! Usage: `cargo run --release --bin labs-bench -- [--quick] [--threads N] [--shared DIR]`
+//! With `--lts-table`, prints instead the LTS sizes of the compositional workflow executed by
+//! labs's LNT interpreter (`src/lntcheck/svl.rs`, no minimisation): every leaf of the emitted
+//! SVL script with and without the value-analysis constraints, the whole `MAIN`, and the LTS
+//! each property's block builds (with the verdict checked on it and the native verdict).
+//!
+//! Usage: `cargo run --release --bin labs-bench -- [--quick] [--threads N] [--shared DIR] [--lts-table]`
 
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::engine::reachable_values;
+use labs::lntcheck::svl::{self, Beh, Composer};
 use labs::model::externs::parse_externs;
 use labs::model::{Store, resolve};
 use labs::syntax::parse;
@@ -123,6 +129,7 @@ const INSTANCES: &[Instance] = &[
 
 struct Options {
     quick: bool,
+    lts_table: bool,
     threads: usize,
     shared: PathBuf,
 }
@@ -130,6 +137,7 @@ struct Options {
 fn options() -> Result<Options, String> {
     let mut o = Options {
         quick: false,
+        lts_table: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         shared: Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
     };
@@ -137,12 +145,17 @@ fn options() -> Result<Options, String> {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--quick" => o.quick = true,
+            "--lts-table" => o.lts_table = true,
             "--threads" => {
                 o.threads = args.next().and_then(|v| v.parse().ok()).ok_or("--threads needs a number")?;
             }
             "--shared" => o.shared = PathBuf::from(args.next().ok_or("--shared needs a directory")?),
             "--bench" => {} // passed by `cargo bench`
-            other => return Err(format!("unknown argument `{other}` (use --quick, --threads N, --shared DIR)")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}` (use --quick, --threads N, --shared DIR, --lts-table)"
+                ));
+            }
         }
     }
     Ok(o)
@@ -162,6 +175,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if o.lts_table {
+        lts_table(&o);
+        return;
+    }
     let labs = labs_binary();
     if !labs.exists() {
         eprintln!("error: {} not found: build it first (`cargo build --release`)", labs.display());
@@ -317,5 +334,123 @@ fn values_table(o: &Options) {
             reached,
             a.widened.len()
         );
+    }
+}
+
+/// The compositional workflow's LTS sizes (see the module comment).
+fn lts_table(o: &Options) {
+    let bench = o.shared.join("benchmarks");
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let specs: &[(&Path, &str, &[&str], bool)] = &[
+        (&bench, "leader.labs", &["n=3"], false),
+        (&bench, "philosophers.labs", &["n=3"], false),
+        (&bench, "twophase.labs", &["workers=2"], false),
+        (&bench, "twophasecommit.labs", &["workers=2"], false),
+        (&bench, "flock.labs", &["birds=2", "delta=1", "grid=3"], false),
+        (&bench, "flock.labs", &["birds=2", "delta=1", "grid=3"], true),
+        (&bench, "formation.labs", &["n=2", "range=2", "size=3"], true),
+        (&examples, "counter.labs", &["n=2", "atomic=0"], false),
+        (&examples, "leader.labs", &["n=3"], false),
+        (&examples, "majority.labs", &["yes=1", "no=2"], false),
+        (&examples, "philosophers.labs", &["n=3", "asym=0"], false),
+        (&examples, "twophase.labs", &["workers=2"], false),
+        (&examples, "flocking.labs", &["birds=2", "delta=1", "grid=3"], false),
+        (&examples, "line.labs", &["n=3", "gap=2", "size=5"], true),
+    ];
+    let mut leaves_rows = vec![];
+    let mut comp_rows = vec![];
+    for (dir, file, externs, fair) in specs {
+        let spec_name = format!(
+            "{}{} {}{}",
+            if dir.ends_with("examples") { "examples/" } else { "" },
+            file.trim_end_matches(".labs"),
+            externs.join(" "),
+            if *fair { " --fair" } else { "" }
+        );
+        let r = (|| -> Result<(), String> {
+            let path = dir.join(file);
+            let src = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let spec = parse(&src).spec.ok_or("parse error")?;
+            let (model, _) =
+                resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
+            let (behs, _) = compile_all(&model).map_err(|e| format!("{e:?}"))?;
+            let stem = file.trim_end_matches(".labs");
+            let analysis = analyse(&model, &behs);
+            let coarse = labs::cli::lts::coarse_analysis(&analysis);
+            let dialect = labs::lnt::Dialect::CURRENT;
+            let (lnt, script) = svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect)?;
+            let (lnt_c, script_c) = svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect)?;
+            let leaf_sizes = |lnt: &str, script: &str| -> Result<Vec<(String, usize, usize)>, String> {
+                let prog = labs::lntcheck::load(lnt, None).map_err(|d| d.to_string())?;
+                let sc = svl::parse(script)?;
+                let first = &sc.blocks.first().ok_or("no block")?.beh;
+                let mut c = Composer::new(&prog, Some(20_000_000));
+                let mut out = vec![];
+                for call in svl::calls(first) {
+                    if let Beh::Call { process, gates, args } = call {
+                        let l = c.leaf(process, gates, args)?;
+                        let a: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+                        let name = if a.is_empty() { process.clone() } else { format!("{process} ({})", a.join(", ")) };
+                        out.push((name, l.nstates, l.trans.len()));
+                    }
+                }
+                Ok(out)
+            };
+            let with = leaf_sizes(&lnt, &script)?;
+            let without = leaf_sizes(&lnt_c, &script_c)?;
+            for ((name, s, t), (_, s2, t2)) in with.iter().zip(&without) {
+                leaves_rows.push(format!("| {spec_name} | {name} | {s} / {t} | {s2} / {t2} |"));
+            }
+            let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.to_string())?;
+            let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.to_string())?;
+            let (main, _) = labs::lntcheck::interp::generate(
+                &prog,
+                &net,
+                &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000) },
+            )
+            .map_err(|d| d.to_string())?;
+            let start = Instant::now();
+            let runs = svl::check_script(&model, &behs, *fair, &lnt, &script, Some(20_000_000))?;
+            let secs = start.elapsed().as_secs_f64();
+            let native = labs::engine::verify(
+                &model,
+                &behs,
+                &labs::engine::VerifyOptions { fair: *fair, threads: 1, ..Default::default() },
+            )
+            .map_err(|e| format!("{e:?}"))?;
+            for r in &runs {
+                let nv = native.results.iter().find(|x| x.property == r.property).map_or("?", |x| x.verdict.as_str());
+                comp_rows.push(format!(
+                    "| {spec_name} | {} / {} | {} | {} / {} | {} | {} | {} |",
+                    main.nstates,
+                    main.trans.len(),
+                    r.property,
+                    r.states,
+                    r.transitions,
+                    r.labs_states,
+                    r.verdict.as_str(),
+                    nv
+                ));
+            }
+            eprintln!("{spec_name}: {:.1} s for the property blocks", secs);
+            Ok(())
+        })();
+        if let Err(e) = r {
+            leaves_rows.push(format!("| {spec_name} | failed: {e} | | |"));
+        }
+    }
+    println!("leaves of the compositional SVL script, generated alone (states / transitions)\n");
+    println!("| spec | leaf | with value analysis | without |");
+    println!("|---|---|---|---|");
+    for r in &leaves_rows {
+        println!("{r}");
+    }
+    println!(
+        "\nper property: the LTS its SVL block builds (per-leaf hide, par, total prio, hide all but; no minimisation)\n"
+    );
+    println!("| spec | MAIN | property | composed LTS | LAbS states | verdict on it | native verdict |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in &comp_rows {
+        println!("{r}");
     }
 }

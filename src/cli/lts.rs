@@ -25,6 +25,16 @@ pub fn coarse_analysis(a: &ValueAnalysis) -> ValueAnalysis {
 
 /// The emitted LNT program, as text.
 pub fn emit_lnt(l: &Loaded, fair: bool, dialect: Dialect, value_analysis: bool) -> Result<String, Failure> {
+    emit_program(l, fair, dialect, value_analysis).map(|(lnt, _)| lnt)
+}
+
+/// The emitted LNT program and compositional SVL script (every property), as text.
+pub fn emit_program(
+    l: &Loaded,
+    fair: bool,
+    dialect: Dialect,
+    value_analysis: bool,
+) -> Result<(String, String), Failure> {
     let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
     let opts =
         EmitOptions { fair, properties: vec![], dialect, base: lnt::names::module_name(&stem), source: stem.clone() };
@@ -34,11 +44,16 @@ pub fn emit_lnt(l: &Loaded, fair: bool, dialect: Dialect, value_analysis: bool) 
     }
     let files =
         lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
-    files
-        .into_iter()
-        .find(|f| f.name.ends_with(".lnt"))
-        .map(|f| f.contents)
-        .ok_or_else(|| Failure::new(exit::BACKEND, "the emitter wrote no .lnt file"))
+    let find = |pred: &dyn Fn(&str) -> bool, what: &str| {
+        files
+            .iter()
+            .find(|f| pred(&f.name))
+            .map(|f| f.contents.clone())
+            .ok_or_else(|| Failure::new(exit::BACKEND, format!("the emitter wrote no {what} file")))
+    };
+    let lnt = find(&|n| n.ends_with(".lnt"), ".lnt")?;
+    let svl = find(&|n| n.ends_with(".svl") && !n.ends_with("_mono.svl"), "compositional .svl")?;
+    Ok((lnt, svl))
 }
 
 pub struct LtsArgs {
@@ -49,20 +64,43 @@ pub struct LtsArgs {
     pub max_states: Option<u64>,
     pub dialect: Option<String>,
     pub lnt_file: Option<std::path::PathBuf>,
+    /// Execute this property's block of the compositional SVL script.
+    pub property: Option<String>,
+    /// The SVL script to execute (default: the one emitted for the spec).
+    pub svl_file: Option<std::path::PathBuf>,
 }
 
 pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
+    let read = |f: &Path| {
+        std::fs::read_to_string(f).map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", f.display())))
+    };
+    let mut svl_src: Option<(String, String)> = None;
+    if let Some(f) = &a.svl_file {
+        svl_src = Some((read(f)?, f.display().to_string()));
+    }
     let (src, name) = match (&a.lnt_file, l) {
-        (Some(f), _) => (
-            std::fs::read_to_string(f)
-                .map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", f.display())))?,
-            f.display().to_string(),
-        ),
+        (Some(f), _) => (read(f)?, f.display().to_string()),
         (None, Some(l)) => {
             let (d, _) = super::emit::choose_dialect(a.dialect.as_deref())?;
-            (emit_lnt(l, a.fair, d, a.value_analysis)?, "<emitted program>".to_string())
+            let (lnt, svl) = emit_program(l, a.fair, d, a.value_analysis)?;
+            if svl_src.is_none() {
+                svl_src = Some((svl, "<emitted script>".to_string()));
+            }
+            (lnt, "<emitted program>".to_string())
         }
-        (None, None) => return Err(Failure::new(exit::USAGE, "no specification")),
+        (None, None) => match (&a.svl_file, &svl_src) {
+            (Some(f), Some((text, _))) => {
+                // the script's DEFAULT_PROCESS_FILE, relative to the script
+                let script = lntcheck::svl::parse(text)
+                    .map_err(|m| Failure::new(exit::BACKEND, format!("{}: {m}", f.display())))?;
+                let pf = script.process_file.ok_or_else(|| {
+                    Failure::new(exit::USAGE, format!("{}: no DEFAULT_PROCESS_FILE (give --lnt)", f.display()))
+                })?;
+                let path = f.parent().unwrap_or(Path::new(".")).join(pf);
+                (read(&path)?, path.display().to_string())
+            }
+            _ => return Err(Failure::new(exit::USAGE, "no specification")),
+        },
     };
     let fail = |d: lntcheck::Diag| Failure::new(exit::BACKEND, format!("{name}:{d}"));
     let prog = lntcheck::load(&src, None).map_err(fail)?;
@@ -70,17 +108,42 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
     if let Some(d) = diags.into_iter().next() {
         return Err(fail(d));
     }
-    let net = lntcheck::interp::build_net(&prog, "MAIN").map_err(fail)?;
-    let net = match a.leaf {
-        None => net,
-        Some(id) => {
-            let k = lntcheck::agent_leaf(&prog, &net, id)
-                .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?;
-            net.single_leaf(k)
+    let lts = match &a.property {
+        Some(p) => {
+            let (text, sname) = svl_src.ok_or_else(|| Failure::new(exit::USAGE, "--property needs a spec or --svl"))?;
+            let script =
+                lntcheck::svl::parse(&text).map_err(|m| Failure::new(exit::BACKEND, format!("{sname}: {m}")))?;
+            let block = script
+                .block(p)
+                .ok_or_else(|| Failure::new(exit::USAGE, format!("no property `{p}` in the SVL script")))?;
+            let beh = match a.leaf {
+                None => &block.beh,
+                Some(id) => lntcheck::svl::agent_leaf(&block.beh, id)
+                    .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?,
+            };
+            let mut c = lntcheck::svl::Composer::new(&prog, a.max_states);
+            let lts = c.compose(beh, true).map_err(|m| Failure::new(exit::BACKEND, format!("{name}: {m}")))?;
+            if a.leaf.is_none() {
+                for leaf in &c.leaves {
+                    eprintln!("leaf {}: {} states, {} transitions", leaf.text, leaf.states, leaf.transitions);
+                }
+            }
+            lts
+        }
+        None => {
+            let net = lntcheck::interp::build_net(&prog, "MAIN").map_err(fail)?;
+            let net = match a.leaf {
+                None => net,
+                Some(id) => {
+                    let k = lntcheck::agent_leaf(&prog, &net, id)
+                        .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?;
+                    net.single_leaf(k)
+                }
+            };
+            let opts = lntcheck::interp::GenOptions { max_states: a.max_states };
+            lntcheck::interp::generate(&prog, &net, &opts).map_err(fail)?.0
         }
     };
-    let opts = lntcheck::interp::GenOptions { max_states: a.max_states };
-    let (lts, _) = lntcheck::interp::generate(&prog, &net, &opts).map_err(fail)?;
     std::fs::write(&a.output, lts.to_aut())
         .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", a.output.display())))?;
     eprintln!("{} states, {} transitions", lts.nstates, lts.trans.len());

@@ -194,6 +194,15 @@ enum Command {
         /// Interpret this LNT file instead of the program emitted for SPEC
         #[arg(long, value_name = "FILE.lnt")]
         lnt: Option<PathBuf>,
+        /// Execute this property's block of the compositional SVL script (no minimisation):
+        /// every leaf generated alone, per-leaf hiding, par, total prio, hide all but; with
+        /// --leaf, that agent's leaf with the property's hiding
+        #[arg(long, value_name = "P")]
+        property: Option<String>,
+        /// The SVL script for --property (default: the one emitted for SPEC); its
+        /// DEFAULT_PROCESS_FILE is read when neither SPEC nor --lnt is given
+        #[arg(long, value_name = "FILE.svl", requires = "property")]
+        svl: Option<PathBuf>,
         /// Output file (Aldebaran format)
         #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
         output: PathBuf,
@@ -353,7 +362,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
-        Command::Lts { spec, fair, leaf, no_value_analysis, max_states, lnt_dialect, lnt, output } => {
+        Command::Lts { spec, fair, leaf, no_value_analysis, max_states, lnt_dialect, lnt, property, svl, output } => {
             let args = lts::LtsArgs {
                 fair,
                 leaf,
@@ -362,8 +371,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 max_states,
                 dialect: lnt_dialect,
                 lnt_file: lnt.clone(),
+                property,
+                svl_file: svl.clone(),
             };
-            if lnt.is_some() {
+            if lnt.is_some() || svl.is_some() {
                 return lts::run(None, &args);
             }
             let mut warnings = vec![];

@@ -183,9 +183,6 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
     let (lts, states) =
         interp::generate(&prog, &net, &GenOptions { max_states }).map_err(|d| format!("emitted LNT:{d}"))?;
     let undef = undef_value(&prog);
-    let lay = Layout::new(model, fair);
-    // observation gates
-    let mut obs: HashMap<String, usize> = HashMap::new();
     let main_gates: Vec<String> = prog
         .module
         .procs
@@ -193,9 +190,22 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
         .find(|p| p.name == "MAIN")
         .map(|p| p.gates.iter().map(|g| g.0.to_ascii_uppercase()).collect())
         .unwrap_or_default();
+    let mut v = labs_view(model, fair, lts, &main_gates, undef)?;
+    let lay = Layout::new(model, fair);
+    v.from_vars =
+        v.real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states[s as usize], undef)).collect();
+    Ok(v)
+}
+
+/// The LAbS view of an explicit LTS whose visible observation gates are among `gates` (any
+/// other label is not an observation); `from_vars` is left empty.
+pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i64) -> Result<LabsView, String> {
+    let lay = Layout::new(model, fair);
+    // observation gates
+    let mut obs: HashMap<String, usize> = HashMap::new();
     for v in 0..model.vars.len() {
         let g = lnt::names::obs_gate(model, v);
-        if main_gates.contains(&g) {
+        if gates.contains(&g) {
             obs.insert(g, v);
         }
     }
@@ -282,9 +292,7 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
     }
     let is_real: std::collections::HashSet<u32> = real.iter().copied().collect();
     let stuck: Vec<u32> = (0..n as u32).filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s)).collect();
-    let from_vars =
-        real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states[s as usize], undef)).collect();
-    Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars, stuck, observed })
+    Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars: vec![], stuck, observed })
 }
 
 /// The LAbS graph as the native engine's `Graph` (valuations from the labels; the last slot

@@ -207,6 +207,23 @@ pub fn build_net(p: &Program, root: &str) -> R<Net> {
     Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
 }
 
+/// Builds the network of one process instance `proc [gates] (args)`, as a leaf of an SVL
+/// composition names it: the process's gates are bound to the gates named `gates`.
+pub fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Value>) -> R<Net> {
+    let pi =
+        *p.proc_ids.get(proc_name).ok_or_else(|| Diag::new(Pos::default(), format!("no process `{proc_name}`")))?;
+    let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
+    let ids: Vec<u32> = gates
+        .iter()
+        .map(|g| {
+            b.gate_names.push(g.to_ascii_uppercase());
+            (b.gate_names.len() - 1) as u32
+        })
+        .collect();
+    let tree = b.instantiate(pi, ids, args, p.module.procs[pi].pos)?;
+    Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
+}
+
 impl Net {
     /// The network made of leaf `k` alone (every gate visible).
     pub fn single_leaf(&self, k: usize) -> Net {

@@ -13,6 +13,11 @@ pub struct Lts {
     label_ids: FxHashMap<String, u32>,
 }
 
+/// A `total prio` pattern: a regular expression matching a whole label.
+pub fn prio_pattern(p: &str) -> Result<regex::Regex, String> {
+    regex::Regex::new(&format!("^(?:{p})$")).map_err(|e| format!("priority pattern \"{p}\": {e}"))
+}
+
 impl Lts {
     pub fn new() -> Lts {
         Lts::default()
@@ -218,5 +223,40 @@ impl Lts {
         }
         out.nstates = states.len();
         out
+    }
+
+    /// Whether the initial states of `a` and `b` are strongly bisimilar (signature refinement
+    /// on the disjoint union).
+    pub fn bisimilar(a: &Lts, b: &Lts) -> bool {
+        let n = a.nstates + b.nstates;
+        let mut labels: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut edges: Vec<Vec<(u32, u32)>> = vec![vec![]; n];
+        for (off, l) in [(0, a), (a.nstates, b)] {
+            for (s, x, t) in &l.trans {
+                let k = labels.len() as u32;
+                let id = *labels.entry(l.label(*x)).or_insert(k);
+                edges[off + *s as usize].push((id, off as u32 + *t));
+            }
+        }
+        let mut block = vec![0u32; n];
+        let mut count = 1;
+        loop {
+            let mut sigs: FxHashMap<(u32, Vec<(u32, u32)>), u32> = FxHashMap::default();
+            let mut next = vec![0u32; n];
+            for s in 0..n {
+                let mut sig: Vec<(u32, u32)> = edges[s].iter().map(|(l, t)| (*l, block[*t as usize])).collect();
+                sig.sort_unstable();
+                sig.dedup();
+                let k = sigs.len() as u32;
+                next[s] = *sigs.entry((block[s], sig)).or_insert(k);
+            }
+            let new_count = sigs.len();
+            block = next;
+            if new_count == count {
+                break;
+            }
+            count = new_count;
+        }
+        a.nstates > 0 && b.nstates > 0 && block[0] == block[a.nstates]
     }
 }

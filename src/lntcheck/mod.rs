@@ -12,6 +12,7 @@ pub mod lts;
 pub mod parser;
 pub mod sem;
 pub mod simulate;
+pub mod svl;
 
 pub use lexer::Diag;
 

@@ -1,0 +1,857 @@
+//! The compositional SVL script `labs emit` writes (`X.svl`), executed without minimisation:
+//! a parser for exactly the subset the template `svl/compositional.svl` produces, and an
+//! evaluator that generates every leaf alone with the LNT interpreter and combines the explicit
+//! LTSs with the operators of `lts.rs` (per-leaf `hide`, label-synchronised `par`, `total prio`,
+//! `hide all but`). Reductions (`root leaf divsharp reduction`, `hold`) are parsed and ignored:
+//! verdicts do not depend on them.
+//!
+//! The subset:
+//!
+//! ```text
+//! script ::= { "% DEFAULT_PROCESS_FILE=" string | block | property }
+//! block  ::= string "=" "root" "leaf" ID "reduction" [ "hold" string {"," string} ] "of" "(" beh ")" ";"
+//! property ::= "property" ID [string] "is" string "=" "verify" string "with" ID "in" string ";"
+//!              "expected" ID ";" "end" "property"
+//! beh    ::= "hide" "all" "but" gates "in" beh "end" "hide"
+//!          | "hide" gates "in" beh "end" "hide"
+//!          | "par" [gates "in"] branch {"||" branch} "end" "par"      branch ::= [gates "->"] beh
+//!          | "total" "prio" chain {chain} "in" beh "end" "prio"       chain ::= string {">" string}
+//!          | ID "[" gates "]" ["(" num {"," num} ")"]
+//!          | "(" beh ")"
+//! ```
+
+use super::backend;
+use super::interp::{self, GenOptions, TNode};
+use super::lts::Lts;
+use super::sem::{Program, Value};
+use std::collections::HashMap;
+
+/// A behaviour of the script.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Beh {
+    /// A process instance `P [G1, …] (v1, …)`: a leaf.
+    Call {
+        process: String,
+        gates: Vec<String>,
+        args: Vec<i64>,
+    },
+    Hide {
+        gates: Vec<String>,
+        body: Box<Beh>,
+    },
+    HideAllBut {
+        gates: Vec<String>,
+        body: Box<Beh>,
+    },
+    /// `par G… in B1 || …` (`global`) or `par S1 -> B1 || …` (per-branch interfaces).
+    Par {
+        global: Vec<String>,
+        branches: Vec<(Option<Vec<String>>, Beh)>,
+    },
+    /// `total prio P1 > P2 > … Q1 > … in B end prio` (one chain per `>`-sequence).
+    Prio {
+        chains: Vec<Vec<String>>,
+        body: Box<Beh>,
+    },
+}
+
+/// One `"F.bcg" = root leaf … reduction of (…);` statement, with the property that verifies it.
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub bcg: String,
+    pub reduction: String,
+    pub hold: Vec<String>,
+    pub beh: Beh,
+    /// The `property NAME … verify … in "F.bcg"` block that reads this LTS.
+    pub property: Option<String>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Script {
+    pub process_file: Option<String>,
+    pub blocks: Vec<Block>,
+}
+
+impl Script {
+    pub fn block(&self, property: &str) -> Option<&Block> {
+        self.blocks.iter().find(|b| b.property.as_deref() == Some(property))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Id(String),
+    Str(String),
+    Num(i64),
+    Sym(&'static str),
+    Directive(String),
+}
+
+fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
+    let b = src.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    let line = |i: usize| src[..i].matches('\n').count() + 1;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if src[i..].starts_with("(*") {
+            let end = src[i + 2..].find("*)").ok_or_else(|| format!("line {}: unterminated comment", line(i)))?;
+            i += end + 4;
+        } else if c == b'%' && (i == 0 || b[i - 1] == b'\n') {
+            let end = src[i..].find('\n').map_or(b.len(), |e| i + e);
+            out.push((Tok::Directive(src[i + 1..end].trim().to_string()), line(i)));
+            i = end;
+        } else if c == b'"' {
+            let mut s = String::new();
+            let mut j = i + 1;
+            loop {
+                match b.get(j) {
+                    None => return Err(format!("line {}: unterminated string", line(i))),
+                    Some(b'"') => break,
+                    Some(b'\\') if j + 1 < b.len() => {
+                        s.push(b[j + 1] as char);
+                        j += 2;
+                    }
+                    Some(_) => {
+                        let ch = src[j..].chars().next().expect("a char");
+                        s.push(ch);
+                        j += ch.len_utf8();
+                    }
+                }
+            }
+            out.push((Tok::Str(s), line(i)));
+            i = j + 1;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            out.push((Tok::Id(src[i..j].to_string()), line(i)));
+            i = j;
+        } else if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let n = src[i..j].parse().map_err(|_| format!("line {}: bad number", line(i)))?;
+            out.push((Tok::Num(n), line(i)));
+            i = j;
+        } else {
+            let sym = ["||", "->", "=", "(", ")", "[", "]", ",", ";", ">"]
+                .into_iter()
+                .find(|s| src[i..].starts_with(s))
+                .ok_or_else(|| format!("line {}: unexpected character `{}`", line(i), c as char))?;
+            out.push((Tok::Sym(sym), line(i)));
+            i += sym.len();
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<(Tok, usize)>,
+    i: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.i).map(|t| &t.0)
+    }
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.i + k).map(|t| &t.0)
+    }
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        match self.toks.get(self.i) {
+            Some((t, l)) => Err(format!("line {l}: expected {what}, found {t:?}")),
+            None => Err(format!("end of script: expected {what}")),
+        }
+    }
+    fn is_kw(&self, k: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Id(x)) if x == k)
+    }
+    fn kw(&mut self, k: &str) -> Result<(), String> {
+        if self.is_kw(k) {
+            self.i += 1;
+            Ok(())
+        } else {
+            self.err(&format!("`{k}`"))
+        }
+    }
+    fn is_sym(&self, s: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Sym(x)) if *x == s)
+    }
+    fn sym(&mut self, s: &str) -> Result<(), String> {
+        if self.is_sym(s) {
+            self.i += 1;
+            Ok(())
+        } else {
+            self.err(&format!("`{s}`"))
+        }
+    }
+    fn id(&mut self) -> Result<String, String> {
+        match self.peek() {
+            Some(Tok::Id(x)) => {
+                let x = x.clone();
+                self.i += 1;
+                Ok(x)
+            }
+            _ => self.err("an identifier"),
+        }
+    }
+    fn string(&mut self) -> Result<String, String> {
+        match self.peek() {
+            Some(Tok::Str(x)) => {
+                let x = x.clone();
+                self.i += 1;
+                Ok(x)
+            }
+            _ => self.err("a string"),
+        }
+    }
+    fn gates(&mut self) -> Result<Vec<String>, String> {
+        let mut out = vec![self.id()?];
+        while self.is_sym(",") {
+            self.i += 1;
+            out.push(self.id()?);
+        }
+        Ok(out)
+    }
+
+    fn beh(&mut self) -> Result<Beh, String> {
+        if self.is_sym("(") {
+            self.i += 1;
+            let b = self.beh()?;
+            self.sym(")")?;
+            return Ok(b);
+        }
+        if self.is_kw("hide") {
+            self.i += 1;
+            let all_but = self.is_kw("all") && matches!(self.peek_at(1), Some(Tok::Id(x)) if x == "but");
+            if all_but {
+                self.i += 2;
+            }
+            let gates = self.gates()?;
+            self.kw("in")?;
+            let body = Box::new(self.beh()?);
+            self.kw("end")?;
+            self.kw("hide")?;
+            return Ok(if all_but { Beh::HideAllBut { gates, body } } else { Beh::Hide { gates, body } });
+        }
+        if self.is_kw("par") {
+            self.i += 1;
+            // `par G, … in` (global) or a first branch
+            let mut global = vec![];
+            let save = self.i;
+            if let Ok(gs) = self.gates()
+                && self.is_kw("in")
+            {
+                self.i += 1;
+                global = gs;
+            } else {
+                self.i = save;
+            }
+            let mut branches = vec![self.branch()?];
+            while self.is_sym("||") {
+                self.i += 1;
+                branches.push(self.branch()?);
+            }
+            self.kw("end")?;
+            self.kw("par")?;
+            return Ok(Beh::Par { global, branches });
+        }
+        if self.is_kw("total") && matches!(self.peek_at(1), Some(Tok::Id(x)) if x == "prio") {
+            self.i += 2;
+            let mut chains = vec![];
+            while let Some(Tok::Str(_)) = self.peek() {
+                let mut ch = vec![self.string()?];
+                while self.is_sym(">") {
+                    self.i += 1;
+                    ch.push(self.string()?);
+                }
+                chains.push(ch);
+            }
+            if chains.is_empty() {
+                return self.err("a priority chain");
+            }
+            self.kw("in")?;
+            let body = Box::new(self.beh()?);
+            self.kw("end")?;
+            self.kw("prio")?;
+            return Ok(Beh::Prio { chains, body });
+        }
+        let process = self.id()?;
+        self.sym("[")?;
+        let gates = self.gates()?;
+        self.sym("]")?;
+        let mut args = vec![];
+        if self.is_sym("(") {
+            self.i += 1;
+            loop {
+                match self.peek() {
+                    Some(Tok::Num(n)) => {
+                        args.push(*n);
+                        self.i += 1;
+                    }
+                    _ => return self.err("a number"),
+                }
+                if self.is_sym(",") {
+                    self.i += 1;
+                } else {
+                    break;
+                }
+            }
+            self.sym(")")?;
+        }
+        Ok(Beh::Call { process, gates, args })
+    }
+
+    fn branch(&mut self) -> Result<(Option<Vec<String>>, Beh), String> {
+        let save = self.i;
+        if let Ok(gs) = self.gates()
+            && self.is_sym("->")
+        {
+            self.i += 1;
+            return Ok((Some(gs), self.beh()?));
+        }
+        self.i = save;
+        Ok((None, self.beh()?))
+    }
+
+    fn script(&mut self) -> Result<Script, String> {
+        let mut s = Script::default();
+        while let Some(t) = self.peek().cloned() {
+            match t {
+                Tok::Directive(d) => {
+                    self.i += 1;
+                    if let Some(f) = d.strip_prefix("DEFAULT_PROCESS_FILE=") {
+                        s.process_file = Some(f.trim().trim_matches('"').to_string());
+                    }
+                }
+                Tok::Str(bcg) => {
+                    self.i += 1;
+                    self.sym("=")?;
+                    self.kw("root")?;
+                    self.kw("leaf")?;
+                    let reduction = self.id()?;
+                    self.kw("reduction")?;
+                    let mut hold = vec![];
+                    if self.is_kw("hold") {
+                        self.i += 1;
+                        hold.push(self.string()?);
+                        while self.is_sym(",") {
+                            self.i += 1;
+                            hold.push(self.string()?);
+                        }
+                    }
+                    self.kw("of")?;
+                    let beh = self.beh()?;
+                    self.sym(";")?;
+                    s.blocks.push(Block { bcg, reduction, hold, beh, property: None });
+                }
+                Tok::Id(k) if k == "property" => {
+                    self.i += 1;
+                    let name = self.id()?;
+                    if let Some(Tok::Str(_)) = self.peek() {
+                        self.i += 1;
+                    }
+                    self.kw("is")?;
+                    self.string()?;
+                    self.sym("=")?;
+                    self.kw("verify")?;
+                    self.string()?;
+                    self.kw("with")?;
+                    self.id()?;
+                    self.kw("in")?;
+                    let bcg = self.string()?;
+                    self.sym(";")?;
+                    self.kw("expected")?;
+                    self.id()?;
+                    self.sym(";")?;
+                    self.kw("end")?;
+                    self.kw("property")?;
+                    let b = s
+                        .blocks
+                        .iter_mut()
+                        .find(|b| b.bcg == bcg)
+                        .ok_or_else(|| format!("property {name} verifies `{bcg}`, which no statement defines"))?;
+                    b.property = Some(name);
+                }
+                _ => return self.err("a statement"),
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// Parses the compositional script.
+pub fn parse(src: &str) -> Result<Script, String> {
+    let toks = lex(src)?;
+    Parser { toks, i: 0 }.script()
+}
+
+/// Sizes of one generated leaf.
+#[derive(Clone, Debug)]
+pub struct LeafSize {
+    /// The instance, as the script writes it (with its per-leaf `hide`, if any).
+    pub text: String,
+    pub states: usize,
+    pub transitions: usize,
+}
+
+/// Runs the behaviours of a script on one LNT program: leaves are generated by the interpreter
+/// (each once, cached by instance text), then combined.
+pub struct Composer<'a> {
+    pub prog: &'a Program,
+    pub max_states: Option<u64>,
+    cache: HashMap<String, Lts>,
+    /// Every leaf met by the last `compose`, in script order (after its per-leaf `hide`).
+    pub leaves: Vec<LeafSize>,
+}
+
+impl<'a> Composer<'a> {
+    pub fn new(prog: &'a Program, max_states: Option<u64>) -> Composer<'a> {
+        Composer { prog, max_states, cache: HashMap::new(), leaves: vec![] }
+    }
+
+    /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
+    pub fn leaf(&mut self, process: &str, gates: &[String], args: &[i64]) -> Result<Lts, String> {
+        let key = format!(
+            "{process} [{}] ({})",
+            gates.join(", "),
+            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        if let Some(l) = self.cache.get(&key) {
+            return Ok(l.clone());
+        }
+        let vals = args.iter().map(|a| Value::I(*a)).collect();
+        let net = interp::build_call(self.prog, process, gates, vals).map_err(|d| format!("{key}: {d}"))?;
+        let (lts, _) = interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states })
+            .map_err(|d| format!("{key}: {d}"))?;
+        self.cache.insert(key, lts.clone());
+        Ok(lts)
+    }
+
+    /// The LTS of a behaviour, as SVL's `root leaf` strategy builds it: every leaf generated
+    /// alone (and hidden), then the whole network explored once from the root (states are
+    /// vectors of leaf states; intermediate compositions are never built, `total prio` is
+    /// applied to the transitions its operand offers in the current state). With
+    /// `property_ops` false, the property-specific operators (`hide`, `hide all but`,
+    /// `total prio`) are skipped: every label stays visible.
+    pub fn compose(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+        self.leaves.clear();
+        let mut net = OnTheFly::default();
+        net.labels.push("i".to_string());
+        net.ids.insert("i".to_string(), 0);
+        let root = self.build(b, property_ops, &mut net)?;
+        Ok(net.explore(root))
+    }
+
+    fn build(&mut self, b: &Beh, property_ops: bool, net: &mut OnTheFly) -> Result<Node, String> {
+        Ok(match b {
+            Beh::Call { process, gates, args } => {
+                let l = self.leaf(process, gates, args)?;
+                self.leaves.push(LeafSize { text: call_text(b), states: l.nstates, transitions: l.trans.len() });
+                let map: Vec<u32> = l.labels.iter().map(|x| net.id(x)).collect();
+                let adj = l
+                    .adjacency()
+                    .into_iter()
+                    .map(|v| v.into_iter().map(|(x, t)| (map[x as usize], t)).collect())
+                    .collect();
+                net.leaves.push(adj);
+                Node::Leaf(net.leaves.len() - 1)
+            }
+            Beh::Hide { gates, body } | Beh::HideAllBut { gates, body } if property_ops => {
+                let inner = self.build(body, property_ops, net)?;
+                if let (Beh::Hide { .. }, Beh::Call { .. }) = (b, &**body)
+                    && let Some(last) = self.leaves.last_mut()
+                {
+                    last.text = format!("hide {} in {} end hide", gates.join(", "), last.text);
+                }
+                Node::Hide { gates: gates.clone(), all_but: matches!(b, Beh::HideAllBut { .. }), body: Box::new(inner) }
+            }
+            Beh::Prio { chains, body } if property_ops => {
+                let inner = self.build(body, property_ops, net)?;
+                let mut rs = vec![];
+                for ch in chains {
+                    rs.push(ch.iter().map(|p| super::lts::prio_pattern(p)).collect::<Result<Vec<_>, _>>()?);
+                }
+                Node::Prio { chains: rs, body: Box::new(inner), ranks: HashMap::new() }
+            }
+            Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => {
+                self.build(body, property_ops, net)?
+            }
+            Beh::Par { global, branches } => {
+                let mut kids = vec![];
+                let mut iface = vec![];
+                for (i, k) in branches {
+                    kids.push(self.build(k, property_ops, net)?);
+                    iface.push(i.clone());
+                }
+                Node::Par { global: global.clone(), iface, kids }
+            }
+        })
+    }
+
+    /// The same LTS built bottom-up with the explicit operators of `lts.rs` (every intermediate
+    /// composition generated: only for small networks; used to test `compose`).
+    pub fn compose_nested(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+        self.leaves.clear();
+        self.eval(b, property_ops)
+    }
+
+    fn eval(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+        Ok(match b {
+            Beh::Call { process, gates, args } => {
+                let l = self.leaf(process, gates, args)?;
+                self.leaves.push(LeafSize { text: call_text(b), states: l.nstates, transitions: l.trans.len() });
+                l
+            }
+            Beh::Hide { gates, body } => {
+                let inner = self.eval(body, property_ops)?;
+                if !property_ops {
+                    return Ok(inner);
+                }
+                let g: Vec<&str> = gates.iter().map(|s| s.as_str()).collect();
+                let out = inner.hide(&g);
+                if let Beh::Call { .. } = **body
+                    && let Some(last) = self.leaves.last_mut()
+                {
+                    last.text = format!("hide {} in {} end hide", gates.join(", "), last.text);
+                }
+                out
+            }
+            Beh::HideAllBut { gates, body } => {
+                let inner = self.eval(body, property_ops)?;
+                if !property_ops {
+                    return Ok(inner);
+                }
+                let g: Vec<&str> = gates.iter().map(|s| s.as_str()).collect();
+                inner.hide_all_but(&g)
+            }
+            Beh::Prio { chains, body } => {
+                let inner = self.eval(body, property_ops)?;
+                if !property_ops {
+                    return Ok(inner);
+                }
+                let mut rs = vec![];
+                for ch in chains {
+                    let mut c = vec![];
+                    for p in ch {
+                        c.push(super::lts::prio_pattern(p)?);
+                    }
+                    rs.push(c);
+                }
+                inner.prio(&rs)
+            }
+            Beh::Par { global, branches } => {
+                let mut kids = vec![];
+                let mut iface = vec![];
+                for (i, k) in branches {
+                    kids.push(self.eval(k, property_ops)?);
+                    iface.push(i.clone());
+                }
+                Lts::par(&kids, global, &iface)
+            }
+        })
+    }
+}
+
+/// A network node over explicit leaves (label ids interned in `OnTheFly`).
+enum Node {
+    Leaf(usize),
+    Hide {
+        gates: Vec<String>,
+        all_but: bool,
+        body: Box<Node>,
+    },
+    /// `ranks`: per label id, its position in each chain.
+    Prio {
+        chains: Vec<Vec<regex::Regex>>,
+        body: Box<Node>,
+        ranks: HashMap<u32, Vec<Option<usize>>>,
+    },
+    Par {
+        global: Vec<String>,
+        iface: Vec<Option<Vec<String>>>,
+        kids: Vec<Node>,
+    },
+}
+
+/// A transition of a subnetwork: label id and the leaves it moves.
+type Move = (u32, Vec<(usize, u32)>);
+
+#[derive(Default)]
+struct OnTheFly {
+    labels: Vec<String>,
+    ids: HashMap<String, u32>,
+    /// Per leaf: successors (label id, target) by state.
+    leaves: Vec<Vec<Vec<(u32, u32)>>>,
+}
+
+impl OnTheFly {
+    fn id(&mut self, l: &str) -> u32 {
+        if let Some(i) = self.ids.get(l) {
+            return *i;
+        }
+        let i = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.ids.insert(l.to_string(), i);
+        i
+    }
+
+    fn gate(&self, l: u32) -> &str {
+        Lts::gate(&self.labels[l as usize])
+    }
+
+    fn moves(&self, n: &mut Node, st: &[u32]) -> Vec<Move> {
+        match n {
+            Node::Leaf(k) => self.leaves[*k][st[*k] as usize].iter().map(|(l, t)| (*l, vec![(*k, *t)])).collect(),
+            Node::Hide { gates, all_but, body } => {
+                let mut v = self.moves(body, st);
+                for m in &mut v {
+                    if m.0 != 0 && gates.iter().any(|g| g == self.gate(m.0)) != *all_but {
+                        m.0 = 0;
+                    }
+                }
+                v
+            }
+            Node::Prio { chains, body, ranks } => {
+                let v = self.moves(body, st);
+                for m in &v {
+                    ranks.entry(m.0).or_insert_with(|| {
+                        chains.iter().map(|ch| ch.iter().position(|r| r.is_match(&self.labels[m.0 as usize]))).collect()
+                    });
+                }
+                let best: Vec<Option<usize>> =
+                    (0..chains.len()).map(|c| v.iter().filter_map(|m| ranks[&m.0][c]).min()).collect();
+                v.into_iter()
+                    .filter(|m| {
+                        ranks[&m.0].iter().zip(&best).all(|(r, b)| match (r, b) {
+                            (Some(r), Some(b)) => r <= b,
+                            _ => true,
+                        })
+                    })
+                    .collect()
+            }
+            Node::Par { global, iface, kids } => {
+                let nk = kids.len();
+                let kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
+                let participants = |g: &str| -> Vec<usize> {
+                    if g == "i" {
+                        return vec![];
+                    }
+                    if global.iter().any(|x| x == g) {
+                        return (0..nk).collect();
+                    }
+                    (0..nk).filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g))).collect()
+                };
+                let mut out = vec![];
+                let mut sync: Vec<(u32, Vec<usize>)> = vec![];
+                for (k, ms) in kid_moves.iter().enumerate() {
+                    for m in ms {
+                        let ps = participants(self.gate(m.0));
+                        if ps.contains(&k) {
+                            if !sync.iter().any(|(l, _)| *l == m.0) {
+                                sync.push((m.0, ps));
+                            }
+                        } else {
+                            out.push(m.clone());
+                        }
+                    }
+                }
+                for (l, ps) in sync {
+                    let mut acc: Vec<Vec<(usize, u32)>> = vec![vec![]];
+                    for k in ps {
+                        let mut next = vec![];
+                        for a in &acc {
+                            for m in kid_moves[k].iter().filter(|m| m.0 == l) {
+                                let mut c = a.clone();
+                                c.extend(&m.1);
+                                next.push(c);
+                            }
+                        }
+                        acc = next;
+                        if acc.is_empty() {
+                            break;
+                        }
+                    }
+                    out.extend(acc.into_iter().map(|c| (l, c)));
+                }
+                out
+            }
+        }
+    }
+
+    fn explore(mut self, mut root: Node) -> Lts {
+        let init = vec![0u32; self.leaves.len()];
+        let mut ids: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
+        ids.insert(init.clone(), 0);
+        let mut states = vec![init];
+        let mut out = Lts::new();
+        let mut i = 0;
+        while i < states.len() {
+            let st = states[i].clone();
+            for (l, ch) in self.moves(&mut root, &st) {
+                let mut n = st.clone();
+                for (k, t) in ch {
+                    n[k] = t;
+                }
+                let id = match ids.get(&n) {
+                    Some(x) => *x,
+                    None => {
+                        let x = states.len() as u32;
+                        ids.insert(n.clone(), x);
+                        states.push(n);
+                        x
+                    }
+                };
+                out.add(i as u32, &self.labels[l as usize], id);
+            }
+            i += 1;
+        }
+        out.nstates = states.len();
+        self.leaves.clear();
+        out
+    }
+}
+
+fn call_text(b: &Beh) -> String {
+    match b {
+        Beh::Call { process, gates, args } if args.is_empty() => format!("{process} [{}]", gates.join(", ")),
+        Beh::Call { process, gates, args } => format!(
+            "{process} [{}] ({})",
+            gates.join(", "),
+            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The leaves of a behaviour (process instances, in script order).
+pub fn calls(b: &Beh) -> Vec<&Beh> {
+    match b {
+        Beh::Call { .. } => vec![b],
+        Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => calls(body),
+        Beh::Par { branches, .. } => branches.iter().flat_map(|(_, k)| calls(k)).collect(),
+    }
+}
+
+/// The gates a behaviour leaves visible at its root (what `hide all but` keeps).
+pub fn kept_gates(b: &Beh) -> Option<Vec<String>> {
+    match b {
+        Beh::HideAllBut { gates, .. } => Some(gates.clone()),
+        _ => None,
+    }
+}
+
+/// The leaf of agent `id` in a behaviour (a call of a process `Agent_…` whose first argument
+/// is `id`), with its per-leaf `hide` if it has one.
+pub fn agent_leaf(b: &Beh, id: u32) -> Option<&Beh> {
+    match b {
+        Beh::Call { process, args, .. } => {
+            (process.starts_with("Agent_") && args.first() == Some(&(id as i64))).then_some(b)
+        }
+        Beh::Hide { body, .. } if matches!(**body, Beh::Call { .. }) => agent_leaf(body, id).map(|_| b),
+        Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => agent_leaf(body, id),
+        Beh::Par { branches, .. } => branches.iter().find_map(|(_, k)| agent_leaf(k, id)),
+    }
+}
+
+/// `tree` without its `hide` nodes (every gate visible).
+pub fn strip_hides(t: &TNode) -> TNode {
+    match t {
+        TNode::Leaf(k) => TNode::Leaf(*k),
+        TNode::Hide(_, b) => strip_hides(b),
+        TNode::Par { global, iface, kids } => {
+            TNode::Par { global: global.clone(), iface: iface.clone(), kids: kids.iter().map(strip_hides).collect() }
+        }
+    }
+}
+
+/// The emitted LNT program and compositional SVL script of a model (every property).
+pub fn emit_program(
+    model: &crate::model::Model,
+    behs: &[crate::behaviour::Behaviour],
+    analysis: &crate::analysis::values::ValueAnalysis,
+    stem: &str,
+    fair: bool,
+    dialect: crate::lnt::Dialect,
+) -> Result<(String, String), String> {
+    let opts = crate::lnt::EmitOptions {
+        fair,
+        properties: vec![],
+        dialect,
+        base: crate::lnt::names::module_name(stem),
+        source: stem.to_string(),
+    };
+    let files = crate::lnt::emit(model, behs, analysis, &opts).map_err(|e| e.message)?;
+    let lnt = files.iter().find(|f| f.name.ends_with(".lnt")).ok_or("no .lnt file")?.contents.clone();
+    let svl = files
+        .iter()
+        .find(|f| f.name.ends_with(".svl") && !f.name.ends_with("_mono.svl"))
+        .ok_or("no compositional .svl file")?
+        .contents
+        .clone();
+    Ok((lnt, svl))
+}
+
+/// One property checked on the LTS its SVL block builds.
+#[derive(Clone, Debug)]
+pub struct PropertyRun {
+    pub property: String,
+    pub verdict: crate::engine::Verdict,
+    pub states: usize,
+    pub transitions: usize,
+    pub labs_states: usize,
+    pub leaves: Vec<LeafSize>,
+}
+
+/// Executes every property block of `svl` on `lnt` (no minimisation) and checks the property
+/// on the resulting LTS: LAbS states and valuations are rebuilt from its `DONE` and observation
+/// labels as `--backend lnt` does (`backend::labs_view`), then the native checker runs.
+pub fn check_script(
+    model: &crate::model::Model,
+    behs: &[crate::behaviour::Behaviour],
+    fair: bool,
+    lnt: &str,
+    svl: &str,
+    max_states: Option<u64>,
+) -> Result<Vec<PropertyRun>, String> {
+    let prog = super::load(lnt, None).map_err(|d| format!("emitted LNT:{d}"))?;
+    if let Some(d) = super::check::check(&prog).into_iter().next() {
+        return Err(format!("emitted LNT:{d}"));
+    }
+    let undef = backend::undef_value(&prog);
+    let script = parse(svl)?;
+    let mut c = Composer::new(&prog, max_states);
+    let mut out = vec![];
+    for b in &script.blocks {
+        let name = b.property.clone().ok_or_else(|| format!("`{}` is verified by no property", b.bcg))?;
+        let p = model
+            .properties
+            .iter()
+            .find(|p| p.name == name)
+            .ok_or_else(|| format!("the script's property {name} is not in the model"))?;
+        let lts = c.compose(&b.beh, true)?;
+        let (states, transitions) = (lts.nstates, lts.trans.len());
+        let gates = kept_gates(&b.beh).unwrap_or_default();
+        let view = backend::labs_view(model, fair, lts, &gates, undef)?;
+        if let Some(s) = view.stuck.first() {
+            return Err(format!("property {name}: LTS state {s} blocks in the middle of a step"));
+        }
+        let mut one = model.clone();
+        one.properties = vec![p.clone()];
+        let r = backend::check_properties(&one, behs, fair, &view)?;
+        out.push(PropertyRun {
+            property: name,
+            verdict: r[0].verdict,
+            states,
+            transitions,
+            labs_states: view.real.len(),
+            leaves: c.leaves.clone(),
+        });
+    }
+    Ok(out)
+}
