@@ -398,3 +398,60 @@ fn root_exploration_equals_nested_operators() {
         }
     }
 }
+
+/// `labs lts --property` (whole block and one leaf with the property's hiding) and `--svl`.
+#[test]
+fn cli_lts_property() {
+    let run = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().unwrap();
+    let dir = std::env::temp_dir().join(format!("labs-svl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = ex("flocking.labs");
+    let leader = bench("leader.labs");
+    let out = dir.join("p.aut");
+    let o = run(&["lts", &leader, "n=3", "--property", "LeaderIs0", "-o", out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("leaf Timestamps [REFRESH, REQ] (0): 13 states, 117 transitions"), "{err}");
+    assert!(err.ends_with("333 states, 416 transitions\n"), "{err}");
+    let aut = std::fs::read_to_string(&out).unwrap();
+    assert!(aut.starts_with("des (0, 416, 333)\n"));
+    // only DONE and L_LEADER stay visible
+    for l in aut.lines().skip(1) {
+        let lab = l.split(", ").nth(1).unwrap();
+        assert!(lab == "i" || lab == "\"DONE\"" || lab.starts_with("\"L_LEADER !"), "{l}");
+    }
+    // a leaf with the property's hiding: A_X hidden in Agent_Bird 0 for Aligned (reads L_H)
+    let ext = ["birds=2", "delta=1", "grid=3"];
+    let o = run(&[
+        &["lts", spec.as_str()][..],
+        &ext,
+        &["--property", "Aligned", "--leaf", "0", "-o", out.to_str().unwrap()],
+    ]
+    .concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let aut = std::fs::read_to_string(&out).unwrap();
+    assert!(aut.contains("\"L_H !0"), "L_H read by Aligned stays visible");
+    assert!(!aut.contains("\"A_X"), "A_X is hidden in the leaf for Aligned");
+    let o = run(&[&["lts", spec.as_str()][..], &ext, &["--leaf", "0", "-o", out.to_str().unwrap()]].concat());
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(&out).unwrap().contains("\"A_X !0"), "without --property, every gate");
+    // --svl with the script's DEFAULT_PROCESS_FILE
+    let em = dir.join("em");
+    assert!(run(&["emit", &leader, "n=3", "-o", em.to_str().unwrap()]).status.success());
+    let o = run(&[
+        "lts",
+        &leader,
+        "--svl",
+        em.join("leader.svl").to_str().unwrap(),
+        "--property",
+        "LeaderNot0",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).ends_with("333 states, 416 transitions\n"));
+    let o = run(&["lts", &leader, "n=3", "--property", "Nope", "-o", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no property `Nope`"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -199,8 +199,8 @@ enum Command {
         /// --leaf, that agent's leaf with the property's hiding
         #[arg(long, value_name = "P")]
         property: Option<String>,
-        /// The SVL script for --property (default: the one emitted for SPEC); its
-        /// DEFAULT_PROCESS_FILE is read when neither SPEC nor --lnt is given
+        /// Run this SVL script for --property instead of the one emitted for SPEC (with its
+        /// DEFAULT_PROCESS_FILE, relative to the script, unless --lnt is given)
         #[arg(long, value_name = "FILE.svl", requires = "property")]
         svl: Option<PathBuf>,
         /// Output file (Aldebaran format)
