@@ -140,3 +140,19 @@ fn paths_with_spaces_and_quotes() {
     assert!(lnt.contains("module my_leader_s__spec_ is"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn warns_when_the_analysis_leaves_a_variable_unbounded() {
+    // counter.labs: `c <-- tmp + 1` after `tmp <- c` widens c and tmp to 0..2^31-1, so the
+    // compositional leaves would enumerate 2^31 input values; leader's values are bounded.
+    let counter = format!("{}/examples/counter.labs", env!("CARGO_MANIFEST_DIR"));
+    let dir = tmp("unbounded");
+    let out = labs().args(["emit", &counter, "n=2", "atomic=0", "-o"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not bound `c` (0..2147483647)"), "{err}");
+    assert!(err.contains("monolithic script"), "{err}");
+    let dir = tmp("bounded");
+    let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(&dir).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("does not bound"));
+}
