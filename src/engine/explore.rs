@@ -263,7 +263,7 @@ fn add_initial(g: &mut Graph, opts: &ExploreOptions, initial: &mut InitialFn) ->
         encode_into(s, g.store.width(), &mut enc);
         g.store.insert_shared(&enc, hash_bytes(&enc), key);
         key += 1;
-        if key % BATCH as u64 == 0 {
+        if key.is_multiple_of(BATCH as u64) {
             flush(g);
             g.stopped = over(g);
         }
