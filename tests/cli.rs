@@ -242,6 +242,20 @@ fn state_bound_is_exit_5_unknown() {
 }
 
 #[test]
+fn state_bound_applies_to_initial_states() {
+    // 10^12 initial states: the bound must stop the enumeration itself.
+    let spec = write_temp(
+        "many-initial.labs",
+        "system {\n    spawn = A: 4\n}\n\nagent A {\n    interface = x: 0..1000000\n    Behavior = x <- x\n}\n\ncheck {\n    P = always forall A a, x of a >= 0\n}\n",
+    );
+    let o = labs(&["verify", &spec, "--max-states", "100000", "--json"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["verdict"], "unknown");
+    assert_eq!(v["stopped"], "max_states");
+}
+
+#[test]
 fn timeout_is_exit_124() {
     let o = labs(&[
         "verify",

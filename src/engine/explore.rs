@@ -7,8 +7,8 @@
 //! (parent, successor index) first), so ids, parents, counts and successor lists are
 //! identical for any thread count (see docs/performance.md).
 
-use super::state::{StateStore, encode_into, hash_bytes, width_needed};
-use super::step::{Stepper, Work};
+use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
+use super::step::{RuntimeError, Stepper, Work};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -120,24 +120,30 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     let mut w = Work::default();
     let mut st = Vec::new();
     let width = store.width();
-    let mut enc = vec![0u8; store.state_bytes()];
+    let sb = store.state_bytes();
+    // The packed successors of one parent and their hashes: all are packed (and their index
+    // slots prefetched) before any is looked up, so that the cache misses overlap.
+    let mut encs: Vec<u8> = Vec::new();
+    let mut hs: Vec<u64> = Vec::new();
     let mut out = ChunkOut::default();
     for i in ids {
         store.get_into(i, &mut st);
-        let mut n = 0u32;
-        let refs = &mut out.refs;
+        encs.clear();
+        hs.clear();
         let mut widen = 0;
         let r = stepper.successors(&st, &mut w, false, &mut |_, s| {
             if widen != 0 {
                 return;
             }
-            if !encode_into(s, width, &mut enc) {
+            let at = encs.len();
+            encs.resize(at + sb, 0);
+            if !encode_into(s, width, &mut encs[at..]) {
                 widen = width_needed(s);
                 return;
             }
-            let h = hash_bytes(&enc);
-            refs.push(store.insert_shared(&enc, h, ((i as u64) << 32) | n as u64));
-            n += 1;
+            let h = hash_bytes(&encs[at..]);
+            store.prefetch_slot(h);
+            hs.push(h);
         });
         if widen != 0 {
             out.widen = widen;
@@ -147,9 +153,53 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             out.error = Some((i, e.0));
             return out;
         }
-        out.counts.push(n);
+        for &h in &hs {
+            store.prefetch_state(h);
+        }
+        for (n, &h) in hs.iter().enumerate() {
+            let enc = &encs[n * sb..(n + 1) * sb];
+            out.refs.push(store.insert_shared(enc, h, ((i as u64) << 32) | n as u64));
+        }
+        out.counts.push(hs.len() as u32);
     }
     out
+}
+
+/// A worker's successor lists with final ids.
+#[derive(Default)]
+struct Resolved {
+    /// Concatenated successor lists (sorted, distinct), only when edges are kept.
+    succ: Vec<u32>,
+    /// End of each parent's list in `succ`.
+    ends: Vec<u64>,
+    transitions: u64,
+    deadlocks: u64,
+}
+
+fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
+    let mut r = Resolved::default();
+    if keep {
+        r.succ.reserve(out.refs.len());
+        r.ends.reserve(out.counts.len());
+    }
+    let mut ids: Vec<u32> = Vec::new();
+    let mut off = 0usize;
+    for &n in &out.counts {
+        ids.clear();
+        ids.extend(out.refs[off..off + n as usize].iter().map(|&x| bids.resolve(x)));
+        off += n as usize;
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            r.deadlocks += 1;
+        }
+        r.transitions += ids.len() as u64;
+        if keep {
+            r.succ.extend_from_slice(&ids);
+            r.ends.push(r.succ.len() as u64);
+        }
+    }
+    r
 }
 
 /// Parents per batch (independent of the thread count, so that `--max-states` etc. stop at
@@ -164,6 +214,69 @@ const BATCH: usize = 1 << 15;
 /// the order in which a sequential BFS discovers them, so ids, BFS parents, counts and
 /// successor lists are the same for any thread count.
 pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -> Graph {
+    let r = explore_with(stepper, opts, &mut |f| {
+        for s in initial {
+            if !f(s) {
+                break;
+            }
+        }
+        Ok(())
+    });
+    r.expect("no error from a list of initial states")
+}
+
+/// Like `explore`, from the stepper's own initial states (`Stepper::for_each_initial`),
+/// which are added to the store as they are enumerated: the state and memory bounds apply
+/// to them too.
+pub fn explore_initial(stepper: &Stepper, opts: &ExploreOptions) -> Result<Graph, RuntimeError> {
+    explore_with(stepper, opts, &mut |f| stepper.for_each_initial(f))
+}
+
+/// Enumerates initial states by calling its argument on each (which returns false to stop).
+type InitialFn<'a> = dyn FnMut(&mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> + 'a;
+
+/// Adds the initial states to `g` in enumeration order (in batches, numbered like the
+/// sequential insertion), stopping once a bound is exceeded.
+fn add_initial(g: &mut Graph, opts: &ExploreOptions, initial: &mut InitialFn) -> Result<(), RuntimeError> {
+    fn flush(g: &mut Graph) {
+        let b = g.store.finish_batch();
+        g.parent.resize(g.parent.len() + b.keys.len(), NO_PARENT);
+    }
+    let over = |g: &Graph| {
+        if opts.max_states.is_some_and(|m| g.store.len() as u64 > m) {
+            Some(StopReason::MaxStates)
+        } else if opts.memory_mib.is_some_and(|m| g.memory_bytes() > m << 20) {
+            Some(StopReason::Memory)
+        } else {
+            None
+        }
+    };
+    let mut enc = Vec::new();
+    let mut key = 0u64;
+    initial(&mut |s| {
+        let need = width_needed(s);
+        if need > g.store.width() {
+            flush(g);
+            g.store.widen(need);
+        }
+        enc.resize(g.store.state_bytes(), 0);
+        encode_into(s, g.store.width(), &mut enc);
+        g.store.insert_shared(&enc, hash_bytes(&enc), key);
+        key += 1;
+        if key.is_multiple_of(BATCH as u64) {
+            flush(g);
+            g.stopped = over(g);
+        }
+        g.stopped.is_none()
+    })?;
+    flush(g);
+    if g.stopped.is_none() {
+        g.stopped = over(g);
+    }
+    Ok(())
+}
+
+fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialFn) -> Result<Graph, RuntimeError> {
     let start = Instant::now();
     let stride = stepper.lay.len;
     let mut g = Graph {
@@ -180,15 +293,14 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
         error: None,
         seconds: 0.0,
     };
-    for s in initial {
-        if g.store.insert(s).1 {
-            g.parent.push(NO_PARENT);
-        }
-    }
+    add_initial(&mut g, opts, initial)?;
     g.n_initial = g.store.len();
+    if g.stopped.is_some() {
+        g.seconds = start.elapsed().as_secs_f64();
+        return Ok(g);
+    }
     let threads = opts.threads.max(1);
     let mut next = 0usize;
-    let mut ids: Vec<u32> = Vec::new();
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < 4 {
@@ -219,29 +331,33 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
             g.store.abort_batch();
             g.error = Some(e);
             g.seconds = start.elapsed().as_secs_f64();
-            return g;
+            return Ok(g);
         }
         let bids = g.store.finish_batch();
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
-        for out in &outs {
-            let mut off = 0usize;
-            for &n in &out.counts {
-                ids.clear();
-                ids.extend(out.refs[off..off + n as usize].iter().map(|&r| bids.resolve(r)));
-                off += n as usize;
-                ids.sort_unstable();
-                ids.dedup();
-                if ids.is_empty() {
-                    g.deadlocks += 1;
-                }
-                g.transitions += ids.len() as u64;
-                if g.has_edges {
-                    g.succ.extend_from_slice(&ids);
-                    g.succ_off.push(g.succ.len() as u64);
-                }
-                g.expanded += 1;
+        // Each worker's references are resolved on its own thread; the results are then
+        // appended in worker (that is, parent) order.
+        let keep = g.has_edges;
+        let res: Vec<Resolved> = if outs.len() == 1 {
+            vec![resolve_chunk(&outs[0], &bids, keep)]
+        } else {
+            let bids = &bids;
+            std::thread::scope(|s| {
+                let hs: Vec<_> = outs.iter().map(|o| s.spawn(move || resolve_chunk(o, bids, keep))).collect();
+                hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
+            })
+        };
+        for (r, out) in res.iter().zip(&outs) {
+            g.deadlocks += r.deadlocks;
+            g.transitions += r.transitions;
+            g.expanded += out.counts.len();
+            if keep {
+                let base = g.succ.len() as u64;
+                g.succ_off.extend(r.ends.iter().map(|&e| base + e));
+                g.succ.extend_from_slice(&r.succ);
             }
         }
+        drop(outs);
         next = end;
         let elapsed = start.elapsed();
         if let Some(p) = &opts.progress {
@@ -272,6 +388,7 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
             }
         }
     }
+    g.store.release_spare();
     g.seconds = start.elapsed().as_secs_f64();
-    g
+    Ok(g)
 }

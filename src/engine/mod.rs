@@ -281,7 +281,6 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     check_behaviours(model, behs)?;
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
-    let initial = stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     let eopts = ExploreOptions {
         threads: opts.threads,
         max_states: opts.max_states,
@@ -291,7 +290,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         progress: opts.progress.clone(),
         keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
     };
-    let g = explore::explore(&stepper, &initial, &eopts);
+    let g =
+        explore::explore_initial(&stepper, &eopts).map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     if let Some((s, m)) = g.error.clone() {
         return Err(runtime(&stepper, &g, s, m));
     }

@@ -10,6 +10,7 @@
 
 use crate::model::Model;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The undefined value ⊥.
 pub const BOT: i32 = i32::MIN;
@@ -132,15 +133,52 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
-const EMPTY: u32 = u32::MAX;
-/// Table entries with this bit are states new in the current batch (index into the shard's
-/// batch list); others are global ids.
+/// An empty index entry.
+const EMPTY: u64 = u64::MAX;
+/// Entries with this bit (in the low 32 bits) are states new in the current batch (index
+/// into the shard's batch list); others are global ids.
 const NEW: u32 = 1 << 31;
 const SHARD_BITS: u32 = 6;
 const SHARDS: usize = 1 << SHARD_BITS;
 /// States per arena block (the arena grows by whole blocks: no reallocation copies).
 const BLOCK_BITS: u32 = 16;
 const BLOCK: usize = 1 << BLOCK_BITS;
+
+/// An index entry: the low 32 bits of the hash (the tag) above the state reference.
+/// The home slot is `tag & mask`, so growing never rehashes the packed bytes.
+#[inline]
+fn entry(h: u64, e: u32) -> u64 {
+    (h << 32) | e as u64
+}
+#[inline]
+fn tag_of(x: u64) -> u32 {
+    (x >> 32) as u32
+}
+
+/// Equality of two packed states of the same length (inlined, 8 bytes at a time).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        if u64::from_ne_bytes(x.try_into().unwrap()) != u64::from_ne_bytes(y.try_into().unwrap()) {
+            return false;
+        }
+    }
+    ca.remainder() == cb.remainder()
+}
+
+/// Hints the CPU to fetch the cache line at `p` (no effect where unsupported; never faults).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
 
 /// Bytes per slot needed to store `v` (⊥ is the most negative code of each width).
 #[inline]
@@ -226,11 +264,20 @@ impl Arena {
         let o = (i as usize & (BLOCK - 1)) * self.sb;
         &b[o..o + self.sb]
     }
+    /// Appends a state. Every block but the last holds exactly `BLOCK` states; the first
+    /// block starts small and doubles (small runs do not pay for a whole block).
     fn push(&mut self, s: &[u8]) {
+        let full = BLOCK * self.sb;
         match self.blocks.last_mut() {
-            Some(b) if b.len() < b.capacity() => b.extend_from_slice(s),
+            Some(b) if b.len() < full => {
+                if b.len() == b.capacity() {
+                    b.reserve_exact((b.len() * 2).clamp(self.sb, full) - b.len());
+                }
+                b.extend_from_slice(s)
+            }
             _ => {
-                let mut b = Vec::with_capacity(BLOCK * self.sb);
+                let cap = if self.blocks.is_empty() { 1024.min(BLOCK) * self.sb } else { full };
+                let mut b = Vec::with_capacity(cap);
                 b.extend_from_slice(s);
                 self.blocks.push(b);
             }
@@ -245,7 +292,7 @@ impl Arena {
 /// hash has the shard's top bits. During a batch it also holds the batch's new states.
 #[derive(Default)]
 pub struct Shard {
-    table: Vec<u32>,
+    table: Vec<u64>,
     used: usize,
     new_data: Vec<u8>,
     /// Smallest discovery key of each new state.
@@ -254,9 +301,42 @@ pub struct Shard {
     new_pos: Vec<u32>,
 }
 
+/// A shard behind its lock, with the address and mask of its table readable without the
+/// lock (only ever used for prefetching, so a stale value is harmless).
+#[repr(align(64))]
+struct ShardCell {
+    shard: Mutex<Shard>,
+    table_ptr: AtomicUsize,
+    table_mask: AtomicUsize,
+}
+
+impl ShardCell {
+    fn new(shard: Shard) -> ShardCell {
+        let c = ShardCell { shard: Mutex::new(shard), table_ptr: AtomicUsize::new(0), table_mask: AtomicUsize::new(0) };
+        c.publish(&c.shard.lock().unwrap());
+        c
+    }
+    #[inline]
+    fn publish(&self, s: &Shard) {
+        self.table_ptr.store(s.table.as_ptr() as usize, Ordering::Relaxed);
+        self.table_mask.store(s.table.len() - 1, Ordering::Relaxed);
+    }
+}
+
+/// The shard grows when more than `LOAD_NUM / LOAD_DEN` of its slots are used.
+const LOAD_NUM: usize = 3;
+const LOAD_DEN: usize = 4;
+/// Slots of a shard's table at first.
+const MIN_SLOTS: usize = 16;
+
 impl Shard {
     fn with_capacity(cap: usize) -> Shard {
         Shard { table: vec![EMPTY; cap], ..Default::default() }
+    }
+
+    /// Capacity for `n` entries right after a rebuild.
+    fn capacity_for(n: usize) -> usize {
+        (n * LOAD_DEN / LOAD_NUM + 2).next_power_of_two().max(MIN_SLOTS)
     }
 
     #[inline]
@@ -269,28 +349,47 @@ impl Shard {
         }
     }
 
+    /// Prefetches the packed bytes of the first entry whose tag matches `h`.
+    #[inline]
+    fn prefetch_match(&self, arena: &Arena, h: u64) {
+        let mask = self.table.len() - 1;
+        let mut p = (h as usize) & mask;
+        loop {
+            let x = self.table[p];
+            if x == EMPTY {
+                return;
+            }
+            if tag_of(x) == h as u32 {
+                prefetch(self.bytes_of(arena, x as u32).as_ptr());
+                return;
+            }
+            p = (p + 1) & mask;
+        }
+    }
+
     /// Looks `enc` up, adding it as a new state with discovery key `key` when absent, or
     /// lowering the key of a new state. Returns the entry (a global id, or `NEW | index`).
     #[inline]
     fn insert(&mut self, arena: &Arena, enc: &[u8], h: u64, key: u64) -> u32 {
-        if (self.used + 1) * 2 > self.table.len() {
-            self.grow(arena);
+        if (self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM {
+            self.grow();
         }
         let mask = self.table.len() - 1;
         let mut p = (h as usize) & mask;
         loop {
-            let e = self.table[p];
-            if e == EMPTY {
+            let x = self.table[p];
+            if x == EMPTY {
                 let idx = self.new_key.len() as u32;
                 let e = NEW | idx;
-                self.table[p] = e;
+                self.table[p] = entry(h, e);
                 self.new_data.extend_from_slice(enc);
                 self.new_key.push(key);
                 self.new_pos.push(p as u32);
                 self.used += 1;
                 return e;
             }
-            if self.bytes_of(arena, e) == enc {
+            let e = x as u32;
+            if tag_of(x) == h as u32 && same_bytes(self.bytes_of(arena, e), enc) {
                 if e & NEW != 0 {
                     let k = &mut self.new_key[(e & !NEW) as usize];
                     *k = (*k).min(key);
@@ -305,30 +404,33 @@ impl Shard {
         let mask = self.table.len() - 1;
         let mut p = (h as usize) & mask;
         loop {
-            let e = self.table[p];
-            if e == EMPTY {
+            let x = self.table[p];
+            if x == EMPTY {
                 return None;
             }
-            if e & NEW == 0 && arena.get(e) == enc {
+            let e = x as u32;
+            if e & NEW == 0 && tag_of(x) == h as u32 && same_bytes(arena.get(e), enc) {
                 return Some(e);
             }
             p = (p + 1) & mask;
         }
     }
 
-    fn grow(&mut self, arena: &Arena) {
-        let cap = (self.table.len() * 2).max(64);
+    /// Doubles the table; entries move by their tag (no rehashing of the packed bytes).
+    fn grow(&mut self) {
+        let cap = (self.table.len() * 2).max(MIN_SLOTS);
         let mut table = vec![EMPTY; cap];
         let mask = cap - 1;
-        for &e in &self.table {
-            if e == EMPTY {
+        for &x in &self.table {
+            if x == EMPTY {
                 continue;
             }
-            let mut p = (hash_bytes(self.bytes_of(arena, e)) as usize) & mask;
+            let mut p = tag_of(x) as usize & mask;
             while table[p] != EMPTY {
                 p = (p + 1) & mask;
             }
-            table[p] = e;
+            table[p] = x;
+            let e = x as u32;
             if e & NEW != 0 {
                 self.new_pos[(e & !NEW) as usize] = p as u32;
             }
@@ -348,7 +450,7 @@ pub struct StateStore {
     width: usize,
     arena: Arena,
     count: usize,
-    shards: Vec<Mutex<Shard>>,
+    shards: Vec<ShardCell>,
 }
 
 /// What `finish_batch` returns: the batch's discovery keys in id order, and per shard the
@@ -375,7 +477,7 @@ impl StateStore {
             width: 1,
             arena: Arena { sb: stride, blocks: Vec::new() },
             count: 0,
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::with_capacity(64))).collect(),
+            shards: (0..SHARDS).map(|_| ShardCell::new(Shard::with_capacity(MIN_SLOTS))).collect(),
         }
     }
 
@@ -417,8 +519,8 @@ impl StateStore {
                 .shards
                 .iter()
                 .map(|s| {
-                    let s = s.lock().unwrap();
-                    s.table.len() * 4 + s.new_data.capacity() + s.new_key.capacity() * 8 + s.new_pos.capacity() * 4
+                    let s = s.shard.lock().unwrap();
+                    s.table.len() * 8 + s.new_data.capacity() + s.new_key.capacity() * 8 + s.new_pos.capacity() * 4
                 })
                 .sum::<usize>()
     }
@@ -434,7 +536,7 @@ impl StateStore {
             return None;
         }
         let h = hash_bytes(&enc);
-        self.shards[Self::shard_of(h)].lock().unwrap().find(&self.arena, &enc, h)
+        self.shards[Self::shard_of(h)].shard.lock().unwrap().find(&self.arena, &enc, h)
     }
 
     /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
@@ -443,8 +545,42 @@ impl StateStore {
     #[inline]
     pub fn insert_shared(&self, enc: &[u8], h: u64, key: u64) -> u64 {
         let s = Self::shard_of(h);
-        let e = self.shards[s].lock().unwrap().insert(&self.arena, enc, h, key);
+        let c = &self.shards[s];
+        let mut sh = c.shard.lock().unwrap();
+        let len = sh.table.len();
+        let e = sh.insert(&self.arena, enc, h, key);
+        if sh.table.len() != len {
+            c.publish(&sh);
+        }
         ((s as u64) << 32) | e as u64
+    }
+
+    /// Releases the memory held for batches (the batch buffers and the unused end of the last
+    /// arena block); called when an exploration ends.
+    pub fn release_spare(&mut self) {
+        if let Some(b) = self.arena.blocks.last_mut() {
+            b.shrink_to_fit();
+        }
+        for c in &mut self.shards {
+            let s = c.shard.get_mut().unwrap();
+            s.new_data = Vec::new();
+            s.new_key = Vec::new();
+            s.new_pos = Vec::new();
+        }
+    }
+
+    /// Prefetches the index slot where `h` would be probed (no lock taken).
+    #[inline]
+    pub fn prefetch_slot(&self, h: u64) {
+        let c = &self.shards[Self::shard_of(h)];
+        let (ptr, mask) = (c.table_ptr.load(Ordering::Relaxed), c.table_mask.load(Ordering::Relaxed));
+        prefetch((ptr + ((h as usize) & mask) * 8) as *const u8);
+    }
+
+    /// Prefetches the packed bytes of the state that `h` most likely refers to, if any.
+    #[inline]
+    pub fn prefetch_state(&self, h: u64) {
+        self.shards[Self::shard_of(h)].shard.lock().unwrap().prefetch_match(&self.arena, h);
     }
 
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
@@ -454,27 +590,28 @@ impl StateStore {
         let first = self.count as u32;
         let mut all: Vec<(u64, u32, u32)> = Vec::new();
         for (si, s) in self.shards.iter_mut().enumerate() {
-            let s = s.get_mut().unwrap();
+            let s = s.shard.get_mut().unwrap();
             all.extend(s.new_key.iter().enumerate().map(|(i, &k)| (k, si as u32, i as u32)));
         }
         all.sort_unstable_by_key(|x| x.0);
         let mut maps: Vec<Vec<u32>> =
-            self.shards.iter_mut().map(|s| vec![0; s.get_mut().unwrap().new_key.len()]).collect();
+            self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().unwrap().new_key.len()]).collect();
         let mut keys = Vec::with_capacity(all.len());
         for &(k, si, i) in &all {
             let id = self.count as u32;
             assert!(id < NEW, "too many states");
             self.count += 1;
-            let s = self.shards[si as usize].get_mut().unwrap();
+            let s = self.shards[si as usize].shard.get_mut().unwrap();
             let o = i as usize * sb;
             self.arena.push(&s.new_data[o..o + sb]);
             maps[si as usize][i as usize] = id;
             keys.push(k);
         }
         for (si, s) in self.shards.iter_mut().enumerate() {
-            let s = s.get_mut().unwrap();
+            let s = s.shard.get_mut().unwrap();
             for (i, &p) in s.new_pos.iter().enumerate() {
-                s.table[p as usize] = maps[si][i];
+                let x = &mut s.table[p as usize];
+                *x = (*x & !0xFFFF_FFFF) | maps[si][i] as u64;
             }
             s.new_data.clear();
             s.new_key.clear();
@@ -513,17 +650,20 @@ impl StateStore {
             per[Self::shard_of(h)] += 1;
         }
         for (s, &n) in self.shards.iter_mut().zip(&per) {
-            *s.get_mut().unwrap() = Shard::with_capacity((n * 2 + 2).next_power_of_two().max(64));
+            *s.shard.get_mut().unwrap() = Shard::with_capacity(Shard::capacity_for(n));
         }
         for (i, &h) in hashes.iter().enumerate() {
-            let s = self.shards[Self::shard_of(h)].get_mut().unwrap();
+            let s = self.shards[Self::shard_of(h)].shard.get_mut().unwrap();
             let mask = s.table.len() - 1;
             let mut p = (h as usize) & mask;
             while s.table[p] != EMPTY {
                 p = (p + 1) & mask;
             }
-            s.table[p] = i as u32;
+            s.table[p] = entry(h, i as u32);
             s.used += 1;
+        }
+        for c in &self.shards {
+            c.publish(&c.shard.lock().unwrap());
         }
     }
 

@@ -465,6 +465,17 @@ impl<'a> Stepper<'a> {
 
     /// All initial states (§3), in a deterministic order.
     pub fn initial_states(&self) -> Result<Vec<Vec<i32>>, RuntimeError> {
+        let mut out = Vec::new();
+        self.for_each_initial(&mut |s| {
+            out.push(s.to_vec());
+            true
+        })?;
+        Ok(out)
+    }
+
+    /// Calls `f` on each initial state, in the order of `initial_states`, until `f` returns
+    /// false (so that a bound can stop the enumeration before it runs out of memory).
+    pub fn for_each_initial(&self, f: &mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> {
         let model = self.model;
         let lay = &self.lay;
         let mut base = vec![BOT; lay.len];
@@ -543,9 +554,8 @@ impl<'a> Stepper<'a> {
             }
         }
         if slots.iter().any(|(_, c)| c.is_empty()) {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let mut out = Vec::new();
         let mut idx = vec![0usize; slots.len()];
         let mut st = base.clone();
         loop {
@@ -566,14 +576,14 @@ impl<'a> Stepper<'a> {
                     }
                 }
             }
-            if ok {
-                out.push(st.clone());
+            if ok && !f(&st) {
+                return Ok(());
             }
             // Odometer (last slot fastest).
             let mut i = slots.len();
             loop {
                 if i == 0 {
-                    return Ok(out);
+                    return Ok(());
                 }
                 i -= 1;
                 idx[i] += 1;
