@@ -15,42 +15,14 @@ use labs::engine::Verdict;
 use labs::lnt::{Dialect, mcl, names::obs_gate, view::undef_value};
 use labs::lntcheck::backend::{LabsView, check_properties, emit_lnt, explore};
 use labs::lntcheck::lts::Lts;
+use labs::lntcheck::paths::step_path;
 use labs::model::Model;
 use labs::trace::cadp::parse_trace;
 use labs::trace::from_labels::{Shows, translate};
 use labs::trace::{from_labels, replay};
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-
-/// LTS transitions (label, target) of a shortest path from `from` to `to` whose only `DONE` is
-/// the last transition.
-fn step_path(lts: &Lts, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Vec<(String, u32)> {
-    let mut prev: HashMap<u32, (u32, u32)> = HashMap::new();
-    let mut q = VecDeque::from([from]);
-    while let Some(s) = q.pop_front() {
-        for &(l, t) in &adj[s as usize] {
-            let lab = lts.label(l);
-            if lab == "DONE" {
-                if t == to {
-                    let mut out = vec![(lab.to_string(), t)];
-                    let mut c = s;
-                    while c != from {
-                        let (p, pl) = prev[&c];
-                        out.push((lts.label(pl).to_string(), c));
-                        c = p;
-                    }
-                    out.reverse();
-                    return out;
-                }
-            } else if t != from && !prev.contains_key(&t) {
-                prev.insert(t, (s, l));
-                q.push_back(t);
-            }
-        }
-    }
-    panic!("no step from LTS state {from} to {to}");
-}
 
 /// The visible labels CADP would print for the LAbS path `path` of the view (every gate but
 /// `DONE` and `keep` hidden), as `(label, target LTS state)`.
@@ -60,7 +32,7 @@ fn lts_labels(v: &LabsView, path: &[u32], keep: &BTreeSet<String>) -> Vec<(Strin
     let mut from = 0;
     for &x in path {
         let to = v.real[x as usize];
-        out.extend(step_path(&v.lts, &adj, from, to));
+        out.extend(step_path(v, &adj, from, to).unwrap());
         from = to;
     }
     out.into_iter()

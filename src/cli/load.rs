@@ -64,6 +64,12 @@ pub fn load(
     Ok(Loaded { file, model, behaviours })
 }
 
+/// `--property NAME` names no property of the spec (exit 2, listing the ones it has).
+pub fn unknown_property(l: &Loaded, name: &str) -> Failure {
+    let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
+    Failure::new(super::exit::USAGE, format!("no property named `{name}`; the spec has: {}", names.join(", ")))
+}
+
 fn render_all(file: &SourceFile, d: &Diagnostics, out: &mut Vec<String>) {
     out.extend(d.items.iter().map(|x| x.render(file)));
 }

@@ -46,10 +46,13 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     let undef = undef_value(&l.model, &analysis);
     let prop = match &a.property {
         None => None,
-        Some(name) => Some(l.model.properties.iter().find(|p| &p.name == name).ok_or_else(|| {
-            let names: Vec<&str> = l.model.properties.iter().map(|p| p.name.as_str()).collect();
-            Failure::new(exit::USAGE, format!("no property named `{name}`; the spec has: {}", names.join(", ")))
-        })?),
+        Some(name) => Some(
+            l.model
+                .properties
+                .iter()
+                .find(|p| &p.name == name)
+                .ok_or_else(|| super::load::unknown_property(l, name))?,
+        ),
     };
     let observed: Option<BTreeSet<usize>> = match prop {
         None => None,

@@ -68,10 +68,7 @@ fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
             }
             Failure { code: exit::BACKEND, message: text }
         }
-        EngineError::UnknownProperty(p) => {
-            let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
-            Failure::new(exit::USAGE, format!("no property named `{p}`; the spec has: {}", names.join(", ")))
-        }
+        EngineError::UnknownProperty(p) => super::load::unknown_property(l, &p),
         EngineError::Internal(m) => Failure::new(exit::BACKEND, format!("internal error: {m}")),
     }
 }

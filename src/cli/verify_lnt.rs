@@ -24,14 +24,8 @@ pub struct LntVerifyArgs<'a> {
 pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32, Failure> {
     let start = Instant::now();
     let backend_err = |m: String| Failure::new(exit::BACKEND, m);
-    for p in a.properties {
-        if !l.model.properties.iter().any(|x| &x.name == p) {
-            let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
-            return Err(Failure::new(
-                exit::USAGE,
-                format!("no property named `{p}`; the spec has: {}", names.join(", ")),
-            ));
-        }
+    if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
+        return Err(super::load::unknown_property(l, p));
     }
     let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
     let analysis = analyse(&l.model, &l.behaviours);

@@ -6,7 +6,6 @@ use super::eval::{Env, Ev, domain};
 use super::lexer::Diag;
 use super::lts::Lts;
 use super::sem::*;
-use rustc_hash::FxHashMap;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
@@ -611,33 +610,25 @@ pub struct GenOptions {
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
     let mut ex = Explorer::new(p, net);
     let init = ex.initial()?;
-    let mut ids: FxHashMap<SysState, u32> = FxHashMap::default();
-    let mut states = vec![init.clone()];
-    ids.insert(init, 0);
+    let mut states = super::lts::Numbering::new(init);
     let mut lts = Lts::new();
     let mut queue = VecDeque::from([0u32]);
     while let Some(s) = queue.pop_front() {
-        let st = states[s as usize].clone();
+        let st = states.states[s as usize].clone();
         let succ = ex.successors(&st)?;
         for (label, t) in succ {
-            let id = match ids.get(&t) {
-                Some(i) => *i,
-                None => {
-                    if let Some(m) = opts.max_states
-                        && states.len() as u64 >= m
-                    {
-                        return Err(Diag::new(Pos::default(), format!("more than {m} states (--max-states)")));
-                    }
-                    let i = states.len() as u32;
-                    states.push(t.clone());
-                    ids.insert(t, i);
-                    queue.push_back(i);
-                    i
+            let (id, new) = states.number(t);
+            if new {
+                if let Some(m) = opts.max_states
+                    && states.len() as u64 > m
+                {
+                    return Err(Diag::new(Pos::default(), format!("more than {m} states (--max-states)")));
                 }
-            };
+                queue.push_back(id);
+            }
             lts.add(s, &label, id);
         }
     }
     lts.nstates = states.len();
-    Ok((lts, states))
+    Ok((lts, states.states))
 }

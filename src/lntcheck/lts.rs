@@ -13,6 +13,39 @@ pub struct Lts {
     label_ids: FxHashMap<String, u32>,
 }
 
+/// States numbered in discovery order (0 = the initial state), for breadth-first generation.
+pub struct Numbering<K> {
+    ids: FxHashMap<K, u32>,
+    pub states: Vec<K>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
+    pub fn new(initial: K) -> Numbering<K> {
+        let mut ids = FxHashMap::default();
+        ids.insert(initial.clone(), 0);
+        Numbering { ids, states: vec![initial] }
+    }
+
+    /// The number of `k`, and whether it was new.
+    pub fn number(&mut self, k: K) -> (u32, bool) {
+        if let Some(&x) = self.ids.get(&k) {
+            return (x, false);
+        }
+        let x = self.states.len() as u32;
+        self.ids.insert(k.clone(), x);
+        self.states.push(k);
+        (x, true)
+    }
+
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.states.is_empty()
+    }
+}
+
 /// A `total prio` pattern: a regular expression matching a whole label.
 pub fn prio_pattern(p: &str) -> Result<regex::Regex, String> {
     regex::Regex::new(&format!("^(?:{p})$")).map_err(|e| format!("priority pattern \"{p}\": {e}"))
@@ -161,12 +194,10 @@ impl Lts {
         };
         let mut out = Lts::new();
         let init = vec![0u32; kids.len()];
-        let mut ids: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
-        ids.insert(init.clone(), 0);
-        let mut states = vec![init];
+        let mut states = Numbering::new(init);
         let mut i = 0;
         while i < states.len() {
-            let st = states[i].clone();
+            let st = states.states[i].clone();
             let mut succ: Vec<(String, Vec<u32>)> = vec![];
             let mut sync_labels: Vec<String> = vec![];
             for k in 0..kids.len() {
@@ -208,15 +239,7 @@ impl Lts {
                 }
             }
             for (lab, n) in succ {
-                let id = match ids.get(&n) {
-                    Some(x) => *x,
-                    None => {
-                        let x = states.len() as u32;
-                        ids.insert(n.clone(), x);
-                        states.push(n);
-                        x
-                    }
-                };
+                let (id, _) = states.number(n);
                 out.add(i as u32, &lab, id);
             }
             i += 1;

@@ -19,7 +19,7 @@ pub fn visible_labels(
     let mut from = 0u32;
     for (k, &x) in path.iter().enumerate() {
         let to = v.real[x as usize];
-        for l in step_labels(v, &adj, from, to)? {
+        for (l, _) in step_path(v, &adj, from, to)? {
             if l != "i" {
                 labels.push(l);
             }
@@ -33,8 +33,9 @@ pub fn visible_labels(
     Ok((labels, loop_at))
 }
 
-/// Labels of a shortest LTS path from `from` to `to` that ends with its only `DONE`.
-fn step_labels(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Result<Vec<String>, String> {
+/// A shortest LTS path from `from` to the real state `to` that ends with its only `DONE`, as
+/// (label, target LTS state) pairs; `adj` is `v.lts.adjacency()`.
+pub fn step_path(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Result<Vec<(String, u32)>, String> {
     let mut prev: HashMap<u32, (u32, u32)> = HashMap::new();
     let mut queue = VecDeque::from([from]);
     while let Some(s) = queue.pop_front() {
@@ -42,11 +43,11 @@ fn step_labels(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Res
             let label = v.lts.label(l);
             if label == "DONE" {
                 if t == to {
-                    let mut out = vec![label.to_string()];
+                    let mut out = vec![(label.to_string(), t)];
                     let mut c = s;
                     while c != from {
                         let (p, pl) = prev[&c];
-                        out.push(v.lts.label(pl).to_string());
+                        out.push((v.lts.label(pl).to_string(), c));
                         c = p;
                     }
                     out.reverse();

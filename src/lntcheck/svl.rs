@@ -685,28 +685,17 @@ impl OnTheFly {
     }
 
     fn explore(mut self, mut root: Node) -> Lts {
-        let init = vec![0u32; self.leaves.len()];
-        let mut ids: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
-        ids.insert(init.clone(), 0);
-        let mut states = vec![init];
+        let mut states = super::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
         let mut i = 0;
         while i < states.len() {
-            let st = states[i].clone();
+            let st = states.states[i].clone();
             for (l, ch) in self.moves(&mut root, &st) {
                 let mut n = st.clone();
                 for (k, t) in ch {
                     n[k] = t;
                 }
-                let id = match ids.get(&n) {
-                    Some(x) => *x,
-                    None => {
-                        let x = states.len() as u32;
-                        ids.insert(n.clone(), x);
-                        states.push(n);
-                        x
-                    }
-                };
+                let (id, _) = states.number(n);
                 out.add(i as u32, &self.labels[l as usize], id);
             }
             i += 1;

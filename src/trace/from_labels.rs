@@ -131,32 +131,17 @@ pub fn translate(
     }
     let observed_vars = observed.cloned().unwrap_or_else(|| seg.gates_seen.clone());
     let slots = observed_slots(model, &stepper, &observed_vars);
-    // The observed valuation after each `DONE` (unlabelled observed slots start at 0, as in
-    // the MCL queries; the initialisation labels every observed element anyway).
-    let mut targets: Vec<Vec<i32>> = vec![];
-    let mut val: HashMap<usize, i32> = slots.iter().map(|&s| (s, 0)).collect();
-    for (k, updates) in seg.segments.iter().enumerate() {
-        for &(s, x) in updates {
-            match val.get_mut(&s) {
-                Some(cur) => *cur = x,
-                // A variable outside the property's: the program observes it for another
-                // property; it does not constrain this replay.
-                None if observed.is_some() => {}
-                None => return Err(format!("after DONE number {k}: a label observes a slot no agent has")),
-            }
-        }
-        targets.push(slots.iter().map(|s| val[s]).collect());
-    }
+    let targets = observed_after_each_done(&seg.segments, &slots, observed.is_some())?;
     // A lasso: `labels[at..]` repeat forever. When the loop is entered right after a `DONE`,
     // the last state must equal the state that `DONE` reached; otherwise (or if that fails)
     // the loop is unrolled up to its first `DONE`, whose state must come back.
     let mut attempts: Vec<(Vec<Vec<i32>>, Option<usize>)> = vec![];
     match path.loop_start {
-        None => attempts.push((targets.clone(), None)),
+        None => attempts.push((targets, None)),
         Some(at) => {
             let dones_before = path.labels[..at].iter().filter(|l| split_label(l).0 == "DONE").count();
             if at > 0 && split_label(&path.labels[at - 1]).0 == "DONE" {
-                attempts.push((targets.clone(), Some(dones_before - 1)));
+                attempts.push((targets, Some(dones_before - 1)));
             }
             let first_done = path.labels[at..]
                 .iter()
@@ -164,20 +149,10 @@ pub fn translate(
                 .ok_or("the loop of the lasso has no `DONE`: it stays inside one step")?;
             let mut unrolled = path.labels.clone();
             unrolled.extend_from_slice(&path.labels[at..=at + first_done]);
-            let extra = read_segments(model, &stepper, undef, &unrolled)?;
-            let mut t2 = targets.clone();
-            let mut val2: HashMap<usize, i32> =
-                slots.iter().zip(targets.last().expect("one DONE")).map(|(s, x)| (*s, *x)).collect();
-            for updates in &extra.segments[seg.segments.len()..] {
-                for &(s, x) in updates {
-                    if let Some(cur) = val2.get_mut(&s) {
-                        *cur = x;
-                    }
-                }
-                t2.push(slots.iter().map(|s| val2[s]).collect());
-            }
+            let unrolled = read_segments(model, &stepper, undef, &unrolled)?;
+            let targets = observed_after_each_done(&unrolled.segments, &slots, observed.is_some())?;
             // The first `DONE` of the loop reaches state number `dones_before`.
-            attempts.push((t2, Some(dones_before)));
+            attempts.push((targets, Some(dones_before)));
         }
     }
     let mut last_err = String::new();
@@ -203,6 +178,30 @@ pub fn translate(
         }
     }
     Err(last_err)
+}
+
+/// The observed valuation (of `slots`) after each `DONE`. Unlabelled observed slots start at 0,
+/// as in the MCL queries; the initialisation labels every observed element anyway. With
+/// `only_some` (the variables of one property), labels of other variables are ignored: the
+/// program observes them for other properties.
+fn observed_after_each_done(
+    segments: &[Vec<Update>],
+    slots: &[usize],
+    only_some: bool,
+) -> Result<Vec<Vec<i32>>, String> {
+    let mut targets = vec![];
+    let mut val: HashMap<usize, i32> = slots.iter().map(|&s| (s, 0)).collect();
+    for (k, updates) in segments.iter().enumerate() {
+        for &(s, x) in updates {
+            match val.get_mut(&s) {
+                Some(cur) => *cur = x,
+                None if only_some => {}
+                None => return Err(format!("after DONE number {k}: a label observes a slot no agent has")),
+            }
+        }
+        targets.push(slots.iter().map(|s| val[s]).collect());
+    }
+    Ok(targets)
 }
 
 /// Depth-first search for native states `x_0 … x_m` (`m = targets.len() - 1`) with `x_0`
