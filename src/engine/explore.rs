@@ -8,7 +8,7 @@
 //! identical for any thread count (see docs/performance.md).
 
 use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
-use super::step::{RuntimeError, Stepper, Work};
+use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -116,51 +116,78 @@ struct ChunkOut {
     widen: usize,
 }
 
+/// The packed successors of one parent and their hashes, waiting to be looked up.
+#[derive(Default)]
+struct Pending {
+    parent: u32,
+    /// `hs.len()` packed states.
+    encs: Vec<u8>,
+    hs: Vec<u64>,
+}
+
+/// Expands parents `ids` in a three-stage pipeline, so that the cache misses of the lookups
+/// are hidden behind useful work: the successors of parent `i` are generated and hashed
+/// (and their index slots prefetched), then the rows their tags point to are prefetched for
+/// parent `i - 1`, then the successors of parent `i - 2` are inserted. Insertion order does
+/// not matter (each new state keeps its smallest discovery key), so this gives the same
+/// result as inserting parent by parent.
 fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>) -> ChunkOut {
     let mut w = Work::default();
     let mut st = Vec::new();
     let width = store.width();
     let sb = store.state_bytes();
-    // The packed successors of one parent and their hashes: all are packed (and their index
-    // slots prefetched) before any is looked up, so that the cache misses overlap.
-    let mut encs: Vec<u8> = Vec::new();
-    let mut hs: Vec<u64> = Vec::new();
+    let mut ring: [Pending; 3] = Default::default();
     let mut out = ChunkOut::default();
-    for i in ids {
-        store.get_into(i, &mut st);
-        encs.clear();
-        hs.clear();
-        let mut widen = 0;
-        let r = stepper.successors(&st, &mut w, false, &mut |_, s| {
-            if widen != 0 {
-                return;
-            }
-            let at = encs.len();
-            encs.resize(at + sb, 0);
-            if !encode_into(s, width, &mut encs[at..]) {
-                widen = width_needed(s);
-                return;
-            }
-            let h = hash_bytes(&encs[at..]);
-            store.prefetch_slot(h);
-            hs.push(h);
-        });
-        if widen != 0 {
-            out.widen = widen;
-            return out;
+    let insert = |p: &Pending, out: &mut ChunkOut| {
+        for (n, &h) in p.hs.iter().enumerate() {
+            let enc = &p.encs[n * sb..(n + 1) * sb];
+            out.refs.push(store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64));
         }
-        if let Err(e) = r {
-            out.error = Some((i, e.0));
-            return out;
-        }
-        for &h in &hs {
+        out.counts.push(p.hs.len() as u32);
+    };
+    let prefetch_rows = |p: &Pending| {
+        for &h in &p.hs {
             store.prefetch_state(h);
         }
-        for (n, &h) in hs.iter().enumerate() {
-            let enc = &encs[n * sb..(n + 1) * sb];
-            out.refs.push(store.insert_shared(enc, h, ((i as u64) << 32) | n as u64));
+    };
+    let first = ids.start;
+    for i in ids.clone() {
+        let step = (i - first) as usize;
+        store.get_into(i, &mut st);
+        let cur = &mut ring[step % 3];
+        cur.parent = i;
+        cur.hs.clear();
+        cur.encs.clear();
+        match stepper.successors_packed(&st, store.packed(i), width, &mut w, &mut cur.encs) {
+            Ok(n) => {
+                for enc in cur.encs.chunks_exact(sb).take(n) {
+                    let h = hash_bytes(enc);
+                    store.prefetch_slot(h);
+                    cur.hs.push(h);
+                }
+            }
+            Err(PackedStop::Widen(need)) => {
+                out.widen = need;
+                return out;
+            }
+            Err(PackedStop::Error(e)) => {
+                out.error = Some((i, e.0));
+                return out;
+            }
         }
-        out.counts.push(hs.len() as u32);
+        if step >= 1 {
+            prefetch_rows(&ring[(step + 2) % 3]);
+        }
+        if step >= 2 {
+            insert(&ring[(step + 1) % 3], &mut out);
+        }
+    }
+    let n = ids.len();
+    if n >= 2 {
+        insert(&ring[(n - 2) % 3], &mut out);
+    }
+    if n >= 1 {
+        insert(&ring[(n - 1) % 3], &mut out);
     }
     out
 }

@@ -14,6 +14,7 @@ pub mod eval;
 pub mod explore;
 mod reached;
 pub mod simulate;
+mod spin;
 pub mod state;
 pub mod step;
 

@@ -8,8 +8,8 @@
 //! (attributes of other types, stigmergies it does not hold) stay ⊥; ranks of tuples an agent
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
+use super::spin::SpinLock;
 use crate::model::Model;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The undefined value ⊥.
@@ -192,6 +192,35 @@ fn width_of(v: i32) -> usize {
     }
 }
 
+/// Writes `v` into slot `p` of a state packed with `W` bytes per slot; when it does not
+/// fit, returns the width it needs.
+#[inline]
+pub fn put_packed<const W: usize>(b: &mut [u8], p: usize, v: i32) -> Result<(), usize> {
+    match W {
+        1 => {
+            if v == BOT {
+                b[p] = 0x80;
+            } else if (-127..=127).contains(&v) {
+                b[p] = v as u8;
+            } else {
+                return Err(width_of(v));
+            }
+        }
+        2 => {
+            let x = if v == BOT {
+                i16::MIN
+            } else if (-32767..=32767).contains(&v) {
+                v as i16
+            } else {
+                return Err(4);
+            };
+            b[2 * p..2 * p + 2].copy_from_slice(&x.to_le_bytes());
+        }
+        _ => b[4 * p..4 * p + 4].copy_from_slice(&v.to_le_bytes()),
+    }
+    Ok(())
+}
+
 /// Bytes per slot needed for state `s`.
 pub fn width_needed(s: &[i32]) -> usize {
     s.iter().map(|&v| width_of(v)).max().unwrap_or(1)
@@ -305,15 +334,16 @@ pub struct Shard {
 /// lock (only ever used for prefetching, so a stale value is harmless).
 #[repr(align(64))]
 struct ShardCell {
-    shard: Mutex<Shard>,
+    shard: SpinLock<Shard>,
     table_ptr: AtomicUsize,
     table_mask: AtomicUsize,
 }
 
 impl ShardCell {
     fn new(shard: Shard) -> ShardCell {
-        let c = ShardCell { shard: Mutex::new(shard), table_ptr: AtomicUsize::new(0), table_mask: AtomicUsize::new(0) };
-        c.publish(&c.shard.lock().unwrap());
+        let c =
+            ShardCell { shard: SpinLock::new(shard), table_ptr: AtomicUsize::new(0), table_mask: AtomicUsize::new(0) };
+        c.publish(&c.shard.lock());
         c
     }
     #[inline]
@@ -499,6 +529,12 @@ impl StateStore {
         self.stride * self.width
     }
 
+    /// The packed bytes of state `i`.
+    #[inline]
+    pub fn packed(&self, i: u32) -> &[u8] {
+        self.arena.get(i)
+    }
+
     /// State `i`, decoded into `out`.
     #[inline]
     pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
@@ -519,7 +555,7 @@ impl StateStore {
                 .shards
                 .iter()
                 .map(|s| {
-                    let s = s.shard.lock().unwrap();
+                    let s = s.shard.lock();
                     s.table.len() * 8 + s.new_data.capacity() + s.new_key.capacity() * 8 + s.new_pos.capacity() * 4
                 })
                 .sum::<usize>()
@@ -536,7 +572,7 @@ impl StateStore {
             return None;
         }
         let h = hash_bytes(&enc);
-        self.shards[Self::shard_of(h)].shard.lock().unwrap().find(&self.arena, &enc, h)
+        self.shards[Self::shard_of(h)].shard.lock().find(&self.arena, &enc, h)
     }
 
     /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
@@ -546,7 +582,7 @@ impl StateStore {
     pub fn insert_shared(&self, enc: &[u8], h: u64, key: u64) -> u64 {
         let s = Self::shard_of(h);
         let c = &self.shards[s];
-        let mut sh = c.shard.lock().unwrap();
+        let mut sh = c.shard.lock();
         let len = sh.table.len();
         let e = sh.insert(&self.arena, enc, h, key);
         if sh.table.len() != len {
@@ -562,7 +598,7 @@ impl StateStore {
             b.shrink_to_fit();
         }
         for c in &mut self.shards {
-            let s = c.shard.get_mut().unwrap();
+            let s = c.shard.get_mut();
             s.new_data = Vec::new();
             s.new_key = Vec::new();
             s.new_pos = Vec::new();
@@ -580,7 +616,7 @@ impl StateStore {
     /// Prefetches the packed bytes of the state that `h` most likely refers to, if any.
     #[inline]
     pub fn prefetch_state(&self, h: u64) {
-        self.shards[Self::shard_of(h)].shard.lock().unwrap().prefetch_match(&self.arena, h);
+        self.shards[Self::shard_of(h)].shard.lock().prefetch_match(&self.arena, h);
     }
 
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
@@ -590,25 +626,25 @@ impl StateStore {
         let first = self.count as u32;
         let mut all: Vec<(u64, u32, u32)> = Vec::new();
         for (si, s) in self.shards.iter_mut().enumerate() {
-            let s = s.shard.get_mut().unwrap();
+            let s = s.shard.get_mut();
             all.extend(s.new_key.iter().enumerate().map(|(i, &k)| (k, si as u32, i as u32)));
         }
         all.sort_unstable_by_key(|x| x.0);
         let mut maps: Vec<Vec<u32>> =
-            self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().unwrap().new_key.len()]).collect();
+            self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().new_key.len()]).collect();
         let mut keys = Vec::with_capacity(all.len());
         for &(k, si, i) in &all {
             let id = self.count as u32;
             assert!(id < NEW, "too many states");
             self.count += 1;
-            let s = self.shards[si as usize].shard.get_mut().unwrap();
+            let s = self.shards[si as usize].shard.get_mut();
             let o = i as usize * sb;
             self.arena.push(&s.new_data[o..o + sb]);
             maps[si as usize][i as usize] = id;
             keys.push(k);
         }
         for (si, s) in self.shards.iter_mut().enumerate() {
-            let s = s.shard.get_mut().unwrap();
+            let s = s.shard.get_mut();
             for (i, &p) in s.new_pos.iter().enumerate() {
                 let x = &mut s.table[p as usize];
                 *x = (*x & !0xFFFF_FFFF) | maps[si][i] as u64;
@@ -650,10 +686,10 @@ impl StateStore {
             per[Self::shard_of(h)] += 1;
         }
         for (s, &n) in self.shards.iter_mut().zip(&per) {
-            *s.shard.get_mut().unwrap() = Shard::with_capacity(Shard::capacity_for(n));
+            *s.shard.get_mut() = Shard::with_capacity(Shard::capacity_for(n));
         }
         for (i, &h) in hashes.iter().enumerate() {
-            let s = self.shards[Self::shard_of(h)].shard.get_mut().unwrap();
+            let s = self.shards[Self::shard_of(h)].shard.get_mut();
             let mask = s.table.len() - 1;
             let mut p = (h as usize) & mask;
             while s.table[p] != EMPTY {
@@ -663,7 +699,7 @@ impl StateStore {
             s.used += 1;
         }
         for c in &self.shards {
-            c.publish(&c.shard.lock().unwrap());
+            c.publish(&c.shard.lock());
         }
     }
 

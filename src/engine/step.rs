@@ -1,7 +1,7 @@
 //! The successor relation (semantics.md §5–§6) and initial states (§3).
 
 use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
-use super::state::{BOT, Layout};
+use super::state::{BOT, Layout, encode_into, put_packed, width_needed};
 use crate::behaviour::{Behaviour, Step};
 use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
 use serde::Serialize;
@@ -28,6 +28,40 @@ pub enum Event {
     Message { sender: usize, tuple: TupleId, confirm: bool, copied: Vec<usize>, refreshed: Vec<usize> },
 }
 
+/// Why `Stepper::successors_packed` stopped.
+#[derive(Debug)]
+pub enum PackedStop {
+    /// A successor needs this many bytes per slot.
+    Widen(usize),
+    Error(RuntimeError),
+}
+
+/// Replaces ranks (all in `0..=ranks.len()`, as after a message or a write) by their dense
+/// ranks; returns whether any changed.
+fn dense_ranks(ranks: &mut [i32]) -> bool {
+    let h = ranks.len();
+    if h < 64 {
+        let mut bits = 0u64;
+        for &r in ranks.iter() {
+            bits |= 1u64 << r;
+        }
+        if bits & (bits + 1) == 0 {
+            return false;
+        }
+        for r in ranks.iter_mut() {
+            *r = (bits & ((1u64 << *r) - 1)).count_ones() as i32;
+        }
+    } else {
+        let mut rs: Vec<i32> = ranks.to_vec();
+        rs.sort_unstable();
+        rs.dedup();
+        for r in ranks.iter_mut() {
+            *r = rs.binary_search(r).unwrap() as i32;
+        }
+    }
+    true
+}
+
 /// A run-time error of the model met while computing successors.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError(pub String);
@@ -48,6 +82,22 @@ pub struct Stepper<'a> {
     rank_pos: Vec<Vec<usize>>,
     /// Whether each tuple's link predicate is the constant `true`.
     link_true: Vec<bool>,
+    /// Absolute state positions each message of a tuple touches, per holder.
+    plans: Vec<Vec<HolderPos>>,
+    /// Position of each agent in `holders[k]` (`u32::MAX` if it does not hold `k`).
+    holder_index: Vec<Vec<u32>>,
+}
+
+/// Where a holder of a tuple keeps what a message of that tuple reads and writes.
+#[derive(Clone, Copy)]
+struct HolderPos {
+    agent: u32,
+    rank: u32,
+    /// The words of `Zp` and `Zc` that hold the tuple's bit.
+    zp: u32,
+    zc: u32,
+    /// Position of the agent's stigmergic slot 0 (`tuple_slots` are relative to it).
+    stig: u32,
 }
 
 /// Reusable buffers for successor generation (one per thread).
@@ -58,6 +108,7 @@ pub struct Work {
     assigned: Vec<Assigned>,
     written: Vec<TupleId>,
     writes: Vec<(usize, Assigned)>,
+    ranks: Vec<i32>,
 }
 
 impl<'a> Stepper<'a> {
@@ -84,7 +135,32 @@ impl<'a> Stepper<'a> {
             .iter()
             .map(|t| matches!(model.stigmergies[t.stigmergy].link, crate::model::BExpr::Const(true)))
             .collect();
-        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, rank_pos, link_true }
+        let plans = holders
+            .iter()
+            .enumerate()
+            .map(|(k, hs)| {
+                hs.iter()
+                    .map(|&a| HolderPos {
+                        agent: a as u32,
+                        rank: lay.rank(a, k) as u32,
+                        zp: (lay.zp(a) + k / 32) as u32,
+                        zc: (lay.zc(a) + k / 32) as u32,
+                        stig: lay.stig(a, 0) as u32,
+                    })
+                    .collect()
+            })
+            .collect();
+        let holder_index = holders
+            .iter()
+            .map(|hs| {
+                let mut ix = vec![u32::MAX; n];
+                for (i, &a) in hs.iter().enumerate() {
+                    ix[a] = i as u32;
+                }
+                ix
+            })
+            .collect();
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, rank_pos, link_true, plans, holder_index }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
@@ -107,51 +183,150 @@ impl<'a> Stepper<'a> {
         want_events: bool,
         emit: &mut dyn FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
+        for a in 0..self.lay.n_agents {
+            let mut err = None;
+            self.for_each_pending(st, a, &mut |k, confirm| {
+                if err.is_some() {
+                    return;
+                }
+                match self.message(st, a, k, confirm, w, want_events) {
+                    Ok(ev) => emit(ev, &w.buf),
+                    Err(e) => err = Some(e),
+                }
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+            self.agent_steps(st, a, w, want_events, &mut |ev, s| emit(ev, s))?;
+        }
+        Ok(())
+    }
+
+    /// The successors of `st`, in the order of `successors`, packed with `width` bytes per
+    /// slot and appended to `out`; `parent` is `st` packed. Returns how many there are.
+    /// Messages are applied to the packed bytes directly (they only copy values that are
+    /// already in the state, and write ranks and pending bits); agent steps are computed on
+    /// `i32` slots and then packed.
+    pub fn successors_packed(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        width: usize,
+        w: &mut Work,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, PackedStop> {
+        match width {
+            1 => self.successors_packed_w::<1>(st, parent, w, out),
+            2 => self.successors_packed_w::<2>(st, parent, w, out),
+            _ => self.successors_packed_w::<4>(st, parent, w, out),
+        }
+    }
+
+    fn successors_packed_w<const W: usize>(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        w: &mut Work,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, PackedStop> {
+        let sb = parent.len();
+        let mut n = 0;
+        let mut stop = None;
+        for a in 0..self.lay.n_agents {
+            self.for_each_pending(st, a, &mut |k, confirm| {
+                if stop.is_some() {
+                    return;
+                }
+                let at = out.len();
+                out.extend_from_slice(parent);
+                match self.message_packed::<W>(st, a, k, confirm, w, &mut out[at..]) {
+                    Ok(()) => n += 1,
+                    Err(e) => stop = Some(e),
+                }
+            });
+            if let Some(e) = stop {
+                return Err(e);
+            }
+            self.agent_steps(st, a, w, false, &mut |_, s| {
+                if stop.is_some() {
+                    return;
+                }
+                let at = out.len();
+                out.resize(at + sb, 0);
+                if encode_into(s, W, &mut out[at..]) {
+                    n += 1;
+                } else {
+                    stop = Some(PackedStop::Widen(width_needed(s)));
+                }
+            })
+            .map_err(PackedStop::Error)?;
+            if let Some(e) = stop {
+                return Err(e);
+            }
+        }
+        Ok(n)
+    }
+
+    /// Calls `f(tuple, confirm)` for each pending propagation (`Zp`), then each pending
+    /// confirmation (`Zc`) of agent `a`, in increasing tuple order.
+    #[inline]
+    fn for_each_pending(&self, st: &[i32], a: usize, f: &mut impl FnMut(TupleId, bool)) {
         let lay = &self.lay;
-        for a in 0..lay.n_agents {
-            // Message steps.
-            for confirm in [false, true] {
-                let at = if confirm { lay.zc(a) } else { lay.zp(a) };
-                for k in 0..lay.n_tuples {
-                    if Layout::has_bit(st, at, k) {
-                        let ev = self.message(st, a, k, confirm, w, want_events)?;
-                        emit(ev, &w.buf);
-                    }
+        for confirm in [false, true] {
+            let at = if confirm { lay.zc(a) } else { lay.zp(a) };
+            for wi in 0..lay.mask_words {
+                let mut word = st[at + wi] as u32;
+                while word != 0 {
+                    let k = wi * 32 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    f(k, confirm);
                 }
             }
-            // Agent steps.
-            if self.fair && st[lay.turn()] as usize != a {
-                continue;
-            }
-            if !lay.quiet(st, a) {
-                continue;
-            }
-            let beh = &self.behs[self.type_of[a]];
-            let ctl = st[lay.ctl(a)] as usize;
-            for (ei, edge) in beh.edges[ctl].iter().enumerate() {
-                w.sc.chooser.reset();
-                loop {
-                    w.sc.chooser.start();
-                    match self.agent_step(st, a, ei, w) {
-                        Ok(()) => {
-                            let ev = want_events.then(|| Event::Agent {
-                                agent: a,
-                                edge: ei,
-                                assigned: w.assigned.clone(),
-                                written: w.written.clone(),
-                                skip: matches!(edge.step, Step::Skip),
-                            });
-                            emit(ev, &w.buf);
-                        }
-                        Err(Stop::Disabled) => {}
-                        Err(Stop::Error(m)) => {
-                            let ty = &self.model.agent_types[self.type_of[a]];
-                            return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
-                        }
+        }
+    }
+
+    /// The agent steps of agent `a` in `st` (none unless it is quiet, and its turn under
+    /// round-robin scheduling).
+    fn agent_steps(
+        &self,
+        st: &[i32],
+        a: usize,
+        w: &mut Work,
+        want_events: bool,
+        emit: &mut impl FnMut(Option<Event>, &[i32]),
+    ) -> Result<(), RuntimeError> {
+        let lay = &self.lay;
+        if self.fair && st[lay.turn()] as usize != a {
+            return Ok(());
+        }
+        if !lay.quiet(st, a) {
+            return Ok(());
+        }
+        let beh = &self.behs[self.type_of[a]];
+        let ctl = st[lay.ctl(a)] as usize;
+        for (ei, edge) in beh.edges[ctl].iter().enumerate() {
+            w.sc.chooser.reset();
+            loop {
+                w.sc.chooser.start();
+                match self.agent_step(st, a, ei, w) {
+                    Ok(()) => {
+                        let ev = want_events.then(|| Event::Agent {
+                            agent: a,
+                            edge: ei,
+                            assigned: w.assigned.clone(),
+                            written: w.written.clone(),
+                            skip: matches!(edge.step, Step::Skip),
+                        });
+                        emit(ev, &w.buf);
                     }
-                    if !w.sc.chooser.advance() {
-                        break;
+                    Err(Stop::Disabled) => {}
+                    Err(Stop::Error(m)) => {
+                        let ty = &self.model.agent_types[self.type_of[a]];
+                        return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
                     }
+                }
+                if !w.sc.chooser.advance() {
+                    break;
                 }
             }
         }
@@ -360,53 +535,43 @@ impl<'a> Stepper<'a> {
         w: &mut Work,
         want_events: bool,
     ) -> Result<Option<Event>, RuntimeError> {
-        let lay = &self.lay;
         w.buf.clear();
         w.buf.extend_from_slice(st);
-        let buf = &mut w.buf;
-        Layout::clear_bit(buf, if confirm { lay.zc(s) } else { lay.zp(s) }, k);
-        let ts = st[lay.rank(s, k)];
-        let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
+        let buf = &mut w.buf[..];
+        let plan = &self.plans[k];
+        let me = plan[self.holder_index[k][s] as usize];
+        let bit = 1u32 << (k % 32);
+        let own = if confirm { me.zc } else { me.zp } as usize;
+        buf[own] = (buf[own] as u32 & !bit) as i32;
+        let ts = st[me.rank as usize];
+        let slots = &self.tuple_slots[k];
         let mut copied = Vec::new();
         let mut refreshed = Vec::new();
         let mut any_copy = false;
-        for &r in &self.holders[k] {
-            if r == s {
+        for h in plan {
+            let r = h.agent as usize;
+            let tr = st[h.rank as usize];
+            if r == s || tr == ts || (!confirm && tr > ts) {
                 continue;
             }
-            let tr = st[lay.rank(r, k)];
-            if tr == ts || (!confirm && tr > ts) {
+            if !self.link_true[k] && !self.linked(st, s, r, k, &mut w.sc)? {
                 continue;
             }
-            let linked = self.link_true[k] || {
-                let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
-                match cx.eval_b(st, &mut w.sc, link) {
-                    Ok(b) => b,
-                    Err(Stop::Disabled) => false,
-                    Err(Stop::Error(m)) => {
-                        return Err(RuntimeError(format!("{m} (in a link predicate)")));
-                    }
-                }
-            };
-            if !linked {
-                continue;
-            }
+            let zp = h.zp as usize;
+            buf[zp] = (buf[zp] as u32 | bit) as i32;
             if tr < ts {
-                for &slot in &self.tuple_slots[k] {
-                    buf[lay.stig(r, slot)] = st[lay.stig(s, slot)];
+                for &slot in slots {
+                    buf[h.stig as usize + slot] = st[me.stig as usize + slot];
                 }
-                buf[lay.rank(r, k)] = ts;
+                buf[h.rank as usize] = ts;
                 any_copy = true;
-                Layout::set_bit(buf, lay.zp(r), k);
-                Layout::clear_bit(buf, lay.zc(r), k);
+                let zc = h.zc as usize;
+                buf[zc] = (buf[zc] as u32 & !bit) as i32;
                 if want_events {
                     copied.push(r);
                 }
-            } else {
-                Layout::set_bit(buf, lay.zp(r), k);
-                if want_events {
-                    refreshed.push(r);
-                }
+            } else if want_events {
+                refreshed.push(r);
             }
         }
         if any_copy {
@@ -414,6 +579,81 @@ impl<'a> Stepper<'a> {
             self.renormalise(buf, k);
         }
         Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
+    }
+
+    /// `message` applied to `out`, which holds `st` packed with `W` bytes per slot.
+    fn message_packed<const W: usize>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        w: &mut Work,
+        out: &mut [u8],
+    ) -> Result<(), PackedStop> {
+        let plan = &self.plans[k];
+        let me = plan[self.holder_index[k][s] as usize];
+        let bit = 1u32 << (k % 32);
+        let own = if confirm { me.zc } else { me.zp } as usize;
+        put_packed::<W>(out, own, (st[own] as u32 & !bit) as i32).map_err(PackedStop::Widen)?;
+        let ts = st[me.rank as usize];
+        let slots = &self.tuple_slots[k];
+        // The holders' ranks after the copies, for renormalisation.
+        let ranks = &mut w.ranks;
+        ranks.clear();
+        let mut any_copy = false;
+        for h in plan {
+            let r = h.agent as usize;
+            let tr = st[h.rank as usize];
+            ranks.push(tr);
+            if r == s || tr == ts || (!confirm && tr > ts) {
+                continue;
+            }
+            if !self.link_true[k] && !self.linked(st, s, r, k, &mut w.sc).map_err(PackedStop::Error)? {
+                continue;
+            }
+            // Receivers are other agents than the sender, so each of these words is written
+            // once by this message: reading it from `st` is reading the current value.
+            let zp = h.zp as usize;
+            put_packed::<W>(out, zp, (st[zp] as u32 | bit) as i32).map_err(PackedStop::Widen)?;
+            if tr < ts {
+                for &slot in slots {
+                    // A value already in the state: it fits.
+                    put_packed::<W>(out, h.stig as usize + slot, st[me.stig as usize + slot])
+                        .map_err(PackedStop::Widen)?;
+                }
+                *ranks.last_mut().unwrap() = ts;
+                any_copy = true;
+                let zc = h.zc as usize;
+                put_packed::<W>(out, zc, (st[zc] as u32 & !bit) as i32).map_err(PackedStop::Widen)?;
+            }
+        }
+        if any_copy {
+            let changed = dense_ranks(ranks);
+            if changed {
+                for (h, &r) in plan.iter().zip(ranks.iter()) {
+                    put_packed::<W>(out, h.rank as usize, r).map_err(PackedStop::Widen)?;
+                }
+            } else {
+                for (h, &r) in plan.iter().zip(ranks.iter()) {
+                    if r != st[h.rank as usize] {
+                        put_packed::<W>(out, h.rank as usize, r).map_err(PackedStop::Widen)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`.
+    fn linked(&self, st: &[i32], s: usize, r: usize, k: TupleId, sc: &mut Scratch) -> Result<bool, RuntimeError> {
+        let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
+        let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
+        match cx.eval_b(st, sc, link) {
+            Ok(b) => Ok(b),
+            Err(Stop::Disabled) => Ok(false),
+            Err(Stop::Error(m)) => Err(RuntimeError(format!("{m} (in a link predicate)"))),
+        }
     }
 
     /// Dense ranks of tuple `k` among its holders. Ranks are in `0..=holders` (dense ranks,

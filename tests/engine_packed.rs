@@ -1,0 +1,141 @@
+//! The explorer computes successors directly in packed form (`Stepper::successors_packed`:
+//! messages are applied to the packed bytes). On every reachable state of a range of specs,
+//! and at every slot width, this must give exactly the packed forms of `Stepper::successors`,
+//! in the same order, or report the width that a successor needs.
+
+mod engine_common;
+use engine_common::*;
+use labs::behaviour::Behaviour;
+use labs::engine::explore::{ExploreOptions, explore};
+use labs::engine::state::{encode_into, width_needed};
+use labs::engine::step::{PackedStop, Stepper, Work};
+use labs::model::Model;
+
+/// Reachable states by a plain breadth-first search over `successors` with a `HashSet`:
+/// independent of the packed store and of the packed successors.
+fn reference_states(stepper: &Stepper, initial: &[Vec<i32>]) -> usize {
+    let mut seen: std::collections::HashSet<Vec<i32>> = initial.iter().cloned().collect();
+    let mut queue: Vec<Vec<i32>> = seen.iter().cloned().collect();
+    let mut w = Work::default();
+    while let Some(s) = queue.pop() {
+        stepper
+            .successors(&s, &mut w, false, &mut |_, t| {
+                if seen.insert(t.to_vec()) {
+                    queue.push(t.to_vec());
+                }
+            })
+            .expect("successors");
+    }
+    seen.len()
+}
+
+/// Returns (successors compared, widenings asked for).
+fn check(model: &Model, behs: &[Behaviour], fair: bool, what: &str) -> (usize, usize) {
+    let stepper = Stepper::new(model, behs, fair);
+    let initial = stepper.initial_states().expect("initial states");
+    let g = explore(&stepper, &initial, &ExploreOptions { threads: 1, ..Default::default() });
+    assert!(g.error.is_none(), "{what}: {:?}", g.error);
+    assert_eq!(g.states(), reference_states(&stepper, &initial), "{what}: reachable states");
+    let stride = stepper.lay.len;
+    let (mut w1, mut w2) = (Work::default(), Work::default());
+    let mut st = Vec::new();
+    let (mut packed_states, mut widened) = (0, 0);
+    for i in 0..g.states() as u32 {
+        g.store.get_into(i, &mut st);
+        let mut expected: Vec<Vec<i32>> = Vec::new();
+        stepper.successors(&st, &mut w1, false, &mut |_, s| expected.push(s.to_vec())).expect("successors");
+        for width in [1, 2, 4] {
+            if width_needed(&st) > width {
+                continue;
+            }
+            let mut parent = vec![0u8; stride * width];
+            assert!(encode_into(&st, width, &mut parent));
+            let mut out = Vec::new();
+            let got = stepper.successors_packed(&st, &parent, width, &mut w2, &mut out);
+            let need = expected.iter().map(|s| width_needed(s)).max().unwrap_or(1);
+            match got {
+                Ok(n) => {
+                    assert!(need <= width, "{what}: state {i} width {width}: a successor needs {need}");
+                    assert_eq!(n, expected.len(), "{what}: state {i} width {width}: successor count");
+                    for (j, s) in expected.iter().enumerate() {
+                        let mut enc = vec![0u8; stride * width];
+                        assert!(encode_into(s, width, &mut enc));
+                        assert_eq!(
+                            &out[j * enc.len()..(j + 1) * enc.len()],
+                            &enc[..],
+                            "{what}: state {i} width {width}: successor {j}"
+                        );
+                    }
+                    packed_states += n;
+                }
+                Err(PackedStop::Widen(n)) => {
+                    assert!(need > width, "{what}: state {i} width {width}: asked to widen to {n} needlessly");
+                    assert!(n > width, "{what}: state {i}: widen to {n} from {width}");
+                    widened += 1;
+                }
+                Err(PackedStop::Error(e)) => panic!("{what}: state {i}: {}", e.0),
+            }
+        }
+    }
+    (packed_states, widened)
+}
+
+#[test]
+fn packed_successors_match_the_reference_stepper_on_the_benchmarks() {
+    let cases: &[(&str, &[&str], bool)] = &[
+        ("leader.labs", &["n=4"], false),
+        ("leader.labs", &["n=4"], true),
+        ("philosophers.labs", &["n=3"], false),
+        ("twophase.labs", &["workers=2"], false),
+        ("twophasecommit.labs", &["workers=2"], false),
+        ("formation.labs", &["n=2", "size=4", "range=1"], true),
+        ("flock.labs", &["birds=2", "grid=3", "delta=1"], true),
+    ];
+    for (file, externs, fair) in cases {
+        let (m, b) = load(&format!("{BENCH}/{file}"), externs);
+        let (n, _) = check(&m, &b, *fair, &format!("{file} {externs:?} fair={fair}"));
+        assert!(n > 0, "{file}: no successor checked");
+    }
+}
+
+#[test]
+fn packed_successors_match_on_the_semantics_cases() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(CASES).expect("semantics cases") {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "labs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Cases that need externs or that stop with a run-time error are covered elsewhere.
+        let Ok((m, b)) = load_text(&text, &[]) else { continue };
+        let stepper = Stepper::new(&m, &b, false);
+        let Ok(initial) = stepper.initial_states() else { continue };
+        let g = explore(&stepper, &initial, &ExploreOptions { threads: 1, ..Default::default() });
+        if g.error.is_some() {
+            continue;
+        }
+        for fair in [false, true] {
+            check(&m, &b, fair, &path.display().to_string());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 5, "only {checked} semantics cases checked");
+}
+
+/// Nine tuples: a pending mask with bit 7 or 8 set no longer fits in one byte, so messages
+/// must ask for wider slots.
+#[test]
+fn a_message_that_sets_a_high_pending_bit_asks_for_wider_slots() {
+    let text = "system {\n  spawn = N: 2\n}\n\
+                stigmergy S {\n  link = true\n  a: 0\n  b: 0\n  c: 0\n  d: 0\n  e: 0\n  f: 0\n  g: 0\n  h: 0\n  i: 0\n}\n\
+                agent N {\n  stigmergies = S\n  Behavior = i <~ 1; h <~ 1; a <~ 1\n}\ncheck {\n}\n";
+    let (m, b) = load_text(text, &[]).expect("loads");
+    // `check` also compares the explorer's count (it starts at one byte per slot and must
+    // widen) with the reference search.
+    let (n, widened) = check(&m, &b, false, "nine tuples");
+    assert!(n > 0 && widened > 0, "{n} successors, {widened} widenings");
+    let stepper = Stepper::new(&m, &b, false);
+    let g = explore(&stepper, &stepper.initial_states().unwrap(), &ExploreOptions { threads: 2, ..Default::default() });
+    assert!(g.store.state_bytes() > stepper.lay.len, "the store should have widened");
+}
