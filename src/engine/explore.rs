@@ -229,6 +229,9 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
     r
 }
 
+/// Batches with fewer parents are expanded on the calling thread.
+const PARALLEL_MIN: usize = 1024;
+
 /// Parents per batch (independent of the thread count, so that `--max-states` etc. stop at
 /// the same point for any thread count).
 const BATCH: usize = 1 << 15;
@@ -330,7 +333,8 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let mut next = 0usize;
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
-        let outs: Vec<ChunkOut> = if threads == 1 || end - next < 4 {
+        // Small batches (the first BFS levels) are not worth starting threads for.
+        let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
             vec![expand_chunk(stepper, &g.store, next as u32..end as u32)]
         } else {
             // Interleaved small chunks would balance better, but contiguous ranges keep each
