@@ -12,6 +12,7 @@
 pub mod check;
 pub mod eval;
 pub mod explore;
+mod hugepages;
 mod reached;
 pub mod simulate;
 mod spin;

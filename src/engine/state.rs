@@ -8,6 +8,7 @@
 //! (attributes of other types, stigmergies it does not hold) stay ⊥; ranks of tuples an agent
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
+use super::hugepages;
 use super::spin::SpinLock;
 use crate::model::Model;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -140,8 +141,9 @@ const EMPTY: u64 = u64::MAX;
 const NEW: u32 = 1 << 31;
 const SHARD_BITS: u32 = 6;
 const SHARDS: usize = 1 << SHARD_BITS;
-/// States per arena block (the arena grows by whole blocks: no reallocation copies).
-const BLOCK_BITS: u32 = 16;
+/// States per arena block (the arena grows by whole blocks: no reallocation copies). Blocks
+/// are large (megabytes) so that most of each can be backed by huge pages (`hugepages`).
+const BLOCK_BITS: u32 = 20;
 const BLOCK: usize = 1 << BLOCK_BITS;
 
 /// An index entry: the low 32 bits of the hash (the tag) above the state reference.
@@ -204,35 +206,6 @@ fn width_of(v: i32) -> usize {
     } else {
         4
     }
-}
-
-/// Writes `v` into slot `p` of a state packed with `W` bytes per slot; when it does not
-/// fit, returns the width it needs.
-#[inline]
-pub fn put_packed<const W: usize>(b: &mut [u8], p: usize, v: i32) -> Result<(), usize> {
-    match W {
-        1 => {
-            if v == BOT {
-                b[p] = 0x80;
-            } else if (-127..=127).contains(&v) {
-                b[p] = v as u8;
-            } else {
-                return Err(width_of(v));
-            }
-        }
-        2 => {
-            let x = if v == BOT {
-                i16::MIN
-            } else if (-32767..=32767).contains(&v) {
-                v as i16
-            } else {
-                return Err(4);
-            };
-            b[2 * p..2 * p + 2].copy_from_slice(&x.to_le_bytes());
-        }
-        _ => b[4 * p..4 * p + 4].copy_from_slice(&v.to_le_bytes()),
-    }
-    Ok(())
 }
 
 /// Bytes per slot needed for state `s`.
@@ -315,12 +288,14 @@ impl Arena {
             Some(b) if b.len() < full => {
                 if b.len() == b.capacity() {
                     b.reserve_exact((b.len() * 2).clamp(self.sb, full) - b.len());
+                    hugepages::advise(b.as_ptr(), b.capacity());
                 }
                 b.extend_from_slice(s)
             }
             _ => {
                 let cap = if self.blocks.is_empty() { 1024.min(BLOCK) * self.sb } else { full };
                 let mut b = Vec::with_capacity(cap);
+                hugepages::advise(b.as_ptr(), cap);
                 b.extend_from_slice(s);
                 self.blocks.push(b);
             }
@@ -379,7 +354,7 @@ const MIN_SLOTS: usize = 4;
 
 impl Shard {
     fn with_capacity(cap: usize) -> Shard {
-        Shard { table: vec![EMPTY; cap], ..Default::default() }
+        Shard { table: hugepages::filled_vec(cap, EMPTY), ..Default::default() }
     }
 
     /// Capacity for `n` entries right after a rebuild.
@@ -468,7 +443,7 @@ impl Shard {
     /// bytes).
     fn grow(&mut self) {
         let cap = (self.table.len() + self.table.len() / 4).max(MIN_SLOTS);
-        let mut table = vec![EMPTY; cap];
+        let mut table = hugepages::filled_vec(cap, EMPTY);
         for &x in &self.table {
             if x == EMPTY {
                 continue;

@@ -1,7 +1,7 @@
 //! The successor relation (semantics.md §5–§6) and initial states (§3).
 
 use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
-use super::state::{BOT, Layout, encode_into, put_packed, width_needed};
+use super::state::{BOT, Layout, encode_into, width_needed};
 use crate::behaviour::{Behaviour, Step};
 use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
 use serde::Serialize;
@@ -34,6 +34,31 @@ pub enum PackedStop {
     /// A successor needs this many bytes per slot.
     Widen(usize),
     Error(RuntimeError),
+}
+
+/// Writes pending-mask word `v` into slot `p` of a state packed with `W` bytes per slot, or
+/// returns the width it needs.
+#[inline]
+fn put_word<const W: usize>(out: &mut [u8], p: usize, v: u32) -> Result<(), PackedStop> {
+    match W {
+        1 if v <= 127 => out[p] = v as u8,
+        2 if v <= 32767 => out[2 * p..2 * p + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => out[4 * p..4 * p + 4].copy_from_slice(&v.to_le_bytes()),
+        _ => return Err(PackedStop::Widen(if v <= 32767 { 2 } else { 4 })),
+    }
+    Ok(())
+}
+
+/// Writes a rank (at most the number of holders) into slot `p`. Ranks fit every width as long
+/// as there are fewer than 127 holders; beyond that the store is already wide enough, since
+/// the state itself holds such ranks.
+#[inline]
+fn put_rank<const W: usize>(out: &mut [u8], p: usize, r: i32) {
+    match W {
+        1 => out[p] = r as u8,
+        2 => out[2 * p..2 * p + 2].copy_from_slice(&(r as u16).to_le_bytes()),
+        _ => out[4 * p..4 * p + 4].copy_from_slice(&r.to_le_bytes()),
+    }
 }
 
 /// Replaces ranks (all in `0..=ranks.len()`, as after a message or a write) by their dense
@@ -595,51 +620,51 @@ impl<'a> Stepper<'a> {
         let me = plan[self.holder_index[k][s] as usize];
         let bit = 1u32 << (k % 32);
         let own = if confirm { me.zc } else { me.zp } as usize;
-        put_packed::<W>(out, own, (st[own] as u32 & !bit) as i32).map_err(PackedStop::Widen)?;
+        put_word::<W>(out, own, st[own] as u32 & !bit)?;
         let ts = st[me.rank as usize];
         let slots = &self.tuple_slots[k];
-        // The holders' ranks after the copies, for renormalisation.
-        let ranks = &mut w.ranks;
-        ranks.clear();
+        let link_true = self.link_true[k];
+        // The holders' ranks after the copies, for renormalisation (on the stack for fewer
+        // than 64 holders, the case of the fast renormalisation).
+        let mut small = [0i32; 64];
+        let ranks: &mut [i32] = if plan.len() <= 64 {
+            &mut small[..plan.len()]
+        } else {
+            w.ranks.clear();
+            w.ranks.resize(plan.len(), 0);
+            &mut w.ranks
+        };
         let mut any_copy = false;
-        for h in plan {
+        for (i, h) in plan.iter().enumerate() {
             let r = h.agent as usize;
             let tr = st[h.rank as usize];
-            ranks.push(tr);
+            ranks[i] = tr;
             if r == s || tr == ts || (!confirm && tr > ts) {
                 continue;
             }
-            if !self.link_true[k] && !self.linked(st, s, r, k, &mut w.sc).map_err(PackedStop::Error)? {
+            if !link_true && !self.linked(st, s, r, k, &mut w.sc).map_err(PackedStop::Error)? {
                 continue;
             }
             // Receivers are other agents than the sender, so each of these words is written
             // once by this message: reading it from `st` is reading the current value.
             let zp = h.zp as usize;
-            put_packed::<W>(out, zp, (st[zp] as u32 | bit) as i32).map_err(PackedStop::Widen)?;
+            put_word::<W>(out, zp, st[zp] as u32 | bit)?;
             if tr < ts {
+                // The sender's slots are unchanged by its own message: copy their bytes.
                 for &slot in slots {
-                    // A value already in the state: it fits.
-                    put_packed::<W>(out, h.stig as usize + slot, st[me.stig as usize + slot])
-                        .map_err(PackedStop::Widen)?;
+                    let from = (me.stig as usize + slot) * W;
+                    out.copy_within(from..from + W, (h.stig as usize + slot) * W);
                 }
-                *ranks.last_mut().unwrap() = ts;
+                ranks[i] = ts;
                 any_copy = true;
                 let zc = h.zc as usize;
-                put_packed::<W>(out, zc, (st[zc] as u32 & !bit) as i32).map_err(PackedStop::Widen)?;
+                put_word::<W>(out, zc, st[zc] as u32 & !bit)?;
             }
         }
         if any_copy {
-            let changed = dense_ranks(ranks);
-            if changed {
-                for (h, &r) in plan.iter().zip(ranks.iter()) {
-                    put_packed::<W>(out, h.rank as usize, r).map_err(PackedStop::Widen)?;
-                }
-            } else {
-                for (h, &r) in plan.iter().zip(ranks.iter()) {
-                    if r != st[h.rank as usize] {
-                        put_packed::<W>(out, h.rank as usize, r).map_err(PackedStop::Widen)?;
-                    }
-                }
+            dense_ranks(ranks);
+            for (h, &r) in plan.iter().zip(ranks.iter()) {
+                put_rank::<W>(out, h.rank as usize, r);
             }
         }
         Ok(())

@@ -1,0 +1,44 @@
+//! Transparent huge pages for the state store's large tables.
+//!
+//! The index and the arena are read at random, and beyond a few megabytes nearly every
+//! lookup misses the TLB; with 4 KiB pages each miss is a page walk that even a prefetch has
+//! to wait for. Where the kernel supports it (Linux with transparent huge pages in `madvise`
+//! or `always` mode), asking for 2 MiB pages before the memory is first touched makes the
+//! same tables need 512 times fewer TLB entries. The advice is only a hint: when it is
+//! refused, nothing changes but the speed.
+
+/// Allocations below this size are not worth a system call.
+const MIN_BYTES: usize = 4 << 20;
+
+/// Asks for huge pages for the whole 4 KiB pages of `[ptr, ptr + len)`, before first use.
+pub fn advise(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        if len < MIN_BYTES {
+            return;
+        }
+        const MADV_HUGEPAGE: i32 = 14;
+        unsafe extern "C" {
+            fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        let start = (ptr as usize).next_multiple_of(4096);
+        let end = (ptr as usize + len) & !4095;
+        if end > start {
+            // SAFETY: the range lies within an allocation owned by the caller; MADV_HUGEPAGE
+            // changes no contents and no permissions, and its failure is harmless.
+            unsafe {
+                madvise(start as *mut core::ffi::c_void, end - start, MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
+/// A vector of `n` copies of `fill`, advised for huge pages before it is filled.
+pub fn filled_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    advise(v.as_ptr() as *const u8, n * std::mem::size_of::<T>());
+    v.resize(n, fill);
+    v
+}
