@@ -229,6 +229,34 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
     r
 }
 
+/// Parents per chunk of a batch handed to a worker.
+const CHUNK: usize = 1024;
+
+/// Runs `f(0..n)` on `threads` scoped workers, each taking the next unstarted index, and
+/// returns the results in index order (so the outcome does not depend on the schedule).
+fn in_chunks<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let counter = std::sync::atomic::AtomicUsize::new(0);
+    let mut all: Vec<(usize, T)> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads.min(n))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let c = counter.fetch_add(1, Ordering::Relaxed);
+                        if c >= n {
+                            break mine;
+                        }
+                        mine.push((c, f(c)));
+                    }
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().expect("worker panicked")).collect()
+    });
+    all.sort_unstable_by_key(|x| x.0);
+    all.into_iter().map(|x| x.1).collect()
+}
+
 /// Batches with fewer parents are expanded on the calling thread.
 const PARALLEL_MIN: usize = 1024;
 
@@ -333,23 +361,18 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let mut next = 0usize;
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
-        // Small batches (the first BFS levels) are not worth starting threads for.
+        // Small batches (the first BFS levels) are not worth starting threads for. Larger
+        // ones are cut into chunks that the workers take in turn (so a worker that drew
+        // cheap parents does not wait for the other); results are kept in chunk order,
+        // which is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
             vec![expand_chunk(stepper, &g.store, next as u32..end as u32)]
         } else {
-            // Interleaved small chunks would balance better, but contiguous ranges keep each
-            // worker's output in parent order.
-            let per = (end - next).div_ceil(threads);
             let store = &g.store;
-            std::thread::scope(|s| {
-                let hs: Vec<_> = (0..threads)
-                    .map(|t| {
-                        let lo = (next + t * per).min(end);
-                        let hi = (lo + per).min(end);
-                        s.spawn(move || expand_chunk(stepper, store, lo as u32..hi as u32))
-                    })
-                    .collect();
-                hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
+            let chunks = (end - next).div_ceil(CHUNK);
+            in_chunks(chunks, threads, |c| {
+                let lo = next + c * CHUNK;
+                expand_chunk(stepper, store, lo as u32..(lo + CHUNK).min(end) as u32)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
@@ -366,17 +389,14 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         }
         let bids = g.store.finish_batch();
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
-        // Each worker's references are resolved on its own thread; the results are then
-        // appended in worker (that is, parent) order.
+        // The references are resolved on the workers too; the results are then appended in
+        // chunk (that is, parent) order.
         let keep = g.has_edges;
         let res: Vec<Resolved> = if outs.len() == 1 {
             vec![resolve_chunk(&outs[0], &bids, keep)]
         } else {
-            let bids = &bids;
-            std::thread::scope(|s| {
-                let hs: Vec<_> = outs.iter().map(|o| s.spawn(move || resolve_chunk(o, bids, keep))).collect();
-                hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
-            })
+            let (outs, bids) = (&outs, &bids);
+            in_chunks(outs.len(), threads, |c| resolve_chunk(&outs[c], bids, keep))
         };
         for (r, out) in res.iter().zip(&outs) {
             g.deadlocks += r.deadlocks;

@@ -181,7 +181,16 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
             return false;
         }
     }
-    ca.remainder() == cb.remainder()
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    if ra.is_empty() {
+        return true;
+    }
+    if a.len() >= 8 {
+        // The last 8 bytes (overlapping the chunks already compared): no `memcmp` call.
+        let n = a.len() - 8;
+        return u64::from_ne_bytes(a[n..].try_into().unwrap()) == u64::from_ne_bytes(b[n..].try_into().unwrap());
+    }
+    ra == rb
 }
 
 /// Hints the CPU to fetch the cache line at `p` (no effect where unsupported; never faults).
