@@ -139,3 +139,28 @@ fn a_message_that_sets_a_high_pending_bit_asks_for_wider_slots() {
     let g = explore(&stepper, &stepper.initial_states().unwrap(), &ExploreOptions { threads: 2, ..Default::default() });
     assert!(g.store.state_bytes() > stepper.lay.len, "the store should have widened");
 }
+
+/// Batches large enough to be cut into several chunks (more than 1,024 parents) and taken
+/// by several workers give exactly the sequential graph: same ids (so the same packed
+/// state at each id), BFS parents and successor lists.
+#[test]
+fn chunked_parallel_exploration_builds_the_sequential_graph() {
+    for (file, externs) in [("leader.labs", ["n=7"]), ("twophase.labs", ["workers=3"])] {
+        let (m, b) = load(&format!("{BENCH}/{file}"), &externs);
+        let stepper = Stepper::new(&m, &b, false);
+        let initial = stepper.initial_states().unwrap();
+        let opts = |threads| ExploreOptions { threads, keep_edges: true, ..Default::default() };
+        let g1 = explore(&stepper, &initial, &opts(1));
+        assert!(g1.states() > 20_000, "{file}: too small to need chunks");
+        for threads in [2, 3] {
+            let g = explore(&stepper, &initial, &opts(threads));
+            assert_eq!(g.states(), g1.states(), "{file} threads={threads}");
+            assert_eq!(g.parent, g1.parent, "{file} threads={threads}: parents");
+            assert_eq!(g.succ_off, g1.succ_off, "{file} threads={threads}: successor offsets");
+            assert_eq!(g.succ, g1.succ, "{file} threads={threads}: successors");
+            for i in 0..g.states() as u32 {
+                assert_eq!(g.store.packed(i), g1.store.packed(i), "{file} threads={threads}: state {i}");
+            }
+        }
+    }
+}
