@@ -232,26 +232,28 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
 /// Parents per chunk of a batch handed to a worker.
 const CHUNK: usize = 1024;
 
-/// Runs `f(0..n)` on `threads` scoped workers, each taking the next unstarted index, and
-/// returns the results in index order (so the outcome does not depend on the schedule).
+/// Runs `f(0..n)` on `threads` workers (the calling thread and `threads - 1` scoped
+/// threads), each taking the next unstarted index, and returns the results in index order
+/// (so the outcome does not depend on the schedule).
 fn in_chunks<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let counter = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            let c = counter.fetch_add(1, Ordering::Relaxed);
+            if c >= n {
+                break mine;
+            }
+            mine.push((c, f(c)));
+        }
+    };
     let mut all: Vec<(usize, T)> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..threads.min(n))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let c = counter.fetch_add(1, Ordering::Relaxed);
-                        if c >= n {
-                            break mine;
-                        }
-                        mine.push((c, f(c)));
-                    }
-                })
-            })
-            .collect();
-        hs.into_iter().flat_map(|h| h.join().expect("worker panicked")).collect()
+        let hs: Vec<_> = (1..threads.min(n)).map(|_| s.spawn(work)).collect();
+        let mut all = work();
+        for h in hs {
+            all.extend(h.join().expect("worker panicked"));
+        }
+        all
     });
     all.sort_unstable_by_key(|x| x.0);
     all.into_iter().map(|x| x.1).collect()
