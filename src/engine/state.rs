@@ -171,6 +171,18 @@ fn next_slot(p: usize, cap: usize) -> usize {
     if p + 1 == cap { 0 } else { p + 1 }
 }
 
+/// The first empty slot at or after `tag`'s home slot (for placing an entry known to be
+/// absent).
+#[inline]
+fn free_slot(table: &[u64], tag: u32) -> usize {
+    let cap = table.len();
+    let mut p = home(tag, cap);
+    while table[p] != EMPTY {
+        p = next_slot(p, cap);
+    }
+    p
+}
+
 /// Equality of two packed states of the same length (inlined, 8 bytes at a time).
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
@@ -181,8 +193,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
             return false;
         }
     }
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    if ra.is_empty() {
+    if a.len().is_multiple_of(8) {
         return true;
     }
     if a.len() >= 8 {
@@ -190,7 +201,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         let n = a.len() - 8;
         return u64::from_ne_bytes(a[n..].try_into().unwrap()) == u64::from_ne_bytes(b[n..].try_into().unwrap());
     }
-    ra == rb
+    ca.remainder() == cb.remainder()
 }
 
 /// Hints the CPU to fetch the cache line at `p` (no effect where unsupported; never faults).
@@ -457,10 +468,7 @@ impl Shard {
             if x == EMPTY {
                 continue;
             }
-            let mut p = home(tag_of(x), cap);
-            while table[p] != EMPTY {
-                p = next_slot(p, cap);
-            }
+            let p = free_slot(&table, tag_of(x));
             table[p] = x;
             let e = x as u32;
             if e & NEW != 0 {
@@ -692,11 +700,7 @@ impl StateStore {
         }
         for (i, &h) in hashes.iter().enumerate() {
             let s = self.shards[Self::shard_of(h)].shard.get_mut();
-            let cap = s.table.len();
-            let mut p = home(h as u32, cap);
-            while s.table[p] != EMPTY {
-                p = next_slot(p, cap);
-            }
+            let p = free_slot(&s.table, h as u32);
             s.table[p] = entry(h, i as u32);
             s.used += 1;
         }

@@ -87,6 +87,16 @@ fn dense_ranks(ranks: &mut [i32]) -> bool {
     true
 }
 
+/// What a message does to one holder of its tuple (`Stepper::receive`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Receive {
+    Skip,
+    /// Confirmation reaching a holder with a newer value: it re-propagates (`Zp`).
+    Refresh,
+    /// The holder takes the sender's values and timestamp, and propagates them.
+    Copy,
+}
+
 /// A run-time error of the model met while computing successors.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError(pub String);
@@ -103,8 +113,6 @@ pub struct Stepper<'a> {
     pub holders: Vec<Vec<usize>>,
     /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
     pub tuple_slots: Vec<Vec<usize>>,
-    /// State positions of the ranks of each tuple's holders (in `holders` order).
-    rank_pos: Vec<Vec<usize>>,
     /// Whether each tuple's link predicate is the constant `true`.
     link_true: Vec<bool>,
     /// Absolute state positions each message of a tuple touches, per holder.
@@ -150,11 +158,6 @@ impl<'a> Stepper<'a> {
                 t.vars.iter().flat_map(|&v| model.vars[v].offset..model.vars[v].offset + model.vars[v].len).collect()
             })
             .collect();
-        let rank_pos = holders
-            .iter()
-            .enumerate()
-            .map(|(k, hs): (usize, &Vec<usize>)| hs.iter().map(|&a| lay.rank(a, k)).collect())
-            .collect();
         let link_true = model
             .tuples
             .iter()
@@ -185,7 +188,7 @@ impl<'a> Stepper<'a> {
                 ix
             })
             .collect();
-        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, rank_pos, link_true, plans, holder_index }
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, link_true, plans, holder_index }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
@@ -399,10 +402,10 @@ impl<'a> Stepper<'a> {
         w.written.sort_unstable();
         let buf = &mut w.buf;
         for &k in &w.written {
-            let max = self.holders[k].iter().map(|&h| buf[lay.rank(h, k)]).max().unwrap_or(0);
+            let max = self.plans[k].iter().map(|h| buf[h.rank as usize]).max().unwrap_or(0);
             buf[lay.rank(a, k)] = max + 1;
             Layout::set_bit(buf, lay.zp(a), k);
-            self.renormalise(buf, k);
+            self.renormalise(buf, k, &mut w.ranks);
         }
         for &k in &edge.confirms {
             if !w.written.contains(&k) {
@@ -575,33 +578,33 @@ impl<'a> Stepper<'a> {
         let mut any_copy = false;
         for h in plan {
             let r = h.agent as usize;
-            let tr = st[h.rank as usize];
-            if r == s || tr == ts || (!confirm && tr > ts) {
-                continue;
-            }
-            if !self.link_true[k] && !self.linked(st, s, r, k, &mut w.sc)? {
-                continue;
-            }
-            let zp = h.zp as usize;
-            buf[zp] = (buf[zp] as u32 | bit) as i32;
-            if tr < ts {
-                for &slot in slots {
-                    buf[h.stig as usize + slot] = st[me.stig as usize + slot];
+            match self.receive(st, s, k, confirm, h, ts, &mut w.sc)? {
+                Receive::Skip => continue,
+                Receive::Refresh => {
+                    let zp = h.zp as usize;
+                    buf[zp] = (buf[zp] as u32 | bit) as i32;
+                    if want_events {
+                        refreshed.push(r);
+                    }
                 }
-                buf[h.rank as usize] = ts;
-                any_copy = true;
-                let zc = h.zc as usize;
-                buf[zc] = (buf[zc] as u32 & !bit) as i32;
-                if want_events {
-                    copied.push(r);
+                Receive::Copy => {
+                    for &slot in slots {
+                        buf[h.stig as usize + slot] = st[me.stig as usize + slot];
+                    }
+                    buf[h.rank as usize] = ts;
+                    any_copy = true;
+                    let (zp, zc) = (h.zp as usize, h.zc as usize);
+                    buf[zp] = (buf[zp] as u32 | bit) as i32;
+                    buf[zc] = (buf[zc] as u32 & !bit) as i32;
+                    if want_events {
+                        copied.push(r);
+                    }
                 }
-            } else if want_events {
-                refreshed.push(r);
             }
         }
         if any_copy {
             // Only copies change ranks (the state's ranks were dense).
-            self.renormalise(buf, k);
+            self.renormalise(buf, k, &mut w.ranks);
         }
         Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
     }
@@ -623,33 +626,29 @@ impl<'a> Stepper<'a> {
         put_word::<W>(out, own, st[own] as u32 & !bit)?;
         let ts = st[me.rank as usize];
         let slots = &self.tuple_slots[k];
-        let link_true = self.link_true[k];
-        // The holders' ranks after the copies, for renormalisation (on the stack for fewer
-        // than 64 holders, the case of the fast renormalisation).
+        // The holders' ranks after the copies, for renormalisation (on the stack for up to
+        // 64 holders: this is the explorer's hottest loop).
         let mut small = [0i32; 64];
         let ranks: &mut [i32] = if plan.len() <= 64 {
             &mut small[..plan.len()]
         } else {
-            w.ranks.clear();
             w.ranks.resize(plan.len(), 0);
             &mut w.ranks
         };
+        for (r, h) in ranks.iter_mut().zip(plan) {
+            *r = st[h.rank as usize];
+        }
         let mut any_copy = false;
         for (i, h) in plan.iter().enumerate() {
-            let r = h.agent as usize;
-            let tr = st[h.rank as usize];
-            ranks[i] = tr;
-            if r == s || tr == ts || (!confirm && tr > ts) {
-                continue;
-            }
-            if !link_true && !self.linked(st, s, r, k, &mut w.sc).map_err(PackedStop::Error)? {
+            let action = self.receive(st, s, k, confirm, h, ts, &mut w.sc).map_err(PackedStop::Error)?;
+            if action == Receive::Skip {
                 continue;
             }
             // Receivers are other agents than the sender, so each of these words is written
             // once by this message: reading it from `st` is reading the current value.
             let zp = h.zp as usize;
             put_word::<W>(out, zp, st[zp] as u32 | bit)?;
-            if tr < ts {
+            if action == Receive::Copy {
                 // The sender's slots are unchanged by its own message: copy their bytes.
                 for &slot in slots {
                     let from = (me.stig as usize + slot) * W;
@@ -670,6 +669,33 @@ impl<'a> Stepper<'a> {
         Ok(())
     }
 
+    /// What a message of tuple `k` from `s`, whose copy has rank `ts`, does to holder `h`
+    /// (semantics §5): nothing for the sender itself, a holder with the same timestamp, a
+    /// newer one under propagation, or an unlinked one; otherwise the holder copies an older
+    /// value, or (confirmation only) re-propagates its newer one.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn receive(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        h: &HolderPos,
+        ts: i32,
+        sc: &mut Scratch,
+    ) -> Result<Receive, RuntimeError> {
+        let r = h.agent as usize;
+        let tr = st[h.rank as usize];
+        if r == s || tr == ts || (!confirm && tr > ts) {
+            return Ok(Receive::Skip);
+        }
+        if !self.link_true[k] && !self.linked(st, s, r, k, sc)? {
+            return Ok(Receive::Skip);
+        }
+        Ok(if tr < ts { Receive::Copy } else { Receive::Refresh })
+    }
+
     /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`.
     fn linked(&self, st: &[i32], s: usize, r: usize, k: TupleId, sc: &mut Scratch) -> Result<bool, RuntimeError> {
         let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
@@ -681,49 +707,14 @@ impl<'a> Stepper<'a> {
         }
     }
 
-    /// Dense ranks of tuple `k` among its holders. Ranks are in `0..=holders` (dense ranks,
-    /// plus one for a fresh write), so a small presence table suffices.
-    fn renormalise(&self, st: &mut [i32], k: TupleId) {
-        let lay = &self.lay;
-        let hs = &self.holders[k];
-        let h = hs.len();
-        if h < 64 {
-            // Ranks are in 0..=h < 64: a presence mask; the new rank is the number of
-            // smaller ranks present.
-            let rp = &self.rank_pos[k];
-            let mut bits = 0u64;
-            for &p in rp {
-                bits |= 1u64 << st[p];
-            }
-            if bits & (bits + 1) == 0 {
-                return; // already dense (0..n all present)
-            }
-            for &p in rp {
-                st[p] = (bits & ((1u64 << st[p]) - 1)).count_ones() as i32;
-            }
-        } else if h <= 255 {
-            let mut map = [-1i32; 257];
-            for &a in hs {
-                map[st[lay.rank(a, k)] as usize] = 0;
-            }
-            let mut next = 0;
-            for m in map.iter_mut().take(h + 1) {
-                if *m == 0 {
-                    *m = next;
-                    next += 1;
-                }
-            }
-            for &a in hs {
-                let p = lay.rank(a, k);
-                st[p] = map[st[p] as usize];
-            }
-        } else {
-            let mut rs: Vec<i32> = hs.iter().map(|&a| st[lay.rank(a, k)]).collect();
-            rs.sort_unstable();
-            rs.dedup();
-            for &a in hs {
-                let p = lay.rank(a, k);
-                st[p] = rs.binary_search(&st[p]).unwrap() as i32;
+    /// Dense ranks of tuple `k` among its holders (`ranks` is scratch space).
+    fn renormalise(&self, st: &mut [i32], k: TupleId, ranks: &mut Vec<i32>) {
+        let plan = &self.plans[k];
+        ranks.clear();
+        ranks.extend(plan.iter().map(|h| st[h.rank as usize]));
+        if dense_ranks(ranks) {
+            for (h, &r) in plan.iter().zip(ranks.iter()) {
+                st[h.rank as usize] = r;
             }
         }
     }
