@@ -36,6 +36,12 @@ fn check(model: &Model, behs: &[Behaviour], fair: bool, what: &str) -> (usize, u
     let g = explore(&stepper, &initial, &ExploreOptions { threads: 1, ..Default::default() });
     assert!(g.error.is_none(), "{what}: {:?}", g.error);
     assert_eq!(g.states(), reference_states(&stepper, &initial), "{what}: reachable states");
+    compare_successors(&stepper, &g, what)
+}
+
+/// Compares the packed successors of every state of `g` with the reference ones; returns
+/// (successors compared, widenings asked for).
+fn compare_successors(stepper: &Stepper, g: &labs::engine::explore::Graph, what: &str) -> (usize, usize) {
     let stride = stepper.lay.len;
     let (mut w1, mut w2) = (Work::default(), Work::default());
     let mut st = Vec::new();
@@ -138,6 +144,27 @@ fn a_message_that_sets_a_high_pending_bit_asks_for_wider_slots() {
     let stepper = Stepper::new(&m, &b, false);
     let g = explore(&stepper, &stepper.initial_states().unwrap(), &ExploreOptions { threads: 2, ..Default::default() });
     assert!(g.store.state_bytes() > stepper.lay.len, "the store should have widened");
+}
+
+/// With 64 holders or more, ranks no longer fit the `u64` rank set of the fast path, and
+/// messages take the general one: both must agree with the reference stepper.
+#[test]
+fn messages_to_many_holders_match_the_reference_stepper() {
+    for n in [63, 64, 70] {
+        let text = format!(
+            "system {{\n  spawn = N: {n}\n}}\n\
+             stigmergy S {{\n  link = true\n  x: 0\n}}\n\
+             agent N {{\n  stigmergies = S\n  Behavior = x <~ id + 1\n}}\ncheck {{\n}}\n"
+        );
+        let (m, b) = load_text(&text, &[]).expect("loads");
+        let stepper = Stepper::new(&m, &b, false);
+        let initial = stepper.initial_states().expect("initial states");
+        let opts = ExploreOptions { threads: 1, max_states: Some(3000), ..Default::default() };
+        let g = explore(&stepper, &initial, &opts);
+        assert!(g.error.is_none());
+        let (compared, _) = compare_successors(&stepper, &g, &format!("{n} holders"));
+        assert!(compared > 10_000, "{n} holders: only {compared} successors compared");
+    }
 }
 
 /// Batches large enough to be cut into several chunks (more than 1,024 parents) and taken

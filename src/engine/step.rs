@@ -61,6 +61,16 @@ fn put_rank<const W: usize>(out: &mut [u8], p: usize, r: i32) {
     }
 }
 
+/// Reads the rank in slot `p` (written by `put_rank`).
+#[inline]
+fn get_rank<const W: usize>(out: &[u8], p: usize) -> i32 {
+    match W {
+        1 => out[p] as i32,
+        2 => u16::from_le_bytes([out[2 * p], out[2 * p + 1]]) as i32,
+        _ => i32::from_le_bytes([out[4 * p], out[4 * p + 1], out[4 * p + 2], out[4 * p + 3]]),
+    }
+}
+
 /// Replaces ranks (all in `0..=ranks.len()`, as after a message or a write) by their dense
 /// ranks; returns whether any changed.
 fn dense_ranks(ranks: &mut [i32]) -> bool {
@@ -620,21 +630,72 @@ impl<'a> Stepper<'a> {
         out: &mut [u8],
     ) -> Result<(), PackedStop> {
         let plan = &self.plans[k];
+        if plan.len() >= 64 {
+            return self.message_packed_many::<W>(st, s, k, confirm, w, out);
+        }
         let me = plan[self.holder_index[k][s] as usize];
         let bit = 1u32 << (k % 32);
         let own = if confirm { me.zc } else { me.zp } as usize;
         put_word::<W>(out, own, st[own] as u32 & !bit)?;
         let ts = st[me.rank as usize];
         let slots = &self.tuple_slots[k];
-        // The holders' ranks after the copies, for renormalisation (on the stack for up to
-        // 64 holders: this is the explorer's hottest loop).
-        let mut small = [0i32; 64];
-        let ranks: &mut [i32] = if plan.len() <= 64 {
-            &mut small[..plan.len()]
-        } else {
-            w.ranks.resize(plan.len(), 0);
-            &mut w.ranks
-        };
+        // The ranks still present after the message, as a bit set: the state's ranks are
+        // dense (`0..=max`), so the message only needs renormalising when a copy made some
+        // rank disappear.
+        let mut present = 1u64 << ts;
+        let mut any_copy = false;
+        for h in plan {
+            let action = self.receive(st, s, k, confirm, h, ts, &mut w.sc).map_err(PackedStop::Error)?;
+            if action != Receive::Copy {
+                present |= 1u64 << st[h.rank as usize];
+                if action == Receive::Skip {
+                    continue;
+                }
+            }
+            // Receivers are other agents than the sender, so each of these words is written
+            // once by this message: reading it from `st` is reading the current value.
+            let zp = h.zp as usize;
+            put_word::<W>(out, zp, st[zp] as u32 | bit)?;
+            if action == Receive::Copy {
+                // The sender's slots are unchanged by its own message: copy their bytes.
+                for &slot in slots {
+                    let from = (me.stig as usize + slot) * W;
+                    out.copy_within(from..from + W, (h.stig as usize + slot) * W);
+                }
+                put_rank::<W>(out, h.rank as usize, ts);
+                any_copy = true;
+                let zc = h.zc as usize;
+                put_word::<W>(out, zc, st[zc] as u32 & !bit)?;
+            }
+        }
+        if any_copy && present & (present + 1) != 0 {
+            for h in plan {
+                let r = get_rank::<W>(out, h.rank as usize);
+                put_rank::<W>(out, h.rank as usize, (present & ((1u64 << r) - 1)).count_ones() as i32);
+            }
+        }
+        Ok(())
+    }
+
+    /// `message_packed` for tuples with 64 holders or more (ranks do not fit a `u64` set).
+    fn message_packed_many<const W: usize>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        w: &mut Work,
+        out: &mut [u8],
+    ) -> Result<(), PackedStop> {
+        let plan = &self.plans[k];
+        let me = plan[self.holder_index[k][s] as usize];
+        let bit = 1u32 << (k % 32);
+        let own = if confirm { me.zc } else { me.zp } as usize;
+        put_word::<W>(out, own, st[own] as u32 & !bit)?;
+        let ts = st[me.rank as usize];
+        let slots = &self.tuple_slots[k];
+        w.ranks.resize(plan.len(), 0);
+        let ranks = &mut w.ranks[..];
         for (r, h) in ranks.iter_mut().zip(plan) {
             *r = st[h.rank as usize];
         }
