@@ -129,10 +129,10 @@ fn packed_successors_match_on_the_semantics_cases() {
     assert!(checked >= 5, "only {checked} semantics cases checked");
 }
 
-/// Nine tuples: a pending mask with bit 7 or 8 set no longer fits in one byte, so messages
-/// must ask for wider slots.
+/// Nine tuples: a write of tuple 7 or 8 sets a pending bit that no longer fits in one byte,
+/// so the step must ask for wider slots.
 #[test]
-fn a_message_that_sets_a_high_pending_bit_asks_for_wider_slots() {
+fn a_step_that_sets_a_high_pending_bit_asks_for_wider_slots() {
     let text = "system {\n  spawn = N: 2\n}\n\
                 stigmergy S {\n  link = true\n  a: 0\n  b: 0\n  c: 0\n  d: 0\n  e: 0\n  f: 0\n  g: 0\n  h: 0\n  i: 0\n}\n\
                 agent N {\n  stigmergies = S\n  Behavior = i <~ 1; h <~ 1; a <~ 1\n}\ncheck {\n}\n";

@@ -49,6 +49,77 @@ fn put_word<const W: usize>(out: &mut [u8], p: usize, v: u32) -> Result<(), Pack
     Ok(())
 }
 
+/// Whether pending-mask word `v` fits `W` bytes.
+#[inline]
+fn fits<const W: usize>(v: u32) -> bool {
+    match W {
+        1 => v <= 127,
+        2 => v <= 32767,
+        _ => true,
+    }
+}
+
+/// A state being rewritten by a message: `st` decoded, and `out`, the same state packed with
+/// `W` bytes per slot, being changed. Reads come from `st`, writes go to `out`; neither is
+/// bounds-checked, so callers check both lengths against the layout first.
+struct SlotView<'a, const W: usize> {
+    st: &'a [i32],
+    out: &'a mut [u8],
+}
+
+impl<const W: usize> SlotView<'_, W> {
+    /// Slot `p` of the parent state. Safety: `p < st.len()`.
+    #[inline(always)]
+    unsafe fn get(&self, p: u32) -> i32 {
+        unsafe { *self.st.get_unchecked(p as usize) }
+    }
+
+    /// Writes `v` (which fits `W` bytes, or is checked by the caller before the result is
+    /// used) into slot `p`. Safety: `(p + 1) * W <= out.len()`.
+    #[inline(always)]
+    unsafe fn put(&mut self, p: u32, v: i32) {
+        let at = p as usize * W;
+        unsafe {
+            let o = self.out.as_mut_ptr().add(at);
+            match W {
+                1 => *o = v as u8,
+                2 => o.cast::<[u8; 2]>().write_unaligned((v as u16).to_le_bytes()),
+                _ => o.cast::<[u8; 4]>().write_unaligned(v.to_le_bytes()),
+            }
+        }
+    }
+
+    /// The rank in slot `p` of `out` (ranks are non-negative). Safety: `(p + 1) * W <= out.len()`.
+    #[inline(always)]
+    unsafe fn rank(&self, p: u32) -> i32 {
+        let at = p as usize * W;
+        unsafe {
+            let o = self.out.as_ptr().add(at);
+            match W {
+                1 => *o as i32,
+                2 => u16::from_le_bytes(o.cast::<[u8; 2]>().read_unaligned()) as i32,
+                _ => i32::from_le_bytes(o.cast::<[u8; 4]>().read_unaligned()),
+            }
+        }
+    }
+
+    /// Copies `len` slots from slot `from` to slot `to` (distinct agents' slots: no overlap).
+    /// Safety: both ranges lie within `out`.
+    #[inline(always)]
+    unsafe fn copy(&mut self, from: usize, to: usize, len: usize) {
+        unsafe {
+            let o = self.out.as_mut_ptr();
+            if len == 1 {
+                // The common case (one variable), without a `memcpy` call.
+                let v = o.add(from * W).cast::<[u8; W]>().read_unaligned();
+                o.add(to * W).cast::<[u8; W]>().write_unaligned(v);
+            } else {
+                std::ptr::copy_nonoverlapping(o.add(from * W), o.add(to * W), len * W);
+            }
+        }
+    }
+}
+
 /// Writes a rank (at most the number of holders) into slot `p`. Ranks fit every width as long
 /// as there are fewer than 127 holders; beyond that the store is already wide enough, since
 /// the state itself holds such ranks.
@@ -58,16 +129,6 @@ fn put_rank<const W: usize>(out: &mut [u8], p: usize, r: i32) {
         1 => out[p] = r as u8,
         2 => out[2 * p..2 * p + 2].copy_from_slice(&(r as u16).to_le_bytes()),
         _ => out[4 * p..4 * p + 4].copy_from_slice(&r.to_le_bytes()),
-    }
-}
-
-/// Reads the rank in slot `p` (written by `put_rank`).
-#[inline]
-fn get_rank<const W: usize>(out: &[u8], p: usize) -> i32 {
-    match W {
-        1 => out[p] as i32,
-        2 => u16::from_le_bytes([out[2 * p], out[2 * p + 1]]) as i32,
-        _ => i32::from_le_bytes([out[4 * p], out[4 * p + 1], out[4 * p + 2], out[4 * p + 3]]),
     }
 }
 
@@ -123,6 +184,9 @@ pub struct Stepper<'a> {
     pub holders: Vec<Vec<usize>>,
     /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
     pub tuple_slots: Vec<Vec<usize>>,
+    /// The same as a range `(first, len)` when they are consecutive (a tuple's variables are
+    /// declared together, so they normally are).
+    tuple_span: Vec<Option<(u32, u32)>>,
     /// Whether each tuple's link predicate is the constant `true`.
     link_true: Vec<bool>,
     /// Absolute state positions each message of a tuple touches, per holder.
@@ -161,7 +225,7 @@ impl<'a> Stepper<'a> {
         let type_of: Vec<TypeId> = (0..n).map(|a| model.type_of(a)).collect();
         let holders: Vec<Vec<usize>> =
             model.tuples.iter().map(|t| (0..n).filter(|&a| model.holds(type_of[a], t.stigmergy)).collect()).collect();
-        let tuple_slots = model
+        let tuple_slots: Vec<Vec<usize>> = model
             .tuples
             .iter()
             .map(|t| {
@@ -198,7 +262,14 @@ impl<'a> Stepper<'a> {
                 ix
             })
             .collect();
-        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, link_true, plans, holder_index }
+        let tuple_span = tuple_slots
+            .iter()
+            .map(|sl: &Vec<usize>| {
+                let first = sl.first().copied().unwrap_or(0);
+                sl.iter().enumerate().all(|(i, &x)| x == first + i).then_some((first as u32, sl.len() as u32))
+            })
+            .collect();
+        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, tuple_span, link_true, plans, holder_index }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
@@ -277,7 +348,15 @@ impl<'a> Stepper<'a> {
                 }
                 let at = out.len();
                 out.extend_from_slice(parent);
-                match self.message_packed::<W>(st, a, k, confirm, w, &mut out[at..]) {
+                let out = &mut out[at..];
+                let sent = if self.plans[k].len() >= 64 {
+                    self.message_packed_many::<W>(st, a, k, confirm, w, out)
+                } else if self.link_true[k] {
+                    self.message_packed::<W, true>(st, a, k, confirm, w, out)
+                } else {
+                    self.message_packed::<W, false>(st, a, k, confirm, w, out)
+                };
+                match sent {
                     Ok(()) => n += 1,
                     Err(e) => stop = Some(e),
                 }
@@ -588,7 +667,8 @@ impl<'a> Stepper<'a> {
         let mut any_copy = false;
         for h in plan {
             let r = h.agent as usize;
-            match self.receive(st, s, k, confirm, h, ts, &mut w.sc)? {
+            let tr = st[h.rank as usize];
+            match self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], &mut w.sc)? {
                 Receive::Skip => continue,
                 Receive::Refresh => {
                     let zp = h.zp as usize;
@@ -620,7 +700,10 @@ impl<'a> Stepper<'a> {
     }
 
     /// `message` applied to `out`, which holds `st` packed with `W` bytes per slot.
-    fn message_packed<const W: usize>(
+    /// `LINK_TRUE` is whether the tuple's link predicate is the constant `true`, and there
+    /// are fewer than 64 holders (`message_packed_many` otherwise): with a constant link,
+    /// the holder loop calls nothing and keeps its values in registers.
+    fn message_packed<const W: usize, const LINK_TRUE: bool>(
         &self,
         st: &[i32],
         s: usize,
@@ -630,54 +713,70 @@ impl<'a> Stepper<'a> {
         out: &mut [u8],
     ) -> Result<(), PackedStop> {
         let plan = &self.plans[k];
-        if plan.len() >= 64 {
-            return self.message_packed_many::<W>(st, s, k, confirm, w, out);
-        }
         let me = plan[self.holder_index[k][s] as usize];
         let bit = 1u32 << (k % 32);
         let own = if confirm { me.zc } else { me.zp } as usize;
         put_word::<W>(out, own, st[own] as u32 & !bit)?;
         let ts = st[me.rank as usize];
-        let slots = &self.tuple_slots[k];
+        let Some((first, len)) = self.tuple_span[k] else {
+            return self.message_packed_many::<W>(st, s, k, confirm, w, out);
+        };
+        let (first, len) = (first as usize, len as usize);
+        // Every position of a plan is a slot of the layout: with these two checks, the
+        // accesses of the loop below are in bounds.
+        assert!(st.len() == self.lay.len && out.len() == self.lay.len * W);
+        let mut sp = SlotView::<W> { st, out };
         // The ranks still present after the message, as a bit set: the state's ranks are
         // dense (`0..=max`), so the message only needs renormalising when a copy made some
         // rank disappear.
         let mut present = 1u64 << ts;
         let mut any_copy = false;
+        let mut wide = 0u32;
         for h in plan {
-            let action = self.receive(st, s, k, confirm, h, ts, &mut w.sc).map_err(PackedStop::Error)?;
+            // SAFETY: plan positions are below `lay.len` (asserted above).
+            let tr = unsafe { sp.get(h.rank) };
+            let action = self.receive(st, s, k, confirm, h, tr, ts, LINK_TRUE, &mut w.sc).map_err(PackedStop::Error)?;
             if action != Receive::Copy {
-                present |= 1u64 << st[h.rank as usize];
+                present |= 1u64 << tr;
                 if action == Receive::Skip {
                     continue;
                 }
             }
             // Receivers are other agents than the sender, so each of these words is written
             // once by this message: reading it from `st` is reading the current value.
-            let zp = h.zp as usize;
-            put_word::<W>(out, zp, st[zp] as u32 | bit)?;
-            if action == Receive::Copy {
-                // The sender's slots are unchanged by its own message: copy their bytes.
-                for &slot in slots {
-                    let from = (me.stig as usize + slot) * W;
-                    out.copy_within(from..from + W, (h.stig as usize + slot) * W);
+            // SAFETY (this block): plan positions, and a holder's stigmergic slots
+            // `stig + first .. stig + first + len`, are below `lay.len` (asserted above).
+            unsafe {
+                let zp = sp.get(h.zp) as u32 | bit;
+                wide |= zp;
+                sp.put(h.zp, zp as i32);
+                if action == Receive::Copy {
+                    // The sender's slots are unchanged by its own message: copy their bytes.
+                    sp.copy(me.stig as usize + first, h.stig as usize + first, len);
+                    sp.put(h.rank, ts);
+                    any_copy = true;
+                    let zc = sp.get(h.zc) as u32 & !bit;
+                    sp.put(h.zc, zc as i32);
                 }
-                put_rank::<W>(out, h.rank as usize, ts);
-                any_copy = true;
-                let zc = h.zc as usize;
-                put_word::<W>(out, zc, st[zc] as u32 & !bit)?;
             }
         }
+        // A message only ORs into a receiver's word a bit that is set in a word of the
+        // sender: both fit the width, so their OR does too (never a widening here).
+        debug_assert!(fits::<W>(wide));
         if any_copy && present & (present + 1) != 0 {
             for h in plan {
-                let r = get_rank::<W>(out, h.rank as usize);
-                put_rank::<W>(out, h.rank as usize, (present & ((1u64 << r) - 1)).count_ones() as i32);
+                // SAFETY: plan positions are below `lay.len` (asserted above).
+                unsafe {
+                    let r = sp.rank(h.rank);
+                    sp.put(h.rank, (present & ((1u64 << r) - 1)).count_ones() as i32);
+                }
             }
         }
         Ok(())
     }
 
-    /// `message_packed` for tuples with 64 holders or more (ranks do not fit a `u64` set).
+    /// `message_packed` for tuples with 64 holders or more (ranks do not fit a `u64` set), or
+    /// whose slots are not consecutive.
     fn message_packed_many<const W: usize>(
         &self,
         st: &[i32],
@@ -701,7 +800,9 @@ impl<'a> Stepper<'a> {
         }
         let mut any_copy = false;
         for (i, h) in plan.iter().enumerate() {
-            let action = self.receive(st, s, k, confirm, h, ts, &mut w.sc).map_err(PackedStop::Error)?;
+            let tr = st[h.rank as usize];
+            let action =
+                self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], &mut w.sc).map_err(PackedStop::Error)?;
             if action == Receive::Skip {
                 continue;
             }
@@ -743,15 +844,16 @@ impl<'a> Stepper<'a> {
         k: TupleId,
         confirm: bool,
         h: &HolderPos,
+        tr: i32,
         ts: i32,
+        link_true: bool,
         sc: &mut Scratch,
     ) -> Result<Receive, RuntimeError> {
         let r = h.agent as usize;
-        let tr = st[h.rank as usize];
         if r == s || tr == ts || (!confirm && tr > ts) {
             return Ok(Receive::Skip);
         }
-        if !self.link_true[k] && !self.linked(st, s, r, k, sc)? {
+        if !link_true && !self.linked(st, s, r, k, sc)? {
             return Ok(Receive::Skip);
         }
         Ok(if tr < ts { Receive::Copy } else { Receive::Refresh })
