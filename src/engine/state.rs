@@ -362,15 +362,31 @@ impl ShardCell {
     }
 }
 
-/// The shard grows when more than `LOAD_NUM / LOAD_DEN` of its slots are used, by a quarter
-/// (`grow`): the load then stays between 0.64 and 0.8, so the index costs 10–12.5 bytes per
-/// state (8-byte entries), which keeps the store within twice the packed size for states of
-/// 13 bytes or more. Linear probing is still short at 0.8 because most probes stop at a
-/// mismatching tag without reading the state.
+/// The shard grows when more than `LOAD_NUM / LOAD_DEN` of its slots are used (`grow`).
+/// Growing by a quarter keeps the load between 0.64 and 0.8, so the index costs 10–12.5 bytes
+/// per state (8-byte entries), which keeps the store within twice the packed size for states
+/// of 13 bytes or more; but every entry is then moved about four times over a run. Larger
+/// states can afford a lower load, hence fewer moves (`growth_quarters`). Linear probing is
+/// still short at 0.8 because most probes stop at a mismatching tag without reading the
+/// state.
 const LOAD_NUM: usize = 4;
 const LOAD_DEN: usize = 5;
 /// Slots of a shard's table at first.
 const MIN_SLOTS: usize = 4;
+
+/// By how many quarters a table grows, for states of `sb` bytes: the largest growth whose
+/// lowest load (0.8 / growth) keeps index and state within twice the state, with 4 bytes
+/// per state to spare for the arena's last block and the batch buffers. Doubling costs up
+/// to 20 bytes per state, growing by half 15, by a quarter 12.5.
+fn growth_quarters(sb: usize) -> usize {
+    if sb >= 24 {
+        4
+    } else if sb >= 19 {
+        2
+    } else {
+        1
+    }
+}
 
 impl Shard {
     fn with_capacity(cap: usize) -> Shard {
@@ -415,7 +431,7 @@ impl Shard {
     #[inline]
     fn insert(&mut self, arena: &Arena, enc: &[u8], h: u64, key: u64) -> u32 {
         if (self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM {
-            self.grow();
+            self.grow(growth_quarters(arena.sb));
         }
         let cap = self.table.len();
         let mut p = home(h as u32, cap);
@@ -459,10 +475,10 @@ impl Shard {
         }
     }
 
-    /// Grows the table by a quarter; entries move by their tag (no rehashing of the packed
-    /// bytes).
-    fn grow(&mut self) {
-        let cap = (self.table.len() + self.table.len() / 4).max(MIN_SLOTS);
+    /// Grows the table by `quarters` quarters; entries move by their tag (no rehashing of the
+    /// packed bytes).
+    fn grow(&mut self, quarters: usize) {
+        let cap = (self.table.len() + self.table.len() * quarters / 4).max(MIN_SLOTS);
         let mut table = hugepages::filled_vec(cap, EMPTY);
         for &x in &self.table {
             if x == EMPTY {
