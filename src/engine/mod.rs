@@ -3,6 +3,7 @@
 //! - `state`: flat state encoding and the hash-indexed state arena;
 //! - `eval`: expressions with ⊥, run-time errors and nondeterminism;
 //! - `step`: the successor relation (agent steps, propagation, confirmation, round-robin);
+//! - `fast`: agent steps compiled to slot operations (the explorer's common case);
 //! - `explore`: parallel breadth-first exploration (same result for any thread count);
 //! - `check`: the property modalities on the explored graph;
 //! - `simulate`: seeded random runs.
@@ -12,6 +13,7 @@
 pub mod check;
 pub mod eval;
 pub mod explore;
+mod fast;
 mod hugepages;
 mod reached;
 pub mod simulate;

@@ -1,6 +1,7 @@
 //! The successor relation (semantics.md §5–§6) and initial states (§3).
 
 use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
+use super::fast::FastEdge;
 use super::state::{BOT, Layout, encode_into, width_needed};
 use crate::behaviour::{Behaviour, Step};
 use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
@@ -193,6 +194,8 @@ pub struct Stepper<'a> {
     plans: Vec<Vec<HolderPos>>,
     /// Position of each agent in `holders[k]` (`u32::MAX` if it does not hold `k`).
     holder_index: Vec<Vec<u32>>,
+    /// The compiled form of each edge (per agent type and control state), where it has one.
+    fast: Vec<Vec<Vec<Option<FastEdge>>>>,
 }
 
 /// Where a holder of a tuple keeps what a message of that tuple reads and writes.
@@ -269,7 +272,24 @@ impl<'a> Stepper<'a> {
                 sl.iter().enumerate().all(|(i, &x)| x == first + i).then_some((first as u32, sl.len() as u32))
             })
             .collect();
-        Stepper { model, behs, lay, fair, type_of, holders, tuple_slots, tuple_span, link_true, plans, holder_index }
+        let fast = behs
+            .iter()
+            .map(|b| b.edges.iter().map(|es| es.iter().map(|e| FastEdge::compile(model, &lay, e)).collect()).collect())
+            .collect();
+        Stepper {
+            model,
+            behs,
+            lay,
+            fair,
+            type_of,
+            holders,
+            tuple_slots,
+            tuple_span,
+            link_true,
+            plans,
+            holder_index,
+            fast,
+        }
     }
 
     fn ctx(&self, me: Option<usize>, mode: Mode) -> Ctx<'_> {
@@ -306,7 +326,7 @@ impl<'a> Stepper<'a> {
             if let Some(e) = err {
                 return Err(e);
             }
-            self.agent_steps(st, a, w, want_events, &mut |ev, s| emit(ev, s))?;
+            self.agent_steps(st, a, w, want_events, false, &mut |ev, s| emit(ev, s))?;
         }
         Ok(())
     }
@@ -364,7 +384,7 @@ impl<'a> Stepper<'a> {
             if let Some(e) = stop {
                 return Err(e);
             }
-            self.agent_steps(st, a, w, false, &mut |_, s| {
+            self.agent_steps(st, a, w, false, true, &mut |_, s| {
                 if stop.is_some() {
                     return;
                 }
@@ -404,12 +424,15 @@ impl<'a> Stepper<'a> {
 
     /// The agent steps of agent `a` in `st` (none unless it is quiet, and its turn under
     /// round-robin scheduling).
+    /// `fast`: whether edges with a `FastEdge` use it (the explorer) or are evaluated (the
+    /// reference successor function).
     fn agent_steps(
         &self,
         st: &[i32],
         a: usize,
         w: &mut Work,
         want_events: bool,
+        fast: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
         let lay = &self.lay;
@@ -425,7 +448,7 @@ impl<'a> Stepper<'a> {
             w.sc.chooser.reset();
             loop {
                 w.sc.chooser.start();
-                match self.agent_step(st, a, ei, w) {
+                match self.agent_step(st, a, ei, fast, w) {
                     Ok(()) => {
                         let ev = want_events.then(|| Event::Agent {
                             agent: a,
@@ -457,10 +480,24 @@ impl<'a> Stepper<'a> {
         Ok(!any)
     }
 
-    fn agent_step(&self, st: &[i32], a: usize, ei: usize, w: &mut Work) -> R<()> {
+    fn agent_step(&self, st: &[i32], a: usize, ei: usize, fast: bool, w: &mut Work) -> R<()> {
         let lay = &self.lay;
-        let beh = &self.behs[self.type_of[a]];
-        let edge = &beh.edges[st[lay.ctl(a)] as usize][ei];
+        let ty = self.type_of[a];
+        let ctl = st[lay.ctl(a)] as usize;
+        let edge = &self.behs[ty].edges[ctl][ei];
+        if fast && let Some(f) = &self.fast[ty][ctl][ei] {
+            if !f.enabled(st, lay, a) {
+                return Err(Stop::Disabled);
+            }
+            w.buf.clear();
+            w.buf.extend_from_slice(st);
+            w.assigned.clear();
+            w.written.clear();
+            f.apply(st, &mut w.buf, lay, a);
+            w.written.extend_from_slice(&f.written);
+            self.finish_step(a, edge, w);
+            return Ok(());
+        }
         let cx = self.ctx(Some(a), Mode::Step);
         for g in &edge.guards {
             if !cx.eval_b(st, &mut w.sc, g)? {
@@ -483,6 +520,15 @@ impl<'a> Stepper<'a> {
                 }
             }
         }
+        self.finish_step(a, edge, w);
+        Ok(())
+    }
+
+    /// What every agent step does after its assignments (in `w.buf`): a fresh timestamp and
+    /// a pending propagation for each written tuple (`w.written` plus the edge's), pending
+    /// confirmations, the next control state, and the round-robin turn.
+    fn finish_step(&self, a: usize, edge: &crate::behaviour::Edge, w: &mut Work) {
+        let lay = &self.lay;
         for &k in &edge.writes {
             if !w.written.contains(&k) {
                 w.written.push(k);
@@ -506,7 +552,6 @@ impl<'a> Stepper<'a> {
             let t = lay.turn();
             buf[t] = ((a + 1) % lay.n_agents) as i32;
         }
-        Ok(())
     }
 
     /// Simultaneous assignment evaluated on (and applied to) `w.buf`.
