@@ -145,6 +145,8 @@ const SHARDS: usize = 1 << SHARD_BITS;
 /// are large (megabytes) so that most of each can be backed by huge pages (`hugepages`).
 const BLOCK_BITS: u32 = 20;
 const BLOCK: usize = 1 << BLOCK_BITS;
+/// Bytes at the start of each arena block left to small pages (`Arena::push`).
+const SMALL_PAGES: usize = 4 << 20;
 
 /// An index entry: the low 32 bits of the hash (the tag) above the state reference.
 /// The home slot depends on the tag only (`home`), so growing never rehashes the packed
@@ -300,29 +302,36 @@ impl Arena {
         let o = (i as usize & (BLOCK - 1)) * self.sb;
         &b[o..o + self.sb]
     }
-    /// Appends a state. Every block but the last holds exactly `BLOCK` states; the first
-    /// block starts small and doubles (small runs do not pay for a whole block).
+    /// Appends a state. Every block but the last holds exactly `BLOCK` states. A block's
+    /// whole capacity is reserved at once, so it is never moved; only the pages written are
+    /// backed by memory, so a small run does not pay for a whole block. The first
+    /// `SMALL_PAGES` bytes of a block keep small pages, so that a small run does not take a
+    /// whole huge page either.
     fn push(&mut self, s: &[u8]) {
         let full = BLOCK * self.sb;
         match self.blocks.last_mut() {
-            Some(b) if b.len() < full => {
-                if b.len() == b.capacity() {
-                    b.reserve_exact((b.len() * 2).clamp(self.sb, full) - b.len());
-                    hugepages::advise(b.as_ptr(), b.capacity());
-                }
-                b.extend_from_slice(s)
-            }
+            Some(b) if b.len() < full => b.extend_from_slice(s),
             _ => {
-                let cap = if self.blocks.is_empty() { 1024.min(BLOCK) * self.sb } else { full };
-                let mut b = Vec::with_capacity(cap);
-                hugepages::advise(b.as_ptr(), cap);
+                let mut b: Vec<u8> = Vec::with_capacity(full);
+                if full > SMALL_PAGES {
+                    hugepages::advise(b.as_ptr().wrapping_add(SMALL_PAGES), full - SMALL_PAGES);
+                }
                 b.extend_from_slice(s);
                 self.blocks.push(b);
             }
         }
     }
+    /// Memory in use: whole blocks, and the written part of the last one, up to the next
+    /// page (small or huge).
     fn bytes(&self) -> usize {
-        self.blocks.iter().map(|b| b.capacity()).sum()
+        match self.blocks.split_last() {
+            None => 0,
+            Some((last, full)) => {
+                let page = if last.len() <= SMALL_PAGES { 4 << 10 } else { 2 << 20 };
+                full.iter().map(|b| b.capacity()).sum::<usize>()
+                    + last.len().next_multiple_of(page).min(last.capacity())
+            }
+        }
     }
 }
 
