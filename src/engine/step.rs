@@ -75,8 +75,8 @@ impl<const W: usize> SlotView<'_, W> {
         unsafe { *self.st.get_unchecked(p as usize) }
     }
 
-    /// Writes `v` (which fits `W` bytes, or is checked by the caller before the result is
-    /// used) into slot `p`. Safety: `(p + 1) * W <= out.len()`.
+    /// Writes `v`, which fits `W` bytes (ranks of fewer than 64 holders, and pending words of
+    /// a message: see `message_packed`), into slot `p`. Safety: `(p + 1) * W <= out.len()`.
     #[inline(always)]
     unsafe fn put(&mut self, p: u32, v: i32) {
         let at = p as usize * W;
