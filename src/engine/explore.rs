@@ -340,7 +340,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let start = Instant::now();
     let stride = stepper.lay.len;
     let mut g = Graph {
-        store: StateStore::new(stride),
+        store: StateStore::for_threads(stride, opts.threads.max(1)),
         parent: Vec::new(),
         n_initial: 0,
         succ_off: vec![0],
