@@ -185,9 +185,10 @@ pub struct Stepper<'a> {
     pub holders: Vec<Vec<usize>>,
     /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
     pub tuple_slots: Vec<Vec<usize>>,
-    /// The same as a range `(first, len)` when they are consecutive (a tuple's variables are
-    /// declared together, so they normally are).
-    tuple_span: Vec<Option<(u32, u32)>>,
+    /// The same as a range `(first, len)`, for the tuples whose messages take the fast path
+    /// (`message_packed`): consecutive slots (a tuple's variables are declared together, so
+    /// they normally are) and fewer than 64 holders (ranks then fit a `u64` set).
+    fast_span: Vec<Option<(u32, u32)>>,
     /// Whether each tuple's link predicate is the constant `true`.
     link_true: Vec<bool>,
     /// Absolute state positions each message of a tuple touches, per holder.
@@ -265,11 +266,13 @@ impl<'a> Stepper<'a> {
                 ix
             })
             .collect();
-        let tuple_span = tuple_slots
+        let fast_span = tuple_slots
             .iter()
-            .map(|sl: &Vec<usize>| {
+            .zip(&holders)
+            .map(|(sl, hs): (&Vec<usize>, &Vec<usize>)| {
                 let first = sl.first().copied().unwrap_or(0);
-                sl.iter().enumerate().all(|(i, &x)| x == first + i).then_some((first as u32, sl.len() as u32))
+                let consecutive = sl.iter().enumerate().all(|(i, &x)| x == first + i);
+                (consecutive && hs.len() < 64).then_some((first as u32, sl.len() as u32))
             })
             .collect();
         let fast = behs
@@ -284,7 +287,7 @@ impl<'a> Stepper<'a> {
             type_of,
             holders,
             tuple_slots,
-            tuple_span,
+            fast_span,
             link_true,
             plans,
             holder_index,
@@ -369,12 +372,10 @@ impl<'a> Stepper<'a> {
                 let at = out.len();
                 out.extend_from_slice(parent);
                 let out = &mut out[at..];
-                let sent = if self.plans[k].len() >= 64 {
-                    self.message_packed_many::<W>(st, a, k, confirm, w, out)
-                } else if self.link_true[k] {
-                    self.message_packed::<W, true>(st, a, k, confirm, w, out)
-                } else {
-                    self.message_packed::<W, false>(st, a, k, confirm, w, out)
+                let sent = match self.fast_span[k] {
+                    Some(span) if self.link_true[k] => self.message_packed::<W, true>(st, a, k, confirm, span, w, out),
+                    Some(span) => self.message_packed::<W, false>(st, a, k, confirm, span, w, out),
+                    None => self.message_packed_many::<W>(st, a, k, confirm, w, out),
                 };
                 match sent {
                     Ok(()) => n += 1,
@@ -744,28 +745,41 @@ impl<'a> Stepper<'a> {
         Ok(want_events.then_some(Event::Message { sender: s, tuple: k, confirm, copied, refreshed }))
     }
 
-    /// `message` applied to `out`, which holds `st` packed with `W` bytes per slot.
-    /// `LINK_TRUE` is whether the tuple's link predicate is the constant `true`, and there
-    /// are fewer than 64 holders (`message_packed_many` otherwise): with a constant link,
-    /// the holder loop calls nothing and keeps its values in registers.
+    /// What a message of tuple `k` from `s` does first, on either packed path: it clears
+    /// the sender's pending bit in `out`. Returns the sender's plan, the tuple's bit in a
+    /// mask word, and the sender's rank.
+    fn sender_packed<const W: usize>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        out: &mut [u8],
+    ) -> Result<(HolderPos, u32, i32), PackedStop> {
+        let me = self.plans[k][self.holder_index[k][s] as usize];
+        let bit = 1u32 << (k % 32);
+        let own = if confirm { me.zc } else { me.zp } as usize;
+        put_word::<W>(out, own, st[own] as u32 & !bit)?;
+        Ok((me, bit, st[me.rank as usize]))
+    }
+
+    /// `message` applied to `out`, which holds `st` packed with `W` bytes per slot, for a
+    /// tuple with a `fast_span` (`span`; `message_packed_many` for the others).
+    /// `LINK_TRUE` is whether the tuple's link predicate is the constant `true`: then the
+    /// holder loop calls nothing and keeps its values in registers.
+    #[allow(clippy::too_many_arguments)]
     fn message_packed<const W: usize, const LINK_TRUE: bool>(
         &self,
         st: &[i32],
         s: usize,
         k: TupleId,
         confirm: bool,
+        (first, len): (u32, u32),
         w: &mut Work,
         out: &mut [u8],
     ) -> Result<(), PackedStop> {
         let plan = &self.plans[k];
-        let me = plan[self.holder_index[k][s] as usize];
-        let bit = 1u32 << (k % 32);
-        let own = if confirm { me.zc } else { me.zp } as usize;
-        put_word::<W>(out, own, st[own] as u32 & !bit)?;
-        let ts = st[me.rank as usize];
-        let Some((first, len)) = self.tuple_span[k] else {
-            return self.message_packed_many::<W>(st, s, k, confirm, w, out);
-        };
+        let (me, bit, ts) = self.sender_packed::<W>(st, s, k, confirm, out)?;
         let (first, len) = (first as usize, len as usize);
         // Every position of a plan is a slot of the layout: with these two checks, the
         // accesses of the loop below are in bounds.
@@ -820,8 +834,8 @@ impl<'a> Stepper<'a> {
         Ok(())
     }
 
-    /// `message_packed` for tuples with 64 holders or more (ranks do not fit a `u64` set), or
-    /// whose slots are not consecutive.
+    /// `message_packed` for tuples without a `fast_span`: 64 holders or more (ranks do not
+    /// fit a `u64` set), or slots that are not consecutive.
     fn message_packed_many<const W: usize>(
         &self,
         st: &[i32],
@@ -832,11 +846,7 @@ impl<'a> Stepper<'a> {
         out: &mut [u8],
     ) -> Result<(), PackedStop> {
         let plan = &self.plans[k];
-        let me = plan[self.holder_index[k][s] as usize];
-        let bit = 1u32 << (k % 32);
-        let own = if confirm { me.zc } else { me.zp } as usize;
-        put_word::<W>(out, own, st[own] as u32 & !bit)?;
-        let ts = st[me.rank as usize];
+        let (me, bit, ts) = self.sender_packed::<W>(st, s, k, confirm, out)?;
         let slots = &self.tuple_slots[k];
         w.ranks.resize(plan.len(), 0);
         let ranks = &mut w.ranks[..];
