@@ -3,7 +3,7 @@
 
 mod engine_common;
 use engine_common::*;
-use labs::engine::EngineError;
+use labs::engine::{EngineError, VerifyOptions, verify};
 use proptest::prelude::*;
 
 fn env_template(c0: i32, c1: i32, k: i32, d: i32, m: i32, md: i32, n: u8) -> String {
@@ -36,6 +36,12 @@ fn block_template(a0: i32, b0: i32, k: i32, md: i32) -> String {
     )
 }
 
+/// The name of the spec's first `always` property (each template has one).
+fn always_name(text: &str) -> String {
+    let line = text.lines().find(|l| l.contains("= always")).expect("an always property");
+    line.split('=').next().unwrap().split_whitespace().last().unwrap().to_string()
+}
+
 fn check_spec(text: &str) {
     let (m, b) = match load_text(text, &[]) {
         Ok(x) => x,
@@ -53,6 +59,15 @@ fn check_spec(text: &str) {
                 assert_eq!(x.verdict, y.verdict, "{}\n{text}", x.property);
             }
             replay_all(&m, &b, &a);
+            // `always` alone keeps no successor lists: transitions and deadlocks are then
+            // counted while expanding, and must agree with the lists.
+            let opts = VerifyOptions { properties: Some(vec![always_name(text)]), threads: 2, ..Default::default() };
+            let inv = verify(&m, &b, &opts).expect("same run, one property");
+            assert_eq!(
+                (a.stats.states, a.stats.transitions, a.stats.deadlocks),
+                (inv.stats.states, inv.stats.transitions, inv.stats.deadlocks),
+                "counts without successor lists\n{text}"
+            );
         }
         (Err(EngineError::Runtime { message: m1, .. }), Err(EngineError::Runtime { message: m2, .. })) => {
             assert_eq!(m1, m2)

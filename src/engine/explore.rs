@@ -108,8 +108,13 @@ impl Graph {
 struct ChunkOut {
     /// Number of successors (with repetitions) per parent.
     counts: Vec<u32>,
-    /// Store references of the successors (`StateStore::insert_shared`).
+    /// Store references of the successors (`StateStore::insert_shared`), only when the
+    /// successor lists are kept.
     refs: Vec<u64>,
+    /// When the lists are not kept: distinct successors and deadlocks, counted here (two
+    /// successors of one parent are the same state exactly when their encodings are equal).
+    distinct: u64,
+    deadlocks: u64,
     /// First error (state id, message); the chunk stops there.
     error: Option<(u32, String)>,
     /// Width needed by a successor that does not fit the store's width; the chunk stops.
@@ -130,20 +135,30 @@ struct Pending {
 /// (and their index slots prefetched), then the rows their tags point to are prefetched for
 /// parent `i - 1`, then the successors of parent `i - 2` are inserted. Insertion order does
 /// not matter (each new state keeps its smallest discovery key), so this gives the same
-/// result as inserting parent by parent.
-fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>) -> ChunkOut {
+/// result as inserting parent by parent. `keep`: whether the successor lists are kept (their
+/// references are then recorded for `resolve_chunk`).
+fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>, keep: bool) -> ChunkOut {
     let mut w = Work::default();
     let mut st = Vec::new();
     let width = store.width();
     let sb = store.state_bytes();
     let mut ring: [Pending; 3] = Default::default();
     let mut out = ChunkOut::default();
-    let insert = |p: &Pending, out: &mut ChunkOut| {
+    let mut order = Vec::new();
+    let insert = |p: &Pending, out: &mut ChunkOut, order: &mut Vec<u32>| {
         for (n, &h) in p.hs.iter().enumerate() {
             let enc = &p.encs[n * sb..(n + 1) * sb];
-            out.refs.push(store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64));
+            let r = store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64);
+            if keep {
+                out.refs.push(r);
+            }
         }
         out.counts.push(p.hs.len() as u32);
+        if !keep {
+            let d = count_distinct(&p.hs, &p.encs, sb, order);
+            out.distinct += d as u64;
+            out.deadlocks += (d == 0) as u64;
+        }
     };
     let prefetch_rows = |p: &Pending| {
         for &h in &p.hs {
@@ -179,23 +194,49 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             prefetch_rows(&ring[(step + 2) % 3]);
         }
         if step >= 2 {
-            insert(&ring[(step + 1) % 3], &mut out);
+            insert(&ring[(step + 1) % 3], &mut out, &mut order);
         }
     }
     let n = ids.len();
     if n >= 2 {
-        insert(&ring[(n - 2) % 3], &mut out);
+        insert(&ring[(n - 2) % 3], &mut out, &mut order);
     }
     if n >= 1 {
-        insert(&ring[(n - 1) % 3], &mut out);
+        insert(&ring[(n - 1) % 3], &mut out, &mut order);
     }
     out
 }
 
-/// A worker's successor lists with final ids.
+/// The number of distinct states among the packed states `encs` (`sb` bytes each) whose
+/// hashes are `hs`. Only states with equal hashes are compared; `order` is scratch.
+fn count_distinct(hs: &[u64], encs: &[u8], sb: usize, order: &mut Vec<u32>) -> usize {
+    let enc = |i: u32| &encs[i as usize * sb..(i as usize + 1) * sb];
+    if hs.len() <= 16 {
+        // Few successors (the common case): compare each with the earlier ones.
+        return (0..hs.len()).filter(|&j| !(0..j).any(|k| hs[k] == hs[j] && enc(k as u32) == enc(j as u32))).count();
+    }
+    order.clear();
+    order.extend(0..hs.len() as u32);
+    order.sort_unstable_by_key(|&i| hs[i as usize]);
+    let mut distinct = 0;
+    let mut run = 0;
+    while run < order.len() {
+        let h = hs[order[run] as usize];
+        let end = run + order[run..].iter().take_while(|&&i| hs[i as usize] == h).count();
+        for j in run..end {
+            if !(run..j).any(|k| enc(order[k]) == enc(order[j])) {
+                distinct += 1;
+            }
+        }
+        run = end;
+    }
+    distinct
+}
+
+/// A worker's successor lists with final ids (when the lists are kept).
 #[derive(Default)]
 struct Resolved {
-    /// Concatenated successor lists (sorted, distinct), only when edges are kept.
+    /// Concatenated successor lists (sorted, distinct).
     succ: Vec<u32>,
     /// End of each parent's list in `succ`.
     ends: Vec<u64>,
@@ -203,12 +244,12 @@ struct Resolved {
     deadlocks: u64,
 }
 
-fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
-    let mut r = Resolved::default();
-    if keep {
-        r.succ.reserve(out.refs.len());
-        r.ends.reserve(out.counts.len());
-    }
+fn resolve_chunk(out: &ChunkOut, bids: &BatchIds) -> Resolved {
+    let mut r = Resolved {
+        succ: Vec::with_capacity(out.refs.len()),
+        ends: Vec::with_capacity(out.counts.len()),
+        ..Default::default()
+    };
     let mut ids: Vec<u32> = Vec::new();
     let mut off = 0usize;
     for &n in &out.counts {
@@ -221,10 +262,8 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds, keep: bool) -> Resolved {
             r.deadlocks += 1;
         }
         r.transitions += ids.len() as u64;
-        if keep {
-            r.succ.extend_from_slice(&ids);
-            r.ends.push(r.succ.len() as u64);
-        }
+        r.succ.extend_from_slice(&ids);
+        r.ends.push(r.succ.len() as u64);
     }
     r
 }
@@ -360,6 +399,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         return Ok(g);
     }
     let threads = opts.threads.max(1);
+    let keep = g.has_edges;
     let mut next = 0usize;
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
@@ -368,13 +408,13 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         // cheap parents does not wait for the other); results are kept in chunk order,
         // which is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
-            vec![expand_chunk(stepper, &g.store, next as u32..end as u32)]
+            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, keep)]
         } else {
             let store = &g.store;
             let chunks = (end - next).div_ceil(CHUNK);
             in_chunks(chunks, threads, |c| {
                 let lo = next + c * CHUNK;
-                expand_chunk(stepper, store, lo as u32..(lo + CHUNK).min(end) as u32)
+                expand_chunk(stepper, store, lo as u32..(lo + CHUNK).min(end) as u32, keep)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
@@ -391,23 +431,29 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         }
         let bids = g.store.finish_batch();
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
-        // The references are resolved on the workers too; the results are then appended in
-        // chunk (that is, parent) order.
-        let keep = g.has_edges;
-        let res: Vec<Resolved> = if outs.len() == 1 {
-            vec![resolve_chunk(&outs[0], &bids, keep)]
-        } else {
-            let (outs, bids) = (&outs, &bids);
-            in_chunks(outs.len(), threads, |c| resolve_chunk(&outs[c], bids, keep))
-        };
-        for (r, out) in res.iter().zip(&outs) {
-            g.deadlocks += r.deadlocks;
-            g.transitions += r.transitions;
-            g.expanded += out.counts.len();
-            if keep {
+        if keep {
+            // The references are resolved on the workers too; the results are then appended
+            // in chunk (that is, parent) order.
+            let res: Vec<Resolved> = if outs.len() == 1 {
+                vec![resolve_chunk(&outs[0], &bids)]
+            } else {
+                let (outs, bids) = (&outs, &bids);
+                in_chunks(outs.len(), threads, |c| resolve_chunk(&outs[c], bids))
+            };
+            for r in &res {
+                g.deadlocks += r.deadlocks;
+                g.transitions += r.transitions;
+                g.expanded += r.ends.len();
                 let base = g.succ.len() as u64;
                 g.succ_off.extend(r.ends.iter().map(|&e| base + e));
                 g.succ.extend_from_slice(&r.succ);
+            }
+        } else {
+            // Counted during the expansion: nothing to resolve.
+            for out in &outs {
+                g.deadlocks += out.deadlocks;
+                g.transitions += out.distinct;
+                g.expanded += out.counts.len();
             }
         }
         drop(outs);
@@ -445,3 +491,26 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     g.seconds = start.elapsed().as_secs_f64();
     Ok(g)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::count_distinct;
+
+    /// Successors `vals` (one byte each) with hashes `hs`: equal hashes must not be taken for
+    /// equal states, and equal states are counted once, for short and long lists.
+    fn distinct(vals: &[u8], hs: &[u64]) -> usize {
+        count_distinct(hs, vals, 1, &mut Vec::new())
+    }
+
+    #[test]
+    fn equal_hashes_of_different_states_count_twice() {
+        assert_eq!(distinct(&[1, 2, 1, 3], &[7, 7, 7, 9]), 3);
+        let vals: Vec<u8> = (0..40).map(|i| (i % 5) as u8).collect();
+        // Every hash equal (worst collisions), then every hash distinct per value.
+        assert_eq!(distinct(&vals, &vec![0; 40]), 5);
+        let hs: Vec<u64> = vals.iter().map(|&v| v as u64 * 31).collect();
+        assert_eq!(distinct(&vals, &hs), 5);
+        assert_eq!(distinct(&[], &[]), 0);
+    }
+}
+

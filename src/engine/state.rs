@@ -353,18 +353,40 @@ pub struct Shard {
 }
 
 /// A shard behind its lock, with the address and size of its table readable without the
-/// lock (only ever used for prefetching, so a stale value is harmless).
-#[repr(align(64))]
+/// lock (only ever used for prefetching, so a stale value is harmless). The address and size
+/// are alone on their cache line: every lock and insertion writes the shard's lines, and a
+/// prefetch on another core reading them from there would wait for the line to come back.
+#[repr(C, align(64))]
 struct ShardCell {
-    shard: SpinLock<Shard>,
     table_ptr: AtomicUsize,
     table_len: AtomicUsize,
+    shard: OwnLine<SpinLock<Shard>>,
+}
+
+/// A value starting on a cache line of its own.
+#[repr(align(64))]
+struct OwnLine<T>(T);
+
+impl<T> std::ops::Deref for OwnLine<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for OwnLine<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
 }
 
 impl ShardCell {
     fn new(shard: Shard) -> ShardCell {
-        let c =
-            ShardCell { shard: SpinLock::new(shard), table_ptr: AtomicUsize::new(0), table_len: AtomicUsize::new(0) };
+        let c = ShardCell {
+            shard: OwnLine(SpinLock::new(shard)),
+            table_ptr: AtomicUsize::new(0),
+            table_len: AtomicUsize::new(0),
+        };
         c.publish(&c.shard.lock());
         c
     }
@@ -463,8 +485,11 @@ impl Shard {
             let e = x as u32;
             if tag_of(x) == h as u32 && same_bytes(self.bytes_of(arena, e), enc) {
                 if e & NEW != 0 {
+                    // Written only when lowered: an unchanged line stays shared between cores.
                     let k = &mut self.new_key[(e & !NEW) as usize];
-                    *k = (*k).min(key);
+                    if key < *k {
+                        *k = key;
+                    }
                 }
                 return e;
             }
