@@ -533,6 +533,42 @@ impl Shard {
     }
 }
 
+/// Sorts new states by discovery key. A key is `parent << 32 | successor index`, and a
+/// batch's parents are consecutive, so the states are first distributed by parent (counting
+/// sort, linear) and only states of the same parent are compared.
+fn sort_by_key_parent(all: &mut Vec<(u64, u32, u32)>) {
+    let n = all.len();
+    let Some(lo) = all.iter().map(|x| x.0 >> 32).min() else { return };
+    let span = (all.iter().map(|x| x.0 >> 32).max().unwrap_or(lo) - lo + 1) as usize;
+    if span > 2 * n + 1024 {
+        all.sort_unstable_by_key(|x| x.0);
+        return;
+    }
+    // `end[b]`: after the placement loop, the end of parent `lo + b`'s states.
+    let mut end = vec![0u32; span + 1];
+    for x in all.iter() {
+        end[((x.0 >> 32) - lo) as usize + 1] += 1;
+    }
+    for b in 1..=span {
+        end[b] += end[b - 1];
+    }
+    let mut sorted = vec![(0u64, 0u32, 0u32); n];
+    for &x in all.iter() {
+        let b = ((x.0 >> 32) - lo) as usize;
+        sorted[end[b] as usize] = x;
+        end[b] += 1;
+    }
+    let mut start = 0;
+    for &e in &end[..span] {
+        let e = e as usize;
+        if e - start > 1 {
+            sorted[start..e].sort_unstable_by_key(|x| x.0);
+        }
+        start = e;
+    }
+    *all = sorted;
+}
+
 /// The set of distinct states: a packed arena (ids in insertion order) and a hash index
 /// sharded by the top bits of the hash, each shard behind its own lock so that several
 /// threads can insert at once. Insertion is two-phase: `insert_shared` (any thread) records
@@ -706,7 +742,7 @@ impl StateStore {
             let s = s.shard.get_mut();
             all.extend(s.new_key.iter().enumerate().map(|(i, &k)| (k, si as u32, i as u32)));
         }
-        all.sort_unstable_by_key(|x| x.0);
+        sort_by_key_parent(&mut all);
         let mut maps: Vec<Vec<u32>> =
             self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().new_key.len()]).collect();
         let mut keys = Vec::with_capacity(all.len());
@@ -795,6 +831,31 @@ impl StateStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parent_bucket_sort_orders_like_a_full_sort() {
+        // Keys from a pseudo-random generator: dense parents (the counting sort), sparse
+        // parents (the fallback), one parent (initial states), and empty.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (parents, n) in [(100u64, 500usize), (1 << 30, 300), (1, 200), (5, 0)] {
+            let mut all: Vec<(u64, u32, u32)> =
+                (0..n).map(|i| ((7 + rnd() % parents) << 32 | rnd() % 50, i as u32, (i * 3) as u32)).collect();
+            let mut want = all.clone();
+            want.sort_by_key(|x| x.0);
+            sort_by_key_parent(&mut all);
+            assert_eq!(all.iter().map(|x| x.0).collect::<Vec<_>>(), want.iter().map(|x| x.0).collect::<Vec<_>>());
+            let mut got_items: Vec<_> = all.iter().map(|x| (x.0, x.1, x.2)).collect();
+            got_items.sort();
+            want.sort();
+            assert_eq!(got_items, want, "the same items");
+        }
+    }
 
     #[test]
     fn store_dedups_and_grows() {
