@@ -160,7 +160,13 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             out.deadlocks += (d == 0) as u64;
         }
     };
+    // While the states fit in the last-level cache, the rows are found quickly enough, and
+    // prefetching them (under the shard lock) costs more than it saves.
+    let rows = store.len() * sb >= ROW_PREFETCH_BYTES;
     let prefetch_rows = |p: &Pending| {
+        if !rows {
+            return;
+        }
         for &h in &p.hs {
             store.prefetch_state(h);
         }
@@ -232,6 +238,11 @@ fn count_distinct(hs: &[u64], encs: &[u8], sb: usize, order: &mut Vec<u32>) -> u
     }
     distinct
 }
+
+/// The arena size from which the rows of the looked-up states are prefetched: about the size
+/// of a last-level cache (measured: leader n=7 and n=8, with 2 and 16 MiB of states, lose
+/// 6 % and 2 % with the prefetch; n=9, 165 MiB, gains 7 %).
+const ROW_PREFETCH_BYTES: usize = 32 << 20;
 
 /// A worker's successor lists with final ids (when the lists are kept).
 #[derive(Default)]
