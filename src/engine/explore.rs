@@ -524,4 +524,3 @@ mod tests {
         assert_eq!(distinct(&[], &[]), 0);
     }
 }
-
