@@ -845,7 +845,7 @@ mod tests {
         };
         for (parents, n) in [(100u64, 500usize), (1 << 30, 300), (1, 200), (5, 0)] {
             let mut all: Vec<(u64, u32, u32)> =
-                (0..n).map(|i| ((7 + rnd() % parents) << 32 | rnd() % 50, i as u32, (i * 3) as u32)).collect();
+                (0..n).map(|i| (((7 + rnd() % parents) << 32) | (rnd() % 50), i as u32, (i * 3) as u32)).collect();
             let mut want = all.clone();
             want.sort_by_key(|x| x.0);
             sort_by_key_parent(&mut all);
