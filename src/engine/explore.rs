@@ -164,9 +164,6 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     // prefetching them (under the shard lock) costs more than it saves.
     let rows = store.len() * sb >= ROW_PREFETCH_BYTES;
     let prefetch_rows = |p: &Pending| {
-        if !rows {
-            return;
-        }
         for &h in &p.hs {
             store.prefetch_state(h);
         }
@@ -196,7 +193,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
                 return out;
             }
         }
-        if step >= 1 {
+        if rows && step >= 1 {
             prefetch_rows(&ring[(step + 2) % 3]);
         }
         if step >= 2 {
@@ -216,10 +213,10 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
 /// The number of distinct states among the packed states `encs` (`sb` bytes each) whose
 /// hashes are `hs`. Only states with equal hashes are compared; `order` is scratch.
 fn count_distinct(hs: &[u64], encs: &[u8], sb: usize, order: &mut Vec<u32>) -> usize {
-    let enc = |i: u32| &encs[i as usize * sb..(i as usize + 1) * sb];
+    let enc = |i: usize| &encs[i * sb..(i + 1) * sb];
     if hs.len() <= 16 {
         // Few successors (the common case): compare each with the earlier ones.
-        return (0..hs.len()).filter(|&j| !(0..j).any(|k| hs[k] == hs[j] && enc(k as u32) == enc(j as u32))).count();
+        return (0..hs.len()).filter(|&j| !(0..j).any(|k| hs[k] == hs[j] && enc(k) == enc(j))).count();
     }
     order.clear();
     order.extend(0..hs.len() as u32);
@@ -230,7 +227,7 @@ fn count_distinct(hs: &[u64], encs: &[u8], sb: usize, order: &mut Vec<u32>) -> u
         let h = hs[order[run] as usize];
         let end = run + order[run..].iter().take_while(|&&i| hs[i as usize] == h).count();
         for j in run..end {
-            if !(run..j).any(|k| enc(order[k]) == enc(order[j])) {
+            if !(run..j).any(|k| enc(order[k] as usize) == enc(order[j] as usize)) {
                 distinct += 1;
             }
         }

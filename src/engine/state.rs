@@ -546,8 +546,11 @@ impl Shard {
 /// sort, linear) and only states of the same parent are compared.
 fn sort_by_key_parent(all: &mut Vec<(u64, u32, u32)>) {
     let n = all.len();
-    let Some(lo) = all.iter().map(|x| x.0 >> 32).min() else { return };
-    let span = (all.iter().map(|x| x.0 >> 32).max().unwrap_or(lo) - lo + 1) as usize;
+    if n == 0 {
+        return;
+    }
+    let (lo, hi) = all.iter().fold((u64::MAX, 0), |(lo, hi), x| ((x.0 >> 32).min(lo), (x.0 >> 32).max(hi)));
+    let span = (hi - lo + 1) as usize;
     if span > 2 * n + 1024 {
         all.sort_unstable_by_key(|x| x.0);
         return;
@@ -882,7 +885,7 @@ mod tests {
             want.sort_by_key(|x| x.0);
             sort_by_key_parent(&mut all);
             assert_eq!(all.iter().map(|x| x.0).collect::<Vec<_>>(), want.iter().map(|x| x.0).collect::<Vec<_>>());
-            let mut got_items: Vec<_> = all.iter().map(|x| (x.0, x.1, x.2)).collect();
+            let mut got_items = all.clone();
             got_items.sort();
             want.sort();
             assert_eq!(got_items, want, "the same items");
