@@ -541,6 +541,9 @@ impl Shard {
     }
 }
 
+/// How many states ahead `finish_batch` prefetches.
+const FINISH_AHEAD: usize = 8;
+
 /// Sorts new states by discovery key. A key is `parent << 32 | successor index`, and a
 /// batch's parents are consecutive, so the states are first distributed by parent (counting
 /// sort, linear) and only states of the same parent are compared.
@@ -715,12 +718,10 @@ impl StateStore {
         ((s as u64) << 32) | e as u64
     }
 
-    /// Releases the memory held for batches (the batch buffers and the unused end of the last
-    /// arena block); called when an exploration ends.
+    /// Releases the memory held for batches; called when an exploration ends. The unused end
+    /// of the last arena block is kept: it was never written, so it holds no memory, and
+    /// shrinking it can make the allocator copy the whole block.
     pub fn release_spare(&mut self) {
-        if let Some(b) = self.arena.blocks.last_mut() {
-            b.shrink_to_fit();
-        }
         for c in &mut self.shards {
             let s = c.shard.get_mut();
             s.new_data = Vec::new();
@@ -757,7 +758,13 @@ impl StateStore {
         let mut maps: Vec<Vec<u32>> =
             self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().new_key.len()]).collect();
         let mut keys = Vec::with_capacity(all.len());
-        for &(k, si, i) in &all {
+        // In key order the states are scattered over the shards' buffers, and their slots
+        // over the tables: fetching a few ahead overlaps the cache misses of this serial loop.
+        for (n, &(k, si, i)) in all.iter().enumerate() {
+            if let Some(&(_, sa, ia)) = all.get(n + FINISH_AHEAD) {
+                let s = self.shards[sa as usize].shard.get_mut();
+                prefetch(s.new_data.as_ptr().wrapping_add(ia as usize * sb));
+            }
             let id = self.count as u32;
             assert!(id < NEW, "too many states");
             self.count += 1;
@@ -770,6 +777,9 @@ impl StateStore {
         for (si, s) in self.shards.iter_mut().enumerate() {
             let s = s.shard.get_mut();
             for (i, &p) in s.new_pos.iter().enumerate() {
+                if let Some(&pa) = s.new_pos.get(i + FINISH_AHEAD) {
+                    prefetch(s.table.as_ptr().wrapping_add(pa as usize) as *const u8);
+                }
                 let x = &mut s.table[p as usize];
                 *x = (*x & !0xFFFF_FFFF) | maps[si][i] as u64;
             }
