@@ -7,6 +7,7 @@
 //! (parent, successor index) first), so ids, parents, counts and successor lists are
 //! identical for any thread count (see docs/performance.md).
 
+use super::par::in_chunks;
 use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use std::sync::Arc;
@@ -264,8 +265,7 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds) -> Resolved {
         ids.clear();
         ids.extend(out.refs[off..off + n as usize].iter().map(|&x| bids.resolve(x)));
         off += n as usize;
-        ids.sort_unstable();
-        ids.dedup();
+        sort_dedup(&mut ids);
         if ids.is_empty() {
             r.deadlocks += 1;
         }
@@ -276,35 +276,28 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds) -> Resolved {
     r
 }
 
+/// Sorts `ids` and drops repetitions. Successor lists are short and mostly sorted already
+/// (new states are numbered in successor order), where an insertion sort does a few
+/// comparisons per element; the general sort costs several times more on such lists.
+fn sort_dedup(ids: &mut Vec<u32>) {
+    if ids.len() > 32 {
+        ids.sort_unstable();
+    } else {
+        for i in 1..ids.len() {
+            let x = ids[i];
+            let mut j = i;
+            while j > 0 && ids[j - 1] > x {
+                ids[j] = ids[j - 1];
+                j -= 1;
+            }
+            ids[j] = x;
+        }
+    }
+    ids.dedup();
+}
+
 /// Parents per chunk of a batch handed to a worker.
 const CHUNK: usize = 1024;
-
-/// Runs `f(0..n)` on `threads` workers (the calling thread and `threads - 1` scoped
-/// threads), each taking the next unstarted index, and returns the results in index order
-/// (so the outcome does not depend on the schedule).
-fn in_chunks<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let counter = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        let mut mine = Vec::new();
-        loop {
-            let c = counter.fetch_add(1, Ordering::Relaxed);
-            if c >= n {
-                break mine;
-            }
-            mine.push((c, f(c)));
-        }
-    };
-    let mut all: Vec<(usize, T)> = std::thread::scope(|s| {
-        let hs: Vec<_> = (1..threads.min(n)).map(|_| s.spawn(work)).collect();
-        let mut all = work();
-        for h in hs {
-            all.extend(h.join().expect("worker panicked"));
-        }
-        all
-    });
-    all.sort_unstable_by_key(|x| x.0);
-    all.into_iter().map(|x| x.1).collect()
-}
 
 /// Batches with fewer parents are expanded on the calling thread.
 const PARALLEL_MIN: usize = 1024;
@@ -437,7 +430,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             g.seconds = start.elapsed().as_secs_f64();
             return Ok(g);
         }
-        let bids = g.store.finish_batch();
+        let bids = g.store.finish_batch_on(threads);
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
         if keep {
             // The references are resolved on the workers too; the results are then appended
@@ -502,7 +495,29 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
 
 #[cfg(test)]
 mod tests {
-    use super::count_distinct;
+    use super::{count_distinct, sort_dedup};
+
+    #[test]
+    fn sort_dedup_sorts_and_drops_repetitions() {
+        // Lists on both sides of the insertion-sort limit, with and without repetitions,
+        // compared with the general sort (values from a fixed LCG).
+        let mut x = 12345u64;
+        for len in [0, 1, 2, 3, 7, 31, 32, 33, 100] {
+            for range in [3u64, 1000] {
+                let mut v: Vec<u32> = (0..len)
+                    .map(|_| {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        ((x >> 33) % range) as u32
+                    })
+                    .collect();
+                let mut want = v.clone();
+                want.sort();
+                want.dedup();
+                sort_dedup(&mut v);
+                assert_eq!(v, want, "len {len} range {range}");
+            }
+        }
+    }
 
     /// Successors `vals` (one byte each) with hashes `hs`: equal hashes must not be taken for
     /// equal states, and equal states are counted once, for short and long lists.

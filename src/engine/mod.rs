@@ -15,6 +15,7 @@ pub mod eval;
 pub mod explore;
 mod fast;
 mod hugepages;
+mod par;
 mod reached;
 pub mod simulate;
 mod spin;

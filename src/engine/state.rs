@@ -9,9 +9,12 @@
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
 use super::hugepages;
+use super::par::in_chunks;
 use super::spin::SpinLock;
 use crate::model::Model;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::mem::MaybeUninit;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 /// The undefined value ⊥.
 pub const BOT: i32 = i32::MIN;
@@ -324,14 +327,57 @@ impl Arena {
         match self.blocks.last_mut() {
             Some(b) if b.len() < full => b.extend_from_slice(s),
             _ => {
-                let mut b: Vec<u8> = Vec::with_capacity(full);
-                if full > SMALL_PAGES {
-                    hugepages::advise(b.as_ptr().wrapping_add(SMALL_PAGES), full - SMALL_PAGES);
-                }
+                let mut b = self.new_block();
                 b.extend_from_slice(s);
                 self.blocks.push(b);
             }
         }
+    }
+    fn new_block(&self) -> Vec<u8> {
+        let full = BLOCK * self.sb;
+        let b: Vec<u8> = Vec::with_capacity(full);
+        if full > SMALL_PAGES {
+            hugepages::advise(b.as_ptr().wrapping_add(SMALL_PAGES), full - SMALL_PAGES);
+        }
+        b
+    }
+    /// The first block with room (every block before it is full).
+    fn open_block(&self) -> usize {
+        let full = BLOCK * self.sb;
+        self.blocks.iter().position(|b| b.len() < full).unwrap_or(self.blocks.len())
+    }
+    /// Room for the next `n` states (adding blocks as needed), unwritten, in pieces of at
+    /// most `piece` states that do not cross blocks; `commit(n)` once they are all written.
+    fn reserve_pieces(&mut self, n: usize, piece: usize) -> Vec<&mut [MaybeUninit<u8>]> {
+        let (sb, full) = (self.sb, BLOCK * self.sb);
+        let open = self.open_block();
+        let mut room: usize = self.blocks[open..].iter().map(|b| (full - b.len()) / sb).sum();
+        while room < n {
+            let b = self.new_block();
+            self.blocks.push(b);
+            room += BLOCK;
+        }
+        let mut left = n;
+        let mut out = Vec::new();
+        for b in &mut self.blocks[open..] {
+            let k = ((full - b.len()) / sb).min(left);
+            out.extend(b.spare_capacity_mut()[..k * sb].chunks_mut(piece * sb));
+            left -= k;
+        }
+        out
+    }
+    /// Marks the next `n` states, all written through `reserve_pieces`, as stored.
+    fn commit(&mut self, mut n: usize) {
+        let (sb, full) = (self.sb, BLOCK * self.sb);
+        let open = self.open_block();
+        for b in &mut self.blocks[open..] {
+            let k = ((full - b.len()) / sb).min(n);
+            // SAFETY: these bytes lie within the capacity, and were all written (the
+            // caller's contract, from `reserve_pieces`).
+            unsafe { b.set_len(b.len() + k * sb) };
+            n -= k;
+        }
+        debug_assert_eq!(n, 0);
     }
     /// Memory in use: whole blocks, and the written part of the last one, up to the next
     /// page (small or huge).
@@ -543,6 +589,10 @@ impl Shard {
 
 /// How many states ahead `finish_batch` prefetches.
 const FINISH_AHEAD: usize = 8;
+/// States per piece of the arena copy in `finish_batch_on`.
+const FINISH_PIECE: usize = 4096;
+/// Batches with fewer new states are finished on one thread.
+const FINISH_PARALLEL_MIN: usize = 8192;
 
 /// Sorts new states by discovery key. A key is `parent << 32 | successor index`, and a
 /// batch's parents are consecutive, so the states are first distributed by parent (counting
@@ -604,7 +654,7 @@ pub struct StateStore {
 pub struct BatchIds {
     pub keys: Vec<u64>,
     pub first: u32,
-    maps: Vec<Vec<u32>>,
+    maps: Vec<Vec<AtomicU32>>,
 }
 
 impl BatchIds {
@@ -612,7 +662,7 @@ impl BatchIds {
     #[inline]
     pub fn resolve(&self, r: u64) -> u32 {
         let e = r as u32;
-        if e & NEW != 0 { self.maps[(r >> 32) as usize][(e & !NEW) as usize] } else { e }
+        if e & NEW != 0 { self.maps[(r >> 32) as usize][(e & !NEW) as usize].load(Ordering::Relaxed) } else { e }
     }
 }
 
@@ -745,8 +795,15 @@ impl StateStore {
     }
 
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
-    /// appends them to the arena.
+    /// appends them to the arena (on one thread).
     pub fn finish_batch(&mut self) -> BatchIds {
+        self.finish_batch_on(1)
+    }
+
+    /// `finish_batch` on `threads` threads: the copy into the arena is cut into pieces of
+    /// consecutive ids, the rewriting of the index entries into shards. Only gathering and
+    /// ordering the keys stays serial.
+    pub fn finish_batch_on(&mut self, threads: usize) -> BatchIds {
         let sb = self.state_bytes();
         let first = self.count as u32;
         let mut all: Vec<(u64, u32, u32)> = Vec::new();
@@ -755,38 +812,64 @@ impl StateStore {
             all.extend(s.new_key.iter().enumerate().map(|(i, &k)| (k, si as u32, i as u32)));
         }
         sort_by_key_parent(&mut all);
-        let mut maps: Vec<Vec<u32>> =
-            self.shards.iter_mut().map(|s| vec![0; s.shard.get_mut().new_key.len()]).collect();
-        let mut keys = Vec::with_capacity(all.len());
-        // In key order the states are scattered over the shards' buffers, and their slots
-        // over the tables: fetching a few ahead overlaps the cache misses of this serial loop.
-        for (n, &(k, si, i)) in all.iter().enumerate() {
-            if let Some(&(_, sa, ia)) = all.get(n + FINISH_AHEAD) {
-                let s = self.shards[sa as usize].shard.get_mut();
-                prefetch(s.new_data.as_ptr().wrapping_add(ia as usize * sb));
-            }
-            let id = self.count as u32;
-            assert!(id < NEW, "too many states");
-            self.count += 1;
-            let s = self.shards[si as usize].shard.get_mut();
-            let o = i as usize * sb;
-            self.arena.push(&s.new_data[o..o + sb]);
-            maps[si as usize][i as usize] = id;
-            keys.push(k);
+        let n = all.len();
+        assert!(self.count + n < NEW as usize, "too many states");
+        // Starting threads costs more than a small batch.
+        let threads = if n < FINISH_PARALLEL_MIN { 1 } else { threads };
+        let maps: Vec<Vec<AtomicU32>> = self
+            .shards
+            .iter_mut()
+            .map(|s| (0..s.shard.get_mut().new_key.len()).map(|_| AtomicU32::new(0)).collect())
+            .collect();
+        let keys: Vec<u64> = all.iter().map(|x| x.0).collect();
+        {
+            let datas: Vec<&[u8]> = self.shards.iter_mut().map(|c| &c.shard.get_mut().new_data[..]).collect();
+            let pieces: Vec<(usize, Mutex<&mut [MaybeUninit<u8>]>)> = self
+                .arena
+                .reserve_pieces(n, FINISH_PIECE)
+                .into_iter()
+                .scan(0, |at, p| {
+                    let start = *at;
+                    *at += p.len() / sb;
+                    Some((start, Mutex::new(p)))
+                })
+                .collect();
+            in_chunks(pieces.len(), threads, |c| {
+                let (start, ref piece) = pieces[c];
+                let mut piece = piece.lock().unwrap_or_else(|e| e.into_inner());
+                for (j, dst) in piece.chunks_exact_mut(sb).enumerate() {
+                    let at = start + j;
+                    // In key order the states are scattered over the shards' buffers:
+                    // fetching a few ahead overlaps the cache misses.
+                    if let Some(&(_, sa, ia)) = all.get(at + FINISH_AHEAD) {
+                        prefetch(datas[sa as usize].as_ptr().wrapping_add(ia as usize * sb));
+                    }
+                    let (_, si, i) = all[at];
+                    let o = i as usize * sb;
+                    dst.write_copy_of_slice(&datas[si as usize][o..o + sb]);
+                    maps[si as usize][i as usize].store(first + at as u32, Ordering::Relaxed);
+                }
+            });
         }
-        for (si, s) in self.shards.iter_mut().enumerate() {
-            let s = s.shard.get_mut();
+        // Every reserved byte was written above: each piece is a whole number of states,
+        // and each of its states was copied.
+        self.arena.commit(n);
+        self.count += n;
+        let shards = &self.shards;
+        in_chunks(shards.len(), threads, |si| {
+            let mut s = shards[si].shard.lock();
+            let s = &mut *s;
             for (i, &p) in s.new_pos.iter().enumerate() {
                 if let Some(&pa) = s.new_pos.get(i + FINISH_AHEAD) {
                     prefetch(s.table.as_ptr().wrapping_add(pa as usize) as *const u8);
                 }
                 let x = &mut s.table[p as usize];
-                *x = (*x & !0xFFFF_FFFF) | maps[si][i] as u64;
+                *x = (*x & !0xFFFF_FFFF) | maps[si][i].load(Ordering::Relaxed) as u64;
             }
             s.new_data.clear();
             s.new_key.clear();
             s.new_pos.clear();
-        }
+        });
         BatchIds { keys, first, maps }
     }
 
@@ -899,6 +982,51 @@ mod tests {
             got_items.sort();
             want.sort();
             assert_eq!(got_items, want, "the same items");
+        }
+    }
+
+    /// One batch of `n` states (after 1,000 earlier ones), each inserted twice, finished on
+    /// `threads` threads: the ids of the insertions, the keys and the stored states.
+    fn big_batch(threads: usize, n: u32) -> (Vec<u32>, Vec<u64>, Vec<Vec<i32>>) {
+        let state = |x: u32| [(x / 1000) as i32, (x % 1000) as i32];
+        let mut s = StateStore::for_threads(2, threads);
+        s.widen(2);
+        let mut enc = vec![0u8; s.state_bytes()];
+        for x in 0..1000 {
+            encode_into(&state(n + x), s.width(), &mut enc);
+            s.insert_shared(&enc, hash_bytes(&enc), x as u64);
+        }
+        s.finish_batch_on(threads);
+        let mut refs = Vec::new();
+        for k in 0..n {
+            // States in a scrambled order (7919 is prime), keys in insertion order.
+            encode_into(&state((u64::from(k) * 7919 % u64::from(n)) as u32), s.width(), &mut enc);
+            let h = hash_bytes(&enc);
+            let key = (u64::from(k / 4) << 32) | u64::from(k % 4);
+            refs.push(s.insert_shared(&enc, h, key + (u64::from(n) << 32)));
+            refs.push(s.insert_shared(&enc, h, key));
+        }
+        let b = s.finish_batch_on(threads);
+        let ids = refs.iter().map(|&r| b.resolve(r)).collect();
+        (ids, b.keys, (0..s.len() as u32).map(|i| s.get(i)).collect())
+    }
+
+    #[test]
+    fn finishing_on_several_threads_numbers_like_one() {
+        // More states than an arena block, so the copy crosses into a new block.
+        let n = BLOCK as u32 + 50_000;
+        let one = big_batch(1, n);
+        // Independent of the program: the k-th state inserted has the k-th smallest key, so
+        // it gets the k-th id of the batch, after the 1,000 earlier states.
+        for k in 0..n as usize {
+            assert_eq!(one.0[2 * k], 1000 + k as u32);
+            assert_eq!(one.0[2 * k + 1], 1000 + k as u32);
+            let x = (k as u64 * 7919 % u64::from(n)) as u32;
+            assert_eq!(one.2[1000 + k], vec![(x / 1000) as i32, (x % 1000) as i32]);
+        }
+        assert_eq!(one.1.len(), n as usize);
+        for threads in [2, 3] {
+            assert!(big_batch(threads, n) == one, "{threads} threads");
         }
     }
 
