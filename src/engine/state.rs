@@ -333,6 +333,7 @@ impl Arena {
             }
         }
     }
+    /// An empty block with room for `BLOCK` states, advised for huge pages past its start.
     fn new_block(&self) -> Vec<u8> {
         let full = BLOCK * self.sb;
         let b: Vec<u8> = Vec::with_capacity(full);
@@ -801,8 +802,8 @@ impl StateStore {
     }
 
     /// `finish_batch` on `threads` threads: the copy into the arena is cut into pieces of
-    /// consecutive ids, the rewriting of the index entries into shards. Only gathering and
-    /// ordering the keys stays serial.
+    /// consecutive ids, and the index entries are rewritten shard by shard. Only gathering
+    /// and ordering the keys stays serial.
     pub fn finish_batch_on(&mut self, threads: usize) -> BatchIds {
         let sb = self.state_bytes();
         let first = self.count as u32;
