@@ -230,7 +230,7 @@ fn main() {
     );
     let mut total = 0.0;
     let mut paper_total = 0.0;
-    for i in INSTANCES {
+    'instances: for i in INSTANCES {
         if o.quick && i.heavy {
             continue;
         }
@@ -244,34 +244,24 @@ fn main() {
         // The fastest run (wall seconds, report), and the fastest exploration.
         let mut best: Option<(f64, serde_json::Value)> = None;
         let mut secs = f64::INFINITY;
-        let mut failed = None;
         for run in 0..o.runs {
             let start = Instant::now();
             let out = cmd.output().expect("run labs");
             let wall = start.elapsed().as_secs_f64();
-            match serde_json::from_slice::<serde_json::Value>(&out.stdout) {
-                Ok(doc) => {
-                    secs = secs.min(doc["stats"]["seconds"].as_f64().unwrap_or(wall));
-                    if best.as_ref().is_none_or(|b| wall < b.0) {
-                        best = Some((wall, doc));
-                    }
-                }
-                Err(_) => {
-                    failed = Some(String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string());
-                    break;
-                }
+            let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+                let why = String::from_utf8_lossy(&out.stderr);
+                println!("| {:<15} | failed: {}", i.name, why.lines().next().unwrap_or(""));
+                continue 'instances;
+            };
+            secs = secs.min(doc["stats"]["seconds"].as_f64().unwrap_or(wall));
+            if best.as_ref().is_none_or(|b| wall < b.0) {
+                best = Some((wall, doc));
             }
             if run == 0 && wall > LONG_RUN_SECONDS {
                 break;
             }
         }
-        let (wall, doc) = match (best, failed) {
-            (Some(b), None) => b,
-            (_, f) => {
-                println!("| {:<15} | failed: {}", i.name, f.unwrap_or_default());
-                continue;
-            }
-        };
+        let (wall, doc) = best.expect("`--runs` is at least 1");
         let st = &doc["stats"];
         let states = st["states"].as_u64().unwrap_or(0);
         let rate = if secs > 0.0 { states as f64 / secs / o.threads as f64 } else { 0.0 };

@@ -107,7 +107,8 @@ impl Graph {
 /// What a worker produces for a range of parents.
 #[derive(Default)]
 struct ChunkOut {
-    /// Number of successors (with repetitions) per parent.
+    /// Number of successors (with repetitions) per parent, only when the successor lists are
+    /// kept.
     counts: Vec<u32>,
     /// Store references of the successors (`StateStore::insert_shared`), only when the
     /// successor lists are kept.
@@ -154,8 +155,9 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
                 out.refs.push(r);
             }
         }
-        out.counts.push(p.hs.len() as u32);
-        if !keep {
+        if keep {
+            out.counts.push(p.hs.len() as u32);
+        } else {
             let d = count_distinct(&p.hs, &p.encs, sb, order);
             out.distinct += d as u64;
             out.deadlocks += (d == 0) as u64;
@@ -444,7 +446,6 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             for r in &res {
                 g.deadlocks += r.deadlocks;
                 g.transitions += r.transitions;
-                g.expanded += r.ends.len();
                 let base = g.succ.len() as u64;
                 g.succ_off.extend(r.ends.iter().map(|&e| base + e));
                 g.succ.extend_from_slice(&r.succ);
@@ -454,9 +455,9 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             for out in &outs {
                 g.deadlocks += out.deadlocks;
                 g.transitions += out.distinct;
-                g.expanded += out.counts.len();
             }
         }
+        g.expanded += end - next;
         drop(outs);
         next = end;
         let elapsed = start.elapsed();

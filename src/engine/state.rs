@@ -814,7 +814,7 @@ impl StateStore {
         }
         sort_by_key_parent(&mut all);
         let n = all.len();
-        assert!(self.count + n < NEW as usize, "too many states");
+        assert!(self.count + n <= NEW as usize, "too many states");
         // Starting threads costs more than a small batch.
         let threads = if n < FINISH_PARALLEL_MIN { 1 } else { threads };
         let maps: Vec<Vec<AtomicU32>> = self
