@@ -7,7 +7,7 @@
 //! (parent, successor index) first), so ids, parents, counts and successor lists are
 //! identical for any thread count (see docs/performance.md).
 
-use super::par::in_chunks;
+use super::par::Workers;
 use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use std::sync::Arc;
@@ -298,11 +298,13 @@ fn sort_dedup(ids: &mut Vec<u32>) {
     ids.dedup();
 }
 
-/// Parents per chunk of a batch handed to a worker.
+/// Parents per chunk of a batch handed to a worker: at most (larger chunks balance worse),
+/// and at least (each chunk has a start-up cost: buffers, the lookup pipeline).
 const CHUNK: usize = 1024;
+const MIN_CHUNK: usize = 32;
 
 /// Batches with fewer parents are expanded on the calling thread.
-const PARALLEL_MIN: usize = 1024;
+const PARALLEL_MIN: usize = 128;
 
 /// Parents per batch (independent of the thread count, so that `--max-states` etc. stop at
 /// the same point for any thread count).
@@ -402,22 +404,24 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         return Ok(g);
     }
     let threads = opts.threads.max(1);
+    let workers = Workers::new(threads);
     let keep = g.has_edges;
     let mut next = 0usize;
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
-        // Small batches (the first BFS levels) are not worth starting threads for. Larger
-        // ones are cut into chunks that the workers take in turn (so a worker that drew
-        // cheap parents does not wait for the other); results are kept in chunk order,
-        // which is parent order.
+        // The first BFS levels are too small to share. Larger batches are cut into chunks
+        // that the workers take in turn (so a worker that drew cheap parents does not wait
+        // for the other), at least a few per thread; results are kept in chunk order, which
+        // is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
             vec![expand_chunk(stepper, &g.store, next as u32..end as u32, keep)]
         } else {
             let store = &g.store;
-            let chunks = (end - next).div_ceil(CHUNK);
-            in_chunks(chunks, threads, |c| {
-                let lo = next + c * CHUNK;
-                expand_chunk(stepper, store, lo as u32..(lo + CHUNK).min(end) as u32, keep)
+            let chunk = ((end - next) / (4 * threads)).clamp(MIN_CHUNK, CHUNK);
+            let chunks = (end - next).div_ceil(chunk);
+            workers.in_chunks(chunks, |c| {
+                let lo = next + c * chunk;
+                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, keep)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
@@ -432,7 +436,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             g.seconds = start.elapsed().as_secs_f64();
             return Ok(g);
         }
-        let bids = g.store.finish_batch_on(threads);
+        let bids = g.store.finish_batch_on(&workers);
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
         if keep {
             // The references are resolved on the workers too; the results are then appended
@@ -441,7 +445,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
                 vec![resolve_chunk(&outs[0], &bids)]
             } else {
                 let (outs, bids) = (&outs, &bids);
-                in_chunks(outs.len(), threads, |c| resolve_chunk(&outs[c], bids))
+                workers.in_chunks(outs.len(), |c| resolve_chunk(&outs[c], bids))
             };
             for r in &res {
                 g.deadlocks += r.deadlocks;

@@ -1,30 +1,239 @@
 //! Running indexed work on several threads.
+//!
+//! An exploration hands its workers many short jobs: three per BFS batch (expanding,
+//! numbering, resolving), and the batches of a small state space last tens of microseconds.
+//! Starting a thread per job costs about 55 µs here, and a new thread also starts with an
+//! empty allocator heap, so its buffers come from memory never touched before. `Workers`
+//! therefore keeps its threads for the whole exploration: between jobs they spin briefly
+//! (the next job usually follows within microseconds), then sleep on a condition variable.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-/// Runs `f(0..n)` on `threads` workers (the calling thread and `threads - 1` scoped
-/// threads), each taking the next unstarted index, and returns the results in index order
-/// (so the outcome does not depend on the schedule).
-pub fn in_chunks<T: Send>(n: usize, threads: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let counter = AtomicUsize::new(0);
-    let work = || {
-        let mut mine = Vec::new();
-        loop {
-            let c = counter.fetch_add(1, Ordering::Relaxed);
-            if c >= n {
-                break mine;
+/// How long an idle worker spins before it sleeps: longer than the serial steps between two
+/// jobs of a small batch, shorter than those of a large one (where waking costs nothing
+/// in comparison).
+const SPIN: Duration = Duration::from_micros(200);
+
+/// A job as the workers see it: a borrowed closure whose lifetime `in_chunks` erases. It is
+/// only called between the dispatch and the end of `in_chunks`, which waits for every worker
+/// to be done with it.
+#[derive(Clone, Copy)]
+struct JobRef(*const (dyn Fn() + Sync));
+
+// SAFETY: the closure is `Sync`, and `in_chunks` keeps it alive while workers hold it.
+unsafe impl Send for JobRef {}
+
+struct Shared {
+    /// Bumped for each job (and to stop); a worker runs each generation's job once.
+    generation: AtomicU64,
+    job: Mutex<Option<JobRef>>,
+    wake: Condvar,
+    /// Workers still running the current job.
+    running: AtomicUsize,
+    panicked: AtomicBool,
+    stop: AtomicBool,
+}
+
+/// `threads - 1` worker threads plus the calling thread.
+pub struct Workers {
+    shared: Arc<Shared>,
+    handles: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1).
+    pub fn new(threads: usize) -> Workers {
+        let shared = Arc::new(Shared {
+            generation: AtomicU64::new(0),
+            job: Mutex::new(None),
+            wake: Condvar::new(),
+            running: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+        });
+        let handles = (1..threads.max(1))
+            .map(|_| {
+                let shared = Arc::clone(&shared);
+                std::thread::Builder::new()
+                    .name("labs-worker".into())
+                    .spawn(move || worker(&shared))
+                    .expect("cannot start a worker thread")
+            })
+            .collect();
+        Workers { shared, handles }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.handles.len() + 1
+    }
+
+    /// Runs `f(0..n)`, each index once, on all the threads (each taking the next unstarted
+    /// index), and returns the results in index order, so the outcome does not depend on
+    /// the schedule. A panic in `f` is raised again here once every thread has stopped.
+    pub fn in_chunks<T: Send>(&self, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+        if self.handles.is_empty() || n <= 1 {
+            return (0..n).map(f).collect();
+        }
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(n));
+        let job = || {
+            let mut mine = Vec::new();
+            loop {
+                let c = next.fetch_add(1, Ordering::Relaxed);
+                if c >= n {
+                    break;
+                }
+                mine.push((c, f(c)));
             }
-            mine.push((c, f(c)));
+            done.lock().unwrap_or_else(|e| e.into_inner()).extend(mine);
+        };
+        let job: &(dyn Fn() + Sync) = &job;
+        // SAFETY: only the lifetime is erased; the workers are done with the job before
+        // this function returns or unwinds (`wait_idle` below runs in every case).
+        let erased: JobRef =
+            JobRef(unsafe { std::mem::transmute::<&(dyn Fn() + Sync), &'static (dyn Fn() + Sync)>(job) });
+        {
+            let mut slot = self.shared.job.lock().unwrap_or_else(|e| e.into_inner());
+            *slot = Some(erased);
+            self.shared.running.store(self.handles.len(), Ordering::Relaxed);
+            self.shared.generation.fetch_add(1, Ordering::Release);
         }
-    };
-    let mut all: Vec<(usize, T)> = std::thread::scope(|s| {
-        let hs: Vec<_> = (1..threads.min(n)).map(|_| s.spawn(work)).collect();
-        let mut all = work();
-        for h in hs {
-            all.extend(h.join().expect("worker panicked"));
+        self.shared.wake.notify_all();
+        let mine = catch_unwind(AssertUnwindSafe(job));
+        self.wait_idle();
+        let worker_panicked = self.shared.panicked.swap(false, Ordering::Relaxed);
+        if let Err(p) = mine {
+            resume_unwind(p);
         }
-        all
-    });
-    all.sort_unstable_by_key(|x| x.0);
-    all.into_iter().map(|x| x.1).collect()
+        if worker_panicked {
+            panic!("a worker thread panicked");
+        }
+        let mut all = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        all.sort_unstable_by_key(|x| x.0);
+        all.into_iter().map(|x| x.1).collect()
+    }
+
+    /// Waits until no worker runs the current job.
+    fn wait_idle(&self) {
+        let mut spins = 0u32;
+        while self.shared.running.load(Ordering::Acquire) != 0 {
+            spins += 1;
+            if spins < 1024 {
+                std::hint::spin_loop();
+            } else {
+                // A worker may have been descheduled (more threads than free cores).
+                std::thread::yield_now();
+            }
+        }
+        *self.shared.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        {
+            let _slot = self.shared.job.lock().unwrap_or_else(|e| e.into_inner());
+            self.shared.stop.store(true, Ordering::Relaxed);
+            self.shared.generation.fetch_add(1, Ordering::Release);
+        }
+        self.shared.wake.notify_all();
+        for h in self.handles.drain(..) {
+            // A worker catches the job's panics, so it only ends by returning.
+            let _ = h.join();
+        }
+    }
+}
+
+fn worker(shared: &Shared) {
+    let mut seen = 0u64;
+    loop {
+        // Spin for a while, then sleep until the generation changes.
+        let started = Instant::now();
+        let mut spins = 0u32;
+        let mut generation = shared.generation.load(Ordering::Acquire);
+        while generation == seen {
+            spins += 1;
+            if spins % 64 == 0 && started.elapsed() > SPIN {
+                let mut slot = shared.job.lock().unwrap_or_else(|e| e.into_inner());
+                while shared.generation.load(Ordering::Acquire) == seen {
+                    slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+                }
+                drop(slot);
+            } else {
+                std::hint::spin_loop();
+            }
+            generation = shared.generation.load(Ordering::Acquire);
+        }
+        seen = generation;
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let job = *shared.job.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(JobRef(f)) = job {
+            // SAFETY: `in_chunks` keeps the closure alive until `running` is back to 0.
+            let f = unsafe { &*f };
+            if catch_unwind(AssertUnwindSafe(f)).is_err() {
+                shared.panicked.store(true, Ordering::Relaxed);
+            }
+        }
+        shared.running.fetch_sub(1, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Workers;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_index_once_in_order_across_many_jobs() {
+        for threads in [1, 2, 3, 5] {
+            let w = Workers::new(threads);
+            assert_eq!(w.threads(), threads);
+            for n in [0usize, 1, 2, 7, 100, 1000] {
+                let calls = AtomicUsize::new(0);
+                let got = w.in_chunks(n, |i| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    i * i
+                });
+                assert_eq!(got, (0..n).map(|i| i * i).collect::<Vec<_>>(), "{threads} threads, n = {n}");
+                assert_eq!(calls.load(Ordering::Relaxed), n);
+            }
+        }
+    }
+
+    #[test]
+    fn jobs_after_the_workers_slept_still_run() {
+        let w = Workers::new(2);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let threads_seen = std::sync::Mutex::new(std::collections::HashSet::new());
+        let got = w.in_chunks(64, |i| {
+            threads_seen.lock().unwrap().insert(std::thread::current().id());
+            // Long enough that the worker takes some indices.
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            i
+        });
+        assert_eq!(got, (0..64).collect::<Vec<_>>());
+        assert_eq!(threads_seen.into_inner().unwrap().len(), 2, "both threads took work");
+    }
+
+    #[test]
+    fn a_panic_in_a_job_reaches_the_caller_and_the_workers_go_on() {
+        let w = Workers::new(3);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            w.in_chunks(50, |i| {
+                if i == 37 {
+                    panic!("job 37");
+                }
+                std::thread::sleep(std::time::Duration::from_micros(100));
+                i
+            })
+        }));
+        assert!(r.is_err());
+        assert_eq!(w.in_chunks(10, |i| i + 1), (1..=10).collect::<Vec<_>>());
+    }
 }

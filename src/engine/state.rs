@@ -9,7 +9,7 @@
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
 use super::hugepages;
-use super::par::in_chunks;
+use super::par::Workers;
 use super::spin::SpinLock;
 use crate::model::Model;
 use std::mem::MaybeUninit;
@@ -798,13 +798,13 @@ impl StateStore {
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
     /// appends them to the arena (on one thread).
     pub fn finish_batch(&mut self) -> BatchIds {
-        self.finish_batch_on(1)
+        self.finish_batch_on(&Workers::new(1))
     }
 
-    /// `finish_batch` on `threads` threads: the copy into the arena is cut into pieces of
+    /// `finish_batch` on `workers`: the copy into the arena is cut into pieces of
     /// consecutive ids, and the index entries are rewritten shard by shard. Only gathering
     /// and ordering the keys stays serial.
-    pub fn finish_batch_on(&mut self, threads: usize) -> BatchIds {
+    pub fn finish_batch_on(&mut self, workers: &Workers) -> BatchIds {
         let sb = self.state_bytes();
         let first = self.count as u32;
         let mut all: Vec<(u64, u32, u32)> = Vec::new();
@@ -815,8 +815,14 @@ impl StateStore {
         sort_by_key_parent(&mut all);
         let n = all.len();
         assert!(self.count + n <= NEW as usize, "too many states");
-        // Starting threads costs more than a small batch.
-        let threads = if n < FINISH_PARALLEL_MIN { 1 } else { threads };
+        // Handing a small batch to the workers costs more than it saves.
+        let run = |n_jobs: usize, f: &(dyn Fn(usize) + Sync)| {
+            if n < FINISH_PARALLEL_MIN {
+                (0..n_jobs).for_each(f);
+            } else {
+                workers.in_chunks(n_jobs, f);
+            }
+        };
         let maps: Vec<Vec<AtomicU32>> = self
             .shards
             .iter_mut()
@@ -835,7 +841,7 @@ impl StateStore {
                     Some((start, Mutex::new(p)))
                 })
                 .collect();
-            in_chunks(pieces.len(), threads, |c| {
+            run(pieces.len(), &|c| {
                 let (start, ref piece) = pieces[c];
                 let mut piece = piece.lock().unwrap_or_else(|e| e.into_inner());
                 for (j, dst) in piece.chunks_exact_mut(sb).enumerate() {
@@ -857,7 +863,7 @@ impl StateStore {
         self.arena.commit(n);
         self.count += n;
         let shards = &self.shards;
-        in_chunks(shards.len(), threads, |si| {
+        run(shards.len(), &|si| {
             let mut s = shards[si].shard.lock();
             let s = &mut *s;
             for (i, &p) in s.new_pos.iter().enumerate() {
@@ -997,7 +1003,8 @@ mod tests {
             encode_into(&state(n + x), s.width(), &mut enc);
             s.insert_shared(&enc, hash_bytes(&enc), x as u64);
         }
-        s.finish_batch_on(threads);
+        let workers = Workers::new(threads);
+        s.finish_batch_on(&workers);
         let mut refs = Vec::new();
         for k in 0..n {
             // States in a scrambled order (7919 is prime), keys in insertion order.
@@ -1007,7 +1014,7 @@ mod tests {
             refs.push(s.insert_shared(&enc, h, key + (u64::from(n) << 32)));
             refs.push(s.insert_shared(&enc, h, key));
         }
-        let b = s.finish_batch_on(threads);
+        let b = s.finish_batch_on(&workers);
         let ids = refs.iter().map(|&r| b.resolve(r)).collect();
         (ids, b.keys, (0..s.len() as u32).map(|i| s.get(i)).collect())
     }
