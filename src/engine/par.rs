@@ -157,7 +157,7 @@ fn worker(shared: &Shared) {
         let mut generation = shared.generation.load(Ordering::Acquire);
         while generation == seen {
             spins += 1;
-            if spins % 64 == 0 && started.elapsed() > SPIN {
+            if spins.is_multiple_of(64) && started.elapsed() > SPIN {
                 let mut slot = shared.job.lock().unwrap_or_else(|e| e.into_inner());
                 while shared.generation.load(Ordering::Acquire) == seen {
                     slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
