@@ -10,6 +10,7 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
+mod block;
 pub mod check;
 pub mod eval;
 pub mod explore;

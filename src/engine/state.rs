@@ -8,6 +8,7 @@
 //! (attributes of other types, stigmergies it does not hold) stay ⊥; ranks of tuples an agent
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
+use super::block::SystemBlock;
 use super::hugepages;
 use super::par::Workers;
 use super::spin::SpinLock;
@@ -307,7 +308,7 @@ fn decode(b: &[u8], width: usize, out: &mut Vec<i32>) {
 /// The packed states, in id order, in fixed-size blocks.
 struct Arena {
     sb: usize,
-    blocks: Vec<Vec<u8>>,
+    blocks: Vec<SystemBlock>,
 }
 
 impl Arena {
@@ -320,8 +321,8 @@ impl Arena {
     /// Appends a state. Every block but the last holds exactly `BLOCK` states. A block's
     /// whole capacity is reserved at once, so it is never moved; only the pages written are
     /// backed by memory, so a small run does not pay for a whole block. The first
-    /// `SMALL_PAGES` bytes of a block keep small pages, so that a small run does not take a
-    /// whole huge page either.
+    /// `SMALL_PAGES` bytes of a block keep small pages (`SystemBlock`), so that a small run
+    /// does not take a whole huge page either.
     fn push(&mut self, s: &[u8]) {
         let full = BLOCK * self.sb;
         match self.blocks.last_mut() {
@@ -334,9 +335,9 @@ impl Arena {
         }
     }
     /// An empty block with room for `BLOCK` states, advised for huge pages past its start.
-    fn new_block(&self) -> Vec<u8> {
+    fn new_block(&self) -> SystemBlock {
         let full = BLOCK * self.sb;
-        let b: Vec<u8> = Vec::with_capacity(full);
+        let b = SystemBlock::with_capacity(full);
         if full > SMALL_PAGES {
             hugepages::advise(b.as_ptr().wrapping_add(SMALL_PAGES), full - SMALL_PAGES);
         }
@@ -375,7 +376,7 @@ impl Arena {
             let k = ((full - b.len()) / sb).min(n);
             // SAFETY: these bytes lie within the capacity, and were all written (the
             // caller's contract, from `reserve_pieces`).
-            unsafe { b.set_len(b.len() + k * sb) };
+            unsafe { b.grow_len(k * sb) };
             n -= k;
         }
         debug_assert_eq!(n, 0);
