@@ -10,6 +10,7 @@
 use super::par::Workers;
 use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
+use super::sysalloc::SystemVec;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -55,11 +56,11 @@ pub struct ExploreOptions {
 pub struct Graph {
     pub store: StateStore,
     /// BFS parent of each state (`NO_PARENT` for initial states).
-    pub parent: Vec<u32>,
+    pub parent: SystemVec<u32>,
     pub n_initial: usize,
     /// Successors of expanded state `i`: `succ[succ_off[i]..succ_off[i+1]]` (distinct, sorted).
-    pub succ_off: Vec<u64>,
-    pub succ: Vec<u32>,
+    pub succ_off: SystemVec<u64>,
+    pub succ: SystemVec<u32>,
     pub transitions: u64,
     pub deadlocks: u64,
     /// Number of expanded states (the first `expanded` ids).
@@ -385,10 +386,10 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let stride = stepper.lay.len;
     let mut g = Graph {
         store: StateStore::for_threads(stride, opts.threads.max(1)),
-        parent: Vec::new(),
+        parent: SystemVec::new(),
         n_initial: 0,
-        succ_off: vec![0],
-        succ: Vec::new(),
+        succ_off: vec![0].into(),
+        succ: SystemVec::new(),
         transitions: 0,
         deadlocks: 0,
         expanded: 0,

@@ -10,7 +10,6 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
-mod block;
 pub mod check;
 pub mod eval;
 pub mod explore;
@@ -22,6 +21,7 @@ pub mod simulate;
 mod spin;
 pub mod state;
 pub mod step;
+pub mod sysalloc;
 
 use crate::behaviour::Behaviour;
 use crate::model::{Modality, Model, Pattern, Property, QPred};

@@ -8,10 +8,10 @@
 //! (attributes of other types, stigmergies it does not hold) stay ⊥; ranks of tuples an agent
 //! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
 
-use super::block::SystemBlock;
 use super::hugepages;
 use super::par::Workers;
 use super::spin::SpinLock;
+use super::sysalloc::SystemBlock;
 use crate::model::Model;
 use std::mem::MaybeUninit;
 use std::sync::Mutex;

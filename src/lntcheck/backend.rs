@@ -317,11 +317,11 @@ pub fn to_graph(v: &LabsView, stride: usize) -> Graph {
     }
     Graph {
         store,
-        parent: v.parent.clone(),
+        parent: v.parent.clone().into(),
         n_initial: v.n_initial,
-        succ_off,
+        succ_off: succ_off.into(),
         transitions: succ.len() as u64,
-        succ,
+        succ: succ.into(),
         deadlocks,
         expanded: v.real.len(),
         has_edges: true,
