@@ -13,10 +13,15 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// How long an idle worker spins before it sleeps: longer than the serial steps between two
-/// jobs of a small batch, shorter than those of a large one (where waking costs nothing
-/// in comparison).
-const SPIN: Duration = Duration::from_micros(200);
+/// How long an idle worker spins before it sleeps, when every thread has a core: longer
+/// than the serial steps between two jobs of most batches (waking a sleeping worker takes
+/// tens of microseconds on a VM). Measured on leader n=7 and n=8 with two threads: 200 µs,
+/// 2 ms and 10 ms gave 26.2, 25.9, 25.5 ms and 244, 237, 231 ms (alternated minima; the
+/// differences are within the machine's noise, but all in that direction).
+const SPIN: Duration = Duration::from_millis(2);
+/// The same with more threads than cores, where a spinning worker takes a core from one
+/// with work.
+const SPIN_OVERSUBSCRIBED: Duration = Duration::from_micros(50);
 
 /// A job as the workers see it: a borrowed closure whose lifetime `in_chunks` erases. It is
 /// only called between the dispatch and the end of `in_chunks`, which waits for every worker
@@ -36,6 +41,7 @@ struct Shared {
     running: AtomicUsize,
     panicked: AtomicBool,
     stop: AtomicBool,
+    spin: Duration,
 }
 
 /// `threads - 1` worker threads plus the calling thread.
@@ -47,6 +53,7 @@ pub struct Workers {
 impl Workers {
     /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1).
     pub fn new(threads: usize) -> Workers {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             job: Mutex::new(None),
@@ -54,6 +61,7 @@ impl Workers {
             running: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            spin: if threads <= cores { SPIN } else { SPIN_OVERSUBSCRIBED },
         });
         let handles = (1..threads.max(1))
             .map(|_| {
@@ -157,7 +165,7 @@ fn worker(shared: &Shared) {
         let mut generation = shared.generation.load(Ordering::Acquire);
         while generation == seen {
             spins += 1;
-            if spins.is_multiple_of(64) && started.elapsed() > SPIN {
+            if spins.is_multiple_of(64) && started.elapsed() > shared.spin {
                 let mut slot = shared.job.lock().unwrap_or_else(|e| e.into_inner());
                 while shared.generation.load(Ordering::Acquire) == seen {
                     slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
