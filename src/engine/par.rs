@@ -51,7 +51,8 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1).
+    /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1), or
+    /// as many as the system lets start.
     pub fn new(threads: usize) -> Workers {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let shared = Arc::new(Shared {
@@ -63,13 +64,12 @@ impl Workers {
             stop: AtomicBool::new(false),
             spin: if threads <= cores { SPIN } else { SPIN_OVERSUBSCRIBED },
         });
+        // If the system refuses a thread, fewer do the work: results do not depend on how
+        // many threads there are.
         let handles = (1..threads.max(1))
-            .map(|_| {
+            .map_while(|_| {
                 let shared = Arc::clone(&shared);
-                std::thread::Builder::new()
-                    .name("labs-worker".into())
-                    .spawn(move || worker(&shared))
-                    .expect("cannot start a worker thread")
+                std::thread::Builder::new().name("labs-worker".into()).spawn(move || worker(&shared)).ok()
             })
             .collect();
         Workers { shared, handles }
