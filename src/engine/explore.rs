@@ -442,12 +442,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         if keep {
             // The references are resolved on the workers too; the results are then appended
             // in chunk (that is, parent) order.
-            let res: Vec<Resolved> = if outs.len() == 1 {
-                vec![resolve_chunk(&outs[0], &bids)]
-            } else {
-                let (outs, bids) = (&outs, &bids);
-                workers.in_chunks(outs.len(), |c| resolve_chunk(&outs[c], bids))
-            };
+            let res: Vec<Resolved> = workers.in_chunks(outs.len(), |c| resolve_chunk(&outs[c], &bids));
             for r in &res {
                 g.deadlocks += r.deadlocks;
                 g.transitions += r.transitions;

@@ -45,18 +45,6 @@ impl SystemBlock {
         Layout::from_size_align(cap.max(1), 64).expect("arena block size")
     }
 
-    pub fn as_ptr(&self) -> *const u8 {
-        self.ptr.as_ptr()
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     pub fn capacity(&self) -> usize {
         self.cap
     }
@@ -134,14 +122,6 @@ impl<T: Copy> SystemVec<T> {
     /// Whether a capacity of `cap` values is allocated by the system allocator.
     fn on_system(cap: usize) -> bool {
         cap * std::mem::size_of::<T>() < LARGE
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     pub fn capacity(&self) -> usize {
