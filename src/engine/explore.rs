@@ -342,11 +342,16 @@ type InitialFn<'a> = dyn FnMut(&mut dyn FnMut(&[i32]) -> bool) -> Result<(), Run
 
 /// Adds the initial states to `g` in enumeration order (in batches, numbered like the
 /// sequential insertion), stopping once a bound is exceeded.
-fn add_initial(g: &mut Graph, opts: &ExploreOptions, initial: &mut InitialFn) -> Result<(), RuntimeError> {
-    fn flush(g: &mut Graph) {
-        let b = g.store.finish_batch();
+fn add_initial(
+    g: &mut Graph,
+    workers: &Workers,
+    opts: &ExploreOptions,
+    initial: &mut InitialFn,
+) -> Result<(), RuntimeError> {
+    let flush = |g: &mut Graph| {
+        let b = g.store.finish_batch_on(workers);
         g.parent.resize(g.parent.len() + b.keys.len(), NO_PARENT);
-    }
+    };
     let over = |g: &Graph| {
         if opts.max_states.is_some_and(|m| g.store.len() as u64 > m) {
             Some(StopReason::MaxStates)
@@ -383,9 +388,13 @@ fn add_initial(g: &mut Graph, opts: &ExploreOptions, initial: &mut InitialFn) ->
 
 fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialFn) -> Result<Graph, RuntimeError> {
     let start = Instant::now();
+    // Started first, so that the workers start up while the initial states and the first
+    // BFS levels (too small to share) are explored on this thread.
+    let threads = opts.threads.max(1);
+    let workers = Workers::new(threads);
     let stride = stepper.lay.len;
     let mut g = Graph {
-        store: StateStore::for_threads(stride, opts.threads.max(1)),
+        store: StateStore::for_threads(stride, threads),
         parent: SystemVec::new(),
         n_initial: 0,
         succ_off: vec![0].into(),
@@ -398,14 +407,12 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         error: None,
         seconds: 0.0,
     };
-    add_initial(&mut g, opts, initial)?;
+    add_initial(&mut g, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
         g.seconds = start.elapsed().as_secs_f64();
         return Ok(g);
     }
-    let threads = opts.threads.max(1);
-    let workers = Workers::new(threads);
     let keep = g.has_edges;
     let mut next = 0usize;
     while next < g.store.len() {

@@ -6,6 +6,8 @@
 //! empty allocator heap, so its buffers come from memory never touched before. `Workers`
 //! therefore keeps its threads for the whole exploration: between jobs they spin briefly
 //! (the next job usually follows within microseconds), then sleep on a condition variable.
+//! A worker that finds itself on the caller's core, when it starts or wakes up, moves off
+//! it (`leave_callers_cpu`).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -42,6 +44,9 @@ struct Shared {
     panicked: AtomicBool,
     stop: AtomicBool,
     spin: Duration,
+    /// The CPU the caller ran on when it started the workers or its latest job
+    /// (`usize::MAX`: unknown).
+    caller_cpu: AtomicUsize,
 }
 
 /// `threads - 1` worker threads plus the calling thread.
@@ -54,15 +59,15 @@ impl Workers {
     /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1), or
     /// as many as the system lets start.
     pub fn new(threads: usize) -> Workers {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             job: Mutex::new(None),
             wake: Condvar::new(),
             running: AtomicUsize::new(0),
+            caller_cpu: AtomicUsize::new(current_cpu().unwrap_or(usize::MAX)),
+            spin: if threads <= usable_cores() { SPIN } else { SPIN_OVERSUBSCRIBED },
             panicked: AtomicBool::new(false),
             stop: AtomicBool::new(false),
-            spin: if threads <= cores { SPIN } else { SPIN_OVERSUBSCRIBED },
         });
         // If the system refuses a thread, fewer do the work: results do not depend on how
         // many threads there are.
@@ -108,6 +113,7 @@ impl Workers {
             let mut slot = self.shared.job.lock().unwrap_or_else(|e| e.into_inner());
             *slot = Some(erased);
             self.shared.running.store(self.handles.len(), Ordering::Relaxed);
+            self.shared.caller_cpu.store(current_cpu().unwrap_or(usize::MAX), Ordering::Relaxed);
             self.shared.generation.fetch_add(1, Ordering::Release);
         }
         self.shared.wake.notify_all();
@@ -157,6 +163,8 @@ impl Drop for Workers {
 }
 
 fn worker(shared: &Shared) {
+    leave_callers_cpu(shared);
+    warm_up();
     let mut seen = 0u64;
     loop {
         // Spin for a while, then sleep until the generation changes.
@@ -171,6 +179,8 @@ fn worker(shared: &Shared) {
                     slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
                 }
                 drop(slot);
+                // Woken up, this thread may have been put on the caller's core.
+                leave_callers_cpu(shared);
             } else {
                 std::hint::spin_loop();
             }
@@ -192,9 +202,93 @@ fn worker(shared: &Shared) {
     }
 }
 
+/// How many cores this process may run on. `available_parallelism` would also read the
+/// cgroup's CPU quota, from three files: 60–100 µs here, at the start of every exploration.
+fn usable_cores() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `cpu_set_t` is plain data (all zeros is the empty set) and the call gets
+        // its size.
+        unsafe {
+            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) == 0 {
+                return libc::CPU_COUNT(&allowed).max(1) as usize;
+            }
+        }
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The CPU the calling thread runs on (`None` where unknown).
+fn current_cpu() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: no arguments; returns -1 on failure.
+        let cpu = unsafe { libc::sched_getcpu() };
+        usize::try_from(cpu).ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Moves this worker off the caller's core, if it is there and may run elsewhere, without
+/// pinning it.
+///
+/// A new thread is often started on its parent's core even when another is idle, and a
+/// thread that wakes up is often put on its waker's (on this VM, in about a third of the
+/// runs); it then stays there for milliseconds, until the load balancer moves one of
+/// them: the two threads take turns on one core, and a small exploration runs at half
+/// speed or worse. Allowing every core but the caller's moves the thread at once; allowing
+/// them all again does not move it back.
+fn leave_callers_cpu(shared: &Shared) {
+    let cpu = shared.caller_cpu.load(Ordering::Relaxed);
+    if cpu == usize::MAX || current_cpu() != Some(cpu) {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: `cpu_set_t` is plain data (all zeros is the empty set), the calls get
+        // its size, and `CPU_ISSET`/`CPU_CLR` are only given CPU numbers below the set's
+        // capacity.
+        unsafe {
+            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut allowed) != 0
+                || cpu >= 8 * size
+                || !libc::CPU_ISSET(cpu, &allowed)
+                || libc::CPU_COUNT(&allowed) < 2
+            {
+                return;
+            }
+            let mut elsewhere = allowed;
+            libc::CPU_CLR(cpu, &mut elsewhere);
+            if libc::sched_setaffinity(0, size, &elsewhere) == 0 {
+                libc::sched_setaffinity(0, size, &allowed);
+            }
+        }
+    }
+}
+
+/// Sets up this thread's state in both allocators that the exploration uses (the global
+/// one and `std::alloc::System`): their first use on a thread creates it (a mimalloc heap,
+/// a glibc arena). Done when the worker starts, while the calling thread explores the first
+/// levels alone, rather than in the worker's first job.
+fn warm_up() {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    std::hint::black_box(Box::new(0u64));
+    let layout = Layout::new::<u64>();
+    // SAFETY: a layout of non-zero size; the block is freed with the same layout.
+    unsafe {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            System.dealloc(std::hint::black_box(p), layout);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Workers;
+    use super::{Workers, current_cpu, leave_callers_cpu, usable_cores};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
@@ -227,6 +321,20 @@ mod tests {
         });
         assert_eq!(got, (0..64).collect::<Vec<_>>());
         assert_eq!(threads_seen.into_inner().unwrap().len(), 2, "both threads took work");
+    }
+
+    #[test]
+    fn a_worker_leaves_the_callers_core_and_keeps_its_affinity() {
+        let Some(here) = current_cpu() else { return };
+        let cores = usable_cores();
+        if cores < 2 {
+            return;
+        }
+        let w = Workers::new(1);
+        w.shared.caller_cpu.store(here, Ordering::Relaxed);
+        leave_callers_cpu(&w.shared);
+        assert_ne!(current_cpu(), Some(here), "still on the caller's core");
+        assert_eq!(usable_cores(), cores, "every core allowed again");
     }
 
     #[test]
