@@ -64,10 +64,11 @@ impl Workers {
             job: Mutex::new(None),
             wake: Condvar::new(),
             running: AtomicUsize::new(0),
-            caller_cpu: AtomicUsize::new(current_cpu().unwrap_or(usize::MAX)),
-            spin: if threads <= usable_cores() { SPIN } else { SPIN_OVERSUBSCRIBED },
             panicked: AtomicBool::new(false),
             stop: AtomicBool::new(false),
+            // Only asked when there are workers (`finish_batch` makes one-thread `Workers`).
+            spin: if threads > 1 && threads > usable_cores() { SPIN_OVERSUBSCRIBED } else { SPIN },
+            caller_cpu: AtomicUsize::new(if threads > 1 { current_cpu().unwrap_or(usize::MAX) } else { usize::MAX }),
         });
         // If the system refuses a thread, fewer do the work: results do not depend on how
         // many threads there are.
@@ -206,17 +207,22 @@ fn worker(shared: &Shared) {
 /// cgroup's CPU quota, from three files: 60–100 µs here, at the start of every exploration.
 fn usable_cores() -> usize {
     #[cfg(target_os = "linux")]
-    {
-        // SAFETY: `cpu_set_t` is plain data (all zeros is the empty set) and the call gets
-        // its size.
-        unsafe {
-            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) == 0 {
-                return libc::CPU_COUNT(&allowed).max(1) as usize;
-            }
-        }
+    if let Some(allowed) = affinity() {
+        // SAFETY: `CPU_COUNT` only reads the set.
+        return unsafe { libc::CPU_COUNT(&allowed) }.max(1) as usize;
     }
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The set of cores the calling thread may run on.
+#[cfg(target_os = "linux")]
+fn affinity() -> Option<libc::cpu_set_t> {
+    // SAFETY: `cpu_set_t` is plain data (all zeros is the empty set) and the call gets its
+    // size.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        (libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) == 0).then_some(allowed)
+    }
 }
 
 /// The CPU the calling thread runs on (`None` where unknown).
@@ -246,18 +252,12 @@ fn leave_callers_cpu(shared: &Shared) {
         return;
     }
     #[cfg(target_os = "linux")]
-    {
+    if let Some(allowed) = affinity() {
         let size = std::mem::size_of::<libc::cpu_set_t>();
-        // SAFETY: `cpu_set_t` is plain data (all zeros is the empty set), the calls get
-        // its size, and `CPU_ISSET`/`CPU_CLR` are only given CPU numbers below the set's
-        // capacity.
+        // SAFETY: the calls get the set's size, and `CPU_ISSET`/`CPU_CLR` are only given
+        // CPU numbers below its capacity.
         unsafe {
-            let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-            if libc::sched_getaffinity(0, size, &mut allowed) != 0
-                || cpu >= 8 * size
-                || !libc::CPU_ISSET(cpu, &allowed)
-                || libc::CPU_COUNT(&allowed) < 2
-            {
+            if cpu >= 8 * size || !libc::CPU_ISSET(cpu, &allowed) || libc::CPU_COUNT(&allowed) < 2 {
                 return;
             }
             let mut elsewhere = allowed;
