@@ -35,10 +35,10 @@ pub fn advise(ptr: *const u8, len: usize) {
     let _ = (ptr, len);
 }
 
-/// A vector of `n` copies of `fill`, advised for huge pages before it is filled.
-pub fn filled_vec<T: Copy>(n: usize, fill: T) -> Vec<T> {
+/// A vector of `n` values made by `make`, advised for huge pages before it is filled.
+pub fn vec_of<T>(n: usize, make: impl FnMut() -> T) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
     advise(v.as_ptr() as *const u8, n * std::mem::size_of::<T>());
-    v.resize(n, fill);
+    v.extend(std::iter::repeat_with(make).take(n));
     v
 }
