@@ -35,6 +35,28 @@ pub fn advise(ptr: *const u8, len: usize) {
     let _ = (ptr, len);
 }
 
+/// Has the kernel back the pages of `[ptr, ptr + len)` now, as the first writes to them
+/// would (`MADV_POPULATE_WRITE`, Linux 5.14 and later), without changing what they hold: a
+/// thread with nothing else to do can thus take the page faults of memory another thread is
+/// about to write. Only a hint: where it is refused, the writes fault as usual.
+pub fn populate(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        let start = (ptr as usize) & !4095;
+        let end = ptr as usize + len;
+        if end > start {
+            // SAFETY: the range lies within a mapping owned by the caller (rounded down to its
+            // page, which is mapped too); populating changes no contents and no permissions,
+            // and its failure is harmless.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_POPULATE_WRITE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}
+
 /// A vector of `n` values made by `make`, advised for huge pages before it is filled.
 pub fn vec_of<T>(n: usize, make: impl FnMut() -> T) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
