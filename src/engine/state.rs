@@ -574,8 +574,8 @@ impl Shard {
 
     /// Looks `enc` up, adding it as a new state with discovery key `key` when absent, or
     /// lowering the key of a new state. Returns the entry (a global id, or `NEW | index`).
-    #[inline]
     /// There must be room for one more entry (`grow_if_full`).
+    #[inline]
     fn insert(&mut self, arena: &Arena, enc: &[u8], h: u64, key: u64) -> u32 {
         let cap = self.table.len();
         let mut p = home(h as u32, cap);
