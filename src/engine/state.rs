@@ -487,24 +487,24 @@ impl ShardCell {
         // around their reads) for a table that is the shard's current one or, being that
         // large, one retired during this batch; both stay allocated until the batch ends,
         // and lookups only happen during batches.
-        let table = unsafe { std::slice::from_raw_parts(ptr, cap) };
-        let mut p = home(h as u32, cap);
-        loop {
-            let x = table[p].load(Ordering::Relaxed);
-            if x == EMPTY {
-                return None;
-            }
-            if tag_of(x) == h as u32 {
-                let e = x as u32;
-                if e & NEW != 0 {
-                    return None;
-                }
-                if same_bytes(arena.get(e), enc) {
-                    return Some(e);
-                }
-            }
-            p = next_slot(p, cap);
+        find_stored_in(unsafe { std::slice::from_raw_parts(ptr, cap) }, arena, enc, h)
+    }
+}
+
+/// The id of `enc` (hash `h`) among the states stored by earlier batches, in `table`.
+fn find_stored_in(table: &[AtomicU64], arena: &Arena, enc: &[u8], h: u64) -> Option<u32> {
+    let cap = table.len();
+    let mut p = home(h as u32, cap);
+    loop {
+        let x = table[p].load(Ordering::Relaxed);
+        if x == EMPTY {
+            return None;
         }
+        let e = x as u32;
+        if e & NEW == 0 && tag_of(x) == h as u32 && same_bytes(arena.get(e), enc) {
+            return Some(e);
+        }
+        p = next_slot(p, cap);
     }
 }
 
@@ -601,22 +601,6 @@ impl Shard {
                     }
                 }
                 return e;
-            }
-            p = next_slot(p, cap);
-        }
-    }
-
-    fn find(&self, arena: &Arena, enc: &[u8], h: u64) -> Option<u32> {
-        let cap = self.table.len();
-        let mut p = home(h as u32, cap);
-        loop {
-            let x = self.table[p].load(Ordering::Relaxed);
-            if x == EMPTY {
-                return None;
-            }
-            let e = x as u32;
-            if e & NEW == 0 && tag_of(x) == h as u32 && same_bytes(arena.get(e), enc) {
-                return Some(e);
             }
             p = next_slot(p, cap);
         }
@@ -832,7 +816,7 @@ impl StateStore {
             return None;
         }
         let h = hash_bytes(&enc);
-        self.shards[self.shard_of(h)].shard.lock().find(&self.arena, &enc, h)
+        find_stored_in(&self.shards[self.shard_of(h)].shard.lock().table, &self.arena, &enc, h)
     }
 
     /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
