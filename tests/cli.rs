@@ -2,6 +2,9 @@
 
 use std::process::{Command, Output};
 
+mod scratch;
+use scratch::Scratch;
+
 fn labs(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs")
 }
@@ -18,12 +21,8 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn write_temp(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("labs-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
+fn write_temp(name: &str, text: &str) -> Scratch {
+    Scratch::file("cli-test", name, text)
 }
 
 #[test]
@@ -62,21 +61,21 @@ fn extern_value_making_the_spec_invalid_is_exit_2() {
     // command line, so it is an argument error (2), with the value named, not a spec error (6).
     let spec = "system {\n  extern = _n\n  spawn = A: 2\n}\nagent A {\n  interface = x[_n]: 0\n  Behavior = x[0] <- 1\n}\ncheck {\n  P = always forall A a, x[0] of a = 0\n}\n";
     let path = write_temp("zero_array.labs", spec);
-    let o = labs(&["verify", &path, "n=0"]);
+    let o = labs(&["verify", path.as_str(), "n=0"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("array `x` must have a positive size (got 0)"), "{err}");
     assert!(err.contains("`_n=0`"), "{err}");
     assert!(err.contains(":6:17"), "{err}");
-    let o = labs(&["verify", &path, "n=1"]);
+    let o = labs(&["verify", path.as_str(), "n=1"]);
     assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
     let neg = "system {\n  extern = _n\n  spawn = A: _n\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
-    let o = labs(&["info", &write_temp("neg_spawn.labs", neg), "n=-2"]);
+    let o = labs(&["info", write_temp("neg_spawn.labs", neg).as_str(), "n=-2"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot spawn a negative number (-2)"), "{}", stderr(&o));
     // A literal zero size is a spec error.
     let lit = "system {\n  environment = a[0]: 1\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
-    let o = labs(&["info", &write_temp("lit_zero.labs", lit)]);
+    let o = labs(&["info", write_temp("lit_zero.labs", lit).as_str()]);
     assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
 }
 
@@ -98,7 +97,7 @@ fn unreadable_file_is_exit_2() {
 fn syntax_error_is_exit_6_with_location_and_snippet() {
     let path =
         write_temp("pipe.labs", "system {\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip | Skip\n}\ncheck {\n}\n");
-    let o = labs(&["info", &path]);
+    let o = labs(&["info", path.as_str()]);
     assert_eq!(o.status.code(), Some(6));
     let err = stderr(&o);
     assert!(err.starts_with("error: a single `|` is not an operator"), "{err}");
@@ -248,7 +247,7 @@ fn state_bound_applies_to_initial_states() {
         "many-initial.labs",
         "system {\n    spawn = A: 4\n}\n\nagent A {\n    interface = x: 0..1000000\n    Behavior = x <- x\n}\n\ncheck {\n    P = always forall A a, x of a >= 0\n}\n",
     );
-    let o = labs(&["verify", &spec, "--max-states", "100000", "--json"]);
+    let o = labs(&["verify", spec.as_str(), "--max-states", "100000", "--json"]);
     assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["results"][0]["verdict"], "unknown");
@@ -334,20 +333,20 @@ fn translate_trace_turns_executor_output_into_a_labs_trace() {
         "lost_update.seq",
         "lnt.open: running executor\n<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n",
     );
-    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &seq, "--property", "AllCounted"]);
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", seq.as_str(), "--property", "AllCounted"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("a LAbS trace of 4 steps, ending in a deadlock"), "{out}");
     assert!(out.contains("Inc 1: c <-- 1"), "{out}");
     assert!(out.contains("the trace violates AllCounted (finally) at state 4"), "{out}");
-    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &seq, "--json"]);
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", seq.as_str(), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["trace"]["steps"].as_array().unwrap().len(), 4);
     assert_eq!(v["trace"]["ends_in_deadlock"], true);
     // A path this spec cannot take (c jumps from 0 to 2): an error of the encoding or of the input.
     let bad = write_temp("jump.seq", "\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n");
-    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", &bad]);
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", bad.as_str()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("step 1 of the path cannot be matched"), "{}", stderr(&o));
     // No trace file, or one that does not exist.

@@ -1,7 +1,10 @@
 //! `labs emit` on the command line: files written, byte-identical runs, atomic replacement,
 //! unwritable output directory, dialect option.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+mod scratch;
+use scratch::Scratch;
 use std::process::Command;
 
 fn labs() -> Command {
@@ -12,13 +15,11 @@ fn leader() -> PathBuf {
     PathBuf::from(format!("{}/../shared/benchmarks/leader.labs", env!("CARGO_MANIFEST_DIR")))
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("labs-emit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> Scratch {
+    Scratch::path("emit", name)
 }
 
-fn read_all(dir: &PathBuf) -> Vec<(String, Vec<u8>)> {
+fn read_all(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| {
@@ -53,7 +54,6 @@ fn writes_every_file_identically_twice() {
     let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(&dir).output().unwrap();
     assert!(out.status.success());
     assert_eq!(read_all(&dir), first);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -72,7 +72,6 @@ fn property_selection_and_dialect() {
     let lnt = String::from_utf8(files.iter().find(|(n, _)| n == "leader.lnt").unwrap().1.clone()).unwrap();
     assert!(lnt.contains("end select;") && lnt.contains("process Sched"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("LNT dialect 2023"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -83,7 +82,6 @@ fn unwritable_directory_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: cannot write"), "{err}");
-    let _ = std::fs::remove_file(&file);
 }
 
 #[test]
@@ -118,7 +116,6 @@ fn refusal_exits_1_naming_the_construct() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!dir.exists() || read_all(&dir).is_empty());
-    let _ = std::fs::remove_file(&spec);
 }
 
 #[test]
@@ -138,7 +135,6 @@ fn paths_with_spaces_and_quotes() {
     ));
     let lnt = std::fs::read_to_string(out_dir.join("my_leader_s__spec_.lnt")).unwrap();
     assert!(lnt.contains("module my_leader_s__spec_ is"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
