@@ -112,3 +112,25 @@ fn bounds_give_unknown() {
     // An invariant violation found in the explored part is still a violation.
     assert_eq!(verdict(&rep, "LeaderNot0"), "violated");
 }
+
+/// `labs verify` starts the threads before loading the model and hands them to the engine:
+/// the results are those of a verification that starts its own, the same threads serve
+/// several verifications, and the time their start took counts as exploration time.
+#[test]
+fn threads_started_beforehand_give_the_same_results() {
+    use labs::engine::{VerifyOptions, Workers, verify};
+    let (model, behs) = load(&format!("{BENCH}/leader.labs"), &["_n=4"]);
+    let own = run(&model, &behs, false, 2).expect("verifies");
+    let workers = std::sync::Arc::new(Workers::new(2));
+    assert_eq!(workers.threads(), 2);
+    for _ in 0..2 {
+        let opts = VerifyOptions { threads: 2, workers: Some(workers.clone()), ..Default::default() };
+        let rep = verify(&model, &behs, &opts).expect("verifies");
+        let counts = |r: &labs::engine::VerifyReport| (r.stats.states, r.stats.transitions, r.stats.deadlocks);
+        assert_eq!(counts(&rep), counts(&own));
+        let verdicts = |r: &labs::engine::VerifyReport| r.results.iter().map(|p| p.verdict).collect::<Vec<_>>();
+        assert_eq!(verdicts(&rep), verdicts(&own));
+        assert!(rep.stats.seconds >= workers.start_cost().as_secs_f64(), "the threads' start is not counted");
+        replay_all(&model, &behs, &rep);
+    }
+}

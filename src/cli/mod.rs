@@ -9,8 +9,10 @@ mod values;
 mod verify;
 mod verify_lnt;
 
+use crate::engine::Workers;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A failed command: its exit code (product.md) and what to print on stderr.
 #[derive(Debug)]
@@ -289,6 +291,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             keep_files: _,
             quiet,
         } => {
+            // The native engine's threads start up while the model loads.
+            let workers = (backend == Backend::Native).then(|| {
+                let threads =
+                    threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
+                Arc::new(Workers::new(threads))
+            });
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -307,16 +315,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     format!("--timeout must be a positive number of seconds, not {t}"),
                 ));
             }
-            let args = verify::VerifyArgs {
-                properties,
-                fair,
-                json,
-                threads: threads.map(|t| t as usize),
-                timeout,
-                max_states,
-                memory,
-                quiet,
-            };
+            let args = verify::VerifyArgs { properties, fair, json, workers, timeout, max_states, memory, quiet };
             verify::verify(&loaded, &spec_name(&spec), &args)
         }
         Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json } => {

@@ -4,7 +4,7 @@ use super::load::Loaded;
 use super::{Failure, exit};
 use crate::engine::{
     self, EngineError, Progress, SimStatus, SimulateOptions, SimulateReport, StopReason, Verdict, VerifyOptions,
-    VerifyReport,
+    VerifyReport, Workers,
 };
 use crate::trace;
 use serde_json::{Value, json};
@@ -31,7 +31,8 @@ pub struct VerifyArgs {
     pub properties: Vec<String>,
     pub fair: bool,
     pub json: bool,
-    pub threads: Option<usize>,
+    /// The exploration's threads, already started.
+    pub workers: Option<Arc<Workers>>,
     pub timeout: Option<f64>,
     pub max_states: Option<u64>,
     pub memory: Option<u64>,
@@ -79,7 +80,8 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     let opts = VerifyOptions {
         fair: a.fair,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
-        threads: a.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: a.workers.as_ref().map_or(1, |w| w.threads()),
+        workers: a.workers.clone(),
         max_states: a.max_states,
         memory_mib: a.memory,
         timeout: a.timeout.map(Duration::from_secs_f64),

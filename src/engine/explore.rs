@@ -50,6 +50,9 @@ pub struct ExploreOptions {
     pub progress: Option<Arc<ProgressFn>>,
     /// Keep the successor lists (needed by every modality except `always`).
     pub keep_edges: bool,
+    /// Threads started beforehand (`threads` is then theirs); started here otherwise. The
+    /// time their start took counts as exploration time.
+    pub workers: Option<Arc<Workers>>,
 }
 
 /// The explored state graph.
@@ -390,8 +393,12 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let start = Instant::now();
     // Started first, so that the workers start up while the initial states and the first
     // BFS levels (too small to share) are explored on this thread.
-    let threads = opts.threads.max(1);
-    let workers = Workers::new(threads);
+    let (workers, started_before) = match &opts.workers {
+        Some(w) => (Arc::clone(w), w.start_cost()),
+        None => (Arc::new(Workers::new(opts.threads.max(1))), Duration::ZERO),
+    };
+    let threads = workers.threads();
+    let seconds = || (start.elapsed() + started_before).as_secs_f64();
     let stride = stepper.lay.len;
     let mut g = Graph {
         store: StateStore::for_threads(stride, threads),
@@ -410,7 +417,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     add_initial(&mut g, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
-        g.seconds = start.elapsed().as_secs_f64();
+        g.seconds = seconds();
         return Ok(g);
     }
     let keep = g.has_edges;
@@ -441,7 +448,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         if let Some(e) = outs.iter().filter_map(|o| o.error.clone()).min_by_key(|e| e.0) {
             g.store.abort_batch();
             g.error = Some(e);
-            g.seconds = start.elapsed().as_secs_f64();
+            g.seconds = seconds();
             return Ok(g);
         }
         let bids = g.store.finish_batch_on(&workers);
@@ -473,7 +480,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
                 states: g.store.len() as u64,
                 transitions: g.transitions,
                 queue: (g.store.len() - next) as u64,
-                seconds: elapsed.as_secs_f64(),
+                seconds: seconds(),
                 memory_bytes: g.memory_bytes(),
             });
         }
@@ -497,7 +504,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         }
     }
     g.store.release_spare();
-    g.seconds = start.elapsed().as_secs_f64();
+    g.seconds = seconds();
     Ok(g)
 }
 

@@ -30,6 +30,7 @@ use check::{Bits, Outcome, Pat, Reverse, Scope};
 use eval::{Ctx, Mode, Scratch, Stop};
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+pub use par::Workers;
 pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
 pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with};
@@ -51,6 +52,9 @@ pub struct VerifyOptions {
     pub timeout: Option<Duration>,
     pub cancel: Option<Arc<AtomicBool>>,
     pub progress: Option<Arc<ProgressFn>>,
+    /// Threads started beforehand for this verification (`threads` is then theirs), e.g.
+    /// while the model was loading; started here otherwise.
+    pub workers: Option<Arc<Workers>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -212,29 +216,23 @@ pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPr
     }
 }
 
-/// ψ on every stored state, in parallel; on an error the first failing state (lowest id).
-fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, threads: usize) -> Result<Vec<bool>, (u32, String)> {
+/// States per job of `eval_all`.
+const EVAL_CHUNK: usize = 1 << 14;
+
+/// ψ on every stored state, on `workers`; on an error the first failing state (lowest id).
+fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, workers: &Workers) -> Result<Vec<bool>, (u32, String)> {
     let n = g.states();
-    let threads = threads.max(1).min(n.max(1));
-    let per = n.div_ceil(threads).max(1);
-    let chunks: Vec<Result<Vec<bool>, (u32, String)>> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..threads)
-            .map(|t| {
-                s.spawn(move || {
-                    let mut sc = Scratch::default();
-                    let mut st = Vec::new();
-                    let lo = (t * per).min(n);
-                    let hi = (lo + per).min(n);
-                    (lo..hi)
-                        .map(|i| {
-                            g.store.get_into(i as u32, &mut st);
-                            eval_pred(stepper, &st, &mut sc, q).map_err(|m| (i as u32, m))
-                        })
-                        .collect()
-                })
+    // Each chunk stops at its first error, so the first error in chunk order has the
+    // lowest id.
+    let chunks: Vec<Result<Vec<bool>, (u32, String)>> = workers.in_chunks(n.div_ceil(EVAL_CHUNK), |c| {
+        let mut sc = Scratch::default();
+        let mut st = Vec::new();
+        (c * EVAL_CHUNK..((c + 1) * EVAL_CHUNK).min(n))
+            .map(|i| {
+                g.store.get_into(i as u32, &mut st);
+                eval_pred(stepper, &st, &mut sc, q).map_err(|m| (i as u32, m))
             })
-            .collect();
-        hs.into_iter().map(|h| h.join().expect("worker panicked")).collect()
+            .collect()
     });
     let mut out = Vec::with_capacity(n);
     for c in chunks {
@@ -287,8 +285,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     check_behaviours(model, behs)?;
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
+    let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
     let eopts = ExploreOptions {
-        threads: opts.threads,
+        threads: workers.threads(),
+        workers: Some(workers.clone()),
         max_states: opts.max_states,
         memory_mib: opts.memory_mib,
         timeout: opts.timeout,
@@ -301,11 +301,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     if let Some((s, m)) = g.error.clone() {
         return Err(runtime(&stepper, &g, s, m));
     }
-    let threads = opts.threads.max(1);
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
     for p in props {
-        let ev = |q: &QPred| eval_all(&stepper, &g, q, threads).map_err(|(s, m)| runtime(&stepper, &g, s, m));
+        let ev = |q: &QPred| eval_all(&stepper, &g, q, &workers).map_err(|(s, m)| runtime(&stepper, &g, s, m));
         let outcome = check_property(&g, &mut rev, p, &mut |q| ev(q))?;
         let (verdict, trace) = match outcome {
             Outcome::Holds => (Verdict::Holds, None),

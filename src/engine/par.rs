@@ -24,6 +24,12 @@ const SPIN: Duration = Duration::from_millis(2);
 /// The same with more threads than cores, where a spinning worker takes a core from one
 /// with work.
 const SPIN_OVERSUBSCRIBED: Duration = Duration::from_micros(50);
+/// How long a new worker spins for its first job, when every thread has a core. Workers
+/// are started before the model is loaded (`labs verify`), so that their start-up, which
+/// can take 0.6 ms here, overlaps the loading; the first job then comes a few
+/// milliseconds later, and a worker that had gone to sleep would take tens of microseconds
+/// or more to wake up for it.
+const FIRST_SPIN: Duration = Duration::from_millis(50);
 
 /// A job as the workers see it: a borrowed closure whose lifetime `in_chunks` erases. It is
 /// only called between the dispatch and the end of `in_chunks`, which waits for every worker
@@ -53,12 +59,15 @@ struct Shared {
 pub struct Workers {
     shared: Arc<Shared>,
     handles: Vec<JoinHandle<()>>,
+    /// Time the calling thread spent starting the workers.
+    start_cost: Duration,
 }
 
 impl Workers {
     /// Workers for `threads` threads in all (the caller counts as one; 0 is taken as 1), or
     /// as many as the system lets start.
     pub fn new(threads: usize) -> Workers {
+        let started = Instant::now();
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
             job: Mutex::new(None),
@@ -78,11 +87,17 @@ impl Workers {
                 std::thread::Builder::new().name("labs-worker".into()).spawn(move || worker(&shared)).ok()
             })
             .collect();
-        Workers { shared, handles }
+        Workers { shared, handles, start_cost: started.elapsed() }
     }
 
     pub fn threads(&self) -> usize {
         self.handles.len() + 1
+    }
+
+    /// Time the calling thread spent in `new`: an exploration run on workers started
+    /// beforehand counts it as its own.
+    pub fn start_cost(&self) -> Duration {
+        self.start_cost
     }
 
     /// Runs `f(0..n)`, each index once, on all the threads (each taking the next unstarted
@@ -170,11 +185,12 @@ fn worker(shared: &Shared) {
     loop {
         // Spin for a while, then sleep until the generation changes.
         let started = Instant::now();
+        let spin = if seen == 0 && shared.spin == SPIN { FIRST_SPIN } else { shared.spin };
         let mut spins = 0u32;
         let mut generation = shared.generation.load(Ordering::Acquire);
         while generation == seen {
             spins += 1;
-            if spins.is_multiple_of(64) && started.elapsed() > shared.spin {
+            if spins.is_multiple_of(64) && started.elapsed() > spin {
                 let mut slot = shared.job.lock().unwrap_or_else(|e| e.into_inner());
                 while shared.generation.load(Ordering::Acquire) == seen {
                     slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
