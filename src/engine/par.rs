@@ -4,7 +4,8 @@
 //! numbering, resolving), and the batches of a small state space last tens of microseconds.
 //! Starting a thread per job costs about 55 µs here, and a new thread also starts with an
 //! empty allocator heap, so its buffers come from memory never touched before. `Workers`
-//! therefore keeps its threads for the whole exploration: between jobs they spin briefly
+//! therefore keeps its threads for the whole verification (`labs verify` starts them before
+//! it loads the model and hands them to the engine): between jobs they spin briefly
 //! (the next job usually follows within microseconds), then sleep on a condition variable.
 //! A worker that finds itself on the caller's core, when it starts or wakes up, moves off
 //! it (`leave_callers_cpu`).
