@@ -2,10 +2,10 @@
 //! unwritable output directory, dialect option.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 mod scratch;
 use scratch::Scratch;
-use std::process::Command;
 
 fn labs() -> Command {
     Command::new(env!("CARGO_BIN_EXE_labs"))
