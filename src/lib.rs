@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod behaviour;
+pub mod cadp;
 pub mod cli;
 pub mod diagnostics;
 pub mod engine;

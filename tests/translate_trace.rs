@@ -8,65 +8,21 @@
 //! independent checker, and must show the violation.
 
 mod engine_common;
+mod lnt_paths;
 use engine_common::*;
+use lnt_paths::{aut_text, executor_text, lts_labels};
 use labs::analysis::values::analyse;
 use labs::behaviour::Behaviour;
 use labs::engine::Verdict;
 use labs::lnt::{Dialect, mcl, names::obs_gate, view::undef_value};
-use labs::lntcheck::backend::{LabsView, check_properties, emit_lnt, explore};
-use labs::lntcheck::lts::Lts;
-use labs::lntcheck::paths::step_path;
+use labs::lntcheck::backend::{check_properties, emit_lnt, explore};
 use labs::model::Model;
 use labs::trace::cadp::parse_trace;
 use labs::trace::from_labels::{Shows, translate};
 use labs::trace::{from_labels, replay};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-
-/// The visible labels CADP would print for the LAbS path `path` of the view (every gate but
-/// `DONE` and `keep` hidden), as `(label, target LTS state)`.
-fn lts_labels(v: &LabsView, path: &[u32], keep: &BTreeSet<String>) -> Vec<(String, u32)> {
-    let adj = v.lts.adjacency();
-    let mut out = vec![];
-    let mut from = 0;
-    for &x in path {
-        let to = v.real[x as usize];
-        out.extend(step_path(v, &adj, from, to).unwrap());
-        from = to;
-    }
-    out.into_iter()
-        .map(|(l, t)| if l == "DONE" || keep.contains(Lts::gate(&l)) { (l, t) } else { ("i".into(), t) })
-        .collect()
-}
-
-fn executor_text(labels: &[(String, u32)], deadlock: bool) -> String {
-    let mut s = String::from("lnt.open: running ``executor 100 2''\n<initial state>\n");
-    for (l, _) in labels {
-        if l != "i" {
-            s += &format!("\"{l}\"\n");
-        }
-    }
-    s += if deadlock { "<deadlock>\n" } else { "<goal state>\n" };
-    s
-}
-
-/// The path as an `.aut` file; with `loop_target` (an LTS state), the last transition goes back
-/// to the `.aut` state of that LTS state (a lasso).
-fn aut_text(labels: &[(String, u32)], loop_target: Option<u32>) -> String {
-    // .aut state of each LTS state on the path (state i + 1 is reached by transition i).
-    let mut ids: HashMap<u32, usize> = HashMap::from([(0, 0)]);
-    let mut lines = vec![];
-    for (i, (l, t)) in labels.iter().enumerate() {
-        let to = match loop_target {
-            Some(target) if i + 1 == labels.len() => ids[&target],
-            _ => i + 1,
-        };
-        ids.entry(*t).or_insert(to);
-        lines.push(format!("({i}, \"{l}\", {to})"));
-    }
-    format!("des (0, {}, {})\n{}\n", lines.len(), lines.len() + 1, lines.join("\n"))
-}
 
 fn case(path: &str, externs: &[&str], fair: bool) -> (usize, usize) {
     let (m, b) = load(path, externs);

@@ -20,7 +20,7 @@ pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, &'static str), Fa
 }
 
 /// What the header comments say about the source: `leader.labs (_n=3)`.
-fn source_text(l: &Loaded) -> String {
+pub(super) fn source_text(l: &Loaded) -> String {
     let name = Path::new(&l.file.name).file_name().map_or(l.file.name.clone(), |n| n.to_string_lossy().into_owned());
     let ext: Vec<String> = l.model.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
     // It goes into comments: no comment delimiters, no line breaks.
@@ -89,31 +89,8 @@ fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::ValueAnalysi
     out
 }
 
-/// Writes every file atomically (a temporary file in the directory, then a rename); all
-/// temporaries are written before any file is replaced.
+/// Writes the files (see [`lnt::write_files`]), with the message of `labs emit` on failure.
 pub fn write_all(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
-    let fail =
-        |what: &Path, e: std::io::Error| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display()));
-    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
-    let mut temps = vec![];
-    for f in files {
-        let tmp = dir.join(format!(".{}.{}.tmp", f.name, std::process::id()));
-        if let Err(e) = std::fs::write(&tmp, &f.contents) {
-            let _ = std::fs::remove_file(&tmp);
-            for (t, _) in &temps {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(fail(&dir.join(&f.name), e));
-        }
-        temps.push((tmp, dir.join(&f.name)));
-    }
-    for (i, (tmp, dest)) in temps.iter().enumerate() {
-        if let Err(e) = std::fs::rename(tmp, dest) {
-            for (t, _) in &temps[i..] {
-                let _ = std::fs::remove_file(t);
-            }
-            return Err(fail(dest, e));
-        }
-    }
-    Ok(())
+    lnt::write_files(dir, files)
+        .map_err(|(what, e)| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display())))
 }

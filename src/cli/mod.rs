@@ -7,6 +7,7 @@ pub mod lts;
 mod translate;
 mod values;
 mod verify;
+mod verify_cadp;
 mod verify_lnt;
 
 use crate::engine::Workers;
@@ -282,13 +283,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             properties,
             fair,
             backend,
-            workflow: _,
+            workflow,
             json,
             threads,
             timeout,
             max_states,
             memory,
-            keep_files: _,
+            keep_files,
             quiet,
         } => {
             // The native engine's threads start up while the model loads.
@@ -300,13 +301,6 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            if backend == Backend::Cadp {
-                return Err(cadp_backend());
-            }
-            if backend == Backend::Lnt {
-                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states };
-                return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
-            }
             if let Some(t) = timeout
                 && !(t.is_finite() && t > 0.0)
             {
@@ -314,6 +308,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     exit::USAGE,
                     format!("--timeout must be a positive number of seconds, not {t}"),
                 ));
+            }
+            if backend == Backend::Cadp {
+                let workflow = match workflow {
+                    Workflow::Compositional => crate::cadp::Workflow::Compositional,
+                    Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
+                };
+                let args =
+                    verify_cadp::CadpVerifyArgs { properties, fair, json, workflow, keep_files, timeout, quiet };
+                return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
+            }
+            if backend == Backend::Lnt {
+                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states };
+                return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
             let args = verify::VerifyArgs { properties, fair, json, workers, timeout, max_states, memory, quiet };
             verify::verify(&loaded, &spec_name(&spec), &args)

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The flag a Ctrl-C sets; installed once per process.
-fn interrupt_flag() -> Arc<AtomicBool> {
+pub(super) fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
@@ -121,7 +121,7 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
     exit::OK
 }
 
-fn stop_text(s: StopReason) -> &'static str {
+pub(super) fn stop_text(s: StopReason) -> &'static str {
     match s {
         StopReason::MaxStates => "the state bound (--max-states) was reached",
         StopReason::Memory => "the memory bound (--memory) was reached",
@@ -131,20 +131,7 @@ fn stop_text(s: StopReason) -> &'static str {
 }
 
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
-    let mut s = String::new();
-    let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
-    for x in &r.results {
-        let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
-    }
-    if r.results.is_empty() {
-        let _ = writeln!(s, "(the spec has no properties to check)");
-    }
-    for x in &r.results {
-        if let Some(t) = &x.trace {
-            let _ = writeln!(s, "\ncounterexample for {} ({}):", x.property, x.modality);
-            s += &trace::render(&l.model, &l.behaviours, t);
-        }
-    }
+    let mut s = results_text(l, r);
     let st = &r.stats;
     let _ = writeln!(
         s,
@@ -162,6 +149,25 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
             stop_text(stop),
             st.states
         );
+    }
+    s
+}
+
+/// One line per verdict, then the counterexamples.
+pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
+    let mut s = String::new();
+    let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
+    for x in &r.results {
+        let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+    }
+    if r.results.is_empty() {
+        let _ = writeln!(s, "(the spec has no properties to check)");
+    }
+    for x in &r.results {
+        if let Some(t) = &x.trace {
+            let _ = writeln!(s, "\ncounterexample for {} ({}):", x.property, x.modality);
+            s += &trace::render(&l.model, &l.behaviours, t);
+        }
     }
     s
 }

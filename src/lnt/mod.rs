@@ -143,6 +143,34 @@ pub struct EmittedFile {
     pub contents: String,
 }
 
+/// Writes every file into `dir` (created if needed) atomically: a temporary file in the
+/// directory, then a rename; all temporaries are written before any file is replaced. On
+/// failure, the path that could not be written and why.
+pub fn write_files(dir: &std::path::Path, files: &[EmittedFile]) -> Result<(), (std::path::PathBuf, std::io::Error)> {
+    std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e))?;
+    let mut temps = vec![];
+    for f in files {
+        let tmp = dir.join(format!(".{}.{}.tmp", f.name, std::process::id()));
+        if let Err(e) = std::fs::write(&tmp, &f.contents) {
+            let _ = std::fs::remove_file(&tmp);
+            for (t, _) in &temps {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err((dir.join(&f.name), e));
+        }
+        temps.push((tmp, dir.join(&f.name)));
+    }
+    for (i, (tmp, dest)) in temps.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, dest) {
+            for (t, _) in &temps[i..] {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err((dest.clone(), e));
+        }
+    }
+    Ok(())
+}
+
 /// Generates every file of `labs emit`, in a fixed order: the `.lnt`, one `.mcl` per property,
 /// the compositional and monolithic `.svl` scripts, `README.txt`.
 pub fn emit(

@@ -49,6 +49,17 @@ pub fn mcl_file(base: &str, prop: &str) -> String {
     format!("{base}_{}.mcl", names::ident(prop))
 }
 
+/// The script of a workflow: `BASE.svl` (compositional) or `BASE_mono.svl` (monolithic).
+pub fn script_file(base: &str, monolithic: bool) -> String {
+    if monolithic { format!("{base}_mono.svl") } else { format!("{base}.svl") }
+}
+
+/// The diagnostic Evaluator writes for property `prop` in a workflow's script.
+pub fn diag_file(base: &str, prop: &str, monolithic: bool) -> String {
+    let id = names::ident(prop);
+    if monolithic { format!("{base}_mono_{id}_diag.bcg") } else { format!("{base}_{id}_diag.bcg") }
+}
+
 /// A double-quoted SVL string (file names are built from identifiers, so only `"` and `\`
 /// could need escaping; they are escaped anyway).
 pub fn quote(s: &str) -> String {
@@ -84,9 +95,9 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
             text: q.text.replace(['"', '\n', '\r'], " "),
             mcl: quote(&mcl_file(base, &q.name)),
             bcg: quote(&format!("{base}_{id}.bcg")),
-            diag: quote(&format!("{base}_{id}_diag.bcg")),
+            diag: quote(&diag_file(base, &q.name, false)),
             mono_bcg: quote(&format!("{base}_mono_{id}.bcg")),
-            mono_diag: quote(&format!("{base}_mono_{id}_diag.bcg")),
+            mono_diag: quote(&diag_file(base, &q.name, true)),
             keep,
             hold: hold.iter().map(|h| quote(h)).collect(),
             prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),
@@ -99,8 +110,8 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
         dialect: opts.dialect.name(),
         fair: opts.fair,
         lnt_file: quote(&format!("{base}.lnt")),
-        comp_file: format!("{base}.svl"),
-        mono_file: format!("{base}_mono.svl"),
+        comp_file: script_file(base, false),
+        mono_file: script_file(base, true),
         mono_bcg: quote(&format!("{base}_mono.bcg")),
         blocks,
         components: program.components.clone(),

@@ -1,0 +1,84 @@
+//! Finding CADP: the tools under `$CADP/com` when `$CADP` is set, else on `PATH`
+//! (`reference/cadp-interfaces.md` §5.1).
+
+use super::CadpError;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+/// The CADP commands the driver runs.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    /// `$CADP`, when set.
+    pub root: Option<PathBuf>,
+    pub svl: PathBuf,
+    pub bcg_io: PathBuf,
+}
+
+/// Locates the tools from this process's environment.
+pub fn locate() -> Result<Tools, CadpError> {
+    locate_in(std::env::var_os("CADP").as_deref(), std::env::var_os("PATH").as_deref())
+}
+
+/// Locates the tools given the values of `$CADP` and `$PATH`.
+pub fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, CadpError> {
+    let root = cadp.filter(|c| !c.is_empty()).map(PathBuf::from);
+    let find = |name: &str| -> Option<PathBuf> {
+        if let Some(r) = &root {
+            let p = r.join("com").join(name);
+            if is_executable(&p) {
+                return Some(p);
+            }
+        }
+        path.into_iter().flat_map(std::env::split_paths).map(|d| d.join(name)).find(|p| is_executable(p))
+    };
+    let missing = |name: &str| {
+        let where_ = match &root {
+            Some(r) => format!("neither in `{}` nor on PATH", r.join("com").display()),
+            None => "$CADP is not set and it is not on PATH".to_string(),
+        };
+        CadpError::NotInstalled(format!("CADP is not installed: its `{name}` was not found ({where_})"))
+    };
+    let svl = find("svl").ok_or_else(|| missing("svl"))?;
+    let bcg_io = find("bcg_io").ok_or_else(|| missing("bcg_io"))?;
+    Ok(Tools { root, svl, bcg_io })
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn tool(dir: &Path, name: &str, mode: u32) {
+        std::fs::create_dir_all(dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    #[test]
+    fn prefers_cadp_com_and_falls_back_to_path() {
+        let base = std::env::temp_dir().join(format!("labs-install-test-{}", std::process::id()));
+        let root = base.join("cadp");
+        let bin = base.join("bin");
+        tool(&root.join("com"), "svl", 0o755);
+        tool(&bin, "svl", 0o755);
+        tool(&bin, "bcg_io", 0o755);
+        let t = locate_in(Some(root.as_os_str()), Some(bin.as_os_str())).unwrap();
+        assert_eq!(t.svl, root.join("com/svl"));
+        assert_eq!(t.bcg_io, bin.join("bcg_io"));
+        // A file that cannot be executed is not a tool.
+        tool(&root.join("com"), "bcg_io", 0o644);
+        let t = locate_in(Some(root.as_os_str()), Some(bin.as_os_str())).unwrap();
+        assert_eq!(t.bcg_io, bin.join("bcg_io"));
+        let e = locate_in(Some(root.as_os_str()), None).unwrap_err();
+        assert!(matches!(&e, CadpError::NotInstalled(m) if m.contains("bcg_io")), "{e:?}");
+        let e = locate_in(None, Some(base.join("nowhere").as_os_str())).unwrap_err();
+        assert!(matches!(&e, CadpError::NotInstalled(m) if m.contains("$CADP is not set")), "{e:?}");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}

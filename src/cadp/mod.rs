@@ -1,0 +1,288 @@
+//! The CADP driver (`labs verify --backend cadp`): writes the emitted LNT program, MCL queries
+//! and SVL script into a working directory of its own, runs `svl` there under a time limit,
+//! reads each property's verdict from the log and collects the diagnostics as label paths.
+//! Turning those paths into LAbS traces (and replaying them) is the caller's job
+//! (`trace::from_labels`), so nothing CADP says reaches a user unchecked.
+//! Requirements: `compositional-encoding.md` §6.
+
+pub mod install;
+pub mod log;
+pub mod process;
+mod workdir;
+
+use crate::analysis::values::ValueAnalysis;
+use crate::behaviour::Behaviour;
+use crate::engine::{StopReason, Verdict};
+use crate::lnt::{self, Dialect, EmitOptions, svl};
+use crate::model::Model;
+use crate::trace::cadp::{LabelPath, parse_trace};
+pub use log::LtsSize;
+use process::{Ended, Limits};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+pub use workdir::WorkDir;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workflow {
+    /// `root leaf` reduction of the composition, one LTS per property.
+    Compositional,
+    /// The whole LTS, then one reduction per property.
+    Monolithic,
+}
+
+impl Workflow {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workflow::Compositional => "compositional",
+            Workflow::Monolithic => "monolithic",
+        }
+    }
+}
+
+pub struct CadpOptions {
+    pub fair: bool,
+    /// The properties to check (empty: all).
+    pub properties: Vec<String>,
+    pub workflow: Workflow,
+    /// Work in this directory and keep it (`--keep-files`); otherwise a fresh temporary one.
+    pub keep_files: Option<PathBuf>,
+    pub timeout: Option<Duration>,
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// The base name of the files (a valid LNT module name).
+    pub base: String,
+    /// The spec's name and externs, for the generated files' header comments.
+    pub source: String,
+    /// Called with each line of the log worth showing while svl runs.
+    pub progress: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+}
+
+/// What CADP said about one property.
+#[derive(Clone, Debug)]
+pub struct CadpVerdict {
+    pub property: String,
+    pub verdict: Verdict,
+    /// The diagnostic of a violation, as visible labels (`None`: CADP gave none).
+    pub diagnostic: Option<LabelPath>,
+    /// Where the diagnostic came from (`inline` in the log, or the file read).
+    pub diagnostic_source: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct CadpRun {
+    pub workflow: Workflow,
+    pub dialect: Dialect,
+    pub results: Vec<CadpVerdict>,
+    pub lts: Vec<LtsSize>,
+    pub seconds: f64,
+    /// The time limit or an interrupt ended svl: undecided properties are `unknown`.
+    pub stopped: Option<StopReason>,
+    pub work_dir: WorkDir,
+    pub log_file: PathBuf,
+}
+
+#[derive(Debug)]
+pub enum CadpError {
+    /// CADP is not installed (or not where `$CADP` says).
+    NotInstalled(String),
+    /// CADP refused to run for want of a valid licence.
+    Licence(String),
+    /// The spec uses something the LNT encoding does not support.
+    Emit(String),
+    /// A file could not be written or read, a command not started.
+    Io(String),
+    /// svl or a tool failed, or the log does not give every verdict; `work_dir` holds the log.
+    Failed { message: String, work_dir: Option<PathBuf> },
+}
+
+impl fmt::Display for CadpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CadpError::NotInstalled(m) | CadpError::Licence(m) | CadpError::Emit(m) | CadpError::Io(m) => {
+                f.write_str(m)
+            }
+            CadpError::Failed { message, work_dir } => {
+                f.write_str(message)?;
+                if let Some(d) = work_dir {
+                    write!(f, "\n  = note: the generated files and CADP's log are kept in `{}`", d.display())?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for CadpError {}
+
+/// The output file of svl (stdout and stderr), next to svl's own log.
+const SVL_OUTPUT: &str = "labs-svl-output.txt";
+
+/// Emits the files, runs the workflow's SVL script and reads the verdicts.
+pub fn verify(
+    model: &Model,
+    behaviours: &[Behaviour],
+    analysis: &ValueAnalysis,
+    opts: &CadpOptions,
+) -> Result<CadpRun, CadpError> {
+    let start = Instant::now();
+    let tools = install::locate()?;
+    let dialect = lnt::detect_dialect().unwrap_or(Dialect::CURRENT);
+    let emit_opts = EmitOptions {
+        fair: opts.fair,
+        properties: opts.properties.clone(),
+        dialect,
+        base: opts.base.clone(),
+        source: opts.source.clone(),
+    };
+    let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
+    let mut work_dir = match &opts.keep_files {
+        Some(d) => WorkDir::kept(d),
+        None => WorkDir::temporary(),
+    }
+    .map_err(CadpError::Io)?;
+    lnt::write_files(work_dir.path(), &files)
+        .map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))?;
+    let names: Vec<String> = lnt::mcl::select_properties(model, &opts.properties)
+        .map_err(|e| CadpError::Emit(e.message))?
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+
+    let monolithic = opts.workflow == Workflow::Monolithic;
+    let script = svl::script_file(&opts.base, monolithic);
+    let log_file = work_dir.path().join(Path::new(&script).with_extension("log"));
+    let output = work_dir.path().join(SVL_OUTPUT);
+    // A kept directory may hold the log and diagnostics of an earlier run: never read those.
+    let mut stale = vec![log_file.clone(), output.clone()];
+    for name in &names {
+        let diag = work_dir.path().join(svl::diag_file(&opts.base, name, monolithic));
+        stale.push(diag.with_extension("aut"));
+        stale.push(diag);
+    }
+    for f in stale {
+        let _ = std::fs::remove_file(f);
+    }
+    let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
+    let mut shown = 0;
+    let ended = process::run(&tools.svl, &[&script], work_dir.path(), &output, &limits, || {
+        if let Some(p) = &opts.progress {
+            shown = show_progress(&log_file, shown, p.as_ref());
+        }
+    })?;
+    let text = std::fs::read_to_string(&log_file).or_else(|_| std::fs::read_to_string(&output)).unwrap_or_default();
+    let out_text = std::fs::read_to_string(&output).unwrap_or_default();
+    let parsed = log::parse(&text);
+    let stopped = match ended {
+        Ended::TimedOut => Some(StopReason::Timeout),
+        Ended::Interrupted => Some(StopReason::Interrupted),
+        Ended::Exited(_) => None,
+    };
+    let fail = |message: String, work_dir: &mut WorkDir| CadpError::Failed { message, work_dir: Some(work_dir.keep()) };
+    let mut results = vec![];
+    for name in &names {
+        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(name));
+        let result = found.and_then(|p| p.result);
+        let Some(result) = result else {
+            if stopped.is_some() {
+                results.push(CadpVerdict {
+                    property: name.clone(),
+                    verdict: Verdict::Unknown,
+                    diagnostic: None,
+                    diagnostic_source: None,
+                });
+                continue;
+            }
+            let all = format!("{text}\n{out_text}");
+            if all.to_ascii_lowercase().contains("licen") {
+                return Err(CadpError::Licence(format!(
+                    "CADP did not run: its licence check failed\n{}",
+                    tail(&all, 12)
+                )));
+            }
+            let why = match ended {
+                Ended::Exited(Some(0)) => "svl ended".to_string(),
+                Ended::Exited(Some(c)) => format!("svl failed (exit status {c})"),
+                _ => "svl was killed".to_string(),
+            };
+            return Err(fail(
+                format!("{why} without a verdict for property {name}; the end of its output:\n{}", tail(&all, 12)),
+                &mut work_dir,
+            ));
+        };
+        if result {
+            results.push(CadpVerdict { property: name.clone(), verdict: Verdict::Holds, diagnostic: None, diagnostic_source: None });
+            continue;
+        }
+        let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
+        let (diagnostic, source) = match inline {
+            Some(d) => (Some(d), Some("inline in the log".to_string())),
+            None => {
+                let diag = svl::diag_file(&opts.base, name, monolithic);
+                let read = read_diagnostic(&tools, work_dir.path(), &diag, &limits);
+                match read.map_err(|m| fail(m, &mut work_dir))? {
+                    Some(d) => (Some(d), Some(diag.replace(".bcg", ".aut"))),
+                    None => (None, None),
+                }
+            }
+        };
+        results.push(CadpVerdict { property: name.clone(), verdict: Verdict::Violated, diagnostic, diagnostic_source: source });
+    }
+    Ok(CadpRun {
+        workflow: opts.workflow,
+        dialect,
+        results,
+        lts: parsed.lts,
+        seconds: start.elapsed().as_secs_f64(),
+        stopped,
+        work_dir,
+        log_file,
+    })
+}
+
+/// Converts `diag` (a BCG diagnostic written by Evaluator) to `.aut` with `bcg_io` and reads
+/// the path or lasso in it; `None` if there is no such file.
+fn read_diagnostic(
+    tools: &install::Tools,
+    dir: &Path,
+    diag: &str,
+    limits: &Limits,
+) -> Result<Option<LabelPath>, String> {
+    if !dir.join(diag).is_file() {
+        return Ok(None);
+    }
+    let aut = diag.replace(".bcg", ".aut");
+    let out = dir.join("labs-bcg_io-output.txt");
+    let ended = process::run(&tools.bcg_io, &[diag, &aut], dir, &out, limits, || {}).map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(dir.join(&aut)).unwrap_or_default();
+    if ended != Ended::Exited(Some(0)) || text.is_empty() {
+        let msg = std::fs::read_to_string(&out).unwrap_or_default();
+        return Err(format!("`bcg_io {diag} {aut}` failed:\n{}", tail(&msg, 8)));
+    }
+    parse_trace(&text).map(Some).map_err(|m| format!("cannot read `{aut}`: {m}"))
+}
+
+/// Shows the log lines added since byte `from` that say where the workflow is: property
+/// blocks, LTS sizes, results. Returns the new position (only whole lines are consumed).
+fn show_progress(log_file: &Path, from: usize, show: &(dyn Fn(&str) + Send + Sync)) -> usize {
+    let Ok(bytes) = std::fs::read(log_file) else { return from };
+    if bytes.len() <= from {
+        return from;
+    }
+    let new = &bytes[from..];
+    let Some(end) = new.iter().rposition(|&b| b == b'\n') else { return from };
+    for line in String::from_utf8_lossy(&new[..end]).lines() {
+        let t = line.trim();
+        if t.starts_with("property ") || t.starts_with("(*") || matches!(t, "TRUE" | "FALSE") || t.starts_with("\"") && t.contains(" = ") {
+            show(t);
+        }
+    }
+    from + end + 1
+}
+
+/// The last `n` non-empty lines of `text`, indented.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].iter().map(|l| format!("  | {l}")).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,103 @@
+//! Running one CADP command: no shell (arguments are passed as they are), output to a file,
+//! its own process group so that a time limit or Ctrl-C ends the tool and everything it
+//! started (svl runs a shell script that runs compilers, generators and Evaluator).
+
+use super::CadpError;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// When to give up on a command.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub deadline: Option<Instant>,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// How a command ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Its exit code (`None`: ended by a signal).
+    Exited(Option<i32>),
+    TimedOut,
+    Interrupted,
+}
+
+const POLL: Duration = Duration::from_millis(20);
+
+/// Runs `program args…` in `dir`, stdout and stderr into `output`, calling `poll` about every
+/// 20 ms while it runs (progress).
+pub fn run(
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    output: &Path,
+    limits: &Limits,
+    mut poll: impl FnMut(),
+) -> Result<Ended, CadpError> {
+    use std::os::unix::process::CommandExt;
+    let handle = duct::cmd(program, args)
+        .dir(dir)
+        .stdin_null()
+        .stderr_to_stdout()
+        .stdout_path(output)
+        .unchecked()
+        .before_spawn(|c| {
+            c.process_group(0);
+            Ok(())
+        })
+        .start()
+        .map_err(|e| CadpError::Io(format!("cannot run `{}`: {e}", program.display())))?;
+    loop {
+        match handle.try_wait() {
+            Ok(Some(out)) => return Ok(Ended::Exited(out.status.code())),
+            Ok(None) => {}
+            Err(e) => return Err(CadpError::Io(format!("waiting for `{}`: {e}", program.display()))),
+        }
+        let stop = if limits.cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
+            Some(Ended::Interrupted)
+        } else if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            Some(Ended::TimedOut)
+        } else {
+            None
+        };
+        if let Some(ended) = stop {
+            for pid in handle.pids() {
+                // The group the command leads: the tool and everything it started.
+                // SAFETY: kill has no memory effects; a stale group id only makes it fail.
+                unsafe { libc::kill(-(pid as libc::pid_t), libc::SIGKILL) };
+            }
+            let _ = handle.kill();
+            let _ = handle.wait();
+            return Ok(ended);
+        }
+        poll();
+        std::thread::sleep(POLL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_limit_ends_the_whole_group() {
+        let dir = std::env::temp_dir().join(format!("labs-process-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("out.txt");
+        // The shell starts a child that would outlive a kill of the shell alone and write `late`.
+        let script = "(sleep 2; echo late > late.txt) & echo started; wait";
+        let limits = Limits { deadline: Some(Instant::now() + Duration::from_millis(300)), cancel: None };
+        let t = Instant::now();
+        let ended = run(Path::new("/bin/sh"), &["-c", script], &dir, &out, &limits, || {}).unwrap();
+        assert_eq!(ended, Ended::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+        std::thread::sleep(Duration::from_millis(2500));
+        assert!(!dir.join("late.txt").exists(), "the background child survived");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "started\n");
+        let ended = run(Path::new("/bin/sh"), &["-c", "exit 3"], &dir, &out, &Limits::default(), || {}).unwrap();
+        assert_eq!(ended, Ended::Exited(Some(3)));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,150 @@
+//! `labs verify --backend cadp`: the CADP driver's verdicts, and each diagnostic turned into a
+//! LAbS trace by the native replay and checked to show the violation before it is printed.
+
+use super::load::Loaded;
+use super::verify::{interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
+use super::{Failure, exit};
+use crate::analysis::values::analyse;
+use crate::cadp::{self, CadpError, CadpOptions, CadpRun, Workflow};
+use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
+use crate::lnt::{mcl, names, view::undef_value};
+use crate::trace::{self, from_labels};
+use std::fmt::Write;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+pub struct CadpVerifyArgs {
+    pub properties: Vec<String>,
+    pub fair: bool,
+    pub json: bool,
+    pub workflow: Workflow,
+    pub keep_files: Option<PathBuf>,
+    pub timeout: Option<f64>,
+    pub quiet: bool,
+}
+
+fn driver_failure(e: CadpError) -> Failure {
+    let hint = match &e {
+        CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+        CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
+        _ => "",
+    };
+    Failure::new(exit::BACKEND, format!("{e}{hint}"))
+}
+
+pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i32, Failure> {
+    if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
+        return Err(super::load::unknown_property(l, p));
+    }
+    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
+    let opts = CadpOptions {
+        fair: a.fair,
+        properties: a.properties.clone(),
+        workflow: a.workflow,
+        keep_files: a.keep_files.clone(),
+        timeout: a.timeout.map(Duration::from_secs_f64),
+        cancel: Some(interrupt_flag()),
+        base: names::module_name(&stem),
+        source: super::emit::source_text(l),
+        progress: if show_progress { Some(Arc::new(|line: &str| eprintln!("cadp: {line}"))) } else { None },
+    };
+    let analysis = analyse(&l.model, &l.behaviours);
+    let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
+    let undef = undef_value(&l.model, &analysis);
+    let mut results = vec![];
+    for r in std::mem::take(&mut run.results) {
+        let prop = l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
+        let trace = match (r.verdict, &r.diagnostic) {
+            (Verdict::Violated, Some(path)) => Some(translate(l, &analysis, undef, a.fair, &mut run, prop, path)?),
+            (Verdict::Violated, None) => {
+                eprintln!("warning: CADP found {} violated but wrote no diagnostic", r.property);
+                None
+            }
+            _ => None,
+        };
+        results.push(PropertyResult {
+            property: r.property,
+            modality: prop.keyword.clone(),
+            verdict: r.verdict,
+            trace,
+        });
+    }
+    let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
+    let report = VerifyReport { results, stats, stopped: run.stopped };
+    if a.json {
+        let mut doc = verify_json(l, spec_name, a.fair, &report);
+        doc["backend"] = "cadp".into();
+        doc["stats"] = serde_json::json!({
+            "seconds": run.seconds,
+            "peak_rss_mib": report.stats.peak_rss_mib,
+            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
+        });
+        doc["cadp"] = serde_json::json!({
+            "workflow": run.workflow.as_str(),
+            "lnt_dialect": run.dialect.name(),
+            "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+    } else {
+        print!("{}", cadp_text(l, &report, &run));
+    }
+    Ok(verify_exit_code(&report))
+}
+
+/// The diagnostic of `prop` as a LAbS trace: translated, replayed, and showing the violation.
+fn translate(
+    l: &Loaded,
+    analysis: &crate::analysis::values::ValueAnalysis,
+    undef: i64,
+    fair: bool,
+    run: &mut CadpRun,
+    prop: &crate::model::Property,
+    path: &crate::trace::cadp::LabelPath,
+) -> Result<trace::Trace, Failure> {
+    let mut encoding_error = |m: String| {
+        let dir = run.work_dir.keep();
+        Failure::new(
+            exit::BACKEND,
+            format!(
+                "internal error of the LNT encoding: CADP's counterexample of {} {m}\n  = note: the generated files, \
+                 CADP's log and its diagnostic are kept in `{}`",
+                prop.name,
+                dir.display()
+            ),
+        )
+    };
+    let observed = mcl::build(&l.model, analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
+    let t = from_labels::translate(&l.model, &l.behaviours, fair, undef, path, Some(&observed))
+        .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
+    trace::replay(&l.model, &l.behaviours, &t.trace)
+        .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
+    match from_labels::shows(&l.model, &l.behaviours, &t.trace, prop) {
+        Ok(from_labels::Shows::NoViolation) => {
+            Err(encoding_error(format!("does not show a violation of {} ({})", prop.name, prop.keyword)))
+        }
+        Ok(_) => Ok(t.trace),
+        Err(m) => Err(Failure::new(exit::BACKEND, format!("run-time error of the model: {m}"))),
+    }
+}
+
+fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
+    // The verdicts and counterexamples as the native back end prints them; CADP's LTSs are
+    // not LAbS states, so its statistics are its own.
+    let mut s = results_text(l, r);
+    let largest = run.lts.iter().max_by_key(|x| x.states);
+    let _ = write!(s, "\nCADP, {} workflow: {} LTSs", run.workflow.as_str(), run.lts.len());
+    if let Some(x) = largest {
+        let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
+    }
+    let _ = writeln!(s, "; {:.2} s, peak memory of labs {} MiB", run.seconds, r.stats.peak_rss_mib);
+    if run.work_dir.is_kept() {
+        let _ = writeln!(s, "files kept in {}", run.work_dir.path().display());
+    }
+    if let Some(stop) = r.stopped {
+        let _ = writeln!(s, "CADP was stopped: {}; undecided properties are `unknown`", stop_text(stop));
+    }
+    s
+}

@@ -1,0 +1,347 @@
+//! `labs verify --backend cadp` against a stand-in CADP installation: `svl` and `bcg_io`
+//! scripts that write a log in svl's format (`reference/cadp-interfaces.md` §1.6, §2.2). The
+//! results and diagnostics they print come from labs's LNT interpreter run on the same spec
+//! (`lntcheck`), not from the driver, so these tests check that the driver runs the right
+//! script, reads every verdict, turns every diagnostic into a LAbS trace that replays and
+//! shows the violation, and reports CADP's failures with the documented exit codes.
+
+mod engine_common;
+mod lnt_paths;
+mod scratch;
+
+use engine_common::*;
+use labs::analysis::values::analyse;
+use labs::engine::Verdict;
+use labs::lnt::{Dialect, mcl, names::obs_gate};
+use labs::lntcheck::backend::{check_properties, emit_lnt, explore};
+use lnt_paths::{aut_text, executor_text, lts_labels};
+use scratch::Scratch;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+
+const FAKE_SVL: &str = r#"#!/bin/sh
+# Stands in for CADP's svl: for each property block of the script, writes svl's log lines with
+# the result planned in $CADP/plan/NAME (default TRUE), and copies $CADP/plan/NAME.bcg to the
+# block's diagnostic file.
+script="$1"
+case "$script" in *.svl) ;; *) script="$script.svl" ;; esac
+log="${script%.svl}.log"
+plan="$CADP/plan"
+echo "$script" >> "$plan/ran"
+if [ -f "$plan/fail" ]; then cat "$plan/fail"; exit 1; fi
+if [ -f "$plan/sleep" ]; then sleep "$(cat "$plan/sleep")"; fi
+: > "$log"
+name=""
+grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest; do
+  if [ "$first" = property ]; then
+    name="$rest"
+    printf 'info about "%s.bcg":\n    (* 10 states, 20 transitions, 1.0 Kbytes *)\n' "$name" >> "$log"
+    printf 'property %s\n | description\n' "$name" >> "$log"
+    continue
+  fi
+  diag=$(printf '%s' "$first" | tr -d '"')
+  printf '"%s" = verify ...\n' "$diag" >> "$log"
+  if [ -f "$plan/$name.bcg" ]; then cp "$plan/$name.bcg" "$diag"; fi
+  if [ -f "$plan/$name" ]; then cat "$plan/$name" >> "$log"; else printf '\nTRUE\nPASS\n' >> "$log"; fi
+done
+cat "$log"
+"#;
+
+const FAKE_BCG_IO: &str = "#!/bin/sh\n# The stand-in's diagnostics are already .aut text.\ncp \"$1\" \"$2\"\n";
+
+/// A stand-in CADP installation (`$CADP`) and a scratch `$CADP_TMP`.
+struct FakeCadp {
+    root: Scratch,
+    tmp: Scratch,
+}
+
+impl FakeCadp {
+    fn new() -> FakeCadp {
+        let root = Scratch::path("fake-cadp", "cadp");
+        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO)] {
+            let p = root.join("com").join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("plan")).unwrap();
+        let tmp = Scratch::path("fake-cadp-tmp", "tmp");
+        std::fs::create_dir_all(&*tmp).unwrap();
+        FakeCadp { root, tmp }
+    }
+
+    fn plan(&self, name: &str, text: &str) {
+        std::fs::write(self.root.join("plan").join(name), text).unwrap();
+    }
+
+    fn scripts_run(&self) -> Vec<String> {
+        std::fs::read_to_string(self.root.join("plan/ran")).unwrap_or_default().lines().map(String::from).collect()
+    }
+
+    fn labs(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_labs"))
+            .args(args)
+            .env("CADP", &*self.root)
+            .env("CADP_TMP", &*self.tmp)
+            .output()
+            .expect("run labs")
+    }
+
+    /// What is left in `$CADP_TMP`.
+    fn leftovers(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&*self.tmp).unwrap().map(|e| e.unwrap().path()).collect()
+    }
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&o.stdout), stderr(o)))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn verdicts(doc: &Value) -> Vec<(String, String)> {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["property"].as_str().unwrap().to_string(), r["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Plans the stand-in's answers from the LNT interpreter: for every property, its verdict on
+/// the LNT program, and for a violation the diagnostic Evaluator would give: printed inline
+/// for a path, a BCG file (here `.aut` text) for a lasso. Returns the lassos' names.
+fn plan_from_lnt(cadp: &FakeCadp, spec: &str, externs: &[&str], fair: bool) -> BTreeSet<String> {
+    let (m, b) = load(spec, externs);
+    let analysis = analyse(&m, &b);
+    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::CURRENT).unwrap();
+    let view = explore(&m, &src, fair, Some(2_000_000)).unwrap();
+    let mut lassos = BTreeSet::new();
+    for r in check_properties(&m, &b, fair, &view).unwrap() {
+        if r.verdict != Verdict::Violated {
+            cadp.plan(&r.property, "\nTRUE\nPASS (1/1)\n");
+            continue;
+        }
+        let prop = m.properties.iter().find(|p| p.name == r.property).unwrap();
+        let observed = mcl::build(&m, &analysis, prop).unwrap().vars;
+        let keep: BTreeSet<String> = observed.iter().map(|&v| obs_gate(&m, v)).collect();
+        let path = r.path.as_ref().unwrap();
+        let labels = lts_labels(&view, path, &keep);
+        match r.loop_start {
+            Some(k) => {
+                let aut = aut_text(&labels, Some(view.real[path[k] as usize]));
+                std::fs::write(cadp.root.join("plan").join(format!("{}.bcg", r.property)), aut).unwrap();
+                cadp.plan(&r.property, "\nFALSE\n(consult diagnostic in file ``svl000_output.bcg'')\nFAIL (1/1)\n");
+                lassos.insert(r.property.clone());
+            }
+            None => {
+                let seq = executor_text(&labels, r.deadlock);
+                let seq = seq.split_once('\n').unwrap().1;
+                cadp.plan(
+                    &r.property,
+                    &format!("\nFALSE\n*** diagnostic sequence found at depth {}\n\n{seq}FAIL (1/1)\n", labels.len()),
+                );
+            }
+        }
+    }
+    lassos
+}
+
+fn native(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).arg("--json").output().unwrap()
+}
+
+#[test]
+fn verdicts_and_counterexamples_come_from_the_log() {
+    let cases: &[(String, &[&str], bool)] = &[
+        (format!("{BENCH}/leader.labs"), &["n=3"], false),
+        (format!("{BENCH}/leader.labs"), &["n=3"], true),
+        (format!("{EXAMPLES}/counter.labs"), &["n=2", "atomic=0"], false),
+        (format!("{EXAMPLES}/philosophers.labs"), &["n=3", "asym=0"], false),
+        (format!("{BENCH}/formation.labs"), &["n=2", "range=2", "size=3"], true),
+    ];
+    let mut traces = 0;
+    let mut lasso_traces = 0;
+    for (spec, externs, fair) in cases {
+        let cadp = FakeCadp::new();
+        let lassos = plan_from_lnt(&cadp, spec, externs, *fair);
+        let mut args = vec!["verify", spec.as_str()];
+        args.extend(externs.iter());
+        if *fair {
+            args.push("--fair");
+        }
+        let expected = native(&args);
+        args.extend(["--backend", "cadp", "--json"]);
+        let o = cadp.labs(&args);
+        let what = format!("{spec} {externs:?} fair={fair}");
+        assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
+        let doc = json(&o);
+        assert_eq!(verdicts(&doc), verdicts(&json(&expected)), "{what}");
+        assert_eq!(doc["backend"], "cadp");
+        assert_eq!(doc["cadp"]["workflow"], "compositional");
+        assert_eq!(cadp.scripts_run().len(), 1, "{what}: one svl run");
+        assert!(cadp.scripts_run()[0].ends_with(".svl") && !cadp.scripts_run()[0].ends_with("_mono.svl"));
+        assert!(!doc["stats"]["lts"].as_array().unwrap().is_empty(), "{what}: the LTS sizes of the log");
+        for r in doc["results"].as_array().unwrap().iter().filter(|r| r["verdict"] == "violated") {
+            let t = &r["trace"];
+            assert!(t.is_object(), "{what}: {} has no trace", r["property"]);
+            let is_lasso = lassos.contains(r["property"].as_str().unwrap());
+            assert_eq!(!t["loop_start"].is_null(), is_lasso, "{what}: {}", r["property"]);
+            traces += 1;
+            lasso_traces += usize::from(is_lasso);
+        }
+        assert!(cadp.leftovers().is_empty(), "{what}: the working directory was not removed: {:?}", cadp.leftovers());
+    }
+    assert!(traces >= 5 && lasso_traces >= 1, "{traces} traces, {lasso_traces} lassos");
+}
+
+#[test]
+fn human_output_names_the_workflow_and_shows_the_counterexample() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("LeaderNot0  violated\n"), "{out}");
+    assert!(out.contains("counterexample for LeaderNot0 (always):"), "{out}");
+    assert!(out.contains("CADP, compositional workflow: 1 LTSs"), "{out}");
+    // Only the selected property was in the script.
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), [("LeaderIs0".to_string(), "holds".to_string())]);
+}
+
+#[test]
+fn monolithic_workflow_and_kept_files_in_a_path_with_spaces() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let keep = Scratch::path("cadp-keep", "files with \"quotes\" and spaces");
+    let o = cadp.labs(&[
+        "verify",
+        &spec,
+        "n=3",
+        "--backend",
+        "cadp",
+        "--workflow",
+        "monolithic",
+        "--keep-files",
+        keep.as_str(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let doc = json(&o);
+    assert_eq!(doc["cadp"]["workflow"], "monolithic");
+    assert_eq!(doc["cadp"]["files"], keep.as_str());
+    assert_eq!(cadp.scripts_run(), ["leader_mono.svl"]);
+    for f in ["leader.lnt", "leader_mono.svl", "leader.svl", "leader_LeaderNot0.mcl", "leader_mono.log"] {
+        assert!(keep.join(f).is_file(), "{f} not kept");
+    }
+}
+
+#[test]
+fn cadp_failures_are_exit_1_with_the_log() {
+    let spec = format!("{BENCH}/leader.labs");
+    // svl fails: the end of its output is shown and the files are kept for the user.
+    let cadp = FakeCadp::new();
+    cadp.plan("fail", "lnt.open: error in leader.lnt\nsvl: ERROR command failed\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("svl failed (exit status 1) without a verdict for property"), "{e}");
+    assert!(e.contains("svl: ERROR command failed"), "{e}");
+    assert!(e.contains("are kept in"), "{e}");
+    assert_eq!(cadp.leftovers().len(), 1, "the files behind the error are kept");
+    assert!(!e.contains("panicked"), "{e}");
+    // A licence refusal.
+    let cadp = FakeCadp::new();
+    cadp.plan("fail", "caesar: the license file has expired\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("licence check failed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--backend native"), "{}", stderr(&o));
+    // No CADP at all.
+    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(["verify", &spec, "n=3", "--backend", "cadp"])
+        .env_remove("CADP")
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_time_limit_ends_svl() {
+    let cadp = FakeCadp::new();
+    cadp.plan("sleep", "30");
+    let t = Instant::now();
+    let spec = format!("{BENCH}/leader.labs");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--timeout", "0.5", "--json"]);
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    let doc = json(&o);
+    assert!(verdicts(&doc).iter().all(|(_, v)| v == "unknown"), "{doc}");
+    assert_eq!(doc["stopped"], "timeout");
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+#[test]
+fn a_diagnostic_the_model_cannot_follow_is_an_internal_error() {
+    let spec = format!("{BENCH}/leader.labs");
+    // A path without the initial observations.
+    let cadp = FakeCadp::new();
+    cadp.plan("LeaderNot0", "\nFALSE\n<initial state>\n\"DONE\"\n<goal state>\nFAIL\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("internal error of the LNT encoding"), "{e}");
+    assert!(e.contains("cannot be replayed in the native engine"), "{e}");
+    assert_eq!(cadp.leftovers().len(), 1, "the diagnostic is kept");
+    // A real path of the program that stops before the violation (the first step only).
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let full = std::fs::read_to_string(cadp.root.join("plan/LeaderNot0")).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    let dones: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == "\"DONE\"").collect();
+    assert!(dones.len() >= 3, "{full}");
+    let cut = lines[..=dones[1]].join("\n") + "\n<goal state>\nFAIL\n";
+    cadp.plan("LeaderNot0", &cut);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("does not show a violation of LeaderNot0"), "{}", stderr(&o));
+}
+
+#[test]
+fn no_file_of_the_installation_is_written() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let before: BTreeSet<PathBuf> = walk(&cadp.root);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after: BTreeSet<PathBuf> = walk(&cadp.root);
+    let new: Vec<_> = after.difference(&before).filter(|p| !p.ends_with("ran")).collect();
+    assert!(new.is_empty(), "{new:?}");
+}
+
+fn walk(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.insert(p);
+    }
+    out
+}
