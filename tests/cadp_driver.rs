@@ -53,6 +53,15 @@ done
 cat "$log"
 "#;
 
+const FAKE_LNT_OPEN: &str = r#"#!/bin/sh
+# Stands in for `lnt.open M.lnt executor DEPTH 3 SEED`: prints $CADP/plan/executor-SEED.
+echo "lnt.open $*" >> "$CADP/plan/ran"
+[ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
+[ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
+echo "lnt.open: running \`\`executor $3 3 $5'' for \`\`$1''"
+cat "$CADP/plan/executor-$5"
+"#;
+
 const FAKE_BCG_IO: &str = "#!/bin/sh\n# The stand-in's diagnostics are already .aut text.\ncp \"$1\" \"$2\"\n";
 
 /// A stand-in CADP installation (`$CADP`) and a scratch `$CADP_TMP`.
@@ -64,7 +73,7 @@ struct FakeCadp {
 impl FakeCadp {
     fn new() -> FakeCadp {
         let root = Scratch::path("fake-cadp", "cadp");
-        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO)] {
+        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO), ("lnt.open", FAKE_LNT_OPEN)] {
             let p = root.join("com").join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
@@ -344,4 +353,59 @@ fn walk(dir: &Path) -> BTreeSet<PathBuf> {
         out.insert(p);
     }
     out
+}
+
+/// Executor's output for a path of the LNT interpreter to a violation of `property`, every
+/// observation visible (as in `MAIN`); and the number of LAbS steps of the path.
+fn executor_output(spec: &str, externs: &[&str], property: &str) -> (String, usize) {
+    let (m, b) = load(spec, externs);
+    let analysis = analyse(&m, &b);
+    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::CURRENT).unwrap();
+    let view = explore(&m, &src, false, Some(2_000_000)).unwrap();
+    let r = check_properties(&m, &b, false, &view).unwrap().into_iter().find(|r| r.property == property).unwrap();
+    let path = r.path.unwrap();
+    let keep: BTreeSet<String> = (0..m.vars.len()).map(|v| obs_gate(&m, v)).collect();
+    let labels = lts_labels(&view, &path, &keep);
+    let text = executor_text(&labels, r.deadlock);
+    (text.split_once('\n').unwrap().1.to_string(), path.len() - 1)
+}
+
+#[test]
+fn simulation_runs_executor_with_one_seed_per_run() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let (text, steps) = executor_output(&spec, &["n=3"], "LeaderNot0");
+    assert!(steps >= 2, "{steps}");
+    for seed in [7, 8] {
+        cadp.plan(&format!("executor-{seed}"), &text);
+    }
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--runs", "2", "--seed", "7", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ran = cadp.scripts_run();
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    for (r, seed) in ran.iter().zip([7, 8]) {
+        assert!(r.starts_with("lnt.open leader.lnt executor ") && r.ends_with(&format!(" 3 {seed}")), "{r}");
+    }
+    let doc = json(&o);
+    assert_eq!(doc["backend"], "cadp");
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["trace"]["steps"].as_array().unwrap().len(), steps);
+        let not0 = run["properties"].as_array().unwrap().iter().find(|p| p["property"] == "LeaderNot0").unwrap();
+        assert_eq!((&not0["status"], &not0["at_step"]), (&Value::from("violated"), &Value::from(steps)), "{run}");
+    }
+    // Cut to --steps: the violation is not reached in one step.
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--seed", "7", "--steps", "1", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = json(&o);
+    let run = &doc["runs"][0];
+    assert_eq!(run["trace"]["steps"].as_array().unwrap().len(), 1);
+    let not0 = run["properties"].as_array().unwrap().iter().find(|p| p["property"] == "LeaderNot0").unwrap();
+    assert_eq!(not0["status"], "undecided");
+    // Human output gives each run's seed.
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--runs", "2", "--seed", "7"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("=== run 2 of 2 (seed 8,"), "{out}");
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
 }

@@ -10,7 +10,6 @@
 mod engine_common;
 mod lnt_paths;
 use engine_common::*;
-use lnt_paths::{aut_text, executor_text, lts_labels};
 use labs::analysis::values::analyse;
 use labs::behaviour::Behaviour;
 use labs::engine::Verdict;
@@ -20,6 +19,7 @@ use labs::model::Model;
 use labs::trace::cadp::parse_trace;
 use labs::trace::from_labels::{Shows, translate};
 use labs::trace::{from_labels, replay};
+use lnt_paths::{aut_text, executor_text, lts_labels};
 use std::collections::BTreeSet;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");

@@ -12,6 +12,8 @@ pub struct Tools {
     pub root: Option<PathBuf>,
     pub svl: PathBuf,
     pub bcg_io: PathBuf,
+    /// `lnt.open`, for Executor (simulation only; `None` when not found).
+    pub lnt_open: Option<PathBuf>,
 }
 
 /// Locates the tools from this process's environment.
@@ -40,7 +42,8 @@ pub fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, Ca
     };
     let svl = find("svl").ok_or_else(|| missing("svl"))?;
     let bcg_io = find("bcg_io").ok_or_else(|| missing("bcg_io"))?;
-    Ok(Tools { root, svl, bcg_io })
+    let lnt_open = find("lnt.open");
+    Ok(Tools { root, svl, bcg_io, lnt_open })
 }
 
 fn is_executable(p: &Path) -> bool {

@@ -153,7 +153,10 @@ FAIL (1/1)
         assert_eq!(log.lts, vec![LtsSize { file: "leader_LeaderIs0.bcg".into(), states: 12376, transitions: 146322 }]);
         assert_eq!(log.properties.len(), 2);
         let (a, b) = (&log.properties[0], &log.properties[1]);
-        assert_eq!((a.name.as_str(), a.result, a.passed, a.inline_diagnostic.is_some()), ("LeaderIs0", Some(true), Some(true), false));
+        assert_eq!(
+            (a.name.as_str(), a.result, a.passed, a.inline_diagnostic.is_some()),
+            ("LeaderIs0", Some(true), Some(true), false)
+        );
         assert_eq!((b.name.as_str(), b.result, b.passed), ("LeaderNot0", Some(false), Some(false)));
         let d = b.inline_diagnostic.as_ref().unwrap();
         assert_eq!(d.labels, ["DONE", "L_LEADER !0 !0 !0", "DONE"]);

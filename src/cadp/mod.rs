@@ -42,6 +42,9 @@ impl Workflow {
     }
 }
 
+/// Shows one line of svl's log (progress).
+pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
+
 pub struct CadpOptions {
     pub fair: bool,
     /// The properties to check (empty: all).
@@ -56,7 +59,7 @@ pub struct CadpOptions {
     /// The spec's name and externs, for the generated files' header comments.
     pub source: String,
     /// Called with each line of the log worth showing while svl runs.
-    pub progress: Option<Arc<dyn Fn(&str) + Send + Sync>>,
+    pub progress: Option<ProgressFn>,
 }
 
 /// What CADP said about one property.
@@ -212,7 +215,12 @@ pub fn verify(
             ));
         };
         if result {
-            results.push(CadpVerdict { property: name.clone(), verdict: Verdict::Holds, diagnostic: None, diagnostic_source: None });
+            results.push(CadpVerdict {
+                property: name.clone(),
+                verdict: Verdict::Holds,
+                diagnostic: None,
+                diagnostic_source: None,
+            });
             continue;
         }
         let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
@@ -227,7 +235,12 @@ pub fn verify(
                 }
             }
         };
-        results.push(CadpVerdict { property: name.clone(), verdict: Verdict::Violated, diagnostic, diagnostic_source: source });
+        results.push(CadpVerdict {
+            property: name.clone(),
+            verdict: Verdict::Violated,
+            diagnostic,
+            diagnostic_source: source,
+        });
     }
     Ok(CadpRun {
         workflow: opts.workflow,
@@ -239,6 +252,108 @@ pub fn verify(
         work_dir,
         log_file,
     })
+}
+
+pub struct ExecutorOptions {
+    pub fair: bool,
+    pub runs: usize,
+    /// LAbS steps wanted per run (Executor's depth is derived from it).
+    pub steps: usize,
+    /// Run `i` uses seed `seed + i`.
+    pub seed: u64,
+    pub timeout: Option<Duration>,
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub base: String,
+    pub source: String,
+}
+
+/// One Executor run: its seed and the labels it printed.
+#[derive(Clone, Debug)]
+pub struct ExecutorRun {
+    pub seed: u64,
+    pub path: LabelPath,
+}
+
+#[derive(Debug)]
+pub struct ExecutorReport {
+    pub runs: Vec<ExecutorRun>,
+    /// The time limit or an interrupt ended the runs early (the runs done are kept).
+    pub stopped: Option<StopReason>,
+    pub dialect: Dialect,
+}
+
+/// Executor's depth counts LNT transitions, hidden ones included; a LAbS step takes one
+/// transition per action of the agent or per receiver of a message, plus `DONE` and the
+/// observations. This many per LAbS step and agent covers the steps of the corpus; a run
+/// that needs more simply has fewer LAbS steps (`--steps` is a maximum).
+const TRANSITIONS_PER_STEP_AND_AGENT: usize = 8;
+
+/// Random runs of the emitted LNT program by Executor (`lnt.open M.lnt executor DEPTH 3 SEED`,
+/// strategy 3: random choices from the seed given).
+pub fn executor_runs(
+    model: &Model,
+    behaviours: &[Behaviour],
+    analysis: &ValueAnalysis,
+    opts: &ExecutorOptions,
+) -> Result<ExecutorReport, CadpError> {
+    let start = Instant::now();
+    let tools = install::locate()?;
+    let lnt_open = tools.lnt_open.clone().ok_or_else(|| {
+        CadpError::NotInstalled("CADP's `lnt.open` was not found (needed to run Executor)".to_string())
+    })?;
+    let dialect = lnt::detect_dialect().unwrap_or(Dialect::CURRENT);
+    let emit_opts = EmitOptions {
+        fair: opts.fair,
+        properties: vec![],
+        dialect,
+        base: opts.base.clone(),
+        source: opts.source.clone(),
+    };
+    let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
+    let lnt_name = format!("{}.lnt", opts.base);
+    let program: Vec<_> = files.into_iter().filter(|f| f.name == lnt_name).collect();
+    let mut work_dir = WorkDir::temporary().map_err(CadpError::Io)?;
+    lnt::write_files(work_dir.path(), &program)
+        .map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))?;
+    let per_step = TRANSITIONS_PER_STEP_AND_AGENT * model.n_agents().max(1);
+    let depth = (opts.steps + 1).saturating_mul(per_step).to_string();
+    let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
+    let mut runs = vec![];
+    for i in 0..opts.runs {
+        let seed = opts.seed.wrapping_add(i as u64);
+        let seed_text = seed.to_string();
+        let out = work_dir.path().join(format!("executor-{seed}.txt"));
+        let args = [lnt_name.as_str(), "executor", depth.as_str(), "3", seed_text.as_str()];
+        let ended = process::run(&lnt_open, &args, work_dir.path(), &out, &limits, || {})?;
+        let stopped = match ended {
+            Ended::TimedOut => Some(StopReason::Timeout),
+            Ended::Interrupted => Some(StopReason::Interrupted),
+            Ended::Exited(_) => None,
+        };
+        if stopped.is_some() {
+            return Ok(ExecutorReport { runs, stopped, dialect });
+        }
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        if ended != Ended::Exited(Some(0)) || !text.lines().any(|l| l.trim() == "<initial state>") {
+            if text.to_ascii_lowercase().contains("licen") {
+                return Err(CadpError::Licence(format!(
+                    "CADP did not run: its licence check failed\n{}",
+                    tail(&text, 12)
+                )));
+            }
+            let dir = work_dir.keep();
+            return Err(CadpError::Failed {
+                message: format!("`lnt.open {lnt_name} executor {depth} 3 {seed}` failed:\n{}", tail(&text, 12)),
+                work_dir: Some(dir),
+            });
+        }
+        let path = parse_trace(&text).map_err(|m| CadpError::Failed {
+            message: format!("cannot read Executor's output (seed {seed}): {m}"),
+            work_dir: Some(work_dir.keep()),
+        })?;
+        runs.push(ExecutorRun { seed, path });
+    }
+    Ok(ExecutorReport { runs, stopped: None, dialect })
 }
 
 /// Converts `diag` (a BCG diagnostic written by Evaluator) to `.aut` with `bcg_io` and reads
@@ -274,7 +389,11 @@ fn show_progress(log_file: &Path, from: usize, show: &(dyn Fn(&str) + Send + Syn
     let Some(end) = new.iter().rposition(|&b| b == b'\n') else { return from };
     for line in String::from_utf8_lossy(&new[..end]).lines() {
         let t = line.trim();
-        if t.starts_with("property ") || t.starts_with("(*") || matches!(t, "TRUE" | "FALSE") || t.starts_with("\"") && t.contains(" = ") {
+        if t.starts_with("property ")
+            || t.starts_with("(*")
+            || matches!(t, "TRUE" | "FALSE")
+            || t.starts_with("\"") && t.contains(" = ")
+        {
             show(t);
         }
     }

@@ -117,7 +117,7 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Random runs, reproducible from the seed (native engine, or the LNT program with --backend lnt)
+    /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
         #[command(flatten)]
         spec: SpecArgs,
@@ -255,23 +255,6 @@ fn print_warnings(w: &[String]) {
     }
 }
 
-/// `--backend cadp`: CADP is required, and the workflow is not available yet.
-fn cadp_backend() -> Failure {
-    let installed = std::env::var_os("CADP").is_some()
-        || std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bcg_info").is_file()));
-    if installed {
-        Failure::new(
-            exit::BACKEND,
-            "the CADP back end is not available in this version of labs yet\n  = hint: use `--backend native` (the default)",
-        )
-    } else {
-        Failure::new(
-            exit::BACKEND,
-            "CADP is not installed (no $CADP, no `bcg_info` on PATH)\n  = hint: use `--backend native` (the default)",
-        )
-    }
-}
-
 fn spec_name(spec: &SpecArgs) -> String {
     spec.spec.file_name().map_or_else(|| spec.spec.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
@@ -310,12 +293,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 ));
             }
             if backend == Backend::Cadp {
+                if max_states.is_some() || memory.is_some() || threads.is_some() {
+                    eprintln!(
+                        "warning: --max-states, --memory and --threads apply to the native engine; CADP runs without them"
+                    );
+                }
                 let workflow = match workflow {
                     Workflow::Compositional => crate::cadp::Workflow::Compositional,
                     Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
                 };
-                let args =
-                    verify_cadp::CadpVerifyArgs { properties, fair, json, workflow, keep_files, timeout, quiet };
+                let args = verify_cadp::CadpVerifyArgs { properties, fair, json, workflow, keep_files, timeout, quiet };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
             if backend == Backend::Lnt {
@@ -329,10 +316,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            if backend == Backend::Cadp {
-                return Err(cadp_backend());
-            }
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, lnt: backend == Backend::Lnt };
+            let backend = match backend {
+                Backend::Native => verify::SimBackend::Native,
+                Backend::Lnt => verify::SimBackend::Lnt,
+                Backend::Cadp => verify::SimBackend::Cadp,
+            };
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {

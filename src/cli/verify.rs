@@ -52,7 +52,7 @@ fn progress_line(p: &Progress) {
     );
 }
 
-fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
+pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
     match e {
         EngineError::Runtime { message, trace } => {
             let mut text = format!("error: run-time error of the model: {message}\n");
@@ -214,8 +214,32 @@ pub struct SimulateArgs {
     pub runs: usize,
     pub steps: usize,
     pub seed: u64,
-    /// Run the emitted LNT program in labs's LNT interpreter instead of the native engine.
-    pub lnt: bool,
+    pub backend: SimBackend,
+}
+
+/// Who draws the runs of `labs simulate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimBackend {
+    Native,
+    /// The emitted LNT program in labs's LNT interpreter.
+    Lnt,
+    /// The emitted LNT program in CADP's Executor (run `i` with seed `seed + i`).
+    Cadp,
+}
+
+impl SimBackend {
+    fn name(self) -> &'static str {
+        match self {
+            SimBackend::Native => "native",
+            SimBackend::Lnt => "lnt",
+            SimBackend::Cadp => "cadp",
+        }
+    }
+
+    /// The seed run `i` was drawn with, as the user can reproduce it.
+    fn run_seed(self, seed: u64, i: usize) -> u64 {
+        if self == SimBackend::Cadp { seed.wrapping_add(i as u64) } else { seed }
+    }
 }
 
 pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
@@ -226,7 +250,9 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         seed: a.seed,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
     };
-    let report = if a.lnt {
+    let report = if a.backend == SimBackend::Cadp {
+        Ok(super::verify_cadp::simulate_cadp(l, a, &opts)?)
+    } else if a.backend == SimBackend::Lnt {
         let stem =
             std::path::Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
         let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);
@@ -266,7 +292,8 @@ fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
         let _ = writeln!(s, "no initial state (the assumptions exclude every initial state)");
     }
     for (i, run) in r.runs.iter().enumerate() {
-        let _ = writeln!(s, "=== run {} of {} (seed {}, at most {} steps)", i + 1, r.runs.len(), a.seed, a.steps);
+        let seed = a.backend.run_seed(a.seed, i);
+        let _ = writeln!(s, "=== run {} of {} (seed {seed}, at most {} steps)", i + 1, r.runs.len(), a.steps);
         s += &trace::render(&l.model, &l.behaviours, &run.trace);
         for p in &run.properties {
             let at = p.at_step.map_or(String::new(), |k| format!(" at step {k}"));
@@ -291,7 +318,7 @@ fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateRepo
     json!({
         "spec": spec_name,
         "externs": l.model.externs,
-        "backend": if a.lnt { "lnt" } else { "native" },
+        "backend": a.backend.name(),
         "fair": a.fair,
         "seed": a.seed,
         "steps": a.steps,

@@ -2,11 +2,15 @@
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
 use super::load::Loaded;
+use super::verify::SimulateArgs;
 use super::verify::{interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::cadp::{self, CadpError, CadpOptions, CadpRun, Workflow};
-use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
+use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, Workflow};
+use crate::engine::simulate::RecordedWalk;
+use crate::engine::{
+    PropertyResult, SimulateOptions, SimulateReport, Stats, StopReason, Verdict, VerifyReport, peak_rss_mib,
+};
 use crate::lnt::{mcl, names, view::undef_value};
 use crate::trace::{self, from_labels};
 use std::fmt::Write;
@@ -56,7 +60,8 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     let undef = undef_value(&l.model, &analysis);
     let mut results = vec![];
     for r in std::mem::take(&mut run.results) {
-        let prop = l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
+        let prop =
+            l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
             (Verdict::Violated, Some(path)) => Some(translate(l, &analysis, undef, a.fair, &mut run, prop, path)?),
             (Verdict::Violated, None) => {
@@ -147,4 +152,57 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
         let _ = writeln!(s, "CADP was stopped: {}; undecided properties are `unknown`", stop_text(stop));
     }
     s
+}
+
+/// `labs simulate --backend cadp`: Executor's runs, each translated to a LAbS trace, replayed,
+/// cut to `--steps` LAbS steps and marked as the native runs are.
+pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
+    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let analysis = analyse(&l.model, &l.behaviours);
+    let undef = undef_value(&l.model, &analysis);
+    let exec = ExecutorOptions {
+        fair: a.fair,
+        runs: a.runs,
+        steps: a.steps,
+        seed: a.seed,
+        timeout: None,
+        cancel: Some(interrupt_flag()),
+        base: names::module_name(&stem),
+        source: super::emit::source_text(l),
+    };
+    let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;
+    if let Some(stop) = report.stopped {
+        let code = if stop == StopReason::Timeout { exit::TIMEOUT } else { exit::INTERRUPTED };
+        return Err(Failure::new(
+            code,
+            format!("Executor was stopped ({}) after {} runs", stop_text(stop), report.runs.len()),
+        ));
+    }
+    let mut runs = vec![];
+    for r in &report.runs {
+        let encoding_error = |m: String| {
+            Failure::new(
+                exit::BACKEND,
+                format!("internal error of the LNT encoding: Executor's run with seed {} {m}", r.seed),
+            )
+        };
+        let t = from_labels::translate(&l.model, &l.behaviours, a.fair, undef, &r.path, None)
+            .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
+        let mut trace = t.trace;
+        trace::replay(&l.model, &l.behaviours, &trace)
+            .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
+        if trace.steps.len() > a.steps {
+            trace.steps.truncate(a.steps);
+            trace.ends_in_deadlock = false;
+        }
+        // Marks as for a native run: the walk offers the recorded step, and ends where the
+        // trace ends (a deadlock only if Executor said so).
+        let steps = if trace.ends_in_deadlock { a.steps } else { trace.steps.len() };
+        let one = SimulateOptions { runs: 1, steps, seed: 0, ..opts.clone() };
+        let mut walk = RecordedWalk::new(&trace);
+        let marked = crate::engine::simulate_with(&l.model, &l.behaviours, &one, &mut walk)
+            .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
+        runs.extend(marked.runs);
+    }
+    Ok(SimulateReport { runs })
 }

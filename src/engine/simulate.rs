@@ -117,6 +117,33 @@ impl Walk for NativeWalk<'_, '_> {
     }
 }
 
+/// A run recorded elsewhere (an Executor run translated to LAbS), walked step by step so that
+/// `simulate_with` marks its properties as it marks the runs it draws itself. The walk ends
+/// with the trace: give `simulate_with` at most `trace.len()` steps unless the trace ends in a
+/// deadlock.
+pub struct RecordedWalk<'t> {
+    pub trace: &'t Trace,
+    pos: usize,
+}
+
+impl<'t> RecordedWalk<'t> {
+    pub fn new(trace: &'t Trace) -> RecordedWalk<'t> {
+        RecordedWalk { trace, pos: 0 }
+    }
+}
+
+impl Walk for RecordedWalk<'_> {
+    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
+        Ok(vec![self.trace.initial.clone()])
+    }
+    fn successors(&mut self, _cur: &[i32], _trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
+        Ok(self.trace.steps.get(self.pos).map(|s| vec![(s.event.clone(), s.state.clone())]).unwrap_or_default())
+    }
+    fn take(&mut self, _i: usize) {
+        self.pos += 1;
+    }
+}
+
 /// Random runs: a uniformly chosen initial state, then uniformly chosen steps (among all
 /// enabled steps, counted with multiplicity), up to `steps` steps or a deadlock. `always`
 /// properties are marked violated at their first bad state, `finally`/`eventually`

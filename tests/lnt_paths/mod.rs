@@ -51,4 +51,3 @@ pub fn aut_text(labels: &[(String, u32)], loop_target: Option<u32>) -> String {
     }
     format!("des (0, {}, {})\n{}\n", lines.len(), lines.len() + 1, lines.join("\n"))
 }
-
