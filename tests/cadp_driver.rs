@@ -34,6 +34,7 @@ case "$script" in *.svl) ;; *) script="$script.svl" ;; esac
 log="${script%.svl}.log"
 plan="$CADP/plan"
 echo "$script" >> "$plan/ran"
+printf '%s\n%s\n' "$CADP" "$PATH" > "$plan/env"
 if [ -f "$plan/fail" ]; then cat "$plan/fail"; exit 1; fi
 if [ -f "$plan/sleep" ]; then sleep "$(cat "$plan/sleep")"; fi
 : > "$log"
@@ -73,7 +74,8 @@ struct FakeCadp {
 impl FakeCadp {
     fn new() -> FakeCadp {
         let root = Scratch::path("fake-cadp", "cadp");
-        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO), ("lnt.open", FAKE_LNT_OPEN)] {
+        let arch = "#!/bin/sh\necho x64\n";
+        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO), ("lnt.open", FAKE_LNT_OPEN), ("arch", arch)] {
             let p = root.join("com").join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
@@ -339,7 +341,7 @@ fn no_file_of_the_installation_is_written() {
     let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let after: BTreeSet<PathBuf> = walk(&cadp.root);
-    let new: Vec<_> = after.difference(&before).filter(|p| !p.ends_with("ran")).collect();
+    let new: Vec<_> = after.difference(&before).filter(|p| !p.ends_with("ran") && !p.ends_with("env")).collect();
     assert!(new.is_empty(), "{new:?}");
 }
 
@@ -408,4 +410,24 @@ fn simulation_runs_executor_with_one_seed_per_run() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("=== run 2 of 2 (seed 8,"), "{out}");
     assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+#[test]
+fn the_tools_run_with_cadp_set_and_its_directories_on_path() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let root = cadp.root.to_str().unwrap().to_string();
+    // Found through PATH alone, without $CADP.
+    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"])
+        .env_remove("CADP")
+        .env("PATH", format!("{root}/com:/usr/bin:/bin"))
+        .env("CADP_TMP", &*cadp.tmp)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let env = std::fs::read_to_string(cadp.root.join("plan/env")).unwrap();
+    let (cadp_var, path) = env.trim_end().split_once('\n').unwrap();
+    assert_eq!(cadp_var, root);
+    assert!(path.starts_with(&format!("{root}/com:{root}/bin.x64:")), "{path}");
 }

@@ -46,6 +46,41 @@ pub fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, Ca
     Ok(Tools { root, svl, bcg_io, lnt_open })
 }
 
+impl Tools {
+    /// The installation's root: `$CADP`, else the folder above the `com/` that holds `svl`.
+    pub fn root_dir(&self) -> Option<PathBuf> {
+        self.root.clone().or_else(|| {
+            let com = self.svl.parent()?;
+            (com.file_name()? == "com").then(|| com.parent().map(Path::to_path_buf)).flatten()
+        })
+    }
+
+    /// The environment CADP's tools run with: `$CADP` set (they refuse to run without it), and
+    /// `$CADP/com` and `$CADP/bin.ARCH` (ARCH as `$CADP/com/arch` prints it) ahead on `PATH`, since
+    /// the script svl generates calls the other tools by name.
+    pub fn child_env(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        let Some(root) = self.root_dir() else { return vec![] };
+        let mut dirs = vec![root.join("com")];
+        let arch = std::process::Command::new(root.join("com").join("arch"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|a| !a.is_empty() && !a.contains('/'));
+        if let Some(a) = arch {
+            dirs.push(root.join(format!("bin.{a}")));
+        }
+        dirs.extend(std::env::var_os("PATH").iter().flat_map(std::env::split_paths));
+        let mut env = vec![("CADP", root.into_os_string())];
+        if let Ok(path) = std::env::join_paths(dirs) {
+            env.push(("PATH", path));
+        }
+        env
+    }
+}
+
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -80,6 +115,11 @@ mod tests {
         assert_eq!(t.bcg_io, bin.join("bcg_io"));
         let e = locate_in(Some(root.as_os_str()), None).unwrap_err();
         assert!(matches!(&e, CadpError::NotInstalled(m) if m.contains("bcg_io")), "{e:?}");
+        // Found on PATH, in an installation's com/: its root is the folder above.
+        let path = std::env::join_paths([root.join("com"), bin.clone()]).unwrap();
+        let t = locate_in(None, Some(path.as_os_str())).unwrap();
+        assert_eq!(t.svl, root.join("com/svl"));
+        assert_eq!(t.root_dir(), Some(root.clone()));
         let e = locate_in(None, Some(base.join("nowhere").as_os_str())).unwrap_err();
         assert!(matches!(&e, CadpError::NotInstalled(m) if m.contains("$CADP is not set")), "{e:?}");
         std::fs::remove_dir_all(&base).unwrap();

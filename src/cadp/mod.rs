@@ -17,7 +17,7 @@ use crate::lnt::{self, Dialect, EmitOptions, svl};
 use crate::model::Model;
 use crate::trace::cadp::{LabelPath, parse_trace};
 pub use log::LtsSize;
-use process::{Ended, Limits};
+use process::{Ended, Limits, Tool};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -169,7 +169,9 @@ pub fn verify(
     }
     let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
     let mut shown = 0;
-    let ended = process::run(&tools.svl, &[&script], work_dir.path(), &output, &limits, || {
+    let env = tools.child_env();
+    let svl_cmd = Tool { program: &tools.svl, args: &[&script], env: &env };
+    let ended = process::run(&svl_cmd, work_dir.path(), &output, &limits, || {
         if let Some(p) = &opts.progress {
             shown = show_progress(&log_file, shown, p.as_ref());
         }
@@ -228,7 +230,7 @@ pub fn verify(
             Some(d) => (Some(d), Some("inline in the log".to_string())),
             None => {
                 let diag = svl::diag_file(&opts.base, name, monolithic);
-                let read = read_diagnostic(&tools, work_dir.path(), &diag, &limits);
+                let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, &limits);
                 match read.map_err(|m| fail(m, &mut work_dir))? {
                     Some(d) => (Some(d), Some(diag.replace(".bcg", ".aut"))),
                     None => (None, None),
@@ -315,6 +317,7 @@ pub fn executor_runs(
     let mut work_dir = WorkDir::temporary().map_err(CadpError::Io)?;
     lnt::write_files(work_dir.path(), &program)
         .map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))?;
+    let env = tools.child_env();
     let per_step = TRANSITIONS_PER_STEP_AND_AGENT * model.n_agents().max(1);
     let depth = (opts.steps + 1).saturating_mul(per_step).to_string();
     let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
@@ -324,7 +327,8 @@ pub fn executor_runs(
         let seed_text = seed.to_string();
         let out = work_dir.path().join(format!("executor-{seed}.txt"));
         let args = [lnt_name.as_str(), "executor", depth.as_str(), "3", seed_text.as_str()];
-        let ended = process::run(&lnt_open, &args, work_dir.path(), &out, &limits, || {})?;
+        let ended =
+            process::run(&Tool { program: &lnt_open, args: &args, env: &env }, work_dir.path(), &out, &limits, || {})?;
         let stopped = match ended {
             Ended::TimedOut => Some(StopReason::Timeout),
             Ended::Interrupted => Some(StopReason::Interrupted),
@@ -360,6 +364,7 @@ pub fn executor_runs(
 /// the path or lasso in it; `None` if there is no such file.
 fn read_diagnostic(
     tools: &install::Tools,
+    env: &[(&'static str, std::ffi::OsString)],
     dir: &Path,
     diag: &str,
     limits: &Limits,
@@ -369,7 +374,8 @@ fn read_diagnostic(
     }
     let aut = diag.replace(".bcg", ".aut");
     let out = dir.join("labs-bcg_io-output.txt");
-    let ended = process::run(&tools.bcg_io, &[diag, &aut], dir, &out, limits, || {}).map_err(|e| e.to_string())?;
+    let bcg_io = Tool { program: &tools.bcg_io, args: &[diag, &aut], env };
+    let ended = process::run(&bcg_io, dir, &out, limits, || {}).map_err(|e| e.to_string())?;
     let text = std::fs::read_to_string(dir.join(&aut)).unwrap_or_default();
     if ended != Ended::Exited(Some(0)) || text.is_empty() {
         let msg = std::fs::read_to_string(&out).unwrap_or_default();

@@ -26,18 +26,29 @@ pub enum Ended {
 
 const POLL: Duration = Duration::from_millis(20);
 
-/// Runs `program args…` in `dir`, stdout and stderr into `output`, calling `poll` about every
-/// 20 ms while it runs (progress).
+/// A command: the program, its arguments, the variables set for it.
+pub struct Tool<'a> {
+    pub program: &'a Path,
+    pub args: &'a [&'a str],
+    pub env: &'a [(&'static str, std::ffi::OsString)],
+}
+
+/// Runs the tool in `dir`, stdout and stderr into `output`, calling `poll` about every 20 ms
+/// while it runs (progress).
 pub fn run(
-    program: &Path,
-    args: &[&str],
+    tool: &Tool,
     dir: &Path,
     output: &Path,
     limits: &Limits,
     mut poll: impl FnMut(),
 ) -> Result<Ended, CadpError> {
     use std::os::unix::process::CommandExt;
-    let handle = duct::cmd(program, args)
+    let program = tool.program;
+    let mut cmd = duct::cmd(program, tool.args);
+    for (k, v) in tool.env {
+        cmd = cmd.env(k, v);
+    }
+    let handle = cmd
         .dir(dir)
         .stdin_null()
         .stderr_to_stdout()
@@ -81,6 +92,10 @@ pub fn run(
 mod tests {
     use super::*;
 
+    fn sh<'a>(args: &'a [&'a str]) -> Tool<'a> {
+        Tool { program: Path::new("/bin/sh"), args, env: &[] }
+    }
+
     #[test]
     fn time_limit_ends_the_whole_group() {
         let dir = std::env::temp_dir().join(format!("labs-process-test-{}", std::process::id()));
@@ -90,13 +105,13 @@ mod tests {
         let script = "(sleep 2; echo late > late.txt) & echo started; wait";
         let limits = Limits { deadline: Some(Instant::now() + Duration::from_millis(300)), cancel: None };
         let t = Instant::now();
-        let ended = run(Path::new("/bin/sh"), &["-c", script], &dir, &out, &limits, || {}).unwrap();
+        let ended = run(&sh(&["-c", script]), &dir, &out, &limits, || {}).unwrap();
         assert_eq!(ended, Ended::TimedOut);
         assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
         std::thread::sleep(Duration::from_millis(2500));
         assert!(!dir.join("late.txt").exists(), "the background child survived");
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "started\n");
-        let ended = run(Path::new("/bin/sh"), &["-c", "exit 3"], &dir, &out, &Limits::default(), || {}).unwrap();
+        let ended = run(&sh(&["-c", "exit 3"]), &dir, &out, &Limits::default(), || {}).unwrap();
         assert_eq!(ended, Ended::Exited(Some(3)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
