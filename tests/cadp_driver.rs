@@ -431,3 +431,31 @@ fn the_tools_run_with_cadp_set_and_its_directories_on_path() {
     assert_eq!(cadp_var, root);
     assert!(path.starts_with(&format!("{root}/com:{root}/bin.x64:")), "{path}");
 }
+
+#[test]
+fn ctrl_c_stops_cadp_and_exits_130() {
+    let cadp = FakeCadp::new();
+    cadp.plan("sleep", "30");
+    let spec = format!("{BENCH}/leader.labs");
+    let child = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(["verify", &spec, "n=3", "--backend", "cadp", "--json"])
+        .env("CADP", &*cadp.root)
+        .env("CADP_TMP", &*cadp.tmp)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until svl runs, then interrupt labs as a terminal's Ctrl-C would.
+    let t = Instant::now();
+    while cadp.scripts_run().is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!cadp.scripts_run().is_empty(), "svl never ran");
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(verdicts(&json(&o)).iter().all(|(_, v)| v == "unknown"));
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
