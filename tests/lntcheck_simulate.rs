@@ -139,3 +139,41 @@ fn an_lnt_program_that_departs_from_the_semantics_is_reported() {
         other => panic!("expected a mismatch, got {:?}", other.map(|r| r.runs.len())),
     }
 }
+
+#[test]
+fn an_initial_state_the_program_cannot_reach_is_reported() {
+    // Tamper with the initialisation: leader starts at 4 instead of _n = 3. The run's initial
+    // state (a native one) is then no initial state of the LNT program.
+    let (m, b) = load(&bench("leader.labs"), &["n=3"]);
+    let src = emitted(&m, &b, "leader", false);
+    let needle = "v := 3;\n            L[0] := v;";
+    assert!(src.contains(needle), "the emitted initialisation changed: update this test");
+    let bad = src.replace(needle, "v := 4;\n            L[0] := v;");
+    let opts = SimulateOptions { fair: false, runs: 1, steps: 5, seed: 1, properties: None };
+    match lnt_sim(&m, &b, &bad, &opts) {
+        Err(EngineError::Runtime { message, .. }) => {
+            assert!(message.contains("no way through it reaches the initial state"), "{message}")
+        }
+        other => panic!("expected a mismatch, got {:?}", other.map(|r| r.runs.len())),
+    }
+}
+
+#[test]
+fn runs_start_where_the_native_runs_start_even_among_a_million_initial_states() {
+    // flock with 3 birds on a 5 × 5 grid has 100^3 initial states; each run finds its own
+    // through the LNT initialisation instead of listing them all. A run starts from the
+    // initial state the native simulator draws with the same seed.
+    let (m, b) = load(&bench("flock.labs"), &["birds=3", "grid=5", "delta=5"]);
+    let src = emitted(&m, &b, "flock", true);
+    let opts = SimulateOptions { fair: true, runs: 3, steps: 8, seed: 9, properties: None };
+    let lnt = lnt_sim(&m, &b, &src, &opts).unwrap();
+    let native = labs::engine::simulate(&m, &b, &opts).unwrap();
+    assert_eq!(lnt.runs.len(), 3);
+    for (l, n) in lnt.runs.iter().zip(&native.runs) {
+        assert_eq!(l.trace.initial, n.trace.initial);
+        replay(&m, &b, &l.trace).unwrap();
+        assert!(l.trace.steps.len() == 8 || l.deadlock);
+    }
+    let distinct: std::collections::BTreeSet<_> = lnt.runs.iter().map(|r| r.trace.initial.clone()).collect();
+    assert!(distinct.len() > 1, "three runs from one initial state");
+}

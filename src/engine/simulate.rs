@@ -89,8 +89,10 @@ pub struct SimulateReport {
 pub trait Walk {
     /// Every initial state (called once, before the runs).
     fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError>;
-    /// The run starts at `initial()[i]`.
-    fn start(&mut self, _i: usize) {}
+    /// The run starts at `initial()[i]`, which is `state`.
+    fn start(&mut self, _i: usize, _state: &[i32]) -> Result<(), EngineError> {
+        Ok(())
+    }
     /// Every successor of the current state `cur` (counted with multiplicity, in a
     /// reproducible order); `trace` is the run so far, for error reports.
     fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError>;
@@ -174,7 +176,7 @@ pub fn simulate_with(
     }
     for _ in 0..opts.runs {
         let i0 = rng.below(initial.len() as u64) as usize;
-        walk.start(i0);
+        walk.start(i0, &initial[i0])?;
         let init = initial[i0].clone();
         let mut trace = Trace {
             fair: opts.fair,

@@ -150,6 +150,15 @@ impl Places {
     }
 }
 
+/// Two independent 64-bit hashes of a (skeleton, state) pair.
+fn fingerprint(sk: &Skeleton, st: &SysState) -> u128 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut a = std::collections::hash_map::DefaultHasher::new();
+    (sk, st).hash(&mut a);
+    let b = rustc_hash::FxBuildHasher.hash_one((sk, st));
+    (u128::from(a.finish()) << 64) | u128::from(b)
+}
+
 /// The interpreter as a `Walk` of LAbS states.
 pub struct LntWalk<'a> {
     model: &'a Model,
@@ -158,8 +167,6 @@ pub struct LntWalk<'a> {
     places: Places,
     undef: i64,
     work: Work,
-    /// Real states of the initial LAbS states (in `initial()` order).
-    inits: Vec<SysState>,
     /// Real states of the successors last returned.
     pending: Vec<SysState>,
     /// The current real state.
@@ -180,17 +187,9 @@ impl<'a> LntWalk<'a> {
             places,
             undef,
             work: Work::default(),
-            inits: vec![],
             pending: vec![],
             cur: None,
             widest_step: 0,
-        }
-    }
-
-    fn lnt_err(&self, d: super::Diag, trace: Option<&Trace>) -> EngineError {
-        EngineError::Runtime {
-            message: format!("in the emitted LNT program:{d}"),
-            trace: trace.map(|t| Box::new(t.clone())),
         }
     }
 
@@ -198,10 +197,13 @@ impl<'a> LntWalk<'a> {
     /// reproducible order (depth first, transitions in the interpreter's order).
     pub fn labs_steps(&mut self, from: &SysState) -> Result<Vec<(Skeleton, SysState)>, String> {
         let mut out: Vec<(Skeleton, SysState)> = vec![];
-        let mut seen_out: FxHashSet<(Skeleton, SysState)> = FxHashSet::default();
-        let mut visited: FxHashSet<(Skeleton, SysState)> = FxHashSet::default();
+        // Intermediate states are remembered by a 128-bit fingerprint, not kept whole: an
+        // initialisation can pass through millions of them (two independent 64-bit hashes;
+        // a collision would drop a path, which the comparison with the native steps reports).
+        let mut seen_out: FxHashSet<u128> = FxHashSet::default();
+        let mut visited: FxHashSet<u128> = FxHashSet::default();
         let mut stack = vec![(Skeleton::default(), from.clone())];
-        visited.insert((Skeleton::default(), from.clone()));
+        visited.insert(fingerprint(&Skeleton::default(), from));
         let mut first = true;
         while let Some((sk, st)) = stack.pop() {
             let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
@@ -222,16 +224,14 @@ impl<'a> LntWalk<'a> {
             let mut next = vec![];
             for t in succ {
                 if t.label == "DONE" {
-                    let key = (sk.clone(), t.next);
-                    if seen_out.insert(key.clone()) {
-                        out.push(key);
+                    if seen_out.insert(fingerprint(&sk, &t.next)) {
+                        out.push((sk.clone(), t.next));
                     }
                 } else {
                     let mut s2 = sk.clone();
                     s2.add(&t.orig)?;
-                    let key = (s2, t.next);
-                    if visited.insert(key.clone()) {
-                        next.push(key);
+                    if visited.insert(fingerprint(&s2, &t.next)) {
+                        next.push((s2, t.next));
                     }
                 }
             }
@@ -240,6 +240,60 @@ impl<'a> LntWalk<'a> {
         }
         self.widest_step = self.widest_step.max(visited.len());
         Ok(out)
+    }
+
+    /// A state of the LNT program reached by its first `DONE` whose LAbS state is `target`.
+    /// Depth first through the initialisation; the program initialises the environment, then
+    /// each agent in id order, each part ending with `INIT !j` (j = 0: the environment, j = a + 1:
+    /// agent a), so a path is abandoned as soon as a part it finished disagrees with `target`.
+    /// (Should the program not follow that order, no path is abandoned: only slower.)
+    fn find_initial(&mut self, target: &[i32]) -> Result<SysState, String> {
+        let init = self.ex.initial().map_err(|d| format!("{d}"))?;
+        let mut visited: FxHashSet<u128> = FxHashSet::default();
+        let mut stack = vec![init];
+        while let Some(st) = stack.pop() {
+            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
+            let mut next = vec![];
+            for t in succ {
+                if t.label == "DONE" {
+                    if self.labs_state(&t.next)? == target {
+                        return Ok(t.next);
+                    }
+                    continue;
+                }
+                let finished = t.orig.strip_prefix("INIT !").and_then(|j| j.parse::<usize>().ok());
+                if let Some(j) = finished
+                    && !self.part_agrees(&t.next, target, j)
+                {
+                    continue;
+                }
+                if visited.insert(fingerprint(&Skeleton::default(), &t.next)) {
+                    next.push(t.next);
+                }
+            }
+            stack.extend(next.into_iter().rev());
+        }
+        Err(format!(
+            "no way through it reaches the initial state {target:?} of the native semantics (the initial states \
+             differ)"
+        ))
+    }
+
+    /// Whether the part `j` of the initialisation (0: the environment, a + 1: agent a) gave
+    /// the values of `target` (attributes, stigmergic values, environment; timestamps are
+    /// checked at `DONE`). Unknown (the state cannot be read yet): yes.
+    fn part_agrees(&self, st: &SysState, target: &[i32], j: usize) -> bool {
+        let Ok(v) = self.labs_state(st) else { return true };
+        let lay = &self.stepper.lay;
+        let slots: Vec<usize> = match j {
+            0 => (0..lay.env_len).collect(),
+            _ if j - 1 < lay.n_agents => {
+                let a = j - 1;
+                (0..lay.attr_len).map(|k| lay.attr(a, k)).chain((0..lay.stig_len).map(|k| lay.stig(a, k))).collect()
+            }
+            _ => return true,
+        };
+        slots.iter().all(|&k| v[k] == target[k])
     }
 
     fn to_i32(&self, v: &Value) -> i32 {
@@ -346,35 +400,20 @@ impl<'a> LntWalk<'a> {
 }
 
 impl Walk for LntWalk<'_> {
+    /// The native initial states: listing those of the LNT program would mean running every
+    /// way through its initialisation (a million for flock with 3 birds); each run instead
+    /// finds the LNT state of the initial state it starts from (`start`).
     fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
-        let init = self.ex.initial().map_err(|d| self.lnt_err(d, None))?;
-        let steps = self.labs_steps(&init).map_err(|m| EngineError::Runtime {
+        self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })
+    }
+
+    fn start(&mut self, _i: usize, state: &[i32]) -> Result<(), EngineError> {
+        let found = self.find_initial(state).map_err(|m| EngineError::Runtime {
             message: format!("in the initialisation of the emitted LNT program: {m}"),
             trace: None,
         })?;
-        let mut out = vec![];
-        self.inits.clear();
-        for (_, st) in steps {
-            let v = self.labs_state(&st).map_err(EngineError::Internal)?;
-            out.push(v);
-            self.inits.push(st);
-        }
-        // Every initial LAbS state must be a native initial state and conversely.
-        let native = self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
-        let a: FxHashSet<&Vec<i32>> = out.iter().collect();
-        let b: FxHashSet<&Vec<i32>> = native.iter().collect();
-        if a != b {
-            return Err(EngineError::Internal(format!(
-                "the initial states of the emitted LNT program ({}) differ from the native ones ({})",
-                a.len(),
-                b.len()
-            )));
-        }
-        Ok(out)
-    }
-
-    fn start(&mut self, i: usize) {
-        self.cur = Some(self.inits[i].clone());
+        self.cur = Some(found);
+        Ok(())
     }
 
     fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
