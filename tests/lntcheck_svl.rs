@@ -305,6 +305,15 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
                 native.as_str()
             );
             assert_eq!(r.verdict, native, "{what}: property {}", r.property);
+            // The block's reduction was applied (and checked to be a congruence by
+            // `check_script`): it never grows an LTS.
+            let (rs, rt) = r.reduced.unwrap_or_else(|| panic!("{what}: {} was not reduced", r.property));
+            eprintln!("    reduced: {rs} states / {rt} transitions");
+            assert!(rs <= r.states, "{what}: {rs} > {}", r.states);
+            for leaf in &r.leaves {
+                let (ls, _) = leaf.reduced.unwrap_or_else(|| panic!("{what}: leaf {} not reduced", leaf.text));
+                assert!(ls <= leaf.states, "{what}: leaf {}", leaf.text);
+            }
         }
     }
 }
@@ -420,6 +429,18 @@ fn cli_lts_property() {
         let lab = l.split(", ").nth(1).unwrap();
         assert!(lab == "i" || lab == "\"DONE\"" || lab.starts_with("\"L_LEADER !"), "{l}");
     }
+    // --reduce: the same block minimised (leaves, then the whole), written and measured; the
+    // result is the unreduced LTS minimised (`check_script` checks it; here its size, and
+    // that it is smaller).
+    let reduced = dir.join("r.aut");
+    let o = run(&["lts", &leader, "n=3", "--property", "LeaderIs0", "--reduce", "-o", reduced.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("(divsharp reduction: "), "{err}");
+    let last = err.lines().last().unwrap();
+    let n: usize = last.split(' ').next().unwrap().parse().unwrap();
+    assert!(n < 333, "{err}");
+    assert!(std::fs::read_to_string(&reduced).unwrap().starts_with("des (0, "));
     // a leaf with the property's hiding: A_X hidden in Agent_Bird 0 for Aligned (reads L_H)
     let ext = ["birds=2", "delta=1", "grid=3"];
     let o = run(&[

@@ -68,6 +68,8 @@ pub struct LtsArgs {
     pub property: Option<String>,
     /// The SVL script to execute (default: the one emitted for the spec).
     pub svl_file: Option<std::path::PathBuf>,
+    /// Apply the block's `root leaf` reduction.
+    pub reduce: bool,
 }
 
 pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
@@ -122,10 +124,19 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?,
             };
             let mut c = lntcheck::svl::Composer::new(&prog, a.max_states);
+            if a.reduce {
+                let r = lntcheck::reduce::Reduction::from_svl(&block.reduction, &block.hold).ok_or_else(|| {
+                    Failure::new(exit::BACKEND, format!("unknown reduction `{}` in the SVL script", block.reduction))
+                })?;
+                c.reduction = Some(r);
+            }
             let lts = c.compose(beh, true).map_err(|m| Failure::new(exit::BACKEND, format!("{name}: {m}")))?;
             if a.leaf.is_none() {
                 for leaf in &c.leaves {
-                    eprintln!("leaf {}: {} states, {} transitions", leaf.text, leaf.states, leaf.transitions);
+                    let reduced = leaf.reduced.map_or(String::new(), |(s, t)| {
+                        format!(" ({} reduction: {s} states, {t} transitions)", block.reduction)
+                    });
+                    eprintln!("leaf {}: {} states, {} transitions{reduced}", leaf.text, leaf.states, leaf.transitions);
                 }
             }
             lts

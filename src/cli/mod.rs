@@ -197,7 +197,7 @@ enum Command {
         /// Interpret this LNT file instead of the program emitted for SPEC
         #[arg(long, value_name = "FILE.lnt")]
         lnt: Option<PathBuf>,
-        /// Execute this property's block of the compositional SVL script (no minimisation):
+        /// Execute this property's block of the compositional SVL script (minimised with --reduce):
         /// every leaf generated alone, per-leaf hiding, par, total prio, hide all but; with
         /// --leaf, that agent's leaf with the property's hiding
         #[arg(long, value_name = "P")]
@@ -206,6 +206,10 @@ enum Command {
         /// DEFAULT_PROCESS_FILE, relative to the script, unless --lnt is given)
         #[arg(long, value_name = "FILE.svl", requires = "property")]
         svl: Option<PathBuf>,
+        /// With --property: apply the block's reduction as SVL's `root leaf` does (every leaf,
+        /// then the result, minimised modulo divsharp with the `hold` gates, or divbranching)
+        #[arg(long, requires = "property")]
+        reduce: bool,
         /// Output file (Aldebaran format)
         #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
         output: PathBuf,
@@ -357,7 +361,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
-        Command::Lts { spec, fair, leaf, no_value_analysis, max_states, lnt_dialect, lnt, property, svl, output } => {
+        Command::Lts {
+            spec,
+            fair,
+            leaf,
+            no_value_analysis,
+            max_states,
+            lnt_dialect,
+            lnt,
+            property,
+            svl,
+            reduce,
+            output,
+        } => {
             let args = lts::LtsArgs {
                 fair,
                 leaf,
@@ -368,6 +384,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 lnt_file: lnt.clone(),
                 property,
                 svl_file: svl.clone(),
+                reduce,
             };
             if lnt.is_some() || svl.is_some() {
                 return lts::run(None, &args);

@@ -10,6 +10,7 @@ pub mod interp;
 pub mod lexer;
 pub mod lts;
 pub mod parser;
+pub mod reduce;
 pub mod sem;
 pub mod simulate;
 pub mod svl;
