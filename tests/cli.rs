@@ -281,6 +281,15 @@ fn cadp_backend_without_cadp_is_exit_1() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("hint: use `--backend native`"), "{}", stderr(&o));
+    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(["simulate", &shared("benchmarks/leader.labs"), "n=3", "--backend", "cadp"])
+        .env_remove("CADP")
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
 }
 
 #[test]

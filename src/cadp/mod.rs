@@ -131,22 +131,15 @@ pub fn verify(
 ) -> Result<CadpRun, CadpError> {
     let start = Instant::now();
     let tools = install::locate()?;
-    let dialect = lnt::detect_dialect().unwrap_or(Dialect::CURRENT);
-    let emit_opts = EmitOptions {
-        fair: opts.fair,
-        properties: opts.properties.clone(),
-        dialect,
-        base: opts.base.clone(),
-        source: opts.source.clone(),
-    };
+    let emit_opts = emit_options(opts.fair, &opts.properties, &opts.base, &opts.source);
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
+    let dialect = emit_opts.dialect;
     let mut work_dir = match &opts.keep_files {
         Some(d) => WorkDir::kept(d),
         None => WorkDir::temporary(),
     }
     .map_err(CadpError::Io)?;
-    lnt::write_files(work_dir.path(), &files)
-        .map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))?;
+    write_into(&work_dir, &files)?;
     let names: Vec<String> = lnt::mcl::select_properties(model, &opts.properties)
         .map_err(|e| CadpError::Emit(e.message))?
         .iter()
@@ -179,11 +172,7 @@ pub fn verify(
     let text = std::fs::read_to_string(&log_file).or_else(|_| std::fs::read_to_string(&output)).unwrap_or_default();
     let out_text = std::fs::read_to_string(&output).unwrap_or_default();
     let parsed = log::parse(&text);
-    let stopped = match ended {
-        Ended::TimedOut => Some(StopReason::Timeout),
-        Ended::Interrupted => Some(StopReason::Interrupted),
-        Ended::Exited(_) => None,
-    };
+    let stopped = stop_reason(ended);
     let fail = |message: String, work_dir: &mut WorkDir| CadpError::Failed { message, work_dir: Some(work_dir.keep()) };
     let mut results = vec![];
     for name in &names {
@@ -303,20 +292,13 @@ pub fn executor_runs(
     let lnt_open = tools.lnt_open.clone().ok_or_else(|| {
         CadpError::NotInstalled("CADP's `lnt.open` was not found (needed to run Executor)".to_string())
     })?;
-    let dialect = lnt::detect_dialect().unwrap_or(Dialect::CURRENT);
-    let emit_opts = EmitOptions {
-        fair: opts.fair,
-        properties: vec![],
-        dialect,
-        base: opts.base.clone(),
-        source: opts.source.clone(),
-    };
+    let emit_opts = emit_options(opts.fair, &[], &opts.base, &opts.source);
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
+    let dialect = emit_opts.dialect;
     let lnt_name = format!("{}.lnt", opts.base);
     let program: Vec<_> = files.into_iter().filter(|f| f.name == lnt_name).collect();
     let mut work_dir = WorkDir::temporary().map_err(CadpError::Io)?;
-    lnt::write_files(work_dir.path(), &program)
-        .map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))?;
+    write_into(&work_dir, &program)?;
     let env = tools.child_env();
     let per_step = TRANSITIONS_PER_STEP_AND_AGENT * model.n_agents().max(1);
     let depth = (opts.steps + 1).saturating_mul(per_step).to_string();
@@ -329,11 +311,7 @@ pub fn executor_runs(
         let args = [lnt_name.as_str(), "executor", depth.as_str(), "3", seed_text.as_str()];
         let ended =
             process::run(&Tool { program: &lnt_open, args: &args, env: &env }, work_dir.path(), &out, &limits, || {})?;
-        let stopped = match ended {
-            Ended::TimedOut => Some(StopReason::Timeout),
-            Ended::Interrupted => Some(StopReason::Interrupted),
-            Ended::Exited(_) => None,
-        };
+        let stopped = stop_reason(ended);
         if stopped.is_some() {
             return Ok(ExecutorReport { runs, stopped, dialect });
         }
@@ -358,6 +336,30 @@ pub fn executor_runs(
         runs.push(ExecutorRun { seed, path });
     }
     Ok(ExecutorReport { runs, stopped: None, dialect })
+}
+
+/// What `labs emit` would write for these options, in the installed CADP's LNT dialect.
+fn emit_options(fair: bool, properties: &[String], base: &str, source: &str) -> EmitOptions {
+    EmitOptions {
+        fair,
+        properties: properties.to_vec(),
+        dialect: lnt::detect_dialect().unwrap_or(Dialect::CURRENT),
+        base: base.to_string(),
+        source: source.to_string(),
+    }
+}
+
+fn write_into(dir: &WorkDir, files: &[lnt::EmittedFile]) -> Result<(), CadpError> {
+    lnt::write_files(dir.path(), files).map_err(|(p, e)| CadpError::Io(format!("cannot write `{}`: {e}", p.display())))
+}
+
+/// Why a tool was stopped (`None`: it ended by itself).
+fn stop_reason(ended: Ended) -> Option<StopReason> {
+    match ended {
+        Ended::TimedOut => Some(StopReason::Timeout),
+        Ended::Interrupted => Some(StopReason::Interrupted),
+        Ended::Exited(_) => None,
+    }
 }
 
 /// Converts `diag` (a BCG diagnostic written by Evaluator) to `.aut` with `bcg_io` and reads
