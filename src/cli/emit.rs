@@ -37,7 +37,7 @@ pub fn run(
     dialect: Option<&str>,
 ) -> Result<i32, Failure> {
     let (dialect, why) = choose_dialect(dialect)?;
-    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let stem = l.stem();
     let opts = EmitOptions {
         fair,
         properties: properties.to_vec(),

@@ -16,6 +16,14 @@ pub struct Loaded {
     pub behaviours: Vec<Behaviour>,
 }
 
+impl Loaded {
+    /// The spec's file name without its extension (`leader` for `dir/leader.labs`): the base
+    /// of generated file names.
+    pub fn stem(&self) -> String {
+        Path::new(&self.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned())
+    }
+}
+
 /// Loads `path` with the extern words `n=3`…; warnings go to `warnings`.
 pub fn load(
     command: &str,

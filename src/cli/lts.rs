@@ -35,7 +35,7 @@ pub fn emit_program(
     dialect: Dialect,
     value_analysis: bool,
 ) -> Result<(String, String), Failure> {
-    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let stem = l.stem();
     let opts =
         EmitOptions { fair, properties: vec![], dialect, base: lnt::names::module_name(&stem), source: stem.clone() };
     let mut analysis = analyse(&l.model, &l.behaviours);

@@ -253,8 +253,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
     let report = if a.backend == SimBackend::Cadp {
         Ok(super::verify_cadp::simulate_cadp(l, a, &opts)?)
     } else if a.backend == SimBackend::Lnt {
-        let stem =
-            std::path::Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+        let stem = l.stem();
         let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);
         let src = crate::lntcheck::backend::emit_lnt(
             &l.model,

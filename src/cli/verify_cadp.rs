@@ -15,7 +15,7 @@ use crate::lnt::{mcl, names, view::undef_value};
 use crate::trace::{self, from_labels};
 use std::fmt::Write;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
     }
-    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let stem = l.stem();
     let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
     let opts = CadpOptions {
         fair: a.fair,
@@ -157,7 +157,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
 /// `labs simulate --backend cadp`: Executor's runs, each translated to a LAbS trace, replayed,
 /// cut to `--steps` LAbS steps and marked as the native runs are.
 pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
-    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let stem = l.stem();
     let analysis = analyse(&l.model, &l.behaviours);
     let undef = undef_value(&l.model, &analysis);
     let exec = ExecutorOptions {

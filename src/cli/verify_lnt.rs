@@ -11,7 +11,6 @@ use crate::lnt::{Dialect, mcl, view::undef_value};
 use crate::lntcheck::{backend, paths};
 use crate::trace::cadp::LabelPath;
 use crate::trace::{self, from_labels};
-use std::path::Path;
 use std::time::Instant;
 
 pub struct LntVerifyArgs<'a> {
@@ -27,7 +26,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
     }
-    let stem = Path::new(&l.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned());
+    let stem = l.stem();
     let analysis = analyse(&l.model, &l.behaviours);
     let undef = undef_value(&l.model, &analysis);
     let src =

@@ -30,6 +30,8 @@ pub struct Block {
     pub name: String,
     pub text: String,
     pub mcl: String,
+    /// The query's file name, unquoted (for the README).
+    pub mcl_name: String,
     pub bcg: String,
     pub diag: String,
     pub mono_bcg: String,
@@ -94,6 +96,7 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
             name: q.name.clone(),
             text: q.text.replace(['"', '\n', '\r'], " "),
             mcl: quote(&mcl_file(base, &q.name)),
+            mcl_name: mcl_file(base, &q.name),
             bcg: quote(&format!("{base}_{id}.bcg")),
             diag: quote(&diag_file(base, &q.name, false)),
             mono_bcg: quote(&format!("{base}_mono_{id}.bcg")),
