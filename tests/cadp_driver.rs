@@ -451,3 +451,15 @@ fn ctrl_c_stops_cadp_and_exits_130() {
     assert!(verdicts(&json(&o)).iter().all(|(_, v)| v == "unknown"));
     assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
 }
+
+#[test]
+fn unbounded_inputs_point_to_the_monolithic_workflow() {
+    // examples/counter.labs: the value analysis cannot bound `c`, so the compositional
+    // script's Env leaf cannot be generated alone (tests/lntcheck_svl.rs).
+    let cadp = FakeCadp::new();
+    let spec = format!("{EXAMPLES}/counter.labs");
+    let o = cadp.labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "cadp"]);
+    assert!(stderr(&o).contains("use `--workflow monolithic`"), "{}", stderr(&o));
+    let o = cadp.labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "cadp", "--workflow", "monolithic"]);
+    assert!(!stderr(&o).contains("warning: the value analysis does not bound"), "{}", stderr(&o));
+}

@@ -66,7 +66,7 @@ const LEAF_INPUT_LIMIT: u64 = 1 << 16;
 /// compositional script every leaf enumerates its inputs over the analysed domains (only
 /// `MAIN` as a whole bounds them by the partners' offers), so such a spec needs the monolithic
 /// script.
-fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::ValueAnalysis) -> Vec<String> {
+pub(super) fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::ValueAnalysis) -> Vec<String> {
     let mut keys: Vec<_> = analysis.sets.iter().collect();
     keys.sort_by_key(|((v, t), _)| (*v, *t));
     let mut out = vec![];

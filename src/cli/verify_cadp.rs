@@ -56,6 +56,11 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         progress: if show_progress { Some(Arc::new(|line: &str| eprintln!("cadp: {line}"))) } else { None },
     };
     let analysis = analyse(&l.model, &l.behaviours);
+    if a.workflow == Workflow::Compositional {
+        for w in super::emit::unbounded_inputs(l, &analysis) {
+            eprintln!("{}", w.replace("use the monolithic script (`*_mono.svl`)", "use `--workflow monolithic`"));
+        }
+    }
     let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
     let undef = undef_value(&l.model, &analysis);
     let mut results = vec![];
