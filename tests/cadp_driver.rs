@@ -207,6 +207,9 @@ fn verdicts_and_counterexamples_come_from_the_log() {
             assert!(t.is_object(), "{what}: {} has no trace", r["property"]);
             let is_lasso = lassos.contains(r["property"].as_str().unwrap());
             assert_eq!(!t["loop_start"].is_null(), is_lasso, "{what}: {}", r["property"]);
+            // Lassos came through bcg_io's .aut, paths inline from the log.
+            let source = doc["cadp"]["diagnostics"][r["property"].as_str().unwrap()].as_str().unwrap();
+            assert_eq!(source.ends_with("_diag.aut"), is_lasso, "{what}: {source}");
             traces += 1;
             lasso_traces += usize::from(is_lasso);
         }

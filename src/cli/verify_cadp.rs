@@ -64,7 +64,9 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
     let undef = undef_value(&l.model, &analysis);
     let mut results = vec![];
+    let mut sources = vec![];
     for r in std::mem::take(&mut run.results) {
+        sources.push((r.property.clone(), r.diagnostic_source.clone()));
         let prop =
             l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
@@ -96,6 +98,11 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             "workflow": run.workflow.as_str(),
             "lnt_dialect": run.dialect.name(),
             "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
+            // Where each counterexample came from: "inline in the log" or the `.aut` file read.
+            "diagnostics": sources
+                .iter()
+                .filter_map(|(p, src)| src.as_ref().map(|x| (p.clone(), serde_json::Value::from(x.as_str()))))
+                .collect::<serde_json::Map<_, _>>(),
         });
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
