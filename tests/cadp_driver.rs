@@ -466,3 +466,22 @@ fn unbounded_inputs_point_to_the_monolithic_workflow() {
     let o = cadp.labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "cadp", "--workflow", "monolithic"]);
     assert!(!stderr(&o).contains("warning: the value analysis does not bound"), "{}", stderr(&o));
 }
+
+#[test]
+fn cross_check_compares_with_the_native_verdicts() {
+    let spec = format!("{BENCH}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--cross-check"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cross-check: the native engine gives the same verdicts"), "{}", stderr(&o));
+    // A wrong answer from CADP: LeaderIs100 does not hold (every run deadlocks before 100).
+    cadp.plan("LeaderIs100", "\nTRUE\nPASS (1/1)\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--cross-check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CADP finds LeaderIs100 holds, the native engine violated"), "{}", stderr(&o));
+    assert_eq!(cadp.leftovers().len(), 1, "the files behind the disagreement are kept");
+    // Without --cross-check the wrong answer is CADP's to give.
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs100"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

@@ -113,6 +113,10 @@ enum Command {
         /// Keep the files generated for CADP in this directory (with --backend cadp)
         #[arg(long, value_name = "DIR")]
         keep_files: Option<PathBuf>,
+        /// With --backend cadp: also run the native engine and stop with an internal error
+        /// (exit 1) if a verdict differs
+        #[arg(long)]
+        cross_check: bool,
         /// No progress line on stderr
         #[arg(long, short)]
         quiet: bool,
@@ -277,6 +281,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             max_states,
             memory,
             keep_files,
+            cross_check,
             quiet,
         } => {
             // The native engine's threads start up while the model loads.
@@ -306,7 +311,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     Workflow::Compositional => crate::cadp::Workflow::Compositional,
                     Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
                 };
-                let args = verify_cadp::CadpVerifyArgs { properties, fair, json, workflow, keep_files, timeout, quiet };
+                let args = verify_cadp::CadpVerifyArgs {
+                    properties,
+                    fair,
+                    json,
+                    workflow,
+                    keep_files,
+                    timeout,
+                    quiet,
+                    cross_check,
+                };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
             if backend == Backend::Lnt {

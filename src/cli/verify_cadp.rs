@@ -27,6 +27,8 @@ pub struct CadpVerifyArgs {
     pub keep_files: Option<PathBuf>,
     pub timeout: Option<f64>,
     pub quiet: bool,
+    /// Also run the native engine and require the same verdicts.
+    pub cross_check: bool,
 }
 
 fn driver_failure(e: CadpError) -> Failure {
@@ -84,6 +86,9 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             trace,
         });
     }
+    if a.cross_check {
+        cross_check(l, a, &mut run, &results)?;
+    }
     let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
     let report = VerifyReport { results, stats, stopped: run.stopped };
     if a.json {
@@ -97,6 +102,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         doc["cadp"] = serde_json::json!({
             "workflow": run.workflow.as_str(),
             "lnt_dialect": run.dialect.name(),
+            "cross_checked": a.cross_check,
             "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
             // Where each counterexample came from: "inline in the log" or the `.aut` file read.
             "diagnostics": sources
@@ -109,6 +115,39 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         print!("{}", cadp_text(l, &report, &run));
     }
     Ok(verify_exit_code(&report))
+}
+
+/// `--cross-check`: the native engine's verdicts must be CADP's (properties CADP left
+/// `unknown` are not compared).
+fn cross_check(l: &Loaded, a: &CadpVerifyArgs, run: &mut CadpRun, results: &[PropertyResult]) -> Result<(), Failure> {
+    let opts = crate::engine::VerifyOptions {
+        fair: a.fair,
+        properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cancel: Some(interrupt_flag()),
+        ..Default::default()
+    };
+    let native = crate::engine::verify(&l.model, &l.behaviours, &opts)
+        .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
+    for r in results.iter().filter(|r| r.verdict != Verdict::Unknown) {
+        let n = native.results.iter().find(|x| x.property == r.property).map(|x| x.verdict);
+        if n.is_some_and(|n| n != Verdict::Unknown && n != r.verdict) {
+            let dir = run.work_dir.keep();
+            return Err(Failure::new(
+                exit::BACKEND,
+                format!(
+                    "internal error: CADP finds {} {}, the native engine {}\n  = note: the generated files and \
+                     CADP's log are kept in `{}`",
+                    r.property,
+                    r.verdict.as_str(),
+                    n.map_or("nothing", |v| v.as_str()),
+                    dir.display()
+                ),
+            ));
+        }
+    }
+    eprintln!("cross-check: the native engine gives the same verdicts");
+    Ok(())
 }
 
 /// The diagnostic of `prop` as a LAbS trace: translated, replayed, and showing the violation.
