@@ -2,8 +2,7 @@
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
 use super::load::Loaded;
-use super::verify::SimulateArgs;
-use super::verify::{interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
+use super::verify::{SimulateArgs, interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, Workflow};
