@@ -83,7 +83,6 @@ pub struct CadpRun {
     /// The time limit or an interrupt ended svl: undecided properties are `unknown`.
     pub stopped: Option<StopReason>,
     pub work_dir: WorkDir,
-    pub log_file: PathBuf,
 }
 
 #[derive(Debug)]
@@ -153,9 +152,9 @@ pub fn verify(
     // A kept directory may hold the log and diagnostics of an earlier run: never read those.
     let mut stale = vec![log_file.clone(), output.clone()];
     for name in &names {
-        let diag = work_dir.path().join(svl::diag_file(&opts.base, name, monolithic));
-        stale.push(diag.with_extension("aut"));
-        stale.push(diag);
+        let diag = svl::diag_file(&opts.base, name, monolithic);
+        stale.push(work_dir.path().join(aut_name(&diag)));
+        stale.push(work_dir.path().join(diag));
     }
     for f in stale {
         let _ = std::fs::remove_file(f);
@@ -189,11 +188,8 @@ pub fn verify(
                 continue;
             }
             let all = format!("{text}\n{out_text}");
-            if all.to_ascii_lowercase().contains("licen") {
-                return Err(CadpError::Licence(format!(
-                    "CADP did not run: its licence check failed\n{}",
-                    tail(&all, 12)
-                )));
+            if let Some(e) = licence_refused(&all) {
+                return Err(e);
             }
             let why = match ended {
                 Ended::Exited(Some(0)) => "svl ended".to_string(),
@@ -221,7 +217,7 @@ pub fn verify(
                 let diag = svl::diag_file(&opts.base, name, monolithic);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, &limits);
                 match read.map_err(|m| fail(m, &mut work_dir))? {
-                    Some(d) => (Some(d), Some(diag.replace(".bcg", ".aut"))),
+                    Some((d, aut)) => (Some(d), Some(aut)),
                     None => (None, None),
                 }
             }
@@ -241,7 +237,6 @@ pub fn verify(
         seconds: start.elapsed().as_secs_f64(),
         stopped,
         work_dir,
-        log_file,
     })
 }
 
@@ -270,7 +265,6 @@ pub struct ExecutorReport {
     pub runs: Vec<ExecutorRun>,
     /// The time limit or an interrupt ended the runs early (the runs done are kept).
     pub stopped: Option<StopReason>,
-    pub dialect: Dialect,
 }
 
 /// Executor's depth counts LNT transitions, hidden ones included; a LAbS step takes one
@@ -294,7 +288,6 @@ pub fn executor_runs(
     })?;
     let emit_opts = emit_options(opts.fair, &[], &opts.base, &opts.source);
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
-    let dialect = emit_opts.dialect;
     let lnt_name = format!("{}.lnt", opts.base);
     let program: Vec<_> = files.into_iter().filter(|f| f.name == lnt_name).collect();
     let mut work_dir = WorkDir::temporary().map_err(CadpError::Io)?;
@@ -313,15 +306,12 @@ pub fn executor_runs(
             process::run(&Tool { program: &lnt_open, args: &args, env: &env }, work_dir.path(), &out, &limits, || {})?;
         let stopped = stop_reason(ended);
         if stopped.is_some() {
-            return Ok(ExecutorReport { runs, stopped, dialect });
+            return Ok(ExecutorReport { runs, stopped });
         }
         let text = std::fs::read_to_string(&out).unwrap_or_default();
         if ended != Ended::Exited(Some(0)) || !text.lines().any(|l| l.trim() == "<initial state>") {
-            if text.to_ascii_lowercase().contains("licen") {
-                return Err(CadpError::Licence(format!(
-                    "CADP did not run: its licence check failed\n{}",
-                    tail(&text, 12)
-                )));
+            if let Some(e) = licence_refused(&text) {
+                return Err(e);
             }
             let dir = work_dir.keep();
             return Err(CadpError::Failed {
@@ -335,7 +325,7 @@ pub fn executor_runs(
         })?;
         runs.push(ExecutorRun { seed, path });
     }
-    Ok(ExecutorReport { runs, stopped: None, dialect })
+    Ok(ExecutorReport { runs, stopped: None })
 }
 
 /// What `labs emit` would write for these options, in the installed CADP's LNT dialect.
@@ -362,19 +352,24 @@ fn stop_reason(ended: Ended) -> Option<StopReason> {
     }
 }
 
+/// The `.aut` file `bcg_io` makes of the BCG diagnostic `diag`.
+fn aut_name(diag: &str) -> String {
+    format!("{}.aut", diag.strip_suffix(".bcg").unwrap_or(diag))
+}
+
 /// Converts `diag` (a BCG diagnostic written by Evaluator) to `.aut` with `bcg_io` and reads
-/// the path or lasso in it; `None` if there is no such file.
+/// the path or lasso in it, with the `.aut` file's name; `None` if there is no such file.
 fn read_diagnostic(
     tools: &install::Tools,
     env: &[(&'static str, std::ffi::OsString)],
     dir: &Path,
     diag: &str,
     limits: &Limits,
-) -> Result<Option<LabelPath>, String> {
+) -> Result<Option<(LabelPath, String)>, String> {
     if !dir.join(diag).is_file() {
         return Ok(None);
     }
-    let aut = diag.replace(".bcg", ".aut");
+    let aut = aut_name(diag);
     let out = dir.join("labs-bcg_io-output.txt");
     let bcg_io = Tool { program: &tools.bcg_io, args: &[diag, &aut], env };
     let ended = process::run(&bcg_io, dir, &out, limits, || {}).map_err(|e| e.to_string())?;
@@ -383,17 +378,20 @@ fn read_diagnostic(
         let msg = std::fs::read_to_string(&out).unwrap_or_default();
         return Err(format!("`bcg_io {diag} {aut}` failed:\n{}", tail(&msg, 8)));
     }
-    parse_trace(&text).map(Some).map_err(|m| format!("cannot read `{aut}`: {m}"))
+    let path = parse_trace(&text).map_err(|m| format!("cannot read `{aut}`: {m}"))?;
+    Ok(Some((path, aut)))
 }
 
 /// Shows the log lines added since byte `from` that say where the workflow is: property
 /// blocks, LTS sizes, results. Returns the new position (only whole lines are consumed).
-fn show_progress(log_file: &Path, from: usize, show: &(dyn Fn(&str) + Send + Sync)) -> usize {
-    let Ok(bytes) = std::fs::read(log_file) else { return from };
-    if bytes.len() <= from {
+fn show_progress(log_file: &Path, from: u64, show: &(dyn Fn(&str) + Send + Sync)) -> u64 {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut new = vec![];
+    let read = std::fs::File::open(log_file)
+        .and_then(|mut f| f.seek(SeekFrom::Start(from)).and_then(|_| f.read_to_end(&mut new)));
+    if read.is_err() {
         return from;
     }
-    let new = &bytes[from..];
     let Some(end) = new.iter().rposition(|&b| b == b'\n') else { return from };
     for line in String::from_utf8_lossy(&new[..end]).lines() {
         let t = line.trim();
@@ -405,7 +403,16 @@ fn show_progress(log_file: &Path, from: usize, show: &(dyn Fn(&str) + Send + Syn
             show(t);
         }
     }
-    from + end + 1
+    from + end as u64 + 1
+}
+
+/// A tool's output that mentions a licence, when the tool gave no result: CADP refused to run
+/// (the exact messages are not documented, `reference/cadp-interfaces.md` §5.2).
+fn licence_refused(output: &str) -> Option<CadpError> {
+    output
+        .to_ascii_lowercase()
+        .contains("licen")
+        .then(|| CadpError::Licence(format!("CADP did not run: its licence check failed\n{}", tail(output, 12))))
 }
 
 /// The last `n` non-empty lines of `text`, indented.

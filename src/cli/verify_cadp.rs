@@ -5,7 +5,7 @@ use super::load::Loaded;
 use super::verify::{SimulateArgs, interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, Workflow};
+use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{
     PropertyResult, SimulateOptions, SimulateReport, Stats, StopReason, Verdict, VerifyReport, peak_rss_mib,
@@ -43,7 +43,6 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
     }
-    let stem = l.stem();
     let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
     let opts = CadpOptions {
         fair: a.fair,
@@ -52,7 +51,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         keep_files: a.keep_files.clone(),
         timeout: a.timeout.map(Duration::from_secs_f64),
         cancel: Some(interrupt_flag()),
-        base: names::module_name(&stem),
+        base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
         progress: if show_progress { Some(Arc::new(|line: &str| eprintln!("cadp: {line}"))) } else { None },
     };
@@ -65,13 +64,13 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
     let undef = undef_value(&l.model, &analysis);
     let mut results = vec![];
-    let mut sources = vec![];
-    for r in std::mem::take(&mut run.results) {
-        sources.push((r.property.clone(), r.diagnostic_source.clone()));
+    for r in &run.results {
         let prop =
             l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
-            (Verdict::Violated, Some(path)) => Some(translate(l, &analysis, undef, a.fair, &mut run, prop, path)?),
+            (Verdict::Violated, Some(path)) => {
+                Some(translate(l, &analysis, undef, a.fair, &mut run.work_dir, prop, path)?)
+            }
             (Verdict::Violated, None) => {
                 eprintln!("warning: CADP found {} violated but wrote no diagnostic", r.property);
                 None
@@ -79,14 +78,14 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             _ => None,
         };
         results.push(PropertyResult {
-            property: r.property,
+            property: r.property.clone(),
             modality: prop.keyword.clone(),
             verdict: r.verdict,
             trace,
         });
     }
     if a.cross_check {
-        cross_check(l, a, &mut run, &results)?;
+        cross_check(l, a, &mut run.work_dir, &results)?;
     }
     let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
     let report = VerifyReport { results, stats, stopped: run.stopped };
@@ -104,9 +103,10 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             "cross_checked": a.cross_check,
             "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
             // Where each counterexample came from: "inline in the log" or the `.aut` file read.
-            "diagnostics": sources
+            "diagnostics": run
+                .results
                 .iter()
-                .filter_map(|(p, src)| src.as_ref().map(|x| (p.clone(), serde_json::Value::from(x.as_str()))))
+                .filter_map(|r| r.diagnostic_source.as_ref().map(|x| (r.property.clone(), x.as_str().into())))
                 .collect::<serde_json::Map<_, _>>(),
         });
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
@@ -118,7 +118,12 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
 
 /// `--cross-check`: the native engine's verdicts must be CADP's (properties CADP left
 /// `unknown` are not compared).
-fn cross_check(l: &Loaded, a: &CadpVerifyArgs, run: &mut CadpRun, results: &[PropertyResult]) -> Result<(), Failure> {
+fn cross_check(
+    l: &Loaded,
+    a: &CadpVerifyArgs,
+    work_dir: &mut WorkDir,
+    results: &[PropertyResult],
+) -> Result<(), Failure> {
     let opts = crate::engine::VerifyOptions {
         fair: a.fair,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
@@ -131,7 +136,7 @@ fn cross_check(l: &Loaded, a: &CadpVerifyArgs, run: &mut CadpRun, results: &[Pro
     for r in results.iter().filter(|r| r.verdict != Verdict::Unknown) {
         let n = native.results.iter().find(|x| x.property == r.property).map(|x| x.verdict);
         if n.is_some_and(|n| n != Verdict::Unknown && n != r.verdict) {
-            let dir = run.work_dir.keep();
+            let dir = work_dir.keep();
             return Err(Failure::new(
                 exit::BACKEND,
                 format!(
@@ -155,12 +160,12 @@ fn translate(
     analysis: &crate::analysis::values::ValueAnalysis,
     undef: i64,
     fair: bool,
-    run: &mut CadpRun,
+    work_dir: &mut WorkDir,
     prop: &crate::model::Property,
     path: &crate::trace::cadp::LabelPath,
 ) -> Result<trace::Trace, Failure> {
     let mut encoding_error = |m: String| {
-        let dir = run.work_dir.keep();
+        let dir = work_dir.keep();
         Failure::new(
             exit::BACKEND,
             format!(
@@ -207,7 +212,6 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
 /// `labs simulate --backend cadp`: Executor's runs, each translated to a LAbS trace, replayed,
 /// cut to `--steps` LAbS steps and marked as the native runs are.
 pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
-    let stem = l.stem();
     let analysis = analyse(&l.model, &l.behaviours);
     let undef = undef_value(&l.model, &analysis);
     let exec = ExecutorOptions {
@@ -217,7 +221,7 @@ pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions
         seed: a.seed,
         timeout: None,
         cancel: Some(interrupt_flag()),
-        base: names::module_name(&stem),
+        base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
     };
     let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;

@@ -127,21 +127,9 @@ pub fn minimise(lts: &Lts, r: &Reduction) -> Lts {
             out.add(block[s], "i", block[s]);
         }
     }
-    // Block of state 0 first: renumber from it.
+    // Blocks are numbered in state order, so the initial state's block is 0.
+    debug_assert_eq!(block[0], 0);
     out.nstates = count;
-    let swap = |x: u32| {
-        if x == block[0] {
-            0
-        } else if x == 0 {
-            block[0]
-        } else {
-            x
-        }
-    };
-    for tr in &mut out.trans {
-        tr.0 = swap(tr.0);
-        tr.2 = swap(tr.2);
-    }
     out.reachable()
 }
 

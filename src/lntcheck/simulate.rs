@@ -150,12 +150,12 @@ impl Places {
     }
 }
 
-/// Two independent 64-bit hashes of a (skeleton, state) pair.
-fn fingerprint(sk: &Skeleton, st: &SysState) -> u128 {
-    use std::hash::{BuildHasher, Hash, Hasher};
+/// Two independent 64-bit hashes of `x` (a state, or a skeleton and a state).
+fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
+    use std::hash::{BuildHasher, Hasher};
     let mut a = std::collections::hash_map::DefaultHasher::new();
-    (sk, st).hash(&mut a);
-    let b = rustc_hash::FxBuildHasher.hash_one((sk, st));
+    x.hash(&mut a);
+    let b = rustc_hash::FxBuildHasher.hash_one(x);
     (u128::from(a.finish()) << 64) | u128::from(b)
 }
 
@@ -203,7 +203,7 @@ impl<'a> LntWalk<'a> {
         let mut seen_out: FxHashSet<u128> = FxHashSet::default();
         let mut visited: FxHashSet<u128> = FxHashSet::default();
         let mut stack = vec![(Skeleton::default(), from.clone())];
-        visited.insert(fingerprint(&Skeleton::default(), from));
+        visited.insert(fingerprint(&(&Skeleton::default(), from)));
         let mut first = true;
         while let Some((sk, st)) = stack.pop() {
             let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
@@ -224,13 +224,13 @@ impl<'a> LntWalk<'a> {
             let mut next = vec![];
             for t in succ {
                 if t.label == "DONE" {
-                    if seen_out.insert(fingerprint(&sk, &t.next)) {
+                    if seen_out.insert(fingerprint(&(&sk, &t.next))) {
                         out.push((sk.clone(), t.next));
                     }
                 } else {
                     let mut s2 = sk.clone();
                     s2.add(&t.orig)?;
-                    if visited.insert(fingerprint(&s2, &t.next)) {
+                    if visited.insert(fingerprint(&(&s2, &t.next))) {
                         next.push((s2, t.next));
                     }
                 }
@@ -267,7 +267,7 @@ impl<'a> LntWalk<'a> {
                 {
                     continue;
                 }
-                if visited.insert(fingerprint(&Skeleton::default(), &t.next)) {
+                if visited.insert(fingerprint(&t.next)) {
                     next.push(t.next);
                 }
             }

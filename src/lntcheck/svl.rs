@@ -492,14 +492,14 @@ impl<'a> Composer<'a> {
                 let Beh::Call { process, gates: g, args } = &**body else { unreachable!("matched above") };
                 let hidden: Vec<&str> = gates.iter().map(|s| s.as_str()).collect();
                 let l = self.leaf(process, g, args)?.hide(&hidden);
-                self.push_leaf(l, format!("hide {} in {} end hide", gates.join(", "), call_text(body)), net)
+                self.push_leaf(l, hidden_text(gates, &call_text(body)), net)
             }
             Beh::Hide { gates, body } | Beh::HideAllBut { gates, body } if property_ops => {
                 let inner = self.build(body, property_ops, net)?;
                 if let (Beh::Hide { .. }, Beh::Call { .. }) = (b, &**body)
                     && let Some(last) = self.leaves.last_mut()
                 {
-                    last.text = format!("hide {} in {} end hide", gates.join(", "), last.text);
+                    last.text = hidden_text(gates, &last.text);
                 }
                 Node::Hide { gates: gates.clone(), all_but: matches!(b, Beh::HideAllBut { .. }), body: Box::new(inner) }
             }
@@ -555,7 +555,7 @@ impl<'a> Composer<'a> {
                 if let Beh::Call { .. } = **body
                     && let Some(last) = self.leaves.last_mut()
                 {
-                    last.text = format!("hide {} in {} end hide", gates.join(", "), last.text);
+                    last.text = hidden_text(gates, &last.text);
                 }
                 out
             }
@@ -743,6 +743,12 @@ impl OnTheFly {
     }
 }
 
+/// A leaf's text with its per-leaf `hide`, as the script writes it.
+fn hidden_text(gates: &[String], leaf: &str) -> String {
+    format!("hide {} in {} end hide", gates.join(", "), leaf)
+}
+
+/// A process instance as the script writes it.
 fn call_text(b: &Beh) -> String {
     match b {
         Beh::Call { process, gates, args } if args.is_empty() => format!("{process} [{}]", gates.join(", ")),
