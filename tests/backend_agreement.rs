@@ -2,6 +2,8 @@
 //! the same state, transition and deadlock counts (the LAbS graph read off the LNT LTS must be
 //! the native graph), and counterexamples of the same shape, every one of them replayed.
 
+mod fixtures;
+
 use serde_json::Value;
 use std::process::Command;
 
@@ -45,8 +47,7 @@ fn agree(spec: &str, externs: &[&str]) {
     }
 }
 
-const EX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
-const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/benchmarks");
+use fixtures::{BENCH, EXAMPLES as EX};
 
 #[test]
 fn examples() {

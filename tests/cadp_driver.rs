@@ -5,6 +5,8 @@
 //! script, reads every verdict, turns every diagnostic into a LAbS trace that replays and
 //! shows the violation, and reports CADP's failures with the documented exit codes.
 
+mod fixtures;
+
 mod engine_common;
 mod lnt_paths;
 mod scratch;
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+use fixtures::EXAMPLES;
 
 const FAKE_SVL: &str = r#"#!/bin/sh
 # Stands in for CADP's svl: for each property block of the script, writes svl's log lines with

@@ -1,5 +1,7 @@
 //! The command line as users run it: exit codes, messages, JSON, and snapshots of `info`.
 
+mod fixtures;
+
 use std::process::{Command, Output};
 
 mod scratch;
@@ -10,7 +12,7 @@ fn labs(args: &[&str]) -> Output {
 }
 
 fn shared(rel: &str) -> String {
-    format!("{}/../shared/{rel}", env!("CARGO_MANIFEST_DIR"))
+    fixtures::path_str(rel)
 }
 
 fn stderr(o: &Output) -> String {
@@ -108,7 +110,7 @@ fn syntax_error_is_exit_6_with_location_and_snippet() {
 
 #[test]
 fn static_error_is_exit_6() {
-    let o = labs(&["info", &shared("semantics-cases/wrongarrow.labs")]);
+    let o = labs(&["info", &shared("tests/cases/wrongarrow.labs")]);
     assert_eq!(o.status.code(), Some(6));
     let err = stderr(&o);
     assert!(err.contains("wrongarrow.labs:9:16"), "{err}");
@@ -135,7 +137,7 @@ fn values_json_leader() {
 
 #[test]
 fn values_lists_array_elements_and_undef() {
-    let o = labs(&["values", &shared("semantics-cases/undef.labs"), "--json"]);
+    let o = labs(&["values", &shared("tests/cases/undef.labs"), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let names: Vec<&str> = v["variables"].as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap()).collect();
@@ -194,7 +196,7 @@ fn verify_holds_is_exit_0_and_selects_properties() {
 
 #[test]
 fn verify_json_counterexample_has_states_and_events() {
-    let o = labs(&["verify", &shared("semantics-cases/leader2.labs"), "n=2", "--property", "LeaderNot0", "--json"]);
+    let o = labs(&["verify", &shared("tests/cases/leader2.labs"), "n=2", "--property", "LeaderNot0", "--json"]);
     assert_eq!(o.status.code(), Some(10));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = &v["results"][0]["trace"];
@@ -215,7 +217,7 @@ fn unknown_property_is_exit_2() {
 
 #[test]
 fn runtime_error_is_exit_1_with_trace() {
-    let o = labs(&["verify", &shared("semantics-cases/divzero.labs")]);
+    let o = labs(&["verify", &shared("tests/cases/divzero.labs")]);
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     assert!(err.contains("division by zero"), "{err}");
@@ -332,7 +334,7 @@ fn simulate_human_output_marks_properties() {
 
 #[test]
 fn translate_trace_turns_executor_output_into_a_labs_trace() {
-    let spec = format!("{}/examples/counter.labs", env!("CARGO_MANIFEST_DIR"));
+    let spec = fixtures::path_str("examples/counter.labs");
     // Executor output of the lost update (counter.labs's derivation: R, R, W, W).
     let seq = write_temp(
         "lost_update.seq",

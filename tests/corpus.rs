@@ -1,5 +1,7 @@
-//! Every shared benchmark, semantics case and example resolves with its externs; the id
+//! Every benchmark, semantics case and example resolves with its externs; the id
 //! layout follows D1; `labs info --json` snapshots of the benchmarks.
+
+mod fixtures;
 
 use labs::behaviour::compile_all;
 use labs::model::externs::parse_externs;
@@ -8,7 +10,7 @@ use labs::syntax::parse;
 use std::path::{Path, PathBuf};
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(rel)
+    fixtures::path(rel)
 }
 
 fn load(path: &Path, externs: &[&str]) -> Model {
@@ -57,7 +59,7 @@ fn benchmarks_resolve_with_published_parameters() {
 
 #[test]
 fn semantics_cases_resolve() {
-    let dir = shared("semantics-cases");
+    let dir = shared("tests/cases");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -75,7 +77,7 @@ fn semantics_cases_resolve() {
 
 #[test]
 fn examples_resolve() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let dir = fixtures::examples();
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -134,11 +136,11 @@ fn behaviours_have_the_expected_control_states() {
     let (b, _) = compile_all(&m).unwrap();
     assert_eq!((b[0].states.len(), b[0].edge_count()), (8, 8));
     // guard_par: start, (x done, y pending), (x pending, y done), terminated.
-    let m = load(&shared("semantics-cases/guard_par.labs"), &[]);
+    let m = load(&shared("tests/cases/guard_par.labs"), &[]);
     let (b, _) = compile_all(&m).unwrap();
     assert_eq!((b[0].states.len(), b[0].edge_count()), (4, 4));
     // nil: `(Nil || a <-- 1); a <-- 2`: start, then the Nil branch alone (no edge).
-    let m = load(&shared("semantics-cases/nil.labs"), &[]);
+    let m = load(&shared("tests/cases/nil.labs"), &[]);
     let (b, _) = compile_all(&m).unwrap();
     assert_eq!((b[0].states.len(), b[0].edge_count()), (2, 1));
 }

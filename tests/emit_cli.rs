@@ -1,6 +1,8 @@
 //! `labs emit` on the command line: files written, byte-identical runs, atomic replacement,
 //! unwritable output directory, dialect option.
 
+mod fixtures;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,7 +14,7 @@ fn labs() -> Command {
 }
 
 fn leader() -> PathBuf {
-    PathBuf::from(format!("{}/../shared/benchmarks/leader.labs", env!("CARGO_MANIFEST_DIR")))
+    fixtures::path("benchmarks/leader.labs")
 }
 
 fn tmp(name: &str) -> Scratch {
@@ -141,7 +143,7 @@ fn paths_with_spaces_and_quotes() {
 fn warns_when_the_analysis_leaves_a_variable_unbounded() {
     // counter.labs: `c <-- tmp + 1` after `tmp <- c` widens c and tmp to 0..2^31-1, so the
     // compositional leaves would enumerate 2^31 input values; leader's values are bounded.
-    let counter = format!("{}/examples/counter.labs", env!("CARGO_MANIFEST_DIR"));
+    let counter = fixtures::path_str("examples/counter.labs");
     let dir = tmp("unbounded");
     let out = labs().args(["emit", &counter, "n=2", "atomic=0", "-o"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -2,6 +2,8 @@
 //! test suite): balanced parentheses and brackets, block keywords closed by the matching `end`,
 //! no `;` before a closing keyword, `[]` only inside a choice, no empty parenthesised group.
 
+mod fixtures;
+
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::lnt::{Dialect, EmitOptions, EmittedFile, emit, names};
@@ -10,7 +12,7 @@ use labs::model::resolve;
 use labs::syntax::parse;
 
 fn emit_file(file: &str, externs: &[&str], fair: bool, dialect: Dialect) -> Vec<EmittedFile> {
-    let path = format!("{}/../shared/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = fixtures::path_str(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let spec = parse(&src).spec.unwrap();
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap()).unwrap();
@@ -196,7 +198,7 @@ fn benchmarks_are_well_formed() {
 
 #[test]
 fn semantics_cases_are_well_formed() {
-    let dir = format!("{}/../shared/semantics-cases", env!("CARGO_MANIFEST_DIR"));
+    let dir = fixtures::cases();
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -205,7 +207,7 @@ fn semantics_cases_are_well_formed() {
     files.sort();
     for f in files {
         let externs: &[&str] = if f == "leader2.labs" { &["n=3"] } else { &[] };
-        check_all(&format!("semantics-cases/{f}"), externs);
+        check_all(&format!("tests/cases/{f}"), externs);
     }
 }
 

@@ -2,6 +2,8 @@
 //! multi-agent, array and environment properties (where the reference's queries are scrambled
 //! or vacuous), deadlock semantics of `finally`, and the shape of `fairly`.
 
+mod fixtures;
+
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::lnt::{Dialect, EmitOptions, emit};
@@ -26,8 +28,8 @@ fn query(src: &str, externs: &[&str], prop: &str) -> String {
     files.into_iter().find(|f| f.name.ends_with(&format!("_{prop}.mcl"))).unwrap().contents
 }
 
-fn shared(file: &str) -> String {
-    std::fs::read_to_string(format!("{}/../shared/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+fn fixture(file: &str) -> String {
+    fixtures::read(file)
 }
 
 /// The `vN = description` lines of the header, in order.
@@ -106,7 +108,7 @@ fn check_updates(q: &str, n: usize, x: &str) {
 
 #[test]
 fn flock_two_variables_three_agents() {
-    let q = query(&shared("benchmarks/flock.labs"), &["birds=3", "grid=5", "delta=5"], "Consensus");
+    let q = query(&fixture("benchmarks/flock.labs"), &["birds=3", "grid=5", "delta=5"], "Consensus");
     // One consistent order: by agent, then by variable (dirx before diry).
     assert_eq!(
         tracked(&q),
@@ -148,7 +150,7 @@ fn flock_two_variables_three_agents() {
 
 #[test]
 fn eleven_agents_keep_numeric_order() {
-    let q = query(&shared("benchmarks/leader.labs"), &["n=12"], "LeaderIs0");
+    let q = query(&fixture("benchmarks/leader.labs"), &["n=12"], "LeaderIs0");
     let t = tracked(&q);
     assert_eq!(t.len(), 12);
     assert_eq!(t[2], "v_2 = leader of agent 2");
@@ -160,7 +162,7 @@ fn eleven_agents_keep_numeric_order() {
 
 #[test]
 fn environment_array_and_attribute() {
-    let q = query(&shared("benchmarks/philosophers.labs"), &["n=3"], "P1");
+    let q = query(&fixture("benchmarks/philosophers.labs"), &["n=3"], "P1");
     assert_eq!(tracked(&q), ["v_0 = status of agent 0", "v_1 = status of agent 1", "v_2 = status of agent 2"]);
     let src = "system {
     environment = fork[3]: 0
@@ -206,7 +208,7 @@ check {
 
 #[test]
 fn fairly_is_reach_and_predicate_or_boxes() {
-    let q = query(&shared("benchmarks/twophase.labs"), &["workers=2"], "InfCommits");
+    let q = query(&fixture("benchmarks/twophase.labs"), &["workers=2"], "InfCommits");
     // fairly_inf: Reach and boxes.
     assert!(q.contains(
         "      nu Inv (v_0: Int := s_0, real: Bool := true) . (\n         (\n            mu R (r_0: Int := v_0, rreal: Bool := real) . ("

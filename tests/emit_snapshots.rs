@@ -1,6 +1,8 @@
 //! Snapshots of every file `labs emit` writes, for the benchmarks and the semantics cases,
 //! with free and round-robin scheduling.
 
+mod fixtures;
+
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::lnt::{Dialect, EmitError, EmitOptions, EmittedFile, emit, names};
@@ -9,7 +11,7 @@ use labs::model::resolve;
 use labs::syntax::parse;
 
 fn emit_file(file: &str, externs: &[&str], fair: bool, dialect: Dialect) -> Result<Vec<EmittedFile>, EmitError> {
-    let path = format!("{}/../shared/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = fixtures::path_str(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let spec = parse(&src).spec.unwrap();
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap()).unwrap();
@@ -104,9 +106,9 @@ fn semantics_cases() {
         "undef_link",
         "zc_mentions",
     ] {
-        check(&format!("case_{case}"), &format!("semantics-cases/{case}.labs"), &[]);
+        check(&format!("case_{case}"), &format!("tests/cases/{case}.labs"), &[]);
     }
-    check("case_leader2", "semantics-cases/leader2.labs", &["n=3"]);
+    check("case_leader2", "tests/cases/leader2.labs", &["n=3"]);
 }
 
 #[test]

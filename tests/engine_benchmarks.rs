@@ -1,7 +1,8 @@
-//! Known verdicts of the benchmark specs at small parameters (shared/benchmarks/README.md),
+//! Known verdicts of the benchmark specs at small parameters (benchmarks/README.md),
 //! thread-count independence, simulation reproducibility.
 
 mod engine_common;
+mod fixtures;
 use engine_common::*;
 use labs::engine::{SimulateOptions, simulate};
 

@@ -4,6 +4,7 @@
 //! in the same order, or report the width that a successor needs.
 
 mod engine_common;
+mod fixtures;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::explore::{ExploreOptions, explore};

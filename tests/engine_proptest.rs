@@ -2,6 +2,7 @@
 //! the same counts and verdicts with 1 and 2 threads; counterexamples replay.
 
 mod engine_common;
+mod fixtures;
 use engine_common::*;
 use labs::engine::{EngineError, VerifyOptions, verify};
 use proptest::prelude::*;

@@ -1,7 +1,8 @@
-//! Every `../shared/semantics-cases/*.labs`: the hand-derived counts and verdicts of its
+//! Every `tests/cases/*.labs`: the hand-derived counts and verdicts of its
 //! `# case:` lines, exactly; counterexamples replayed with the independent checker.
 
 mod engine_common;
+mod fixtures;
 use engine_common::*;
 use labs::engine::EngineError;
 
@@ -129,7 +130,7 @@ fn check_file(path: &std::path::Path) -> Vec<String> {
 #[test]
 fn semantics_cases() {
     let mut files: Vec<_> = std::fs::read_dir(CASES)
-        .expect("shared/semantics-cases")
+        .expect("tests/cases")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "labs"))
         .collect();

@@ -2,6 +2,7 @@
 //! memory target), once the run is large enough for the minimum table sizes not to matter.
 
 mod engine_common;
+mod fixtures;
 use engine_common::*;
 use labs::engine::explore::{ExploreOptions, explore_initial};
 use labs::engine::step::Stepper;

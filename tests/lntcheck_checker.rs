@@ -1,5 +1,7 @@
 //! The LNT checker on hand-written erroneous programs: each error is found, with its position.
 
+mod fixtures;
+
 use labs::lntcheck::{check::check, load};
 
 const BASE: &str = "module m is
@@ -96,10 +98,10 @@ fn emitted_programs_pass_the_checker() {
         ("examples/philosophers.labs", vec!["n=3", "asym=1"]),
         ("examples/twophase.labs", vec!["workers=2"]),
     ] {
-        let path = if let Some(e) = spec.strip_prefix("examples/") {
-            format!("{}/examples/{e}", env!("CARGO_MANIFEST_DIR"))
+        let path = if spec.starts_with("examples/") {
+            fixtures::path_str(spec)
         } else {
-            format!("{}/../shared/benchmarks/{spec}", env!("CARGO_MANIFEST_DIR"))
+            fixtures::path_str(&format!("benchmarks/{spec}"))
         };
         let text = std::fs::read_to_string(&path).unwrap();
         let ext: Vec<String> = ext.iter().map(|s| s.to_string()).collect();

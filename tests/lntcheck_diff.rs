@@ -1,12 +1,14 @@
 //! Differential tests: the native engine and the `lnt` back end (the emitted LNT program run by
 //! labs's own interpreter) must agree on verdicts, reachable LAbS valuations and counterexamples.
 
+mod fixtures;
+
 mod engine_common;
 use engine_common::*;
 use labs::lnt::Dialect;
 use labs::lntcheck::diff::differential;
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+use fixtures::EXAMPLES;
 
 fn case(path: &str, externs: &[&str]) {
     let (m, b) = load(path, externs);

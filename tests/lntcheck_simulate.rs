@@ -2,6 +2,8 @@
 //! interpreter. Every run must be a path of the native semantics (checked by the independent
 //! replay checker of `labs::trace`), and runs are reproducible from the seed.
 
+mod fixtures;
+
 mod engine_common;
 use engine_common::*;
 use labs::analysis::values::analyse;
@@ -12,7 +14,7 @@ use labs::lntcheck::backend::emit_lnt;
 use labs::model::Model;
 use labs::trace::replay;
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+use fixtures::EXAMPLES;
 
 fn emitted(m: &Model, b: &[Behaviour], stem: &str, fair: bool) -> String {
     emit_lnt(m, b, &analyse(m, b), stem, fair, Dialect::V2025).expect("emit")

@@ -5,6 +5,8 @@
 //! the LTS its SVL block builds (per-leaf hiding, `total prio`, `hide all but`) has the native
 //! engine's verdict.
 
+mod fixtures;
+
 mod engine_common;
 use engine_common::*;
 use labs::analysis::values::analyse;
@@ -234,7 +236,7 @@ end property
 
 // ---- (b), (c) on the examples and benchmarks ------------------------------------------------
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+use fixtures::EXAMPLES;
 
 fn case(path: &str, externs: &[&str]) {
     run_case(path, externs, false)

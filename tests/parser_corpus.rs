@@ -1,10 +1,12 @@
-//! Every `.labs` file of the shared benchmarks and semantics cases parses, prints and parses
+//! Every `.labs` file of the benchmarks and semantics cases parses, prints and parses
 //! back to the same tree; spot checks of the trees.
 //!
 //! The public corpus (`labs-lang/labs-examples`, `labs-lang/labs/examples`) is not part of the
 //! repository: it was checked manually (every file the reference accepts parses;
 //! `environment.labs`, `tsp.labs`, `voter.labs` and `aggregation.labs` are rejected with
 //! located messages). Set `LABS_CORPUS=/path/to/dir` to run `extra_corpus_if_present` on it.
+
+mod fixtures;
 
 use labs::diagnostics::Severity;
 use labs::syntax::ast::*;
@@ -25,8 +27,8 @@ fn labs_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn shared_files() -> Vec<PathBuf> {
-    let mut v = labs_files(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/benchmarks")));
-    v.extend(labs_files(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases"))));
+    let mut v = labs_files(&fixtures::benchmarks());
+    v.extend(labs_files(&fixtures::cases()));
     v
 }
 
@@ -60,7 +62,7 @@ fn all_shared_files_parse_and_round_trip() {
 }
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")).join(rel)
+    fixtures::path(rel)
 }
 
 fn behavior<'a>(spec: &'a Spec, agent: &str) -> &'a Proc {
@@ -70,7 +72,7 @@ fn behavior<'a>(spec: &'a Spec, agent: &str) -> &'a Proc {
 
 #[test]
 fn guard_scope_body_is_a_choice() {
-    let (spec, _) = parse_ok(&shared("semantics-cases/guard_scope.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/guard_scope.labs"));
     match behavior(&spec, "P") {
         Proc::Guard { kind: GuardKind::Blocking, body, cond, .. } => {
             assert!(matches!(cond, BExpr::Cmp(CmpOp::Eq, ..)));
@@ -92,7 +94,7 @@ fn is_cmp_var(b: &BExpr, var: &str, val: i64) -> bool {
 
 #[test]
 fn precedence_and_binds_tighter_with_warning() {
-    let (spec, diags) = parse_ok(&shared("semantics-cases/precedence.labs"));
+    let (spec, diags) = parse_ok(&shared("tests/cases/precedence.labs"));
     let Proc::Seq(items, _) = behavior(&spec, "P") else { panic!("not a sequence") };
     assert_eq!(items.len(), 3);
     let Proc::Paren(inner, _) = &items[0] else { panic!("not parenthesised") };
@@ -166,10 +168,10 @@ fn twophase_tuples() {
 
 #[test]
 fn tuple_split_and_joint() {
-    let (spec, _) = parse_ok(&shared("semantics-cases/tuple_split.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/tuple_split.labs"));
     assert_eq!(spec.stigmergies[0].tuples.len(), 2);
     assert!(spec.stigmergies[0].tuples.iter().all(|t| t.vars.len() == 1 && t.inits.len() == 1));
-    let (spec, _) = parse_ok(&shared("semantics-cases/tuple_joint.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/tuple_joint.labs"));
     assert_eq!(spec.stigmergies[0].tuples.len(), 1);
     assert_eq!(spec.stigmergies[0].tuples[0].vars.len(), 2);
     assert!(matches!(spec.stigmergies[0].tuples[0].inits[1], Init::Single(Expr::Id { owner: None, .. })));
@@ -177,7 +179,7 @@ fn tuple_split_and_joint() {
 
 #[test]
 fn link_and_flock_shapes() {
-    let (spec, _) = parse_ok(&shared("semantics-cases/link.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/link.labs"));
     match &spec.stigmergies[0].link {
         BExpr::Cmp(
             CmpOp::Eq,
@@ -192,16 +194,16 @@ fn link_and_flock_shapes() {
     assert_eq!(t.vars.len(), 2);
     assert!(matches!(&t.inits[0], Init::Choice(v, _) if v.len() == 2));
     assert!(matches!(&spec.agents[0].interface[0].init, Init::Range(..)));
-    let (spec, _) = parse_ok(&shared("semantics-cases/recursion.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/recursion.labs"));
     assert_eq!(spec.system.processes.len(), 2);
-    let (spec, _) = parse_ok(&shared("semantics-cases/nil.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/nil.labs"));
     let Proc::Seq(items, _) = behavior(&spec, "P") else { panic!() };
     let Proc::Paren(par, _) = &items[0] else { panic!() };
     assert!(matches!(par.as_ref(), Proc::Par(v, _) if matches!(v[0], Proc::Nil(_))));
-    let (spec, _) = parse_ok(&shared("semantics-cases/modalities.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/modalities.labs"));
     let m: Vec<&str> = spec.properties.iter().map(|p| p.modality.keyword()).collect();
     assert_eq!(m, ["finally", "fairly", "fairly_inf", "fairly", "fairly_inf", "eventually", "finally"]);
-    let (spec, _) = parse_ok(&shared("semantics-cases/undef_link.labs"));
+    let (spec, _) = parse_ok(&shared("tests/cases/undef_link.labs"));
     assert_eq!(spec.assumptions.len(), 1);
     assert!(matches!(spec.stigmergies[0].link, BExpr::Not(..)));
 }

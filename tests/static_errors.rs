@@ -1,6 +1,8 @@
 //! Static errors and warnings of the front end (labs-language.md §4, §4.3): each case asserts
 //! the message, the line and the column.
 
+mod fixtures;
+
 use labs::behaviour::compile_all;
 use labs::diagnostics::{Diagnostic, Severity};
 use labs::model::externs::parse_externs;
@@ -262,9 +264,7 @@ fn several_errors_at_once() {
 
 #[test]
 fn semantics_case_wrongarrow_is_rejected() {
-    let src =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases/wrongarrow.labs"))
-            .unwrap();
+    let src = fixtures::read("tests/cases/wrongarrow.labs");
     let all = diagnostics(&src, &[]);
     assert!(all.iter().any(|d| d.0 == Severity::Error && d.1.contains("cannot be assigned with `<-`")), "{all:#?}");
 }

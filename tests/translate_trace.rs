@@ -7,6 +7,8 @@
 //! written as Executor output or as an `.aut` lasso, parsed, translated, replayed by the
 //! independent checker, and must show the violation.
 
+mod fixtures;
+
 mod engine_common;
 mod lnt_paths;
 use engine_common::*;
@@ -22,7 +24,7 @@ use labs::trace::{from_labels, replay};
 use lnt_paths::{aut_text, executor_text, lts_labels};
 use std::collections::BTreeSet;
 
-const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+use fixtures::EXAMPLES;
 
 fn case(path: &str, externs: &[&str], fair: bool) -> (usize, usize) {
     let (m, b) = load(path, externs);

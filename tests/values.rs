@@ -1,5 +1,7 @@
 //! The value analysis on the shared benchmarks: results checked against hand analysis.
 
+mod fixtures;
+
 use labs::analysis::IntervalSet;
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
@@ -8,7 +10,7 @@ use labs::model::{Model, resolve};
 use labs::syntax::parse;
 
 fn analysed(file: &str, externs: &[&str]) -> (Model, labs::analysis::values::ValueAnalysis) {
-    let path = format!("{}/../shared/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = fixtures::path_str(file);
     let src = std::fs::read_to_string(path).unwrap();
     let spec = parse(&src).spec.unwrap();
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap()).unwrap();
@@ -51,8 +53,8 @@ fn flock_directions_are_plus_or_minus_one() {
 
 #[test]
 fn undef_is_kept_by_plain_copies_only() {
-    // semantics-cases/undef.labs: z <-- u copies ⊥; w <-- u + 1 is disabled when u = ⊥.
-    let (m, a) = analysed("semantics-cases/undef.labs", &[]);
+    // tests/cases/undef.labs: z <-- u copies ⊥; w <-- u + 1 is disabled when u = ⊥.
+    let (m, a) = analysed("tests/cases/undef.labs", &[]);
     assert!(set_of(&m, &a, "z", None).contains_undef());
     assert!(!set_of(&m, &a, "w", None).contains_undef());
     assert_eq!(set_of(&m, &a, "u", None), IntervalSet::undef_only());

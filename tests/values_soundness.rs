@@ -1,13 +1,15 @@
 //! End-to-end soundness of the value analysis: every value the native engine reaches (every
 //! variable, every agent, every reachable state) lies inside the analysed set.
 
+mod fixtures;
+
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::engine::reachable_values;
 use labs::model::externs::parse_externs;
 use labs::model::{Store, resolve};
 use labs::syntax::parse;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// (file, externs, fair) from the `# case:` lines of a file (one run without externs if none).
 fn runs(path: &Path) -> Vec<(Vec<String>, bool)> {
@@ -49,14 +51,10 @@ fn check(path: &Path, externs: &[String], fair: bool) -> usize {
     checked
 }
 
-fn dir(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
 #[test]
 fn semantics_cases_and_examples() {
     let mut n = 0;
-    for d in [dir("../shared/semantics-cases"), dir("examples")] {
+    for d in [fixtures::cases(), fixtures::examples()] {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "labs") {
@@ -71,7 +69,7 @@ fn semantics_cases_and_examples() {
 
 #[test]
 fn benchmarks_at_small_parameters() {
-    let b = |f: &str| dir("../shared/benchmarks").join(f);
+    let b = |f: &str| fixtures::benchmarks().join(f);
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let mut n = 0;
     n += check(&b("leader.labs"), &s(&["n=4"]), false);

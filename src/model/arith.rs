@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn semantics_cases_arith() {
-        // shared/semantics-cases/arith.labs, derived by hand there.
+        // tests/cases/arith.labs, derived by hand there.
         assert_eq!(div(-7, 2), Ok(-3));
         assert_eq!(modulo(-7, 5), Ok(3));
         assert_eq!(modulo(-1, 5), Ok(4));

@@ -6,8 +6,8 @@ use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
 use labs::model::externs::parse_externs;
 use labs::model::{Model, ResolveError, resolve};
 
-pub const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/semantics-cases");
-pub const BENCH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/benchmarks");
+#[allow(unused_imports)]
+pub use crate::fixtures::{BENCH, CASES};
 
 /// Why a spec did not load: a static error (exit 6) or anything else.
 #[derive(Debug)]
