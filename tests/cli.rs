@@ -403,3 +403,26 @@ fn simulate_with_the_lnt_backend_prints_the_native_formats() {
     assert!(out.contains("=== run 1 of 1 (seed 1") && out.contains("<end initialization>"), "{out}");
     assert!(out.contains("LeaderNot0: violated"), "{out}");
 }
+
+/// The statistics give the whole run's wall-clock time, then the exploration's, named as such.
+#[test]
+fn verify_stats_show_the_whole_run_then_the_exploration() {
+    let start = std::time::Instant::now();
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=4", "--property", "LeaderIs0", "--json"]);
+    let outside = start.elapsed().as_secs_f64();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let whole = v["stats"]["seconds"].as_f64().expect("stats.seconds");
+    let exploration = v["stats"]["exploration_seconds"].as_f64().expect("stats.exploration_seconds");
+    // The run contains the exploration and lies within the process as this test timed it.
+    assert!(0.0 < exploration && exploration <= whole && whole <= outside, "{exploration} {whole} {outside}");
+
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=4", "--property", "LeaderIs0"]);
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or("");
+    let re =
+        regex::Regex::new(r" (\d+\.\d\d) s wall clock \(exploration (\d+\.\d\d) s\), peak memory \d+ MiB$").unwrap();
+    let c = re.captures(last).unwrap_or_else(|| panic!("{out}"));
+    let (whole, exploration): (f64, f64) = (c[1].parse().unwrap(), c[2].parse().unwrap());
+    assert!(exploration <= whole, "{last}");
+}

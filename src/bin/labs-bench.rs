@@ -1,23 +1,22 @@
-//! The benchmark: runs the published instances of `../shared/benchmarks/README.md` with the
-//! native engine and prints one table (system, externs, fair, property, verdict, states,
-//! transitions, seconds, peak memory, states/s per thread), then the value-analysis table
-//! (abstract vs reached values per spec, analysis time).
+//! The benchmark: runs the published instances of `benchmarks/README.md` with the native
+//! engine and prints one table (system, externs, fair, property, verdict, states, transitions,
+//! seconds, peak memory, states/s per thread), then the value-analysis table (abstract vs
+//! reached values per spec, analysis time). See `USAGE` for the options.
 //!
 //! Each instance runs in its own `labs verify --json` process, so peak memory is per instance.
+//! An instance fails when `labs` fails or its verdict is not the known one; the benchmark then
+//! lists the failures on stderr and exits with 1, so a regression cannot pass unnoticed.
 //!
 //! With `--lts-table`, prints instead the LTS sizes of the compositional workflow executed by
 //! labs's LNT interpreter (`src/lntcheck/svl.rs`): every leaf of the emitted SVL script with
 //! and without the value-analysis constraints, the whole `MAIN`, and the LTS each property's
 //! block builds, before and after its reduction (with the verdict checked on it and the native
-//! verdict).
+//! verdict, which must agree).
 //!
 //! Each instance runs `--runs N` times (default 3): "seconds" is the fastest run's, and
 //! "states/s/thread" comes from the fastest exploration; an instance whose first run takes
-//! over `LONG_RUN_SECONDS` runs once. The machine's
-//! noise is mostly one-sided (a run is slowed, never sped up: docs/performance.md, "Sixth
-//! round"), so the fastest run is the best estimate of the program's own speed.
-//!
-//! Usage: `cargo run --release --bin labs-bench -- [--quick] [--threads N] [--runs N] [--shared DIR] [--lts-table]`
+//! over `LONG_RUN_SECONDS` runs once. The machine's noise is one-sided (a run is slowed, never
+//! sped up), so the fastest run is the best estimate of the program's own speed.
 
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
@@ -36,6 +35,8 @@ struct Instance {
     externs: &'static [&'static str],
     fair: bool,
     property: &'static str,
+    /// The verdict expected (`benchmarks/README.md`, "Verdicts `labs-bench` expects").
+    verdict: &'static str,
     /// The VMCAI 2023 compositional time (s), a cross-machine anchor; 0 when not published.
     paper_seconds: f64,
     heavy: bool,
@@ -48,6 +49,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["birds=3", "grid=5", "delta=5"],
         fair: true,
         property: "Consensus",
+        verdict: "holds",
         paper_seconds: 4461.0,
         heavy: true,
     },
@@ -57,6 +59,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["birds=3", "grid=5", "delta=5"],
         fair: false,
         property: "Consensus",
+        verdict: "violated",
         paper_seconds: 4071.0,
         heavy: true,
     },
@@ -66,6 +69,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["n=3", "size=10", "range=2"],
         fair: true,
         property: "P1",
+        verdict: "violated",
         paper_seconds: 2511.0,
         heavy: false,
     },
@@ -75,6 +79,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["n=5"],
         fair: false,
         property: "LeaderIs0",
+        verdict: "holds",
         paper_seconds: 34.0,
         heavy: false,
     },
@@ -84,6 +89,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["n=6"],
         fair: false,
         property: "LeaderIs0",
+        verdict: "holds",
         paper_seconds: 104.0,
         heavy: false,
     },
@@ -93,6 +99,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["n=7"],
         fair: false,
         property: "LeaderIs0",
+        verdict: "holds",
         paper_seconds: 374.0,
         heavy: false,
     },
@@ -102,6 +109,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["workers=2"],
         fair: false,
         property: "InfCommits",
+        verdict: "holds",
         paper_seconds: 67.0,
         heavy: false,
     },
@@ -111,6 +119,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["workers=3"],
         fair: false,
         property: "InfCommits",
+        verdict: "holds",
         paper_seconds: 233.0,
         heavy: false,
     },
@@ -120,6 +129,7 @@ const INSTANCES: &[Instance] = &[
         externs: &["n=5"],
         fair: false,
         property: "P1",
+        verdict: "violated",
         paper_seconds: 0.0,
         heavy: false,
     },
@@ -129,37 +139,67 @@ const INSTANCES: &[Instance] = &[
         externs: &["workers=3"],
         fair: false,
         property: "NeverRollback",
+        verdict: "holds",
         paper_seconds: 0.0,
         heavy: false,
     },
 ];
+
+const USAGE: &str = "\
+labs-bench: the native engine on the published benchmark instances
+
+Usage: labs-bench [--quick] [--threads N] [--runs N] [--benchmarks DIR]
+       labs-bench --lts-table [--benchmarks DIR]
+
+Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
+`labs` binary built beside this one) and prints one table: system, externs, fair, property,
+verdict, states, transitions, seconds, peak memory, states/s per thread; then the
+value-analysis table. Exits with 1 when an instance fails (an error, or a verdict other than
+the known one), after listing the failures on stderr.
+
+Options:
+  --quick            skip the two flock instances (the others take a few seconds)
+  --threads N        exploration threads (default: all cores)
+  --runs N           runs per instance, the fastest reported (default 3; an instance whose
+                     first run takes over 10 s runs once)
+  --benchmarks DIR   where the .labs files are (default: the repository's benchmarks/)
+  --lts-table        instead: the LTS sizes of the compositional SVL workflow run by labs's
+                     LNT interpreter (docs/lntcheck.md)
+  -h, --help         print this text
+";
 
 struct Options {
     quick: bool,
     lts_table: bool,
     threads: usize,
     runs: usize,
-    shared: PathBuf,
+    benchmarks: PathBuf,
 }
 
 /// Instances whose first run takes longer are not repeated.
 const LONG_RUN_SECONDS: f64 = 10.0;
 
-fn options() -> Result<Options, String> {
+/// The options, or `None` when `--help` asked for the usage text.
+fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
     let mut o = Options {
         quick: false,
         lts_table: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
-        shared: Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"),
+        benchmarks: Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks"),
     };
-    let mut args = std::env::args().skip(1);
+    let mut args = args.into_iter();
     while let Some(a) = args.next() {
         match a.as_str() {
+            "-h" | "--help" => return Ok(None),
             "--quick" => o.quick = true,
             "--lts-table" => o.lts_table = true,
             "--threads" => {
-                o.threads = args.next().and_then(|v| v.parse().ok()).ok_or("--threads needs a number")?;
+                o.threads = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--threads needs a positive number")?;
             }
             "--runs" => {
                 o.runs = args
@@ -168,16 +208,15 @@ fn options() -> Result<Options, String> {
                     .filter(|&n| n > 0)
                     .ok_or("--runs needs a positive number")?;
             }
-            "--shared" => o.shared = PathBuf::from(args.next().ok_or("--shared needs a directory")?),
+            "--benchmarks" => o.benchmarks = PathBuf::from(args.next().ok_or("--benchmarks needs a directory")?),
             "--bench" => {} // passed by `cargo bench`
-            other => {
-                return Err(format!(
-                    "unknown argument `{other}` (use --quick, --threads N, --runs N, --shared DIR, --lts-table)"
-                ));
-            }
+            other => return Err(format!("unknown argument `{other}` (see --help)")),
         }
     }
-    Ok(o)
+    if !o.benchmarks.is_dir() {
+        return Err(format!("{}: no such directory (see --benchmarks)", o.benchmarks.display()));
+    }
+    Ok(Some(o))
 }
 
 /// The `labs` binary built beside this one.
@@ -187,22 +226,40 @@ fn labs_binary() -> PathBuf {
 }
 
 fn main() {
-    let o = match options() {
-        Ok(o) => o,
+    let o = match options(std::env::args().skip(1)) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{USAGE}");
+            return;
+        }
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);
         }
     };
-    if o.lts_table {
-        lts_table(&o);
-        return;
+    let failures = if o.lts_table {
+        lts_table(&o)
+    } else {
+        let labs = labs_binary();
+        if !labs.exists() {
+            eprintln!("error: {} not found: build it first (`cargo build --release`)", labs.display());
+            std::process::exit(2);
+        }
+        let mut failures = instances_table(&o, &labs);
+        failures.extend(values_table(&o));
+        failures
+    };
+    if !failures.is_empty() {
+        eprintln!("\nerror: {} failure(s):", failures.len());
+        for f in &failures {
+            eprintln!("  {f}");
+        }
+        std::process::exit(1);
     }
-    let labs = labs_binary();
-    if !labs.exists() {
-        eprintln!("error: {} not found: build it first (`cargo build --release`)", labs.display());
-        std::process::exit(2);
-    }
+}
+
+/// The main table; returns the instances that failed, with why.
+fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
     println!(
         "native engine, {} thread(s); fastest of {} run(s) (runs over {LONG_RUN_SECONDS} s: one); peak memory per instance (separate processes)\n",
         o.threads, o.runs
@@ -222,21 +279,17 @@ fn main() {
     );
     println!(
         "|{}|",
-        ["-"; 10]
-            .iter()
-            .zip([17, 24, 6, 15, 10, 12, 13, 10, 11, 17])
-            .map(|(_, w)| "-".repeat(w))
-            .collect::<Vec<_>>()
-            .join("|")
+        [17, 24, 6, 15, 10, 12, 13, 10, 11, 17].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|")
     );
+    let mut failures = vec![];
     let mut total = 0.0;
     let mut paper_total = 0.0;
     'instances: for i in INSTANCES {
         if o.quick && i.heavy {
             continue;
         }
-        let file = o.shared.join("benchmarks").join(i.file);
-        let mut cmd = Command::new(&labs);
+        let file = o.benchmarks.join(i.file);
+        let mut cmd = Command::new(labs);
         cmd.arg("verify").arg(&file).args(i.externs).args(["--property", i.property, "--json", "-q"]);
         cmd.args(["--threads", &o.threads.to_string()]);
         if i.fair {
@@ -247,14 +300,25 @@ fn main() {
         let mut secs = f64::INFINITY;
         for run in 0..o.runs {
             let start = Instant::now();
-            let out = cmd.output().expect("run labs");
+            let out = match cmd.output() {
+                Ok(out) => out,
+                Err(e) => {
+                    failures.push(format!("{}: cannot run {}: {e}", i.name, labs.display()));
+                    continue 'instances;
+                }
+            };
             let wall = start.elapsed().as_secs_f64();
-            let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+            let doc = serde_json::from_slice::<serde_json::Value>(&out.stdout).ok();
+            // `labs verify` exits with 0 (holds) or 10 (violated) when it decides.
+            let decided = matches!(out.status.code(), Some(0 | 10));
+            let Some(doc) = doc.filter(|_| decided) else {
                 let why = String::from_utf8_lossy(&out.stderr);
-                println!("| {:<15} | failed: {}", i.name, why.lines().next().unwrap_or(""));
+                let why = format!("{}, {}", out.status, why.lines().next().unwrap_or("no message"));
+                println!("| {:<15} | failed: {why}", i.name);
+                failures.push(format!("{}: {why}", i.name));
                 continue 'instances;
             };
-            secs = secs.min(doc["stats"]["seconds"].as_f64().unwrap_or(wall));
+            secs = secs.min(doc["stats"]["exploration_seconds"].as_f64().unwrap_or(wall));
             if best.as_ref().is_none_or(|b| wall < b.0) {
                 best = Some((wall, doc));
             }
@@ -266,6 +330,10 @@ fn main() {
         let st = &doc["stats"];
         let states = st["states"].as_u64().unwrap_or(0);
         let rate = if secs > 0.0 { states as f64 / secs / o.threads as f64 } else { 0.0 };
+        let verdict = doc["results"][0]["verdict"].as_str().unwrap_or("?");
+        if verdict != i.verdict {
+            failures.push(format!("{}: {} {verdict}, known to be {}", i.name, i.property, i.verdict));
+        }
         total += wall;
         if i.paper_seconds > 0.0 {
             paper_total += i.paper_seconds;
@@ -276,7 +344,7 @@ fn main() {
             i.externs.join(" "),
             if i.fair { "yes" } else { "no" },
             i.property,
-            doc["results"][0]["verdict"].as_str().unwrap_or("?"),
+            verdict,
             states,
             st["transitions"].as_u64().unwrap_or(0),
             wall,
@@ -284,7 +352,7 @@ fn main() {
             rate
         );
     }
-    if paper_total > 0.0 && !o.quick {
+    if paper_total > 0.0 && !o.quick && failures.is_empty() {
         println!(
             "\ntotal {:.1} s for the VMCAI 2023 instances; paper's CADP compositional total {:.0} s (cross-machine): {:.0}x",
             total,
@@ -292,11 +360,13 @@ fn main() {
             paper_total / total.max(1e-9)
         );
     }
-    values_table(&o);
+    failures
 }
 
-/// Per spec: how many values the analysis allows vs how many the engine reaches.
-fn values_table(o: &Options) {
+/// Per spec: how many values the analysis allows vs how many the engine reaches. Returns the
+/// specs that could not be analysed, and every reached value the analysis excludes.
+fn values_table(o: &Options) -> Vec<String> {
+    let mut failures = vec![];
     println!(
         "\nvalue analysis (tightness: values allowed by the analysis / values reached, summed over variables and agent types)\n"
     );
@@ -316,11 +386,23 @@ fn values_table(o: &Options) {
         ("twophasecommit.labs", &["workers=3"], false),
     ];
     for (file, externs, fair) in specs {
-        let path = o.shared.join("benchmarks").join(file);
-        let Ok(src) = std::fs::read_to_string(&path) else { continue };
-        let Some(spec) = parse(&src).spec else { continue };
-        let Ok((model, _)) = resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()) else { continue };
-        let Ok((behs, _)) = compile_all(&model) else { continue };
+        let path = o.benchmarks.join(file);
+        let loaded = (|| {
+            let src = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let spec = parse(&src).spec.ok_or("parse error")?;
+            let externs = parse_externs(externs).map_err(|e| format!("{e:?}"))?;
+            let (model, _) = resolve(&spec, &src, &externs).map_err(|e| format!("{e:?}"))?;
+            let (behs, _) = compile_all(&model).map_err(|e| format!("{e:?}"))?;
+            Ok::<_, String>((model, behs))
+        })();
+        let (model, behs) = match loaded {
+            Ok(x) => x,
+            Err(e) => {
+                println!("| {file:<20} | failed: {e}");
+                failures.push(format!("value analysis of {file}: {e}"));
+                continue;
+            }
+        };
         let start = Instant::now();
         let a = analyse(&model, &behs);
         let ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -344,7 +426,10 @@ fn values_table(o: &Options) {
                                 None => s.contains_undef(),
                             });
                             if !ok {
-                                eprintln!("UNSOUND: {} value {x:?} not in the analysis", model.vars[*v].name);
+                                failures.push(format!(
+                                    "value analysis of {file} is unsound: {} reaches {x:?}, which it excludes",
+                                    model.vars[*v].name
+                                ));
                             }
                         }
                     }
@@ -363,11 +448,14 @@ fn values_table(o: &Options) {
             a.widened.len()
         );
     }
+    failures
 }
 
-/// The compositional workflow's LTS sizes (see the module comment).
-fn lts_table(o: &Options) {
-    let bench = o.shared.join("benchmarks");
+/// The compositional workflow's LTS sizes (see the module comment). Returns the specs that
+/// failed and the properties whose verdict on the composed LTS differs from the native one.
+fn lts_table(o: &Options) -> Vec<String> {
+    let mut failures = vec![];
+    let bench = o.benchmarks.clone();
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let specs: &[(&Path, &str, &[&str], bool)] = &[
         (&bench, "leader.labs", &["n=3"], false),
@@ -448,6 +536,13 @@ fn lts_table(o: &Options) {
             .map_err(|e| format!("{e:?}"))?;
             for r in &runs {
                 let nv = native.results.iter().find(|x| x.property == r.property).map_or("?", |x| x.verdict.as_str());
+                if nv != r.verdict.as_str() {
+                    failures.push(format!(
+                        "{spec_name}: {} is {} on the composed LTS, {nv} natively",
+                        r.property,
+                        r.verdict.as_str()
+                    ));
+                }
                 let reduced = r.reduced.map_or("?".to_string(), |(s, t)| format!("{s} / {t}"));
                 comp_rows.push(format!(
                     "| {spec_name} | {} / {} | {} | {} / {} | {reduced} | {} | {} | {} |",
@@ -466,6 +561,7 @@ fn lts_table(o: &Options) {
         })();
         if let Err(e) = r {
             leaves_rows.push(format!("| {spec_name} | failed: {e} | | |"));
+            failures.push(format!("{spec_name}: {e}"));
         }
     }
     println!("leaves of the compositional SVL script, generated alone (states / transitions)\n");
@@ -483,4 +579,5 @@ fn lts_table(o: &Options) {
     for r in &comp_rows {
         println!("{r}");
     }
+    failures
 }

@@ -238,8 +238,17 @@ enum Command {
     },
 }
 
+/// When the command line started running: the statistics report the whole run's wall-clock time.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Wall-clock seconds since the command line started running.
+fn run_seconds() -> f64 {
+    STARTED.get_or_init(std::time::Instant::now).elapsed().as_secs_f64()
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    STARTED.get_or_init(std::time::Instant::now);
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
