@@ -225,7 +225,7 @@ fn the_cadp_walk_through_works_as_written() {
                 if w[1] == "translate-trace" {
                     write_diagnostic(&cwd, &w);
                 }
-                let o = labs_in(&cwd, &w[1..].to_vec());
+                let o = labs_in(&cwd, &w[1..]);
                 let err = String::from_utf8_lossy(&o.stderr);
                 assert_eq!(o.status.code(), Some(0), "{line}\n{err}");
                 // The warning `emit` gives for a spec whose leaves would enumerate every value.
