@@ -149,8 +149,13 @@ fn check_lnt(name: &str, text: &str, dialect: Dialect) {
     }
     assert!(stack.is_empty(), "{name}: unclosed {stack:?}");
     assert!(parens.is_empty(), "{name}: unclosed {parens:?}");
-    let other = if dialect == Dialect::V2025 { " .. " } else { " ... " };
+    let other = if dialect.range() == "..." { " .. " } else { " ... " };
     assert!(!text.contains(&format!("[0{other}")), "{name}: wrong range symbol");
+    assert!(text.contains(&format!("[0 {} ", dialect.range())), "{name}: no array type");
+    // In-out actuals: `!?x` up to 2025-e, `x?` from 2025-f (CADP HISTORY #3148).
+    let old_inout = dialect.inout("x").starts_with("!?");
+    let new_seen = text.contains("(id, I1?,") || text.contains("(id, I?,");
+    assert!(!(if old_inout { new_seen } else { text.contains("!?") }), "{name}: in-out spelling");
 }
 
 fn check_mcl(name: &str, text: &str) {
@@ -173,7 +178,7 @@ fn check_mcl(name: &str, text: &str) {
 
 fn check_all(file: &str, externs: &[&str]) {
     for fair in [false, true] {
-        for dialect in [Dialect::V2023, Dialect::V2025] {
+        for dialect in Dialect::ALL {
             for f in emit_file(file, externs, fair, dialect) {
                 let name = format!("{file} fair={fair} {} {}", dialect.name(), f.name);
                 if f.name.ends_with(".lnt") {
