@@ -24,32 +24,153 @@ pub const LNT_PREDEFINED: &[&str] = &[
     "cons", "delete", "diff", "div", "element", "empty", "eq", "first", "gcd", "ge", "get", "gt", "head", "iff",
     "implies", "index", "insert", "inter", "inttonat", "is_empty", "islower", "isupper", "isalpha", "isalnum",
     "isdigit", "isxdigit", "last", "le", "length", "lt", "max", "member", "min", "minus", "mod", "nattoint", "ne",
-    "neg", "nil", "not", "nth", "or", "ord", "or_else", "pos", "pred", "prefix", "rem", "remove", "reverse",
-    "rindex", "scm", "sign", "substr", "succ", "suffix", "tail", "tolower", "toupper", "union", "update", "val",
-    "xor",
+    "neg", "nil", "not", "nth", "or", "ord", "or_else", "pos", "pred", "prefix", "rem", "remove", "reverse", "rindex",
+    "scm", "sign", "substr", "succ", "suffix", "tail", "tolower", "toupper", "union", "update", "val", "xor",
 ];
 
 /// MCL (evaluator4) keywords, types and predefined functions (CADP's `mcl.vim` 1.8, see
 /// `reference/cadp-interfaces.md` §2.3), and the fixpoint and modality words of MCL v4.
 pub const MCL_RESERVED: &[&str] = &[
-    "among", "any", "case", "choice", "continue", "do", "else", "elsif", "end", "end_library", "end_macro", "exists",
-    "exit", "export", "for", "forall", "from", "if", "in", "let", "library", "loop", "macro", "mu", "nil", "nu", "of",
-    "on", "repeat", "step", "tau", "then", "to", "until", "where", "while", "bool", "nat", "natset", "int", "real",
-    "char", "string", "abs", "and", "concat", "diff", "empty", "equ", "implies", "index", "insert", "isin",
-    "isalnum", "isalpha", "isdigit", "islower", "isupper", "isxdigit", "inter", "length", "not", "nth", "or",
-    "prefix", "remove", "rindex", "sign", "substr", "succ", "suffix", "tolower", "toupper", "union", "xor", "true",
-    "false", "deadlock", "livelock",
+    "among",
+    "any",
+    "case",
+    "choice",
+    "continue",
+    "do",
+    "else",
+    "elsif",
+    "end",
+    "end_library",
+    "end_macro",
+    "exists",
+    "exit",
+    "export",
+    "for",
+    "forall",
+    "from",
+    "if",
+    "in",
+    "let",
+    "library",
+    "loop",
+    "macro",
+    "mu",
+    "nil",
+    "nu",
+    "of",
+    "on",
+    "repeat",
+    "step",
+    "tau",
+    "then",
+    "to",
+    "until",
+    "where",
+    "while",
+    "bool",
+    "nat",
+    "natset",
+    "int",
+    "real",
+    "char",
+    "string",
+    "abs",
+    "and",
+    "concat",
+    "diff",
+    "empty",
+    "equ",
+    "implies",
+    "index",
+    "insert",
+    "isin",
+    "isalnum",
+    "isalpha",
+    "isdigit",
+    "islower",
+    "isupper",
+    "isxdigit",
+    "inter",
+    "length",
+    "not",
+    "nth",
+    "or",
+    "prefix",
+    "remove",
+    "rindex",
+    "sign",
+    "substr",
+    "succ",
+    "suffix",
+    "tolower",
+    "toupper",
+    "union",
+    "xor",
+    "true",
+    "false",
+    "deadlock",
+    "livelock",
 ];
 
 /// SVL keywords (SVL 1.8 editor files, `reference/cadp-interfaces.md` §1.3, plus `sharp`,
 /// `divsharp`, `hold` used by newer releases).
 pub const SVL_KEYWORDS: &[&str] = &[
-    "abstraction", "all", "bag", "branching", "but", "chaos", "check", "comparison", "cut", "deadlock",
-    "divbranching", "divsharp", "end", "expected", "fifo", "gate", "generation", "hide", "hold", "in", "is", "label",
-    "labels", "leaf", "livelock", "multiple", "node", "observational", "of", "par", "partial", "prio",
-    "probabilistic", "property", "reduction", "refined", "rename", "result", "root", "safety", "sharp", "single",
-    "smart", "stochastic", "stop", "strong", "sync", "total", "trace", "user", "using", "verify", "weak", "with",
-    "true", "false",
+    "abstraction",
+    "all",
+    "bag",
+    "branching",
+    "but",
+    "chaos",
+    "check",
+    "comparison",
+    "cut",
+    "deadlock",
+    "divbranching",
+    "divsharp",
+    "end",
+    "expected",
+    "fifo",
+    "gate",
+    "generation",
+    "hide",
+    "hold",
+    "in",
+    "is",
+    "label",
+    "labels",
+    "leaf",
+    "livelock",
+    "multiple",
+    "node",
+    "observational",
+    "of",
+    "par",
+    "partial",
+    "prio",
+    "probabilistic",
+    "property",
+    "reduction",
+    "refined",
+    "rename",
+    "result",
+    "root",
+    "safety",
+    "sharp",
+    "single",
+    "smart",
+    "stochastic",
+    "stop",
+    "strong",
+    "sync",
+    "total",
+    "trace",
+    "user",
+    "using",
+    "verify",
+    "weak",
+    "with",
+    "true",
+    "false",
 ];
 
 /// Whether `name` (any case) is a keyword or predefined name of LNT, MCL or SVL.
@@ -58,9 +179,32 @@ pub fn is_reserved(name: &str) -> bool {
     [LNT_KEYWORDS, LNT_PREDEFINED, MCL_RESERVED, SVL_KEYWORDS].iter().any(|l| l.contains(&lower.as_str()))
 }
 
-/// The fixed names of the emitted module's processes, types and functions that a module name
-/// must not equal (regardless of case).
-const GLOBAL_NAMES: &[&str] = &["main", "env", "sched", "timestamps", "assumptions", "attrs", "stigs", "envs", "locals"];
+/// The fixed names of the emitted module's processes, types, constructors and functions that a
+/// module name must not equal (regardless of case), and the prefixes of the generated ones.
+const GLOBAL_NAMES: &[&str] = &[
+    "main",
+    "env",
+    "sched",
+    "timestamps",
+    "assumptions",
+    "attrs",
+    "stigs",
+    "envs",
+    "locals",
+    "tuples",
+    "ranks",
+    "assumed",
+    "cmp",
+    "less",
+    "same",
+    "greater",
+    "n_agents",
+    "locs",
+    "undef",
+    "holds",
+    "mk_env",
+];
+const GLOBAL_PREFIXES: &[&str] = &["agent_", "st_", "en_", "dom_", "lab_", "ranks_"];
 
 /// A valid LNT module (and file) name from a file stem: letters, digits and `_`, starting with
 /// a letter, neither reserved nor a name of the module's entities; CADP requires the module
@@ -70,6 +214,7 @@ pub fn module_name(stem: &str) -> String {
     if !s.starts_with(|c: char| c.is_ascii_alphabetic())
         || is_reserved(&s)
         || GLOBAL_NAMES.contains(&s.to_ascii_lowercase().as_str())
+        || GLOBAL_PREFIXES.iter().any(|p| s.to_ascii_lowercase().starts_with(p))
     {
         s.insert_str(0, "spec_");
     }
@@ -141,6 +286,8 @@ mod tests {
         assert_eq!(module_name("module"), "spec_module");
         assert_eq!(module_name("Main"), "spec_Main");
         assert_eq!(module_name("first"), "spec_first");
+        assert_eq!(module_name("undef"), "spec_undef");
+        assert_eq!(module_name("st_x"), "spec_st_x");
     }
 
     #[test]
