@@ -487,3 +487,42 @@ fn cross_check_compares_with_the_native_verdicts() {
     let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs100"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
+
+/// The LNT dialect follows the release named in `$CADP/VERSION` (CADP HISTORY: `alt` from
+/// 2024-d, #2982; `...` from 2025-e, #3133; `x?` from 2025-f, #3148), and the files handed to
+/// svl are written in it.
+#[test]
+fn the_dialect_follows_the_installed_release() {
+    let spec = format!("{BENCH}/leader.labs");
+    // (VERSION text, dialect, choice keyword, array range, in-out actual)
+    let releases = [
+        ("2023-k \"Pisa\"\n", "2023", "select", "[0 .. ", "!?I1"),
+        ("2024-c\n", "2023", "select", "[0 .. ", "!?I1"),
+        ("2024-d \"Eindhoven\"\n", "2024-d", "alt", "[0 .. ", "!?I1"),
+        ("2025-d\n", "2024-d", "alt", "[0 .. ", "!?I1"),
+        ("2025-e\n", "2025-e", "alt", "[0 ... ", "!?I1"),
+        ("2025-f\n", "2025", "alt", "[0 ... ", "I1?"),
+        ("2026-b\n", "2025", "alt", "[0 ... ", "I1?"),
+    ];
+    for (version, dialect, choice, range, inout) in releases {
+        let cadp = FakeCadp::new();
+        std::fs::write(cadp.root.join("VERSION"), version).unwrap();
+        plan_from_lnt(&cadp, &spec, &["n=3"], false);
+        let keep = Scratch::path("cadp-dialect", "files");
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--keep-files", keep.as_str(), "--json"]);
+        assert_eq!(o.status.code(), Some(10), "{version}: {}", stderr(&o));
+        assert_eq!(json(&o)["cadp"]["lnt_dialect"], dialect, "{version}");
+        let lnt = std::fs::read_to_string(keep.join("leader.lnt")).unwrap();
+        let words: BTreeSet<&str> = lnt.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+        let other = if choice == "alt" { "select" } else { "alt" };
+        assert!(words.contains(choice) && !words.contains(other), "{version}: `{choice}` expected");
+        assert!(lnt.contains(range), "{version}: `{range}` expected");
+        assert!(lnt.contains(&format!("({inout},")) || lnt.contains(&format!(", {inout},")), "{version}: `{inout}`");
+        // `labs emit` picks the same dialect from the same installation.
+        let out = Scratch::path("cadp-dialect-emit", "out");
+        let e = cadp.labs(&["emit", &spec, "n=3", "-o", out.as_str()]);
+        assert!(e.status.success(), "{}", stderr(&e));
+        assert!(stderr(&e).contains(&format!("LNT dialect {dialect} (detected from $CADP)")), "{}", stderr(&e));
+        assert_eq!(std::fs::read_to_string(out.join("leader.lnt")).unwrap(), lnt, "{version}");
+    }
+}

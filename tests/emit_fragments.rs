@@ -86,9 +86,9 @@ fn one_action() {
     // attribute; the next control state. No sink: without an enabled step there is no TICK.
     assert_block(
         &t,
-        "if empty (Zp) and empty (Zc) and (pc == 0) then",
+        "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
         "
-        if empty (Zp) and empty (Zc) and (pc == 0) then
+        if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then
            TICK (!id) where en_A_0_0 (id, I, L, E);
            I0 := I;
            L0 := L;
@@ -173,9 +173,9 @@ check { }
     assert_eq!(
         branches,
         [
-            "if empty (Zp) and empty (Zc) and (pc == 0) then",
+            "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
             "pc := 0",
-            "if empty (Zp) and empty (Zc) and (pc == 0) then",
+            "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
             "pc := 0",
         ]
     );
@@ -213,7 +213,7 @@ check { }
     let mut edges = vec![];
     let lines: Vec<&str> = t.lines().collect();
     for (i, l) in lines.iter().enumerate() {
-        if let Some(rest) = l.trim().strip_prefix("if empty (Zp) and empty (Zc) and (pc == ") {
+        if let Some(rest) = l.trim().strip_prefix("if lab_empty (Zp) and lab_empty (Zc) and (pc == ") {
             let src = rest.trim_end_matches(") then");
             let comment = lines[i - 1].trim().trim_start_matches("-- ");
             let tgt = lines[i..].iter().find_map(|x| x.trim().strip_prefix("pc := ")).unwrap();
@@ -340,9 +340,9 @@ check { E2 = finally e = 2 }
     assert!(t.contains("TICK (?t, ?e_0) where (t != id) and (t < N_AGENTS) and dom_0 (e_0)\n"));
     assert_block(
         t,
-        "if empty (Zp) and empty (Zc) and (pc == 0) then",
+        "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
         "
-        if empty (Zp) and empty (Zc) and (pc == 0) then
+        if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then
            TICK (!id, ?e_0) where dom_0 (e_0) and en_A_0_0 (id, I, L, mk_env (e_0));
            E := mk_env (e_0);
            I0 := I;

@@ -1,6 +1,8 @@
 //! A structural check of every emitted LNT program and MCL query (CADP is not available to the
 //! test suite): balanced parentheses and brackets, block keywords closed by the matching `end`,
-//! no `;` before a closing keyword, `[]` only inside a choice, no empty parenthesised group.
+//! no `;` before a closing keyword, `[]` only inside a choice, no empty parenthesised group;
+//! and the names every emitted file declares: none is a keyword or predefined name of LNT, MCL
+//! or SVL (any case), and no two names of one scope differ only by case.
 
 mod fixtures;
 
@@ -10,6 +12,7 @@ use labs::lnt::{Dialect, EmitOptions, EmittedFile, emit, names};
 use labs::model::externs::parse_externs;
 use labs::model::resolve;
 use labs::syntax::parse;
+use std::collections::{BTreeMap, BTreeSet};
 
 fn emit_file(file: &str, externs: &[&str], fair: bool, dialect: Dialect) -> Vec<EmittedFile> {
     let path = fixtures::path_str(file);
@@ -149,8 +152,13 @@ fn check_lnt(name: &str, text: &str, dialect: Dialect) {
     }
     assert!(stack.is_empty(), "{name}: unclosed {stack:?}");
     assert!(parens.is_empty(), "{name}: unclosed {parens:?}");
-    let other = if dialect == Dialect::V2025 { " .. " } else { " ... " };
+    let other = if dialect.range() == "..." { " .. " } else { " ... " };
     assert!(!text.contains(&format!("[0{other}")), "{name}: wrong range symbol");
+    assert!(text.contains(&format!("[0 {} ", dialect.range())), "{name}: no array type");
+    // In-out actuals: `!?x` up to 2025-e, `x?` from 2025-f (CADP HISTORY #3148).
+    let old_inout = dialect.inout("x").starts_with("!?");
+    let new_seen = text.contains("(id, I1?,") || text.contains("(id, I?,");
+    assert!(!(if old_inout { new_seen } else { text.contains("!?") }), "{name}: in-out spelling");
 }
 
 fn check_mcl(name: &str, text: &str) {
@@ -171,15 +179,117 @@ fn check_mcl(name: &str, text: &str) {
     assert!(!text.contains("--"), "{name}: MCL has no `--` comments");
 }
 
+/// The identifiers declared in a region of tokens: a name followed by `,` or `:` and not
+/// itself after `:` (a type). Covers parameter lists, gate lists and `var … in` declarations.
+fn declared_in(toks: &[String]) -> Vec<String> {
+    let mut out = vec![];
+    for i in 0..toks.len() {
+        let t = toks[i].as_str();
+        let is_ident = t.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        let next = toks.get(i + 1).map(String::as_str);
+        let prev = if i > 0 { toks[i - 1].as_str() } else { "" };
+        if is_ident && matches!(next, Some("," | ":")) && prev != ":" && !matches!(t, "in" | "out") {
+            out.push(t.to_string());
+        }
+    }
+    out
+}
+
+/// Fails if a name is reserved or two distinct names of one scope are equal regardless of case.
+fn check_scope(name: &str, what: &str, names: &BTreeSet<String>) {
+    let mut by_lower: BTreeMap<String, &String> = BTreeMap::new();
+    for n in names {
+        assert!(!names::is_reserved(n), "{name}: {what} declares `{n}`, a reserved word of CADP");
+        if let Some(other) = by_lower.insert(n.to_ascii_lowercase(), n) {
+            panic!("{name}: {what} declares `{other}` and `{n}`, equal regardless of case");
+        }
+    }
+}
+
+/// LNT: the module's global names (module, types, constructors, functions, processes), then
+/// each function and process: its parameters, gates and variables with the global names.
+fn check_lnt_names(name: &str, text: &str) {
+    let toks = tokens(&strip(text));
+    let mut globals = BTreeSet::new();
+    let mut scopes: Vec<(String, Vec<String>)> = vec![];
+    let mut i = 0;
+    while i < toks.len() {
+        let t = toks[i].as_str();
+        let prev = if i > 0 { toks[i - 1].as_str() } else { "" };
+        if matches!(t, "module" | "type" | "function" | "process") && prev != "end" {
+            let n = toks[i + 1].clone();
+            globals.insert(n.clone());
+            if t == "type" && toks[i + 3] != "array" {
+                // an enumeration: its constructors up to `with`
+                let mut j = i + 3;
+                while toks[j] != "with" {
+                    if toks[j] != "," {
+                        globals.insert(toks[j].clone());
+                    }
+                    j += 1;
+                }
+            }
+            if matches!(t, "function" | "process") {
+                let close = toks[i..].windows(2).position(|w| w[0] == "end" && w[1] == t).expect("end") + i;
+                let body = &toks[i + 2..close];
+                let header_end = body.iter().position(|x| x == "is").expect("is");
+                let mut decl = declared_in(&body[..header_end]);
+                let mut k = header_end;
+                while k < body.len() {
+                    if body[k] == "var" && body[k - 1] != "end" {
+                        let end = body[k..].iter().position(|x| x == "in").expect("var … in") + k;
+                        decl.extend(declared_in(&body[k..end]));
+                        k = end;
+                    }
+                    k += 1;
+                }
+                scopes.push((format!("{t} {n}"), decl));
+            }
+        }
+        i += 1;
+    }
+    check_scope(name, "the module", &globals);
+    for (what, decl) in scopes {
+        let mut all = globals.clone();
+        all.extend(decl);
+        check_scope(name, &what, &all);
+    }
+}
+
+/// MCL: fixpoint names, their parameters and the variables bound in action patterns.
+fn check_mcl_names(name: &str, text: &str) {
+    let toks = tokens(&strip(text));
+    let mut decl = BTreeSet::new();
+    for i in 0..toks.len() {
+        if matches!(toks[i].as_str(), "mu" | "nu") {
+            decl.insert(toks[i + 1].clone());
+        }
+    }
+    decl.extend(declared_in(&toks));
+    check_scope(name, "the query", &decl);
+}
+
+/// SVL: the property blocks.
+fn check_svl_names(name: &str, text: &str) {
+    let toks = tokens(&strip(text));
+    let decl: BTreeSet<String> = toks.windows(2).filter(|w| w[0] == "property").map(|w| w[1].clone()).collect();
+    assert!(!decl.is_empty(), "{name}: no property block");
+    check_scope(name, "the script", &decl);
+}
+
 fn check_all(file: &str, externs: &[&str]) {
     for fair in [false, true] {
-        for dialect in [Dialect::V2023, Dialect::V2025] {
+        for dialect in Dialect::ALL {
             for f in emit_file(file, externs, fair, dialect) {
                 let name = format!("{file} fair={fair} {} {}", dialect.name(), f.name);
                 if f.name.ends_with(".lnt") {
                     check_lnt(&name, &f.contents, dialect);
+                    check_lnt_names(&name, &f.contents);
                 } else if f.name.ends_with(".mcl") {
                     check_mcl(&name, &f.contents);
+                    check_mcl_names(&name, &f.contents);
+                } else if f.name.ends_with(".svl") {
+                    check_svl_names(&name, &f.contents);
                 }
             }
         }
@@ -194,6 +304,39 @@ fn benchmarks_are_well_formed() {
     check_all("benchmarks/philosophers.labs", &["n=3"]);
     check_all("benchmarks/twophase.labs", &["workers=2"]);
     check_all("benchmarks/twophasecommit.labs", &["workers=2"]);
+}
+
+#[test]
+fn examples_are_well_formed() {
+    check_all("examples/counter.labs", &["n=2", "atomic=0"]);
+    check_all("examples/flocking.labs", &["birds=2", "delta=1", "grid=3"]);
+    check_all("examples/leader.labs", &["n=3"]);
+    check_all("examples/line.labs", &["n=3", "gap=2", "size=5"]);
+    check_all("examples/majority.labs", &["yes=1", "no=2"]);
+    check_all("examples/philosophers.labs", &["n=3", "asym=1"]);
+    check_all("examples/twophase.labs", &["workers=2"]);
+}
+
+/// The names of `tests/cases/names.labs` (reserved words, names equal regardless of case) are
+/// renamed in what the files declare.
+#[test]
+fn user_names_are_renamed() {
+    let files = emit_file("tests/cases/names.labs", &[], false, Dialect::V2025);
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    assert!(names.contains(&"names_Property_0.mcl") && names.contains(&"names_FIRST_1.mcl"), "{names:?}");
+    assert!(names.contains(&"names_First_2.mcl"), "{names:?}");
+    let lnt = &files[0].contents;
+    assert!(lnt.contains("process Agent_NODE_0 [") && lnt.contains("process Agent_Node_1 ["));
+    // the scanner finds what the renaming avoids
+    let bad = "module m is\nfunction f (L: Nat, l: Nat) : Nat is\n   return l\nend function\nend module\n";
+    let e = std::panic::catch_unwind(|| check_lnt_names("t", bad)).expect_err("L and l");
+    assert!(e.downcast_ref::<String>().is_some_and(|m| m.contains("`L` and `l`")), "{e:?}");
+    let bad = "module m is\nfunction f (x: Nat) : Bool is\n   var first: Bool in\n      first := true;\n      return first\n   end var\nend function\nend module\n";
+    let e = std::panic::catch_unwind(|| check_lnt_names("t", bad)).expect_err("first");
+    assert!(e.downcast_ref::<String>().is_some_and(|m| m.contains("`first`, a reserved word")), "{e:?}");
+    let bad = "nu Inv (v_0: Int := 0, real: Bool := true) . (real or (v_0 = 0))";
+    let e = std::panic::catch_unwind(|| check_mcl_names("t", bad)).expect_err("real");
+    assert!(e.downcast_ref::<String>().is_some_and(|m| m.contains("`real`")), "{e:?}");
 }
 
 #[test]

@@ -130,7 +130,7 @@ pub fn verify(
 ) -> Result<CadpRun, CadpError> {
     let start = Instant::now();
     let tools = install::locate()?;
-    let emit_opts = emit_options(opts.fair, &opts.properties, &opts.base, &opts.source);
+    let emit_opts = emit_options(&tools, opts.fair, &opts.properties, &opts.base, &opts.source);
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
     let dialect = emit_opts.dialect;
     let mut work_dir = match &opts.keep_files {
@@ -152,7 +152,7 @@ pub fn verify(
     // A kept directory may hold the log and diagnostics of an earlier run: never read those.
     let mut stale = vec![log_file.clone(), output.clone()];
     for name in &names {
-        let diag = svl::diag_file(&opts.base, name, monolithic);
+        let diag = svl::diag_file(&opts.base, &lnt::names::property_id(model, name), monolithic);
         stale.push(work_dir.path().join(aut_name(&diag)));
         stale.push(work_dir.path().join(diag));
     }
@@ -175,7 +175,8 @@ pub fn verify(
     let fail = |message: String, work_dir: &mut WorkDir| CadpError::Failed { message, work_dir: Some(work_dir.keep()) };
     let mut results = vec![];
     for name in &names {
-        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(name));
+        let id = lnt::names::property_id(model, name);
+        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(&id));
         let result = found.and_then(|p| p.result);
         let Some(result) = result else {
             if stopped.is_some() {
@@ -214,7 +215,7 @@ pub fn verify(
         let (diagnostic, source) = match inline {
             Some(d) => (Some(d), Some("inline in the log".to_string())),
             None => {
-                let diag = svl::diag_file(&opts.base, name, monolithic);
+                let diag = svl::diag_file(&opts.base, &lnt::names::property_id(model, name), monolithic);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, &limits);
                 match read.map_err(|m| fail(m, &mut work_dir))? {
                     Some((d, aut)) => (Some(d), Some(aut)),
@@ -286,7 +287,7 @@ pub fn executor_runs(
     let lnt_open = tools.lnt_open.clone().ok_or_else(|| {
         CadpError::NotInstalled("CADP's `lnt.open` was not found (needed to run Executor)".to_string())
     })?;
-    let emit_opts = emit_options(opts.fair, &[], &opts.base, &opts.source);
+    let emit_opts = emit_options(&tools, opts.fair, &[], &opts.base, &opts.source);
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
     let lnt_name = format!("{}.lnt", opts.base);
     let program: Vec<_> = files.into_iter().filter(|f| f.name == lnt_name).collect();
@@ -328,12 +329,13 @@ pub fn executor_runs(
     Ok(ExecutorReport { runs, stopped: None })
 }
 
-/// What `labs emit` would write for these options, in the installed CADP's LNT dialect.
-fn emit_options(fair: bool, properties: &[String], base: &str, source: &str) -> EmitOptions {
+/// What `labs emit` would write for these options, in the LNT dialect of the installation found
+/// (its `VERSION` or `HISTORY`, whether found through `$CADP` or `PATH`; else the current one).
+fn emit_options(tools: &install::Tools, fair: bool, properties: &[String], base: &str, source: &str) -> EmitOptions {
     EmitOptions {
         fair,
         properties: properties.to_vec(),
-        dialect: lnt::detect_dialect().unwrap_or(Dialect::CURRENT),
+        dialect: tools.root_dir().and_then(|r| lnt::dialect_of_installation(&r)).unwrap_or(Dialect::CURRENT),
         base: base.to_string(),
         source: source.to_string(),
     }

@@ -11,7 +11,7 @@ pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, &'static str), Fa
     match asked {
         Some(d) => Dialect::parse(d)
             .map(|d| (d, "as asked"))
-            .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023 or 2025)"))),
+            .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023, 2024-d, 2025-e, 2025 or a CADP release name such as 2024-k)"))),
         None => Ok(match lnt::detect_dialect() {
             Some(d) => (d, "detected from $CADP"),
             None => (Dialect::CURRENT, "default: no CADP installation detected"),

@@ -175,7 +175,7 @@ enum Command {
         /// Output directory (created if missing)
         #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
         output: PathBuf,
-        /// LNT dialect: 2023 or 2025 (default: the installed CADP's, else 2025)
+        /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
     },
@@ -195,7 +195,7 @@ enum Command {
         /// Stop with an error beyond this many states
         #[arg(long, value_name = "N")]
         max_states: Option<u64>,
-        /// LNT dialect of the emitted program: 2023 or 2025
+        /// LNT dialect of the emitted program: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
         /// Interpret this LNT file instead of the program emitted for SPEC

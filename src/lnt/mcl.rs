@@ -384,9 +384,11 @@ fn bparams_of(b: &MBool, out: &mut BTreeSet<TrackKey>) {
     }
 }
 
-/// An MCL integer literal (MCL has no negative literals: `(0 - n)`).
+/// An MCL integer literal. A negative one is the unary minus of a natural literal, `(- n)`:
+/// unary minus exists on Int only, so the constant is typed Int, whereas `(0 - n)` could be
+/// read as a Nat subtraction that underflows.
 fn lit(v: i64) -> String {
-    if v < 0 { format!("(0 - {})", v.unsigned_abs()) } else { v.to_string() }
+    if v < 0 { format!("(- {})", v.unsigned_abs()) } else { v.to_string() }
 }
 
 struct Printer<'a> {
@@ -400,7 +402,7 @@ impl Printer<'_> {
             MExpr::Const(c) if *c == UNDEF_MARK => lit(self.undef),
             MExpr::Const(c) => lit(*c),
             MExpr::Param(k) => self.names[k].clone(),
-            MExpr::Neg(a) => format!("(0 - {})", self.expr(a)),
+            MExpr::Neg(a) => format!("(- {})", self.expr(a)),
             MExpr::Abs(a) => format!("abs ({})", self.expr(a)),
             MExpr::Bin(op, a, b) => {
                 let o = match op {

@@ -20,31 +20,61 @@ use crate::behaviour::Behaviour;
 use crate::model::Model;
 use std::fmt;
 
-/// The LNT dialect of the emitted program (`reference/cadp-interfaces.md` §6.2).
+/// The LNT dialect of the emitted program: the spellings that changed across CADP releases
+/// (CADP `HISTORY` items #2982, #3133, #3148; table in `docs/lnt-encoding.md` §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
-    /// CADP up to 2023/2024: `select … end select`, ranges `..`, in-out actuals `!?x`.
+    /// Releases before 2024-d: `select … end select`, ranges `..`, in-out actuals `!?x`.
     V2023,
-    /// CADP 2025 and later: `alt … end alt`, ranges `...`, in-out actuals `x?`.
+    /// 2024-d to 2025-d: `alt … end alt` (#2982, 2024-d), ranges `..`, in-out actuals `!?x`.
+    V2024D,
+    /// 2025-e: `alt`, ranges `...` (#3133, 2025-e; `..` deprecated), in-out actuals `!?x`.
+    V2025E,
+    /// 2025-f and later: `alt`, ranges `...`, in-out actuals `x?` (#3148, 2025-f; `!?x`
+    /// deprecated).
     V2025,
 }
+
+/// A CADP release name `YYYY-x` as (year, letter).
+pub type Release = (u32, char);
 
 impl Dialect {
     /// The dialect used when none is given and no CADP installation tells.
     pub const CURRENT: Dialect = Dialect::V2025;
 
+    /// Every dialect, oldest first.
+    pub const ALL: [Dialect; 4] = [Dialect::V2023, Dialect::V2024D, Dialect::V2025E, Dialect::V2025];
+
+    /// `--lnt-dialect`: `2023`, `2024-d`, `2025-e`, `2025`, or any release name `YYYY-x` (its
+    /// dialect).
     pub fn parse(s: &str) -> Option<Dialect> {
         match s {
             "2023" => Some(Dialect::V2023),
             "2025" => Some(Dialect::V2025),
-            _ => None,
+            _ => parse_release(s).filter(|_| s.trim().len() == 6).map(Dialect::for_release),
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             Dialect::V2023 => "2023",
+            Dialect::V2024D => "2024-d",
+            Dialect::V2025E => "2025-e",
             Dialect::V2025 => "2025",
+        }
+    }
+
+    /// The dialect a release accepts without warnings: the first release of each dialect is
+    /// 2024-d (`alt`), 2025-e (`...`), 2025-f (`x?`).
+    pub fn for_release(r: Release) -> Dialect {
+        if r >= (2025, 'f') {
+            Dialect::V2025
+        } else if r >= (2025, 'e') {
+            Dialect::V2025E
+        } else if r >= (2024, 'd') {
+            Dialect::V2024D
+        } else {
+            Dialect::V2023
         }
     }
 
@@ -52,49 +82,60 @@ impl Dialect {
     pub fn alt(self) -> &'static str {
         match self {
             Dialect::V2023 => "select",
-            Dialect::V2025 => "alt",
+            _ => "alt",
         }
     }
 
     /// The range symbol of array bounds.
     pub fn range(self) -> &'static str {
         match self {
-            Dialect::V2023 => "..",
-            Dialect::V2025 => "...",
+            Dialect::V2023 | Dialect::V2024D => "..",
+            _ => "...",
         }
     }
 
     /// An in-out actual parameter.
     pub fn inout(self, x: &str) -> String {
         match self {
-            Dialect::V2023 => format!("!?{x}"),
             Dialect::V2025 => format!("{x}?"),
+            _ => format!("!?{x}"),
         }
     }
 
-    /// The dialect for a CADP version string such as `2024-k` (`None` if not recognised).
-    /// Releases before 2025 get the 2023 dialect (they accept `select`, `..` and `!?x`;
-    /// `alt` only exists from 2024-04); 2025 and later get the current one.
+    /// The dialect for a CADP version text such as `2024-k "Eindhoven"` (the highest release
+    /// named; `None` if none is recognised).
     pub fn for_cadp_version(version: &str) -> Option<Dialect> {
-        let re = regex::Regex::new(r"(20\d\d)-[a-z]").expect("valid regex");
-        let year: u32 = re.captures_iter(version).filter_map(|c| c[1].parse().ok()).max()?;
-        Some(if year >= 2025 { Dialect::V2025 } else { Dialect::V2023 })
+        let re = regex::Regex::new(r"\b(20\d\d)-([a-zA-Z])\b").expect("valid regex");
+        let release = re
+            .captures_iter(version)
+            .filter_map(|c| Some((c[1].parse().ok()?, c[2].chars().next()?.to_ascii_lowercase())))
+            .max()?;
+        Some(Dialect::for_release(release))
     }
 }
 
-/// Looks for the installed CADP version: `$CADP/HISTORY` or `$CADP/VERSION` (the highest
+/// A release name `YYYY-x` at the start of `s`.
+fn parse_release(s: &str) -> Option<Release> {
+    let s = s.trim();
+    let (year, letter) = s.split_once('-')?;
+    let year: u32 = year.parse().ok().filter(|y| (2000..2100).contains(y))?;
+    let mut cs = letter.chars();
+    let c = cs.next().filter(|c| c.is_ascii_alphabetic())?.to_ascii_lowercase();
+    Some((year, c))
+}
+
+/// Looks for the installed CADP release: `$CADP/VERSION`, else `$CADP/HISTORY` (the highest
 /// `YYYY-x` release name they mention). `None` when `$CADP` is unset or says nothing usable.
 pub fn detect_dialect() -> Option<Dialect> {
     let root = std::env::var_os("CADP")?;
-    let root = std::path::PathBuf::from(root);
-    for f in ["VERSION", "HISTORY"] {
-        if let Ok(text) = std::fs::read_to_string(root.join(f))
-            && let Some(d) = Dialect::for_cadp_version(&text)
-        {
-            return Some(d);
-        }
-    }
-    None
+    dialect_of_installation(std::path::Path::new(&root))
+}
+
+/// The dialect of the CADP installation at `root` (see [`detect_dialect`]).
+pub fn dialect_of_installation(root: &std::path::Path) -> Option<Dialect> {
+    ["VERSION", "HISTORY"]
+        .iter()
+        .find_map(|f| std::fs::read_to_string(root.join(f)).ok().and_then(|t| Dialect::for_cadp_version(&t)))
 }
 
 /// What to emit.
@@ -187,7 +228,7 @@ pub fn emit(
     for q in &queries {
         let descriptions = q.keys.iter().map(|k| mcl::describe(model, k)).collect();
         files.push(EmittedFile {
-            name: svl::mcl_file(&opts.base, &q.name),
+            name: svl::mcl_file(&opts.base, &names::property_id(model, &q.name)),
             contents: templates::render_mcl(q, opts, descriptions),
         });
     }
@@ -204,10 +245,35 @@ mod tests {
 
     #[test]
     fn dialect_from_version() {
-        assert_eq!(Dialect::for_cadp_version("CADP 2023-k \"Pisa\""), Some(Dialect::V2023));
-        assert_eq!(Dialect::for_cadp_version("2024-d 2025-c"), Some(Dialect::V2025));
-        assert_eq!(Dialect::for_cadp_version("nothing"), None);
+        // The first release of each dialect and the one before it (CADP HISTORY #2982 in
+        // 2024-d, #3133 in 2025-e, #3148 in 2025-f).
+        let cases = [
+            ("CADP 2023-k \"Pisa\"", Dialect::V2023),
+            ("2024-c", Dialect::V2023),
+            ("2024-d", Dialect::V2024D),
+            ("2025-d", Dialect::V2024D),
+            ("2025-e", Dialect::V2025E),
+            ("2025-f", Dialect::V2025),
+            ("2026-a", Dialect::V2025),
+            ("2024-D 2025-c", Dialect::V2024D),
+            ("2025-E", Dialect::V2025E),
+        ];
+        for (text, d) in cases {
+            assert_eq!(Dialect::for_cadp_version(text), Some(d), "{text}");
+        }
+        assert_eq!(Dialect::for_cadp_version("nothing 2025"), None);
         assert_eq!(Dialect::V2023.inout("I"), "!?I");
+        assert_eq!(Dialect::V2025E.inout("I"), "!?I");
         assert_eq!(Dialect::V2025.inout("I"), "I?");
+        assert_eq!((Dialect::V2023.alt(), Dialect::V2024D.alt()), ("select", "alt"));
+        assert_eq!((Dialect::V2024D.range(), Dialect::V2025E.range()), ("..", "..."));
+        // `--lnt-dialect`: the names, and any release name.
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::parse(d.name()), Some(d));
+        }
+        assert_eq!(Dialect::parse("2024-k"), Some(Dialect::V2024D));
+        assert_eq!(Dialect::parse("2022-a"), Some(Dialect::V2023));
+        assert_eq!(Dialect::parse("2024"), None);
+        assert_eq!(Dialect::parse("2025-ee"), None);
     }
 }

@@ -47,8 +47,9 @@ pub struct Block {
     pub leaf_hides: Vec<Vec<String>>,
 }
 
-pub fn mcl_file(base: &str, prop: &str) -> String {
-    format!("{base}_{}.mcl", names::ident(prop))
+/// The query of the property whose identifier is `id` ([`names::property_id`]).
+pub fn mcl_file(base: &str, id: &str) -> String {
+    format!("{base}_{id}.mcl")
 }
 
 /// The script of a workflow: `BASE.svl` (compositional) or `BASE_mono.svl` (monolithic).
@@ -56,9 +57,9 @@ pub fn script_file(base: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono.svl") } else { format!("{base}.svl") }
 }
 
-/// The diagnostic Evaluator writes for property `prop` in a workflow's script.
-pub fn diag_file(base: &str, prop: &str, monolithic: bool) -> String {
-    let id = names::ident(prop);
+/// The diagnostic Evaluator writes for the property whose identifier is `id`
+/// ([`names::property_id`]) in a workflow's script.
+pub fn diag_file(base: &str, id: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono_{id}_diag.bcg") } else { format!("{base}_{id}_diag.bcg") }
 }
 
@@ -73,7 +74,7 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
     let n = model.n_agents();
     let mut blocks = vec![];
     for q in queries {
-        let id = names::ident(&q.name);
+        let id = names::property_id(model, &q.name);
         let mut keep = vec!["DONE".to_string()];
         keep.extend(q.gates.iter().cloned());
         let mut hold = vec![];
@@ -93,14 +94,14 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
             .map(|i| i.obs_gates.iter().filter(|g| !keep.contains(g)).cloned().collect())
             .collect();
         blocks.push(Block {
-            name: q.name.clone(),
+            name: id.clone(),
             text: q.text.replace(['"', '\n', '\r'], " "),
-            mcl: quote(&mcl_file(base, &q.name)),
-            mcl_name: mcl_file(base, &q.name),
+            mcl: quote(&mcl_file(base, &id)),
+            mcl_name: mcl_file(base, &id),
             bcg: quote(&format!("{base}_{id}.bcg")),
-            diag: quote(&diag_file(base, &q.name, false)),
+            diag: quote(&diag_file(base, &id, false)),
             mono_bcg: quote(&format!("{base}_mono_{id}.bcg")),
-            mono_diag: quote(&diag_file(base, &q.name, true)),
+            mono_diag: quote(&diag_file(base, &id, true)),
             keep,
             hold: hold.iter().map(|h| quote(h)).collect(),
             prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),

@@ -632,7 +632,7 @@ fn agent_view(
     let has_env = !env_names.is_empty();
     let m = cx.model;
     let t = &m.agent_types[ty];
-    let tname = names::ident(&t.name);
+    let tname = names::type_ident(m, ty);
     let mut gates = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
     if !m.assumptions.is_empty() {
         gates.push("AINIT".into());
@@ -701,7 +701,7 @@ fn agent_view(
     }
     let choice = !(edges.is_empty() && held.is_empty() && not_held.is_empty());
     let view = AgentView {
-        process: names::agent_process(&t.name),
+        process: names::agent_process(m, ty),
         type_name: t.name.clone(),
         first_id: t.first_id,
         last_id: t.first_id + t.count - 1,

@@ -2,10 +2,40 @@
 
 pub use super::lexer::Pos;
 
+/// The spellings that changed across CADP releases, one flag per construct
+/// (`docs/lnt-encoding.md` §1): choice `alt` (else `select`), array bounds `...` (else `..`),
+/// in-out actuals `x?` (else `!?x`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    D2023,
-    D2025,
+pub struct Dialect {
+    pub alt: bool,
+    pub dots3: bool,
+    pub inout_suffix: bool,
+}
+
+impl Dialect {
+    pub const D2023: Dialect = Dialect { alt: false, dots3: false, inout_suffix: false };
+    pub const D2024D: Dialect = Dialect { alt: true, dots3: false, inout_suffix: false };
+    pub const D2025E: Dialect = Dialect { alt: true, dots3: true, inout_suffix: false };
+    pub const D2025: Dialect = Dialect { alt: true, dots3: true, inout_suffix: true };
+}
+
+/// One construct whose spelling depends on the dialect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spelling {
+    Choice,
+    Range,
+    InOut,
+}
+
+impl Spelling {
+    /// Whether dialect `d` uses the newer spelling of this construct.
+    pub fn newer_in(self, d: Dialect) -> bool {
+        match self {
+            Spelling::Choice => d.alt,
+            Spelling::Range => d.dots3,
+            Spelling::InOut => d.inout_suffix,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

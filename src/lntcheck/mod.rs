@@ -19,7 +19,7 @@ pub use lexer::Diag;
 
 /// Parses and compiles an LNT module.
 pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {
-    let (m, _) = parser::parse_module(src, dialect)?;
+    let m = parser::parse_module(src, dialect)?;
     sem::Program::build(m)
 }
 

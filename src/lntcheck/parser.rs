@@ -1,4 +1,4 @@
-//! Recursive-descent parser for the LNT subset (`docs/lnt-encoding.md` §1), both dialects.
+//! Recursive-descent parser for the LNT subset (`docs/lnt-encoding.md` §1), every dialect.
 
 use super::ast::*;
 use super::lexer::{Diag, Tok, lex};
@@ -6,19 +6,20 @@ use super::lexer::{Diag, Tok, lex};
 pub struct Parser {
     toks: Vec<(Tok, Pos)>,
     i: usize,
-    /// The dialect, fixed by the caller or by the first dialect-specific construct met.
+    /// The dialect fixed by the caller, if any.
     pub dialect: Option<Dialect>,
-    fixed_by: Option<(Pos, &'static str)>,
+    /// Per construct (`Spelling` order), the first spelling met: newer or not, where, what.
+    fixed_by: [Option<(bool, Pos, &'static str)>; 3],
 }
 
 type R<T> = Result<T, Diag>;
 
-/// Parses a module. `dialect`: `None` to accept either dialect (but not a mixture).
-pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<(Module, Option<Dialect>)> {
+/// Parses a module. `dialect`: `None` to accept any dialect, but one spelling per construct
+/// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
+pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, i: 0, dialect, fixed_by: None };
-    let m = p.module()?;
-    Ok((m, p.dialect))
+    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3] };
+    p.module()
 }
 
 impl Parser {
@@ -83,23 +84,22 @@ impl Parser {
         self.kw("end")?;
         self.kw(k)
     }
-    /// Records a dialect-specific construct.
-    fn dialect_use(&mut self, d: Dialect, pos: Pos, what: &'static str) -> R<()> {
-        match self.dialect {
+    /// Records a dialect-specific spelling (`newer`: the newer one of the construct).
+    fn dialect_use(&mut self, construct: Spelling, newer: bool, pos: Pos, what: &'static str) -> R<()> {
+        if let Some(d) = self.dialect {
+            if construct.newer_in(d) != newer {
+                return Err(Diag::new(pos, format!("{what} is not in the expected LNT dialect")));
+            }
+            return Ok(());
+        }
+        let slot = &mut self.fixed_by[construct as usize];
+        match *slot {
             None => {
-                self.dialect = Some(d);
-                self.fixed_by = Some((pos, what));
+                *slot = Some((newer, pos, what));
                 Ok(())
             }
-            Some(x) if x == d => Ok(()),
-            Some(x) => {
-                let name = |d: Dialect| if d == Dialect::D2023 { "2023" } else { "2025" };
-                let why = match self.fixed_by {
-                    Some((p, w)) => format!(" (fixed by {w} at {p})"),
-                    None => String::new(),
-                };
-                Err(Diag::new(pos, format!("{what} belongs to the LNT {} dialect, not {}{why}", name(d), name(x))))
-            }
+            Some((n, _, _)) if n == newer => Ok(()),
+            Some((_, p, w)) => Err(Diag::new(pos, format!("{what} mixed with {w} (at {p})"))),
         }
     }
 
@@ -141,9 +141,9 @@ impl Parser {
             let lo = self.num()?;
             let dpos = self.pos();
             if self.eat_p("...") {
-                self.dialect_use(Dialect::D2025, dpos, "array bounds `...`")?;
+                self.dialect_use(Spelling::Range, true, dpos, "array bounds `...`")?;
             } else if self.eat_p("..") {
-                self.dialect_use(Dialect::D2023, dpos, "array bounds `..`")?;
+                self.dialect_use(Spelling::Range, false, dpos, "array bounds `..`")?;
             } else {
                 return self.err("`..` or `...`");
             }
@@ -399,9 +399,9 @@ impl Parser {
             Tok::Kw(k @ ("alt" | "select")) => {
                 self.bump();
                 if k == "alt" {
-                    self.dialect_use(Dialect::D2025, pos, "`alt`")?;
+                    self.dialect_use(Spelling::Choice, true, pos, "`alt`")?;
                 } else {
-                    self.dialect_use(Dialect::D2023, pos, "`select`")?;
+                    self.dialect_use(Spelling::Choice, false, pos, "`select`")?;
                 }
                 let mut bs = vec![self.stmts()?];
                 while self.eat_p("[]") {
@@ -612,7 +612,7 @@ impl Parser {
         loop {
             let pos = self.pos();
             if self.eat_p("!?") {
-                self.dialect_use(Dialect::D2023, pos, "in-out parameter `!?x`")?;
+                self.dialect_use(Spelling::InOut, false, pos, "in-out parameter `!?x`")?;
                 let (n, p) = self.ident()?;
                 out.push(Arg::InOut(n, p));
             } else if self.eat_p("?") {
@@ -622,7 +622,7 @@ impl Parser {
                 let (n, p) = self.ident()?;
                 let qpos = self.pos();
                 self.bump();
-                self.dialect_use(Dialect::D2025, qpos, "in-out parameter `x?`")?;
+                self.dialect_use(Spelling::InOut, true, qpos, "in-out parameter `x?`")?;
                 out.push(Arg::InOut(n, p));
             } else {
                 out.push(Arg::In(self.expr()?));
