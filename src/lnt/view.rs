@@ -1225,21 +1225,22 @@ fn step_fn(
     let n_remote = seen.len();
     // What each slot can carry: the agents the read can name, the locations of the variable
     // (the element when the indices are constant) and its values.
+    // (Locals start at 0 in `st_E`, before any statement assigns them.)
     let n_agents = m.n_agents() as i64;
+    let zero = IntervalSet::singleton(0);
+    let abs_any =
+        Abs { model: m, analysis: cx.analysis, ty, locals: abs.locals.iter().map(|l| l.join(&zero)).collect() };
     for (k, (x, _, _)) in seen.iter().enumerate() {
         let Expr::Var(r) = x else { continue };
         let AgentRef::Of(a) = &r.owner else { continue };
-        let agents = abs.expr(a).defined().meet(&IntervalSet::range(0, n_agents - 1));
+        let agents = abs_any.expr(a).defined().meet(&IntervalSet::range(0, n_agents - 1));
         let v = &m.vars[r.var];
         let base = match v.store {
             Store::Stig { .. } => m.attr_len.max(1) + v.offset,
             _ => v.offset,
         };
-        let consts: Option<Vec<usize>> = r
-            .indices
-            .iter()
-            .map(|e| if let Expr::Const(c) = e { usize::try_from(*c).ok() } else { None })
-            .collect();
+        let consts: Option<Vec<usize>> =
+            r.indices.iter().map(|e| if let Expr::Const(c) = e { usize::try_from(*c).ok() } else { None }).collect();
         let (lo, hi) = match consts {
             Some(cs) if cs.iter().zip(&v.dims).all(|(c, d)| c < d) => {
                 let mut flat = 0;
@@ -1252,7 +1253,7 @@ fn step_fn(
             }
             _ => (base, base + v.len.max(1)),
         };
-        let values = domains::var_set(m, cx.analysis, r.var, None).join(&IntervalSet::singleton(0));
+        let values = domains::var_set(m, cx.analysis, r.var, None).join(&zero);
         if cx.remote_shapes.len() <= k {
             cx.remote_shapes.resize(k + 1, vec![]);
         }

@@ -632,9 +632,8 @@ impl<'n> Search<'n> {
             for &(party, slot) in &self.binds[pos] {
                 self.envs[party][slot as usize] = Some(v.clone());
             }
-            let ok = self.checks[pos]
-                .iter()
-                .all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)));
+            let ok =
+                self.checks[pos].iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)));
             if ok {
                 self.vals.push(v);
                 self.run(ev, pos + 1, out);
