@@ -56,6 +56,8 @@ fn examples() {
     agree(&format!("{EX}/philosophers.labs"), &["n=3", "asym=0"]);
     agree(&format!("{EX}/twophase.labs"), &["workers=2"]);
     agree(&format!("{EX}/majority.labs"), &["yes=1", "no=2"]);
+    // `pick`, then four reads of the picked agent's `state` in one assignment (issue 26)
+    agree(&fixtures::path_str("tests/specs/majority_pick.labs"), &[]);
     agree(&format!("{EX}/line.labs"), &["n=3", "size=5", "gap=2"]);
     agree(&format!("{EX}/flocking.labs"), &["birds=2", "grid=3", "delta=1"]);
 }

@@ -544,12 +544,17 @@ check { }
     // The reader computes which agent and location it reads, checked in the step...
     assert!(t.contains("         if (((NatToInt (ra_0) == 1) or ((ra_0 == N_AGENTS) and ((1 < 0) or (1 >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
     // ...the value travels with TICK: the owner of the location fixes it, everyone else only
-    // constrains it by the value analysis; unused slots are (N_AGENTS, 0, 0).
+    // constrains it by what the slot can carry (`rd_0`); unused slots are (N_AGENTS, 0, 0).
     assert!(t.contains(
-        "TICK (?t, ?ra_0, ?rl_0, ?rv_0) where (t != id) and (t < N_AGENTS) and (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 < N_AGENTS) or ((rl_0 == 0) and (rv_0 == 0))) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0)))"
+        "TICK (?t, ?ra_0, ?rl_0, ?rv_0) where (t != id) and (t < N_AGENTS) and (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and rd_0 (ra_0, rl_0, rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0)))"
     ), "{t}");
     assert!(t.contains(
-        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (((ra_0 == N_AGENTS) and (rl_0 == 0) and (rv_0 == 0)) or ((ra_0 < N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
+        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and rd_0 (ra_0, rl_0, rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
+    ), "{t}");
+    // The slot carries agent 1's `y` (attribute location 1: `x` is 0) and its values 5 (or 0).
+    assert!(t.contains("function dom_0 (v: Int) : Bool is\n   return ((v == 0) or (v == 5))"), "{t}");
+    assert!(t.contains(
+        "function rd_0 (ra, rl: Nat, rv: Int) : Bool is\n   return ((ra == N_AGENTS) and (rl == 0) and (rv == 0)) or ((ra == 1) and (rl == 1) and dom_0 (rv))"
     ), "{t}");
     assert_block(
         &t,

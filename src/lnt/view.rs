@@ -71,7 +71,11 @@ pub struct RanksInit {
 #[derive(Clone, Debug)]
 pub struct RemoteParam {
     pub k: usize,
+    /// The values of every location read remotely (a bound for `rv_k`).
     pub dom: String,
+    /// `rd_k (ra, rl, rv)`: the slot unused, or one of the reads the steps make in it (its
+    /// agents, its locations and the values there), one disjunct per kind of read.
+    pub shapes: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -281,6 +285,9 @@ struct Ctx<'a> {
     /// Variables read from another agent (`x of e`) by some step, and the most reads a step makes.
     remote_vars: BTreeSet<VarId>,
     max_remote: usize,
+    /// Per remote-read slot, the kinds of reads made in it: (agents, first location, end of the
+    /// locations, values), deduplicated.
+    remote_shapes: Vec<Vec<(IntervalSet, usize, usize, IntervalSet)>>,
 }
 
 impl Ctx<'_> {
@@ -322,6 +329,7 @@ pub fn build(
         assumed,
         remote_vars: BTreeSet::new(),
         max_remote: 0,
+        remote_shapes: vec![],
     };
     let has_env = model.env_len > 0;
     let has_tuples = !model.tuples.is_empty();
@@ -388,7 +396,20 @@ pub fn build(
         vec![]
     } else {
         let dom = cx.dom(&remote_set.join(&IntervalSet::singleton(0)));
-        (0..cx.max_remote).map(|k| RemoteParam { k, dom: dom.clone() }).collect()
+        let mut params = vec![];
+        for k in 0..cx.max_remote {
+            let mut shapes = vec![];
+            for (agents, lo, hi, values) in cx.remote_shapes[k].clone() {
+                let ra = match agents.as_singleton() {
+                    Some(a) => format!("(ra == {a})"),
+                    None => format!("{} (NatToInt (ra))", cx.dom(&agents)),
+                };
+                let rl = if hi == lo + 1 { format!("(rl == {lo})") } else { format!("(rl >= {lo}) and (rl < {hi})") };
+                shapes.push(format!("({ra} and {rl} and {} (rv))", cx.dom(&values)));
+            }
+            params.push(RemoteParam { k, dom: dom.clone(), shapes });
+        }
+        params
     };
     for a in agents.iter_mut() {
         for k in 0..remote.len() {
@@ -1183,22 +1204,64 @@ fn step_fn(
         stmt_rm.push(rms);
         pick_names.push(picks);
     }
-    // One slot per read; reads of the same element of the same agent, both given by constant
-    // expressions, share a slot (another agent's state does not change during the step).
+    // One slot per location read: another agent's state does not change during the step, so
+    // the same read written twice shares a slot when its agent and indices cannot change in
+    // between: within the guards or within one statement (evaluated before any of its writes),
+    // or anywhere in the step when they are constant expressions.
     let mut remote_names: Vec<(*const Expr, String)> = vec![];
-    let mut seen: Vec<(&Expr, String)> = vec![];
-    for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
-        let name = match seen.iter().find(|(y, _)| is_static_read(x) && *y == *x) {
-            Some((_, n)) => n.clone(),
+    let mut seen: Vec<(&Expr, usize, String)> = vec![];
+    let segments = std::iter::once(&guard_rm).chain(stmt_rm.iter()).enumerate();
+    for (seg, x) in segments.flat_map(|(seg, rms)| rms.iter().map(move |x| (seg, x))) {
+        let name = match seen.iter().find(|(y, s, _)| *y == *x && (*s == seg || is_static_read(x))) {
+            Some((_, _, n)) => n.clone(),
             None => {
                 let n = format!("rv_{}", seen.len());
-                seen.push((x, n.clone()));
+                seen.push((x, seg, n.clone()));
                 n
             }
         };
         remote_names.push((*x as *const Expr, name));
     }
     let n_remote = seen.len();
+    // What each slot can carry: the agents the read can name, the locations of the variable
+    // (the element when the indices are constant) and its values.
+    // (Locals start at 0 in `st_E`, before any statement assigns them.)
+    let n_agents = m.n_agents() as i64;
+    let zero = IntervalSet::singleton(0);
+    let abs_any =
+        Abs { model: m, analysis: cx.analysis, ty, locals: abs.locals.iter().map(|l| l.join(&zero)).collect() };
+    for (k, (x, _, _)) in seen.iter().enumerate() {
+        let Expr::Var(r) = x else { continue };
+        let AgentRef::Of(a) = &r.owner else { continue };
+        let agents = abs_any.expr(a).defined().meet(&IntervalSet::range(0, n_agents - 1));
+        let v = &m.vars[r.var];
+        let base = match v.store {
+            Store::Stig { .. } => m.attr_len.max(1) + v.offset,
+            _ => v.offset,
+        };
+        let consts: Option<Vec<usize>> =
+            r.indices.iter().map(|e| if let Expr::Const(c) = e { usize::try_from(*c).ok() } else { None }).collect();
+        let (lo, hi) = match consts {
+            Some(cs) if cs.iter().zip(&v.dims).all(|(c, d)| c < d) => {
+                let mut flat = 0;
+                let mut stride = v.len;
+                for (c, d) in cs.iter().zip(&v.dims) {
+                    stride /= d;
+                    flat += c * stride;
+                }
+                (base + flat, base + flat + 1)
+            }
+            _ => (base, base + v.len.max(1)),
+        };
+        let values = domains::var_set(m, cx.analysis, r.var, None).join(&zero);
+        if cx.remote_shapes.len() <= k {
+            cx.remote_shapes.resize(k + 1, vec![]);
+        }
+        let shape = (agents, lo, hi, values);
+        if !cx.remote_shapes[k].contains(&shape) {
+            cx.remote_shapes[k].push(shape);
+        }
+    }
     for x in guard_rm.iter().chain(stmt_rm.iter().flatten()) {
         if let Expr::Var(r) = x {
             cx.remote_vars.insert(r.var);

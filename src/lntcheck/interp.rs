@@ -502,12 +502,16 @@ impl<'a> Explorer<'a> {
                     })?,
                 });
             }
-            let mut idx = vec![0usize; doms.len()];
             if doms.iter().any(|d| d.is_empty()) {
                 continue;
             }
-            'outer: loop {
-                let vals: Vec<&Value> = idx.iter().zip(&doms).map(|(i, d)| &d[*i]).collect();
+            let mut search = Search::new(self.net, &readies, &o, doms);
+            let mut matches = vec![];
+            if search.pre_holds(&mut self.ev) {
+                search.run(&mut self.ev, 0, &mut matches);
+            }
+            for vals in matches {
+                let vals: Vec<&Value> = vals.iter().collect();
                 if let Some(next) = self.fire(st, &readies, &o, &vals)? {
                     let orig = if o.orig == TAU {
                         "i".to_string()
@@ -526,18 +530,6 @@ impl<'a> Explorer<'a> {
                         involved[l] += 1;
                     }
                     parts.push(ps);
-                }
-                let mut k = idx.len();
-                loop {
-                    if k == 0 {
-                        break 'outer;
-                    }
-                    k -= 1;
-                    idx[k] += 1;
-                    if idx[k] < doms[k].len() {
-                        continue 'outer;
-                    }
-                    idx[k] = 0;
                 }
             }
         }
@@ -567,6 +559,98 @@ impl<'a> Explorer<'a> {
             next[leaf] = self.advance(leaf, *nx, env)?;
         }
         Ok(Some(next))
+    }
+}
+
+/// The values of a rendezvous's offers that every party may accept: the offers are bound left to
+/// right, and each conjunct of each party's `where` clause is checked as soon as the offers it
+/// reads are bound. A party that fixes or constrains a value (an owner fixing the value it is
+/// read at, an actor fixing the location it reads) prunes the others' choices at that offer
+/// instead of multiplying them: the search visits the intersection of the parties' offers, not
+/// the product of the offer domains. Whole clauses are checked again when the transition fires.
+struct Search<'n> {
+    doms: Vec<Vec<Value>>,
+    /// per party: its environment while offers are bound
+    envs: Vec<Env>,
+    /// per offer: (party, variable) that receives it
+    binds: Vec<Vec<(usize, u32)>>,
+    /// per offer: (party, conjunct) whose last read offer it is
+    checks: Vec<Vec<(usize, &'n CE)>>,
+    /// conjuncts that read no offer
+    pre: Vec<(usize, &'n CE)>,
+    vals: Vec<Value>,
+}
+
+impl<'n> Search<'n> {
+    fn new(net: &'n Net, readies: &[Vec<(u32, Env)>], o: &Open, doms: Vec<Vec<Value>>) -> Search<'n> {
+        let n = doms.len();
+        let mut s =
+            Search { doms, envs: vec![], binds: vec![vec![]; n], checks: vec![vec![]; n], pre: vec![], vals: vec![] };
+        for (party, &(leaf, ri)) in o.parts.iter().enumerate() {
+            let cp: &'n CProc = &net.leaves[leaf].proc;
+            let (node, env) = &readies[leaf][ri];
+            s.envs.push(env.clone());
+            let Node::Comm { offers, pred, .. } = &cp.nodes[*node as usize] else { continue };
+            let mut recv = vec![];
+            for (j, off) in offers.iter().enumerate() {
+                if let COffer::Recv { slot, .. } = off
+                    && j < n
+                {
+                    s.binds[j].push((party, *slot));
+                    recv.push((j, *slot));
+                }
+            }
+            let mut cs = vec![];
+            if let Some(pr) = pred {
+                conjuncts(pr, &mut cs);
+            }
+            for c in cs {
+                let mut uses = vec![];
+                ce_uses(c, &mut uses);
+                match recv.iter().filter(|(_, sl)| uses.contains(sl)).map(|(j, _)| *j).max() {
+                    Some(j) => s.checks[j].push((party, c)),
+                    None => s.pre.push((party, c)),
+                }
+            }
+        }
+        s
+    }
+
+    /// Whether no party excludes the rendezvous whatever the offers. An evaluation error is
+    /// left to the firing, which evaluates the whole clause in its own order.
+    fn pre_holds(&self, ev: &mut Ev) -> bool {
+        self.pre.iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)))
+    }
+
+    fn run(&mut self, ev: &mut Ev, pos: usize, out: &mut Vec<Vec<Value>>) {
+        if pos == self.doms.len() {
+            out.push(self.vals.clone());
+            return;
+        }
+        for vi in 0..self.doms[pos].len() {
+            let v = self.doms[pos][vi].clone();
+            for &(party, slot) in &self.binds[pos] {
+                self.envs[party][slot as usize] = Some(v.clone());
+            }
+            let ok =
+                self.checks[pos].iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)));
+            if ok {
+                self.vals.push(v);
+                self.run(ev, pos + 1, out);
+                self.vals.pop();
+            }
+        }
+    }
+}
+
+/// The conjuncts of a `where` clause.
+fn conjuncts<'e>(e: &'e CE, out: &mut Vec<&'e CE>) {
+    match e {
+        CE::Bin(BinOp::And, a, b, _) => {
+            conjuncts(a, out);
+            conjuncts(b, out);
+        }
+        _ => out.push(e),
     }
 }
 

@@ -726,7 +726,7 @@ impl PB<'_> {
     }
 }
 
-fn ce_uses(e: &CE, out: &mut Vec<u32>) {
+pub(crate) fn ce_uses(e: &CE, out: &mut Vec<u32>) {
     match e {
         CE::Const(_) => {}
         CE::Var(s, _) => out.push(*s),
