@@ -69,3 +69,70 @@ fn patterns_bind_offers() {
     assert!(holds("nu Inv (s: Int := 0) . ((s >= 0 - 2) and [{G ?any ?w:Int}] Inv (w) and [not {G ...}] Inv (s))", &l));
     assert!(!holds("nu Inv (s: Int := 0) . ((s >= 0) and [{G ?any ?w:Int}] Inv (w) and [not {G ...}] Inv (s))", &l));
 }
+
+mod fixtures;
+
+use std::process::Command;
+
+fn labs() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_labs"))
+}
+
+/// Every semantics case: each emitted query, evaluated by `labs mcl` on the LTS of the LNT
+/// interpreter (`labs lts`), gives the verdict derived by hand in the case's header.
+#[test]
+fn emitted_queries_agree_with_the_hand_derived_verdicts() {
+    let dir = std::env::temp_dir().join(format!("labs-mcl-cases-{}", std::process::id()));
+    let mut checked = 0;
+    let mut no_lts = Vec::new();
+    for entry in std::fs::read_dir(fixtures::cases()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "labs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for header in text.lines().filter_map(|l| l.strip_prefix("# case:")) {
+            let (args, expect) = header.split_once("=>").unwrap();
+            if expect.contains("exit=") {
+                continue;
+            }
+            let args: Vec<&str> = args.split_whitespace().collect();
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let out = labs().arg("emit").arg(&path).args(&args).arg("-o").arg(&dir).output().unwrap();
+            assert!(out.status.success(), "emit {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+            let aut = dir.join("lts.aut");
+            let out = labs().arg("lts").arg(&path).args(&args).arg("-o").arg(&aut).output().unwrap();
+            if !out.status.success() {
+                // The LNT interpreter cannot run this program (e.g. an unbounded `any Int`):
+                // nothing to evaluate on; counted below.
+                no_lts.push(path.display().to_string());
+                continue;
+            }
+            for item in expect.split_whitespace() {
+                let Some((prop, verdict)) = item.split_once('=') else { continue };
+                if prop.contains('.') || !matches!(verdict, "holds" | "violated") {
+                    continue;
+                }
+                let query = std::fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .find(|p| p.to_string_lossy().ends_with(&format!("_{prop}.mcl")))
+                    .unwrap_or_else(|| panic!("{}: no query for {prop}", path.display()));
+                let out = labs().arg("mcl").arg(&query).arg(&aut).output().unwrap();
+                let want = if verdict == "holds" { 0 } else { 10 };
+                assert_eq!(
+                    out.status.code(),
+                    Some(want),
+                    "{} {args:?} {prop}: {}{}",
+                    path.display(),
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                checked += 1;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(checked > 50 && no_lts.len() <= 4, "only {checked} verdicts checked; no LTS for {no_lts:?}");
+}
