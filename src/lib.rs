@@ -11,6 +11,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod lnt;
 pub mod lntcheck;
+pub mod mcl;
 pub mod model;
 pub mod syntax;
 pub mod trace;

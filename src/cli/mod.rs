@@ -4,6 +4,7 @@ mod emit;
 mod info;
 mod load;
 pub mod lts;
+mod mcl;
 mod translate;
 mod values;
 mod verify;
@@ -158,6 +159,19 @@ enum Command {
     Values {
         #[command(flatten)]
         spec: SpecArgs,
+        /// One JSON document on stdout
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evaluate an MCL (evaluator4) query on an LTS in Aldebaran format: prints TRUE or FALSE
+    Mcl {
+        /// The query (.mcl)
+        query: PathBuf,
+        /// The LTS (.aut)
+        lts: PathBuf,
+        /// Write a diagnostic (a counterexample or witness path, or a lasso) to this .aut file
+        #[arg(long, value_name = "FILE.aut")]
+        diag: Option<PathBuf>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
@@ -384,6 +398,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
+        Command::Mcl { query, lts, diag, json } => mcl::run(&mcl::MclArgs { query, lts, diag, json }),
         Command::Lts {
             spec,
             fair,

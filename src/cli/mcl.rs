@@ -1,0 +1,78 @@
+//! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS.
+
+use super::{Failure, exit};
+use crate::mcl::{self, EvalError, Limits};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+pub struct MclArgs {
+    pub query: PathBuf,
+    pub lts: PathBuf,
+    pub diag: Option<PathBuf>,
+    pub json: bool,
+}
+
+fn read_bytes(p: &Path, what: &str) -> Result<Vec<u8>, Failure> {
+    std::fs::read(p).map_err(|e| Failure::new(exit::USAGE, format!("cannot read the {what} {}: {e}", p.display())))
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder, then renames it.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "diag.aut".into());
+    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+pub fn run(a: &MclArgs) -> Result<i32, Failure> {
+    let qbytes = read_bytes(&a.query, "query")?;
+    let qname = a.query.display().to_string();
+    let qtext = String::from_utf8(qbytes)
+        .map_err(|_| Failure::new(exit::INVALID_SPEC, format!("{qname}: the query is not valid UTF-8")))?;
+    let query = mcl::parse(&qtext)
+        .map_err(|errs| Failure::new(exit::INVALID_SPEC, mcl::render_errors(&qname, &qtext, &errs)))?;
+    let lbytes = read_bytes(&a.lts, "LTS")?;
+    let lts = mcl::read_aut_bytes(&lbytes)
+        .map_err(|e| Failure::new(exit::USAGE, format!("{}:{}: {}", a.lts.display(), e.line, e.message)))?;
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let c = cancel.clone();
+        let _ = ctrlc::set_handler(move || c.store(true, std::sync::atomic::Ordering::SeqCst));
+    }
+    let limits = Limits { cancel: Some(cancel), ..Limits::default() };
+    let ev = mcl::evaluate(&query, lts.view(), &limits).map_err(|e| match e {
+        EvalError::Interrupted => Failure::new(exit::INTERRUPTED, "interrupted"),
+        EvalError::Timeout => Failure::new(exit::TIMEOUT, e.to_string()),
+        EvalError::StateLimit { .. } => Failure::new(exit::INCONCLUSIVE, e.to_string()),
+        _ => Failure::new(exit::BACKEND, format!("{qname}: {e}")),
+    })?;
+    if let (Some(path), Some(d)) = (&a.diag, &ev.diagnostic) {
+        write_atomic(path, &d.to_aut())
+            .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write {}: {e}", path.display())))?;
+    }
+    let verdict = if ev.holds { "TRUE" } else { "FALSE" };
+    if a.json {
+        let diag =
+            ev.diagnostic.as_ref().map(|d| json!({"labels": d.labels, "states": d.states, "loop_start": d.loop_start}));
+        let doc = json!({
+            "query": qname,
+            "lts": a.lts.display().to_string(),
+            "states": lts.succ.len(),
+            "transitions": lts.transition_count(),
+            "verdict": verdict,
+            "holds": ev.holds,
+            "pairs_explored": ev.states_explored,
+            "diagnostic": diag,
+            "diag_file": a.diag.as_ref().map(|p| p.display().to_string()),
+        });
+        println!("{doc}");
+    } else {
+        println!("{verdict}");
+        if let Some(p) = &a.diag {
+            eprintln!("diagnostic written to {}", p.display());
+        }
+    }
+    Ok(if ev.holds { exit::OK } else { exit::VIOLATED })
+}

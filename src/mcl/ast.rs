@@ -1,0 +1,161 @@
+//! The abstract syntax of MCL queries, as parsed (names not yet resolved, types not checked).
+//! State formulas and data expressions share one tree: `(v = 3)` and `real` are state
+//! formulas too, and only typing tells a fixpoint variable from a data variable.
+
+use crate::syntax::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sign {
+    Mu,
+    Nu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    Bool,
+    Nat,
+    Int,
+}
+
+impl Type {
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Bool => "Bool",
+            Type::Nat => "Nat",
+            Type::Int => "Int",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    And,
+    Or,
+    Implies,
+    Equ,
+    Xor,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+impl BinOp {
+    pub fn text(self) -> &'static str {
+        match self {
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Implies => "implies",
+            BinOp::Equ => "equ",
+            BinOp::Xor => "xor",
+            BinOp::Eq => "=",
+            BinOp::Ne => "<>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "div",
+            BinOp::Mod => "mod",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+/// `name : Type := init` of a fixpoint.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: Name,
+    pub ty: Type,
+    pub init: Expr,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Bool(bool),
+    Num(u64),
+    /// A data variable or a fixpoint variable without arguments.
+    Var(String),
+    /// A fixpoint variable with arguments.
+    Call(Name, Vec<Expr>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `and` / `or` chains, flattened (so long chains do not nest).
+    Chain(BinOp, Vec<Expr>),
+    Diamond(Box<Reg>, Box<Expr>),
+    Box(Box<Reg>, Box<Expr>),
+    Fix {
+        sign: Sign,
+        name: Name,
+        params: Vec<Param>,
+        body: Box<Expr>,
+    },
+}
+
+/// A regular formula (over action formulas), or an action formula.
+#[derive(Clone, Debug)]
+pub struct Reg {
+    pub kind: RegKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum RegKind {
+    // Action formulas.
+    True,
+    False,
+    Label(String),
+    Pattern(Pattern),
+    Not(Box<Reg>),
+    And(Vec<Reg>),
+    Or(Vec<Reg>),
+    Implies(Box<Reg>, Box<Reg>),
+    // Regular operators.
+    Nil,
+    Seq(Box<Reg>, Box<Reg>),
+    Alt(Box<Reg>, Box<Reg>),
+    Star(Box<Reg>),
+    Plus(Box<Reg>),
+    Repeat(Box<Reg>, u64),
+}
+
+/// `{ G O1 ... On [...] [where c] }`.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub gate: Name,
+    pub offers: Vec<Offer>,
+    /// A trailing `...`: any number of further offers.
+    pub more: bool,
+    pub guard: Option<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Offer {
+    /// `!e`
+    Emit(Expr),
+    /// `?x:T`
+    Bind(Name, Type),
+    /// `?any`
+    Any,
+}
