@@ -434,7 +434,7 @@ fn lts_table(o: &Options) {
             let (main, _) = labs::lntcheck::interp::generate(
                 &prog,
                 &net,
-                &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000) },
+                &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000), ..Default::default() },
             )
             .map_err(|d| d.to_string())?;
             let start = Instant::now();
