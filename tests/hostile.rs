@@ -134,17 +134,8 @@ fn bad_extern_values_are_usage_errors_whatever_the_value() {
 
 #[test]
 fn simulate_timeout_keeps_the_finished_runs() {
-    let (o, t) = labs(&[
-        "simulate",
-        &example("leader.labs"),
-        "n=60",
-        "--runs",
-        "1000000",
-        "--steps",
-        "200",
-        "--timeout",
-        "1",
-    ]);
+    let (o, t) =
+        labs(&["simulate", &example("leader.labs"), "n=60", "--runs", "1000000", "--steps", "200", "--timeout", "1"]);
     assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
     assert!(t < Duration::from_millis(2500), "took {t:?}");
     let out = String::from_utf8_lossy(&o.stdout);
