@@ -34,7 +34,7 @@ fn timeout_covers_exploration_and_check() {
 }
 
 fn interrupted_within_a_second(signal: i32) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let child = Command::new(env!("CARGO_BIN_EXE_labs"))
         .args(["verify", &example("twophase.labs"), "workers=7", "--threads", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
