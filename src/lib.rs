@@ -9,6 +9,7 @@ pub mod cadp;
 pub mod cli;
 pub mod diagnostics;
 pub mod engine;
+pub mod limits;
 pub mod lnt;
 pub mod lntcheck;
 pub mod mcl;

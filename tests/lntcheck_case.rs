@@ -36,7 +36,7 @@ fn aut(src: &str) -> String {
     let diags = check(&p);
     assert!(diags.is_empty(), "{diags:?}");
     let net = build_net(&p, "MAIN").unwrap();
-    let (lts, _) = generate(&p, &net, &GenOptions { max_states: Some(100) }).unwrap();
+    let (lts, _) = generate(&p, &net, &GenOptions { max_states: Some(100), ..Default::default() }).unwrap();
     lts.to_aut()
 }
 

@@ -31,7 +31,7 @@ fn case(path: &str, externs: &[&str], steps: usize) {
     for fair in [false, true] {
         let src = emitted(&m, &b, &stem, fair);
         for seed in [1u64, 2, 3] {
-            let opts = SimulateOptions { fair, runs: 3, steps, seed, properties: None };
+            let opts = SimulateOptions { fair, runs: 3, steps, seed, properties: None, ..Default::default() };
             let r = lnt_sim(&m, &b, &src, &opts).unwrap_or_else(|e| panic!("{path} {externs:?} fair={fair}: {e:?}"));
             assert_eq!(r.runs.len(), 3);
             for (i, run) in r.runs.iter().enumerate() {
@@ -91,7 +91,7 @@ fn examples_runs_replay() {
 fn runs_are_reproducible_from_the_seed() {
     let (m, b) = load(&bench("leader.labs"), &["n=4"]);
     let src = emitted(&m, &b, "leader", false);
-    let opts = |seed| SimulateOptions { fair: false, runs: 4, steps: 30, seed, properties: None };
+    let opts = |seed| SimulateOptions { fair: false, runs: 4, steps: 30, seed, properties: None, ..Default::default() };
     let a = lnt_sim(&m, &b, &src, &opts(11)).unwrap();
     let again = lnt_sim(&m, &b, &src, &opts(11)).unwrap();
     let traces = |r: &SimulateReport| r.runs.iter().map(|x| x.trace.clone()).collect::<Vec<_>>();
@@ -107,8 +107,13 @@ fn a_fair_philosophers_run_deadlocks_after_the_three_grabs() {
     // deadlock: the only run is philosophers 0, 1, 2 each taking their first fork.
     let (m, b) = load(&ex("philosophers.labs"), &["n=3", "asym=0"]);
     let src = emitted(&m, &b, "philosophers", true);
-    let r =
-        lnt_sim(&m, &b, &src, &SimulateOptions { fair: true, runs: 2, steps: 50, seed: 5, properties: None }).unwrap();
+    let r = lnt_sim(
+        &m,
+        &b,
+        &src,
+        &SimulateOptions { fair: true, runs: 2, steps: 50, seed: 5, properties: None, ..Default::default() },
+    )
+    .unwrap();
     for run in &r.runs {
         assert!(run.deadlock);
         assert_eq!(run.trace.steps.len(), 3);
@@ -135,7 +140,7 @@ fn an_lnt_program_that_departs_from_the_semantics_is_reported() {
     let needle = "t_0_0 := NatToInt (id);";
     assert!(src.contains(needle), "the emitted step changed: update this test");
     let bad = src.replace(needle, "t_0_0 := NatToInt (id) - 1;");
-    let opts = SimulateOptions { fair: false, runs: 5, steps: 20, seed: 1, properties: None };
+    let opts = SimulateOptions { fair: false, runs: 5, steps: 20, seed: 1, properties: None, ..Default::default() };
     match lnt_sim(&m, &b, &bad, &opts) {
         Err(EngineError::Internal(msg)) => assert!(msg.contains("not a step of the native semantics"), "{msg}"),
         other => panic!("expected a mismatch, got {:?}", other.map(|r| r.runs.len())),
@@ -151,7 +156,7 @@ fn an_initial_state_the_program_cannot_reach_is_reported() {
     let needle = "v := 3;\n            L[0] := v;";
     assert!(src.contains(needle), "the emitted initialisation changed: update this test");
     let bad = src.replace(needle, "v := 4;\n            L[0] := v;");
-    let opts = SimulateOptions { fair: false, runs: 1, steps: 5, seed: 1, properties: None };
+    let opts = SimulateOptions { fair: false, runs: 1, steps: 5, seed: 1, properties: None, ..Default::default() };
     match lnt_sim(&m, &b, &bad, &opts) {
         Err(EngineError::Runtime { message, .. }) => {
             assert!(message.contains("no way through it reaches the initial state"), "{message}")
@@ -167,7 +172,7 @@ fn runs_start_where_the_native_runs_start_even_among_a_million_initial_states() 
     // initial state the native simulator draws with the same seed.
     let (m, b) = load(&bench("flock.labs"), &["birds=3", "grid=5", "delta=5"]);
     let src = emitted(&m, &b, "flock", true);
-    let opts = SimulateOptions { fair: true, runs: 3, steps: 8, seed: 9, properties: None };
+    let opts = SimulateOptions { fair: true, runs: 3, steps: 8, seed: 9, properties: None, ..Default::default() };
     let lnt = lnt_sim(&m, &b, &src, &opts).unwrap();
     let native = labs::engine::simulate(&m, &b, &opts).unwrap();
     assert_eq!(lnt.runs.len(), 3);

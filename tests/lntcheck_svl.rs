@@ -278,7 +278,7 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
         let (main, _) = labs::lntcheck::interp::generate(
             &prog,
             &net,
-            &labs::lntcheck::interp::GenOptions { max_states: Some(3_000_000) },
+            &labs::lntcheck::interp::GenOptions { max_states: Some(3_000_000), ..Default::default() },
         )
         .unwrap();
         eprintln!(

@@ -551,7 +551,7 @@ fn lts_table(o: &Options) -> Vec<String> {
             let (main, _) = labs::lntcheck::interp::generate(
                 &prog,
                 &net,
-                &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000) },
+                &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000), ..Default::default() },
             )
             .map_err(|d| d.to_string())?;
             main_rows.push(format!(

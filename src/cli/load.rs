@@ -43,6 +43,20 @@ pub fn load(
         }
         _ => return Err(invalid(&file, &parsed.diagnostics)),
     };
+    let declared: Vec<&str> = spec.system.externs.iter().map(|i| i.name.as_str()).collect();
+    let unknown: Vec<&String> = externs.keys().filter(|k| !declared.contains(&k.as_str())).collect();
+    if !unknown.is_empty() {
+        let list = |v: &mut dyn Iterator<Item = &str>| v.map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let has = if declared.is_empty() {
+            "the spec declares no extern".to_string()
+        } else {
+            format!("the spec declares {}", list(&mut declared.iter().copied()))
+        };
+        return Err(Failure::new(
+            super::exit::USAGE,
+            format!("unknown extern(s) {}: {has}", list(&mut unknown.iter().map(|s| s.as_str()))),
+        ));
+    }
     let (model, diags) = match resolve(&spec, &file.text, &externs) {
         Ok(r) => r,
         Err(ResolveError::MissingExterns(names)) => {

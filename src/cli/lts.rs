@@ -23,6 +23,17 @@ pub fn coarse_analysis(a: &ValueAnalysis) -> ValueAnalysis {
     out
 }
 
+/// `f`, unless the run's bounds stopped it: then the bound's exit code and message.
+fn stopped(l: &crate::limits::Limits, f: Failure) -> Failure {
+    match l.stopped() {
+        Some(r) => Failure::new(
+            super::bounds::stop_code(r),
+            format!("{}; the LTS was not written", super::bounds::stop_text(l, r)),
+        ),
+        None => f,
+    }
+}
+
 /// The emitted LNT program, as text.
 pub fn emit_lnt(l: &Loaded, fair: bool, dialect: Dialect, value_analysis: bool) -> Result<String, Failure> {
     emit_program(l, fair, dialect, value_analysis).map(|(lnt, _)| lnt)
@@ -62,6 +73,8 @@ pub struct LtsArgs {
     pub value_analysis: bool,
     pub output: std::path::PathBuf,
     pub max_states: Option<u64>,
+    /// The run's bounds, polled while the LTS is generated.
+    pub limits: crate::limits::Limits,
     pub dialect: Option<String>,
     pub lnt_file: Option<std::path::PathBuf>,
     /// Execute this property's block of the compositional SVL script.
@@ -124,13 +137,16 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?,
             };
             let mut c = lntcheck::svl::Composer::new(&prog, a.max_states);
+            c.limits = a.limits.clone();
             if a.reduce {
                 let r = lntcheck::reduce::Reduction::from_svl(&block.reduction, &block.hold).ok_or_else(|| {
                     Failure::new(exit::BACKEND, format!("unknown reduction `{}` in the SVL script", block.reduction))
                 })?;
                 c.reduction = Some(r);
             }
-            let lts = c.compose(beh, true).map_err(|m| Failure::new(exit::BACKEND, format!("{name}: {m}")))?;
+            let lts = c
+                .compose(beh, true)
+                .map_err(|m| stopped(&a.limits, Failure::new(exit::BACKEND, format!("{name}: {m}"))))?;
             if a.leaf.is_none() {
                 for leaf in &c.leaves {
                     let reduced = leaf.reduced.map_or(String::new(), |(s, t)| {
@@ -151,11 +167,12 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     net.single_leaf(k)
                 }
             };
-            let opts = lntcheck::interp::GenOptions { max_states: a.max_states };
-            lntcheck::interp::generate(&prog, &net, &opts).map_err(fail)?.0
+            let opts = lntcheck::interp::GenOptions { max_states: a.max_states, limits: a.limits.clone() };
+            lntcheck::interp::generate(&prog, &net, &opts).map_err(|d| stopped(&a.limits, fail(d)))?.0
         }
     };
-    std::fs::write(&a.output, lts.to_aut())
+    super::bounds::reporting();
+    super::write_whole(&a.output, lts.to_aut().as_bytes())
         .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", a.output.display())))?;
     eprintln!("{} states, {} transitions", lts.nstates, lts.trans.len());
     Ok(exit::OK)

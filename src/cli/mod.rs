@@ -1,5 +1,6 @@
 //! Stage last: the command line. The only module that prints and chooses exit codes.
 
+mod bounds;
 mod emit;
 mod info;
 mod load;
@@ -103,13 +104,14 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
         /// Stop after this many states (exit 5 if undecided)
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_states: Option<u64>,
-        /// Stop when the state graph uses this much memory (exit 5 if undecided)
-        #[arg(long, value_name = "MIB")]
+        /// Stop when the process's resident memory reaches this many MiB (exit 5 if undecided;
+        /// default: the memory available on the machine)
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
         /// Keep the files generated for CADP in this directory (with --backend cadp)
         #[arg(long, value_name = "DIR")]
@@ -146,6 +148,13 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// Stop after this many seconds and print the runs finished so far (exit 124)
+        #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
+        timeout: Option<f64>,
+        /// Stop when the process's resident memory reaches this many MiB (exit 5; default:
+        /// the memory available on the machine)
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
+        memory: Option<u64>,
     },
     /// Describe the resolved model: agent types and ids, variables, stigmergies, properties
     Info {
@@ -206,9 +215,15 @@ enum Command {
         /// Replace the value-analysis domains by one common interval (the hull of all of them)
         #[arg(long)]
         no_value_analysis: bool,
-        /// Stop with an error beyond this many states
-        #[arg(long, value_name = "N")]
+        /// Stop with an error beyond this many states (exit 5)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_states: Option<u64>,
+        /// Stop after this many seconds (exit 124; no file is written)
+        #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
+        timeout: Option<f64>,
+        /// Stop when the process's resident memory reaches this many MiB (exit 5)
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
+        memory: Option<u64>,
         /// LNT dialect of the emitted program: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
@@ -307,6 +322,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             cross_check,
             quiet,
         } => {
+            let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
             let workers = (backend == Backend::Native).then(|| {
                 let threads =
@@ -316,18 +332,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            if let Some(t) = timeout
-                && !(t.is_finite() && t > 0.0)
-            {
-                return Err(Failure::new(
-                    exit::USAGE,
-                    format!("--timeout must be a positive number of seconds, not {t}"),
-                ));
-            }
             if backend == Backend::Cadp {
                 if max_states.is_some() || memory.is_some() || threads.is_some() {
                     eprintln!(
-                        "warning: --max-states, --memory and --threads apply to the native engine; CADP runs without them"
+                        "warning: --max-states, --memory and --threads bound labs itself; CADP's tools run without them"
                     );
                 }
                 let workflow = match workflow {
@@ -340,20 +348,26 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     json,
                     workflow,
                     keep_files,
-                    timeout,
+                    limits,
                     quiet,
                     cross_check,
                 };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
             if backend == Backend::Lnt {
-                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states };
+                if threads.is_some() {
+                    eprintln!(
+                        "warning: the LNT interpreter runs on one thread; --threads applies to the native engine"
+                    );
+                }
+                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states, limits };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
-            let args = verify::VerifyArgs { properties, fair, json, workers, timeout, max_states, memory, quiet };
+            let args = verify::VerifyArgs { properties, fair, json, workers, max_states, limits, quiet };
             verify::verify(&loaded, &spec_name(&spec), &args)
         }
-        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json } => {
+        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json, timeout, memory } => {
+            let limits = bounds::limits(timeout, None, memory);
             let mut warnings = vec![];
             let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -362,7 +376,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 Backend::Lnt => verify::SimBackend::Lnt,
                 Backend::Cadp => verify::SimBackend::Cadp,
             };
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend };
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {
@@ -405,6 +419,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             leaf,
             no_value_analysis,
             max_states,
+            timeout,
+            memory,
             lnt_dialect,
             lnt,
             property,
@@ -412,7 +428,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             reduce,
             output,
         } => {
+            let limits = bounds::limits(timeout, max_states, memory);
             let args = lts::LtsArgs {
+                limits,
                 fair,
                 leaf,
                 value_analysis: !no_value_analysis,
@@ -441,4 +459,15 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             translate::run(&loaded, &args)
         }
     }
+}
+
+/// Writes `bytes` to `path` whole or not at all: a temporary file beside it, then a rename.
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let r = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
 }

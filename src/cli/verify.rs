@@ -6,13 +6,13 @@ use crate::engine::{
     self, EngineError, Progress, SimStatus, SimulateOptions, SimulateReport, StopReason, Verdict, VerifyOptions,
     VerifyReport, Workers,
 };
+use crate::limits::Limits;
 use crate::trace;
 use serde_json::{Value, json};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
 
 /// The flag a Ctrl-C sets; installed once per process.
 pub(super) fn interrupt_flag() -> Arc<AtomicBool> {
@@ -33,9 +33,9 @@ pub struct VerifyArgs {
     pub json: bool,
     /// The exploration's threads, already started.
     pub workers: Option<Arc<Workers>>,
-    pub timeout: Option<f64>,
     pub max_states: Option<u64>,
-    pub memory: Option<u64>,
+    /// The run's bounds (`--timeout`, `--memory`, Ctrl-C), started with the command.
+    pub limits: Limits,
     pub quiet: bool,
 }
 
@@ -75,7 +75,6 @@ pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure 
 }
 
 pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
-    let cancel = interrupt_flag();
     let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
     let opts = VerifyOptions {
         fair: a.fair,
@@ -83,12 +82,11 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         threads: a.workers.as_ref().map_or(1, |w| w.threads()),
         workers: a.workers.clone(),
         max_states: a.max_states,
-        memory_mib: a.memory,
-        timeout: a.timeout.map(Duration::from_secs_f64),
-        cancel: Some(cancel),
+        limits: a.limits.clone(),
         progress: if show_progress { Some(Arc::new(progress_line)) } else { None },
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
+    super::bounds::reporting();
     if show_progress {
         eprint!("\r{:100}\r", "");
     }
@@ -103,6 +101,9 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         println!("{}", serde_json::to_string_pretty(&verify_json(l, spec_name, a.fair, &report)).expect("JSON"));
     } else {
         print!("{}", verify_text(l, &report));
+    }
+    if let Some(r) = report.stopped {
+        eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
     }
     Ok(verify_exit_code(&report))
 }
@@ -219,6 +220,9 @@ pub struct SimulateArgs {
     pub steps: usize,
     pub seed: u64,
     pub backend: SimBackend,
+    /// The run's bounds (`--timeout`, Ctrl-C, memory): the runs finished before a stop are
+    /// printed.
+    pub limits: Limits,
 }
 
 /// Who draws the runs of `labs simulate`.
@@ -253,6 +257,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         steps: a.steps,
         seed: a.seed,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
+        limits: a.limits.clone(),
     };
     let report = if a.backend == SimBackend::Cadp {
         Ok(super::verify_cadp::simulate_cadp(l, a, &opts)?)
@@ -272,13 +277,25 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
     } else {
         engine::simulate(&l.model, &l.behaviours, &opts)
     };
+    super::bounds::reporting();
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
     } else {
         print!("{}", simulate_text(l, a, &report));
     }
-    Ok(exit::OK)
+    match report.stopped {
+        Some(r) => {
+            eprintln!(
+                "warning: {} after {} of {} runs; the finished runs are shown",
+                super::bounds::stop_text(&a.limits, r),
+                report.runs.len(),
+                a.runs
+            );
+            Ok(super::bounds::stop_code(r))
+        }
+        None => Ok(exit::OK),
+    }
 }
 
 fn status_str(s: SimStatus) -> &'static str {
@@ -326,6 +343,7 @@ fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateRepo
         "seed": a.seed,
         "steps": a.steps,
         "runs": runs,
+        "stopped": r.stopped,
     })
 }
 

@@ -7,16 +7,13 @@ use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
-use crate::engine::{
-    PropertyResult, SimulateOptions, SimulateReport, Stats, StopReason, Verdict, VerifyReport, peak_rss_mib,
-};
+use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::{mcl, names, view::undef_value};
 use crate::trace::{self, from_labels};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 pub struct CadpVerifyArgs {
     pub properties: Vec<String>,
@@ -24,7 +21,8 @@ pub struct CadpVerifyArgs {
     pub json: bool,
     pub workflow: Workflow,
     pub keep_files: Option<PathBuf>,
-    pub timeout: Option<f64>,
+    /// The run's bounds: CADP gets the time left and the interrupt flag.
+    pub limits: crate::limits::Limits,
     pub quiet: bool,
     /// Also run the native engine and require the same verdicts.
     pub cross_check: bool,
@@ -49,7 +47,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         properties: a.properties.clone(),
         workflow: a.workflow,
         keep_files: a.keep_files.clone(),
-        timeout: a.timeout.map(Duration::from_secs_f64),
+        timeout: a.limits.remaining(),
         cancel: Some(interrupt_flag()),
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
@@ -128,7 +126,7 @@ fn cross_check(
         fair: a.fair,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        cancel: Some(interrupt_flag()),
+        limits: a.limits.clone(),
         ..Default::default()
     };
     let native = crate::engine::verify(&l.model, &l.behaviours, &opts)
@@ -219,19 +217,12 @@ pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions
         runs: a.runs,
         steps: a.steps,
         seed: a.seed,
-        timeout: None,
+        timeout: a.limits.remaining(),
         cancel: Some(interrupt_flag()),
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
     };
     let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;
-    if let Some(stop) = report.stopped {
-        let code = if stop == StopReason::Timeout { exit::TIMEOUT } else { exit::INTERRUPTED };
-        return Err(Failure::new(
-            code,
-            format!("Executor was stopped ({}) after {} runs", stop_text(stop), report.runs.len()),
-        ));
-    }
     let mut runs = vec![];
     for r in &report.runs {
         let encoding_error = |m: String| {
@@ -258,5 +249,5 @@ pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions
             .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
         runs.extend(marked.runs);
     }
-    Ok(SimulateReport { runs })
+    Ok(SimulateReport { runs, stopped: report.stopped })
 }

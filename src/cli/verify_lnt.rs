@@ -18,6 +18,9 @@ pub struct LntVerifyArgs<'a> {
     pub fair: bool,
     pub json: bool,
     pub max_states: Option<u64>,
+    /// The run's bounds: polled while the interpreter generates the LTS and while the
+    /// properties are checked.
+    pub limits: crate::limits::Limits,
 }
 
 pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32, Failure> {
@@ -31,13 +34,24 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let undef = undef_value(&l.model, &analysis);
     let src =
         backend::emit_lnt(&l.model, &l.behaviours, &analysis, &stem, a.fair, Dialect::CURRENT).map_err(backend_err)?;
-    let view = backend::explore(&l.model, &src, a.fair, a.max_states).map_err(backend_err)?;
+    let stopped = |m: String| match a.limits.stopped() {
+        Some(r) => Failure::new(
+            super::bounds::stop_code(r),
+            format!(
+                "{} while the LNT interpreter generated the state space; no property was decided",
+                super::bounds::stop_text(&a.limits, r)
+            ),
+        ),
+        None => backend_err(m),
+    };
+    let view = backend::explore_within(&l.model, &src, a.fair, a.max_states, &a.limits).map_err(stopped)?;
     if let Some(s) = view.stuck.first() {
         return Err(backend_err(format!(
             "the LNT program blocks in the middle of a step (LTS state {s}, not reached by DONE)"
         )));
     }
-    let checked = backend::check_properties(&l.model, &l.behaviours, a.fair, &view).map_err(backend_err)?;
+    let checked =
+        backend::check_properties_within(&l.model, &l.behaviours, a.fair, &view, &a.limits).map_err(backend_err)?;
     let mut results = vec![];
     for (r, prop) in checked.into_iter().zip(&l.model.properties) {
         if !a.properties.is_empty() && !a.properties.contains(&r.property) {
@@ -79,7 +93,8 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         complete: true,
         ..Default::default()
     };
-    let report = VerifyReport { results, stats, stopped: None };
+    let report = VerifyReport { results, stats, stopped: a.limits.stopped() };
+    super::bounds::reporting();
     if a.json {
         let mut doc = verify_json(l, spec_name, a.fair, &report);
         doc["backend"] = "lnt".into();

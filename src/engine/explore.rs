@@ -11,21 +11,12 @@ use super::par::Workers;
 use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use super::sysalloc::SystemVec;
+use crate::limits::Limits;
+pub use crate::limits::StopReason;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub const NO_PARENT: u32 = u32::MAX;
-
-/// Why an exploration stopped before the end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    MaxStates,
-    Memory,
-    Timeout,
-    Interrupted,
-}
 
 /// Progress information, given to the progress callback after each batch.
 #[derive(Clone, Debug)]
@@ -42,17 +33,23 @@ pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
     pub threads: usize,
+    /// The state bound (the larger of this and the limits' one does not matter: either
+    /// stops the exploration).
     pub max_states: Option<u64>,
-    pub memory_mib: Option<u64>,
-    pub timeout: Option<Duration>,
-    /// Set to true (e.g. by a signal handler) to stop the exploration.
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// The run's deadline, interrupt and memory bound, polled for every parent expanded.
+    pub limits: Limits,
     pub progress: Option<Arc<ProgressFn>>,
     /// Keep the successor lists (needed by every modality except `always`).
     pub keep_edges: bool,
     /// Threads started beforehand (`threads` is then theirs); started here otherwise. The
     /// time their start took counts as exploration time.
     pub workers: Option<Arc<Workers>>,
+}
+
+impl ExploreOptions {
+    fn over_states(&self, n: usize) -> bool {
+        self.max_states.is_some_and(|m| n as u64 > m) || self.limits.over_states(n as u64)
+    }
 }
 
 /// The explored state graph.
@@ -125,6 +122,8 @@ struct ChunkOut {
     error: Option<(u32, String)>,
     /// Width needed by a successor that does not fit the store's width; the chunk stops.
     widen: usize,
+    /// The batch passed `ExploreOptions::too_many` states; the chunk stops.
+    too_many: bool,
 }
 
 /// The packed successors of one parent and their hashes, waiting to be looked up.
@@ -143,7 +142,14 @@ struct Pending {
 /// not matter (each new state keeps its smallest discovery key), so this gives the same
 /// result as inserting parent by parent. `keep`: whether the successor lists are kept (their
 /// references are then recorded for `resolve_chunk`).
-fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>, keep: bool) -> ChunkOut {
+fn expand_chunk(
+    stepper: &Stepper,
+    store: &StateStore,
+    ids: std::ops::Range<u32>,
+    keep: bool,
+    limits: &Limits,
+    too_many: Option<usize>,
+) -> ChunkOut {
     let mut w = Work::default();
     let mut st = Vec::new();
     let width = store.width();
@@ -177,6 +183,14 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     };
     let first = ids.start;
     for i in ids.clone() {
+        if limits.stopped().is_some() {
+            // The caller sees the stop and drops the whole batch.
+            return out;
+        }
+        if too_many.is_some_and(|m| (i - first).is_multiple_of(PENDING_CHECK) && store.len() + store.pending() > m) {
+            out.too_many = true;
+            return out;
+        }
         let step = (i - first) as usize;
         store.get_into(i, &mut st);
         let cur = &mut ring[step % 3];
@@ -302,6 +316,9 @@ fn sort_dedup(ids: &mut Vec<u32>) {
     ids.dedup();
 }
 
+/// Parents expanded between two looks at the batch's size (when there is a state bound).
+const PENDING_CHECK: u32 = 16;
+
 /// Parents per chunk of a batch handed to a worker: at most (larger chunks balance worse),
 /// and at least (each chunk has a start-up cost: buffers, the lookup pipeline).
 const CHUNK: usize = 1024;
@@ -355,20 +372,18 @@ fn add_initial(
         let b = g.store.finish_batch_on(workers);
         g.parent.resize(g.parent.len() + b.keys.len(), NO_PARENT);
     };
-    let over = |g: &Graph| {
-        if opts.max_states.is_some_and(|m| g.store.len() as u64 > m) {
-            Some(StopReason::MaxStates)
-        } else if opts.memory_mib.is_some_and(|m| g.memory_bytes() > m << 20) {
-            Some(StopReason::Memory)
-        } else {
-            None
-        }
-    };
+    let over =
+        |g: &Graph| opts.limits.stopped().or_else(|| opts.over_states(g.store.len()).then_some(StopReason::MaxStates));
     let mut enc = Vec::new();
     let mut key = 0u64;
     initial(&mut |s| {
         let need = width_needed(s);
         if need > g.store.width() {
+            let stride = g.store.state_bytes() / g.store.width();
+            if opts.limits.memory().is_some_and(|(b, _)| StateStore::block_bytes(stride, need) > b) {
+                g.stopped = Some(StopReason::Memory);
+                return false;
+            }
             flush(g);
             g.store.widen(need);
         }
@@ -379,6 +394,8 @@ fn add_initial(
         if key.is_multiple_of(BATCH as u64) {
             flush(g);
             g.stopped = over(g);
+        } else if let Some(r) = opts.limits.stopped() {
+            g.stopped = Some(r);
         }
         g.stopped.is_none()
     })?;
@@ -400,6 +417,11 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     let threads = workers.threads();
     let seconds = || (start.elapsed() + started_before).as_secs_f64();
     let stride = stepper.lay.len;
+    // A state so large that one arena block would not fit in the memory bound (thousands of
+    // agents: the state grows with the square of their number) stops the run before the
+    // allocation is attempted.
+    let block_fits =
+        |width: usize| opts.limits.memory().is_none_or(|(b, _)| StateStore::block_bytes(stride, width) <= b);
     let mut g = Graph {
         store: StateStore::for_threads(stride, threads),
         parent: SystemVec::new(),
@@ -414,6 +436,10 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         error: None,
         seconds: 0.0,
     };
+    if !block_fits(1) {
+        g.stopped = Some(StopReason::Memory);
+        return Ok(g);
+    }
     add_initial(&mut g, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
@@ -421,6 +447,9 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         return Ok(g);
     }
     let keep = g.has_edges;
+    // A batch that would take the store beyond twice the state bound is dropped, so that a
+    // state space with thousands of successors per state stops near the bound.
+    let too_many = opts.max_states.or(opts.limits.max_states()).map(|m| (m as usize).saturating_mul(2).max(BATCH));
     let mut next = 0usize;
     while next < g.store.len() {
         let end = (next + BATCH).min(g.store.len());
@@ -429,21 +458,40 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         // for the other), at least a few per thread; results are kept in chunk order, which
         // is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
-            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, keep)]
+            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, keep, &opts.limits, too_many)]
         } else {
             let store = &g.store;
             let chunk = ((end - next) / (4 * threads)).clamp(MIN_CHUNK, CHUNK);
             let chunks = (end - next).div_ceil(chunk);
             workers.in_chunks(chunks, |c| {
                 let lo = next + c * chunk;
-                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, keep)
+                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, keep, &opts.limits, too_many)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
+        if widen != 0 && !block_fits(widen) {
+            g.store.discard_batch();
+            g.stopped = Some(StopReason::Memory);
+            break;
+        }
         if widen != 0 {
             // A successor needs wider slots: re-encode everything and redo the batch.
             g.store.widen(widen);
             continue;
+        }
+        if let Some(r) = opts.limits.stopped() {
+            // A chunk left its parents unexpanded: the batch is dropped whole, so that the
+            // graph stays a BFS prefix.
+            g.store.discard_batch();
+            g.stopped = Some(r);
+            break;
+        }
+        if outs.iter().any(|o| o.too_many) || too_many.is_some_and(|m| g.store.len() + g.store.pending() > m) {
+            // Checked again on the whole batch, so that whether it is dropped does not depend
+            // on how the chunks were shared out.
+            g.store.discard_batch();
+            g.stopped = Some(StopReason::MaxStates);
+            break;
         }
         if let Some(e) = outs.iter().filter_map(|o| o.error.clone()).min_by_key(|e| e.0) {
             g.store.abort_batch();
@@ -474,7 +522,6 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         g.expanded += end - next;
         drop(outs);
         next = end;
-        let elapsed = start.elapsed();
         if let Some(p) = &opts.progress {
             p(&Progress {
                 states: g.store.len() as u64,
@@ -485,20 +532,12 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             });
         }
         if next < g.store.len() {
-            if opts.max_states.is_some_and(|m| g.store.len() as u64 > m) {
+            if let Some(r) = opts.limits.stopped() {
+                g.stopped = Some(r);
+                break;
+            }
+            if opts.over_states(g.store.len()) {
                 g.stopped = Some(StopReason::MaxStates);
-                break;
-            }
-            if opts.memory_mib.is_some_and(|m| g.memory_bytes() > m << 20) {
-                g.stopped = Some(StopReason::Memory);
-                break;
-            }
-            if opts.timeout.is_some_and(|t| elapsed > t) {
-                g.stopped = Some(StopReason::Timeout);
-                break;
-            }
-            if opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-                g.stopped = Some(StopReason::Interrupted);
                 break;
             }
         }

@@ -24,6 +24,7 @@ pub mod step;
 pub mod sysalloc;
 
 use crate::behaviour::Behaviour;
+use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use crate::trace::{Mark, Trace, TraceStep};
 use check::{Bits, Outcome, Pat, Reverse, Scope};
@@ -35,8 +36,6 @@ pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
 pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 use step::{Stepper, Work};
 
 #[derive(Clone, Default)]
@@ -48,9 +47,9 @@ pub struct VerifyOptions {
     /// Worker threads for exploration (0 or 1: single-threaded).
     pub threads: usize,
     pub max_states: Option<u64>,
-    pub memory_mib: Option<u64>,
-    pub timeout: Option<Duration>,
-    pub cancel: Option<Arc<AtomicBool>>,
+    /// The run's deadline, interrupt and memory bound: polled while exploring, checking and
+    /// building counterexamples; a property not decided when they stop the run is `unknown`.
+    pub limits: Limits,
     pub progress: Option<Arc<ProgressFn>>,
     /// Threads started beforehand for this verification (`threads` is then theirs), e.g.
     /// while the model was loading; started here otherwise.
@@ -219,21 +218,41 @@ pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPr
 /// States per job of `eval_all`.
 const EVAL_CHUNK: usize = 1 << 14;
 
+/// Why `eval_all` gave no values.
+enum EvalStop {
+    /// A run-time error at this state (the lowest id).
+    Error(u32, String),
+    /// The run's limits stopped it.
+    Stopped,
+}
+
 /// ψ on every stored state, on `workers`; on an error the first failing state (lowest id).
-fn eval_all(stepper: &Stepper, g: &Graph, q: &QPred, workers: &Workers) -> Result<Vec<bool>, (u32, String)> {
+fn eval_all(
+    stepper: &Stepper,
+    g: &Graph,
+    q: &QPred,
+    workers: &Workers,
+    limits: &Limits,
+) -> Result<Vec<bool>, EvalStop> {
     let n = g.states();
     // Each chunk stops at its first error, so the first error in chunk order has the
     // lowest id.
-    let chunks: Vec<Result<Vec<bool>, (u32, String)>> = workers.in_chunks(n.div_ceil(EVAL_CHUNK), |c| {
+    let chunks: Vec<Result<Vec<bool>, EvalStop>> = workers.in_chunks(n.div_ceil(EVAL_CHUNK), |c| {
+        if limits.stopped().is_some() {
+            return Err(EvalStop::Stopped);
+        }
         let mut sc = Scratch::default();
         let mut st = Vec::new();
         (c * EVAL_CHUNK..((c + 1) * EVAL_CHUNK).min(n))
             .map(|i| {
                 g.store.get_into(i as u32, &mut st);
-                eval_pred(stepper, &st, &mut sc, q).map_err(|m| (i as u32, m))
+                eval_pred(stepper, &st, &mut sc, q).map_err(|m| EvalStop::Error(i as u32, m))
             })
             .collect()
     });
+    if chunks.iter().any(|c| matches!(c, Err(EvalStop::Stopped))) {
+        return Err(EvalStop::Stopped);
+    }
     let mut out = Vec::with_capacity(n);
     for c in chunks {
         out.extend(c?);
@@ -246,22 +265,36 @@ fn runtime(stepper: &Stepper, g: &Graph, state: u32, message: String) -> EngineE
 }
 
 /// Decides one property on an explored graph; `psi` evaluates a predicate on every state
-/// (shared by the native and the LNT back ends).
+/// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
+/// before the decision.
 pub fn check_property<E>(
     g: &Graph,
     rev: &mut Option<Reverse>,
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
+    limits: &Limits,
 ) -> Result<Outcome, E> {
+    if limits.stopped().is_some() {
+        return Ok(Outcome::Unknown);
+    }
+    let mut psi = |q: &QPred| psi(q).map(|v| (limits.stopped().is_none()).then_some(v));
+    macro_rules! psi {
+        ($q:expr) => {
+            match psi($q)? {
+                Some(v) => v,
+                None => return Ok(Outcome::Unknown),
+            }
+        };
+    }
     Ok(match &p.modality {
-        Modality::Always => check::always(g, &psi(&p.pred)?),
-        Modality::Finally => check::finally(g, &psi(&p.pred)?),
+        Modality::Always => check::always(g, &psi!(&p.pred)),
+        Modality::Finally => check::finally(g, &psi!(&p.pred)),
         Modality::Fairly => {
-            let v = psi(&p.pred)?;
+            let v = psi!(&p.pred);
             check::fairly(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
         }
         Modality::FairlyInf => {
-            let v = psi(&p.pred)?;
+            let v = psi!(&p.pred);
             check::fairly_inf(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
         }
         Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
@@ -269,9 +302,9 @@ pub fn check_property<E>(
             let (pat, s) = match pattern {
                 Pattern::ThereIs => (Pat::ThereIs, None),
                 Pattern::Always => (Pat::Always, None),
-                Pattern::Precedes(s) => (Pat::Precedes, Some(psi(s)?)),
+                Pattern::Precedes(s) => (Pat::Precedes, Some(psi!(s))),
             };
-            let (q, r, pp) = (psi(open)?, psi(close)?, psi(&p.pred)?);
+            let (q, r, pp) = (psi!(open), psi!(close), psi!(&p.pred));
             let bits: Vec<Bits> = (0..g.states())
                 .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
                 .collect();
@@ -290,9 +323,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         threads: workers.threads(),
         workers: Some(workers.clone()),
         max_states: opts.max_states,
-        memory_mib: opts.memory_mib,
-        timeout: opts.timeout,
-        cancel: opts.cancel.clone(),
+        limits: opts.limits.clone(),
         progress: opts.progress.clone(),
         keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
     };
@@ -304,8 +335,18 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
     for p in props {
-        let ev = |q: &QPred| eval_all(&stepper, &g, q, &workers).map_err(|(s, m)| runtime(&stepper, &g, s, m));
-        let outcome = check_property(&g, &mut rev, p, &mut |q| ev(q))?;
+        let mut stopped = false;
+        let ev = |q: &QPred, stopped: &mut bool| match eval_all(&stepper, &g, q, &workers, &opts.limits) {
+            Ok(v) => Ok(v),
+            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, s, m)),
+            Err(EvalStop::Stopped) => {
+                // Any vector will do: `check_property` sees the stop and answers `Unknown`.
+                *stopped = true;
+                Ok(Vec::new())
+            }
+        };
+        let outcome = check_property(&g, &mut rev, p, &mut |q| ev(q, &mut stopped), &opts.limits)?;
+        let outcome = if stopped { Outcome::Unknown } else { outcome };
         let (verdict, trace) = match outcome {
             Outcome::Holds => (Verdict::Holds, None),
             Outcome::Unknown => (Verdict::Unknown, None),
@@ -332,5 +373,6 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         state_bytes: g.store.state_bytes() as u64,
         complete: g.stopped.is_none(),
     };
-    Ok(VerifyReport { results, stats, stopped: g.stopped })
+    // A stop during the check leaves the later properties `unknown`: it is the run's reason.
+    Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })
 }

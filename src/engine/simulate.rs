@@ -5,6 +5,7 @@ use super::eval::Scratch;
 use super::step::{Event, Stepper, Work};
 use super::{EngineError, check_behaviours, eval_pred, select_properties};
 use crate::behaviour::Behaviour;
+use crate::limits::{Limits, StopReason};
 use crate::model::{Modality, Model, Pattern};
 use crate::trace::{Mark, Trace, TraceStep};
 use serde::Serialize;
@@ -44,11 +45,14 @@ pub struct SimulateOptions {
     pub steps: usize,
     pub seed: u64,
     pub properties: Option<Vec<String>>,
+    /// The run's deadline, interrupt and memory bound, polled at every step: the runs
+    /// finished before a stop are kept, the one in progress is dropped.
+    pub limits: Limits,
 }
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        SimulateOptions { fair: false, runs: 1, steps: 100, seed: 0, properties: None }
+        SimulateOptions { fair: false, runs: 1, steps: 100, seed: 0, properties: None, limits: Limits::none() }
     }
 }
 
@@ -80,6 +84,8 @@ pub struct SimRun {
 #[derive(Clone, Debug)]
 pub struct SimulateReport {
     pub runs: Vec<SimRun>,
+    /// Why fewer than the runs asked for were made (`None`: all of them).
+    pub stopped: Option<StopReason>,
 }
 
 /// Where the runs of `simulate_with` come from: the initial states and, from the current
@@ -172,9 +178,12 @@ pub fn simulate_with(
     let mut rng = SplitMix64::new(opts.seed);
     let mut runs = Vec::new();
     if initial.is_empty() {
-        return Ok(SimulateReport { runs });
+        return Ok(SimulateReport { runs, stopped: None });
     }
     for _ in 0..opts.runs {
+        if let Some(r) = opts.limits.stopped() {
+            return Ok(SimulateReport { runs, stopped: Some(r) });
+        }
         let i0 = rng.below(initial.len() as u64) as usize;
         walk.start(i0, &initial[i0])?;
         let init = initial[i0].clone();
@@ -241,6 +250,9 @@ pub fn simulate_with(
             if step >= opts.steps {
                 break;
             }
+            if let Some(r) = opts.limits.stopped() {
+                return Ok(SimulateReport { runs, stopped: Some(r) });
+            }
             let mut succ = walk.successors(&cur, &trace)?;
             if succ.is_empty() {
                 trace.ends_in_deadlock = true;
@@ -263,7 +275,7 @@ pub fn simulate_with(
         let deadlock = trace.ends_in_deadlock;
         runs.push(SimRun { trace, properties: status, deadlock });
     }
-    Ok(SimulateReport { runs })
+    Ok(SimulateReport { runs, stopped: None })
 }
 
 #[cfg(test)]

@@ -758,6 +758,12 @@ impl StateStore {
         self.count
     }
 
+    /// The address space one arena block reserves for states of `stride` slots of `width`
+    /// bytes (reserved at once, backed by memory only as it is written).
+    pub fn block_bytes(stride: usize, width: usize) -> u64 {
+        (stride as u64).saturating_mul(width as u64).saturating_mul(BLOCK as u64)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -974,6 +980,26 @@ impl StateStore {
             s.new_pos.clear();
         });
         BatchIds { keys, first, maps }
+    }
+
+    /// New states of the current batch so far (takes every shard's lock in turn: for
+    /// occasional checks only).
+    pub fn pending(&self) -> usize {
+        self.shards.iter().map(|c| c.shard.lock().new_key.len()).sum()
+    }
+
+    /// Drops the states of the current batch and frees their buffers at once, without
+    /// rebuilding the index (which would take time and memory when a bound has just stopped
+    /// the run): the index keeps entries for the dropped states, so the store then serves
+    /// only the states it holds by id (`get_into`, `packed`), never a lookup or an insertion.
+    pub fn discard_batch(&mut self) {
+        for c in &mut self.shards {
+            let s = c.shard.get_mut();
+            s.new_data = Vec::new();
+            s.new_key = Vec::new();
+            s.new_pos = Vec::new();
+        }
+        self.retired.get_mut().clear();
     }
 
     /// Drops the states of the current batch.

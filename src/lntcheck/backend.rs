@@ -175,13 +175,24 @@ pub fn undef_value(prog: &Program) -> i64 {
 
 /// Runs the emitted program and builds the LAbS view of its LTS.
 pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) -> Result<LabsView, String> {
+    explore_within(model, src, fair, max_states, &crate::limits::Limits::none())
+}
+
+/// `explore`, stopped by `limits` (the reason is then recorded in them).
+pub fn explore_within(
+    model: &Model,
+    src: &str,
+    fair: bool,
+    max_states: Option<u64>,
+    limits: &crate::limits::Limits,
+) -> Result<LabsView, String> {
     let prog = super::load(src, None).map_err(|d| format!("emitted LNT:{d}"))?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(format!("emitted LNT:{d}"));
     }
     let net = interp::build_net(&prog, "MAIN").map_err(|d| format!("emitted LNT:{d}"))?;
-    let (lts, states) =
-        interp::generate(&prog, &net, &GenOptions { max_states }).map_err(|d| format!("emitted LNT:{d}"))?;
+    let (lts, states) = interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone() })
+        .map_err(|d| format!("emitted LNT:{d}"))?;
     let undef = undef_value(&prog);
     let main_gates: Vec<String> = prog
         .module
@@ -342,6 +353,17 @@ pub struct LntResult {
 
 /// Checks every property of the model on the LAbS view, with the native checker.
 pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsView) -> Result<Vec<LntResult>, String> {
+    check_properties_within(model, behs, fair, v, &crate::limits::Limits::none())
+}
+
+/// `check_properties`; the properties not decided when `limits` stop the run are `unknown`.
+pub fn check_properties_within(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    v: &LabsView,
+    limits: &crate::limits::Limits,
+) -> Result<Vec<LntResult>, String> {
     let stepper = Stepper::new(model, behs, fair);
     let g = to_graph(v, stepper.lay.len);
     let mut sc = Default::default();
@@ -351,7 +373,7 @@ pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsV
     let mut rev: Option<Reverse> = None;
     let mut out = vec![];
     for p in &model.properties {
-        let outcome = crate::engine::check_property(&g, &mut rev, p, &mut ev)?;
+        let outcome = crate::engine::check_property(&g, &mut rev, p, &mut ev, limits)?;
         out.push(match outcome {
             Outcome::Holds => LntResult {
                 property: p.name.clone(),

@@ -686,8 +686,12 @@ fn merge(a: &Open, b: &Open) -> Option<Open> {
     Some(Open { gate: a.gate, orig: a.orig, slots, parts })
 }
 
+#[derive(Default)]
 pub struct GenOptions {
     pub max_states: Option<u64>,
+    /// Polled for every state expanded; the state bound, when hit, is recorded there too, so
+    /// that the caller can tell a bound from an error of the program.
+    pub limits: crate::limits::Limits,
 }
 
 /// Generates the LTS; also returns the states (index = state number).
@@ -698,14 +702,19 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
     let mut lts = Lts::new();
     let mut queue = VecDeque::from([0u32]);
     while let Some(s) = queue.pop_front() {
+        if let Some(r) = opts.limits.stopped() {
+            return Err(Diag::new(Pos::default(), format!("stopped after {} states ({r:?})", states.len())));
+        }
         let st = states.states[s as usize].clone();
         let succ = ex.successors(&st)?;
         for (label, t) in succ {
             let (id, new) = states.number(t);
             if new {
-                if let Some(m) = opts.max_states
-                    && states.len() as u64 > m
+                if opts.max_states.is_some_and(|m| states.len() as u64 > m)
+                    || opts.limits.over_states(states.len() as u64)
                 {
+                    opts.limits.stop(crate::limits::StopReason::MaxStates);
+                    let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
                     return Err(Diag::new(Pos::default(), format!("more than {m} states (--max-states)")));
                 }
                 queue.push_back(id);

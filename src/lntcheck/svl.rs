@@ -416,11 +416,14 @@ pub struct Composer<'a> {
     /// `compose` minimises every leaf (after its per-leaf `hide`) and the result modulo this,
     /// as `root leaf … reduction` does; `None`: no minimisation.
     pub reduction: Option<Reduction>,
+    /// The run's bounds, polled while leaves are generated.
+    pub limits: crate::limits::Limits,
 }
 
 impl<'a> Composer<'a> {
     pub fn new(prog: &'a Program, max_states: Option<u64>) -> Composer<'a> {
-        Composer { prog, max_states, cache: HashMap::new(), leaves: vec![], reduction: None }
+        let limits = crate::limits::Limits::none();
+        Composer { prog, max_states, cache: HashMap::new(), leaves: vec![], reduction: None, limits }
     }
 
     /// Adds a leaf to the network (minimised first when the composer reduces).
@@ -454,8 +457,9 @@ impl<'a> Composer<'a> {
         }
         let vals = args.iter().map(|a| Value::I(*a)).collect();
         let net = interp::build_call(self.prog, process, gates, vals).map_err(|d| format!("{key}: {d}"))?;
-        let (lts, _) = interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states })
-            .map_err(|d| format!("{key}: {d}"))?;
+        let (lts, _) =
+            interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states, limits: self.limits.clone() })
+                .map_err(|d| format!("{key}: {d}"))?;
         self.cache.insert(key, lts.clone());
         Ok(lts)
     }

@@ -48,6 +48,7 @@ pub fn resolve(
         assumptions: vec![],
         properties: vec![],
         extern_value_errors: 0,
+        empty_by_extern: vec![],
     };
     r.check_externs()?;
     r.check_duplicates();
@@ -65,6 +66,10 @@ pub fn resolve(
     r.resolve_processes();
     r.resolve_properties();
     if r.diags.has_errors() {
+        let errors = r.diags.items.iter().filter(|d| d.is_error()).count();
+        if errors == r.extern_value_errors {
+            return Err(ResolveError::BadExternValues(dedup(r.diags)));
+        }
         return Err(ResolveError::Invalid(dedup(r.diags)));
     }
     let model = Model {
@@ -307,6 +312,8 @@ struct Resolver<'a> {
     properties: Vec<Property>,
     /// How many errors come from extern values alone (see `ResolveError::BadExternValues`).
     extern_value_errors: usize,
+    /// Agent types spawned 0 times because of extern values.
+    empty_by_extern: Vec<String>,
 }
 
 impl<'a> Resolver<'a> {
@@ -499,6 +506,11 @@ impl<'a> Resolver<'a> {
                     s.count.span(),
                     format!("agent type `{}` is spawned 0 times: it has no agents", s.agent.name),
                 );
+                let mut by_extern = false;
+                walk_ast_expr(&s.count, &mut |x| by_extern |= matches!(x, ast::Expr::Extern(_)));
+                if by_extern {
+                    self.empty_by_extern.push(s.agent.name.clone());
+                }
             }
             if count > 1_000_000 {
                 self.value_error(&s.count, format!("too many agents ({count})"));
@@ -1010,7 +1022,16 @@ impl<'a> Resolver<'a> {
             match self.types.iter().position(|t| t.name == q.agent.name) {
                 Some(t) if self.types[t].count > 0 => out.push((q.var.name.clone(), t, q.kind)),
                 Some(_) => {
-                    self.error(q.agent.span, format!("agent type `{}` has no agents (spawned 0 times)", q.agent.name));
+                    let mut d = Diagnostic::error(
+                        q.agent.span,
+                        format!("agent type `{}` has no agents (spawned 0 times)", q.agent.name),
+                    );
+                    if self.empty_by_extern.contains(&q.agent.name) {
+                        // The spec is fine with other values: the command line is at fault.
+                        d = d.with_hint("its spawn count comes from the command line: give another value");
+                        self.extern_value_errors += 1;
+                    }
+                    self.diags.push(d);
                     ok = false;
                 }
                 None => {

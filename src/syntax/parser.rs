@@ -222,6 +222,24 @@ impl Parser {
         self.warnings.truncate(s.warnings);
     }
 
+    /// Counts one more operand of an operator chain (`a + b + …`, `p and q and …`) as one
+    /// more level: a chain builds a tree as deep as it is long, which every later pass walks
+    /// recursively. `base` is the depth where the chain started; the caller restores it.
+    fn chain_link(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            return Err(PErr {
+                diag: Diagnostic::error(
+                    self.span(),
+                    format!("expression too long (more than {MAX_DEPTH} operands or levels of nesting)"),
+                )
+                .with_hint("split the expression into named parts"),
+                at: usize::MAX,
+            });
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_DEPTH {
             // `at: usize::MAX`: this error wins over every backtracking alternative.
@@ -1192,7 +1210,9 @@ impl Parser {
         }
         let mut l = self.as_bool(first, "or")?;
         let mut mixed = matches!(l, BExpr::Logic(BoolOp::And, ..));
+        let base = self.depth;
         while self.is_word("or") {
+            self.chain_link()?;
             self.bump();
             let r = self.b_and(fl)?;
             let r = self.as_bool(r, "or")?;
@@ -1200,6 +1220,7 @@ impl Parser {
             let span = l.span().to(r.span());
             l = BExpr::Logic(BoolOp::Or, Box::new(l), Box::new(r), span);
         }
+        self.depth = base;
         if mixed {
             self.warnings.push(
                 Diagnostic::warning(
@@ -1218,13 +1239,16 @@ impl Parser {
             return Ok(first);
         }
         let mut l = self.as_bool(first, "and")?;
+        let base = self.depth;
         while self.is_word("and") {
+            self.chain_link()?;
             self.bump();
             let r = self.b_atom(fl)?;
             let r = self.as_bool(r, "and")?;
             let span = l.span().to(r.span());
             l = BExpr::Logic(BoolOp::And, Box::new(l), Box::new(r), span);
         }
+        self.depth = base;
         Ok(Mixed::B(l))
     }
 
@@ -1342,12 +1366,17 @@ impl Parser {
     }
 
     fn sum_rest(&mut self, fl: Fl, mut l: Expr) -> PResult<Expr> {
+        let base = self.depth;
         loop {
             let op = match self.peek() {
                 TokKind::Sym(Sym::Plus) => BinOp::Add,
                 TokKind::Sym(Sym::Minus) => BinOp::Sub,
-                _ => return Ok(l),
+                _ => {
+                    self.depth = base;
+                    return Ok(l);
+                }
             };
+            self.chain_link()?;
             self.bump();
             let r = self.unary(fl)?;
             let r = self.product_rest(fl, r)?;
@@ -1357,14 +1386,19 @@ impl Parser {
     }
 
     fn product_rest(&mut self, fl: Fl, mut l: Expr) -> PResult<Expr> {
+        let base = self.depth;
         loop {
             let op = match self.peek() {
                 TokKind::Sym(Sym::Star) => BinOp::Mul,
                 TokKind::Sym(Sym::Slash) => BinOp::Div,
                 TokKind::Sym(Sym::Colon) => BinOp::RDiv,
                 TokKind::Sym(Sym::Percent) => BinOp::Mod,
-                _ => return Ok(l),
+                _ => {
+                    self.depth = base;
+                    return Ok(l);
+                }
             };
+            self.chain_link()?;
             self.bump();
             let r = self.unary(fl)?;
             let span = l.span().to(r.span());
