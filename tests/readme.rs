@@ -46,7 +46,8 @@ fn code_blocks(text: &str) -> Vec<(String, String)> {
     out
 }
 
-/// Per subcommand, the options its synopses list (a synopsis is a `labs CMD SPEC …` line of a
+/// Per subcommand, the options its synopses list (a synopsis is a `labs CMD SPEC …` line, or
+/// another upper-case placeholder after CMD, of a
 /// code block, with the indented lines that continue it).
 fn synopsis_options(text: &str) -> BTreeMap<String, BTreeSet<String>> {
     let option = regex::Regex::new(r"(?:^|[\s\[(|])(--?[a-z][a-z-]*)").unwrap();
@@ -55,7 +56,9 @@ fn synopsis_options(text: &str) -> BTreeMap<String, BTreeSet<String>> {
         let mut current: Option<String> = None;
         for line in block.lines() {
             let words: Vec<&str> = line.split_whitespace().collect();
-            if words.first() == Some(&"labs") && words.get(2) == Some(&"SPEC") {
+            if words.first() == Some(&"labs")
+                && words.get(2).is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()))
+            {
                 current = Some(words[1].to_string());
             } else if !line.starts_with(' ') {
                 current = None;

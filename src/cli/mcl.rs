@@ -1,4 +1,4 @@
-//! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS.
+//! `labs mcl QUERY.mcl LTS.aut [--json]`: one MCL query on one LTS.
 
 use super::{Failure, exit};
 use crate::mcl::{self, EvalError, Limits};
@@ -8,22 +8,11 @@ use std::path::{Path, PathBuf};
 pub struct MclArgs {
     pub query: PathBuf,
     pub lts: PathBuf,
-    pub diag: Option<PathBuf>,
     pub json: bool,
 }
 
 fn read_bytes(p: &Path, what: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(p).map_err(|e| Failure::new(exit::USAGE, format!("cannot read the {what} {}: {e}", p.display())))
-}
-
-/// Writes `text` to `path` through a temporary file in the same folder, then renames it.
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "diag.aut".into());
-    let tmp = path.with_file_name(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 pub fn run(a: &MclArgs) -> Result<i32, Failure> {
@@ -48,14 +37,8 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
         EvalError::StateLimit { .. } => Failure::new(exit::INCONCLUSIVE, e.to_string()),
         _ => Failure::new(exit::BACKEND, format!("{qname}: {e}")),
     })?;
-    if let (Some(path), Some(d)) = (&a.diag, &ev.diagnostic) {
-        write_atomic(path, &d.to_aut())
-            .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write {}: {e}", path.display())))?;
-    }
     let verdict = if ev.holds { "TRUE" } else { "FALSE" };
     if a.json {
-        let diag =
-            ev.diagnostic.as_ref().map(|d| json!({"labels": d.labels, "states": d.states, "loop_start": d.loop_start}));
         let doc = json!({
             "query": qname,
             "lts": a.lts.display().to_string(),
@@ -64,15 +47,10 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
             "verdict": verdict,
             "holds": ev.holds,
             "pairs_explored": ev.states_explored,
-            "diagnostic": diag,
-            "diag_file": a.diag.as_ref().map(|p| p.display().to_string()),
         });
         println!("{doc}");
     } else {
         println!("{verdict}");
-        if let Some(p) = &a.diag {
-            eprintln!("diagnostic written to {}", p.display());
-        }
     }
     Ok(if ev.holds { exit::OK } else { exit::VIOLATED })
 }

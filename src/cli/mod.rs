@@ -178,9 +178,6 @@ enum Command {
         query: PathBuf,
         /// The LTS (.aut)
         lts: PathBuf,
-        /// Write a diagnostic (a counterexample or witness path, or a lasso) to this .aut file
-        #[arg(long, value_name = "FILE.aut")]
-        diag: Option<PathBuf>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
@@ -412,7 +409,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
-        Command::Mcl { query, lts, diag, json } => mcl::run(&mcl::MclArgs { query, lts, diag, json }),
+        Command::Mcl { query, lts, json } => mcl::run(&mcl::MclArgs { query, lts, json }),
         Command::Lts {
             spec,
             fair,

@@ -28,8 +28,8 @@ pub struct Limits {
     pub max_states: Option<u64>,
 }
 
-/// The verdict, its diagnostic (a counterexample for FALSE, a witness for TRUE when the
-/// formula has one), and the number of (state, valuation) pairs explored.
+/// The verdict and the number of (state, valuation) pairs explored. `diagnostic` is always
+/// `None`: extracting evaluator4's counterexample paths is not implemented (docs/mcl.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Evaluation {
     pub holds: bool,
@@ -71,8 +71,7 @@ pub fn evaluate(q: &Query, lts: LtsView, limits: &Limits) -> Result<Evaluation, 
     let mut ev = Evaluator::new(q, lts, limits);
     let init = lts.initial;
     let holds = ev.value(q.root, init, &[])?;
-    let diagnostic = Some(ev.diagnose(holds)?);
-    Ok(Evaluation { holds, diagnostic, states_explored: ev.explored })
+    Ok(Evaluation { holds, diagnostic: None, states_explored: ev.explored })
 }
 
 /// A value in a label: an integer, a Boolean, or anything else (never equal to MCL data).
@@ -557,10 +556,5 @@ impl<'q, 'l> Evaluator<'q, 'l> {
                 }
             }
         }
-    }
-
-    fn diagnose(&mut self, holds: bool) -> Result<Diagnostic, EvalError> {
-        let _ = holds;
-        Ok(Diagnostic { states: vec![self.lts.initial], labels: Vec::new(), loop_start: None })
     }
 }
