@@ -106,7 +106,7 @@ fn long_operator_chains_give_a_located_error_fast() {
             "system {{ extern = _n spawn = Node: _n }}\nagent Node {{ Behavior = Skip }}\ncheck {{ P = always {terms} }}\n"
         );
         let f = Scratch::file("hostile", &format!("chain_{name}.labs"), &text);
-        let (o, t) = labs(&["info", &f.as_str(), "n=1"]);
+        let (o, t) = labs(&["info", f.as_str(), "n=1"]);
         assert_eq!(o.status.code(), Some(6), "{name}: {}", stderr(&o));
         let e = stderr(&o);
         assert!(e.contains("expression too long") && e.contains(":3:"), "{name}: {e}");

@@ -65,7 +65,7 @@ fn patterns_bind_offers() {
     assert!(holds("<{G ...}> true", &l));
     assert!(!holds("<{G !1}> true", &l)); // two offers, one given
     assert!(holds("<{G ?any ?y:Int}> <{G !(y + 4) ...}> true", &l));
-    assert!(holds("[true*] [{H !true}] false", &l) == false);
+    assert!(!holds("[true*] [{H !true}] false", &l));
     assert!(holds("nu Inv (s: Int := 0) . ((s >= 0 - 2) and [{G ?any ?w:Int}] Inv (w) and [not {G ...}] Inv (s))", &l));
     assert!(!holds("nu Inv (s: Int := 0) . ((s >= 0) and [{G ?any ?w:Int}] Inv (w) and [not {G ...}] Inv (s))", &l));
 }

@@ -189,6 +189,9 @@ impl Block {
     }
 }
 
+/// Whether an action formula matches a label and, if so, the values it binds.
+type ActMatch = Option<Box<[i64]>>;
+
 struct Evaluator<'q, 'l> {
     q: &'q Query,
     lts: LtsView<'l>,
@@ -196,7 +199,7 @@ struct Evaluator<'q, 'l> {
     labels: Vec<ParsedLabel>,
     /// Per action, per label: the match and its bound values, for actions that do not read
     /// the environment.
-    act_cache: Vec<Vec<Option<Option<Box<[i64]>>>>>,
+    act_cache: Vec<Vec<Option<ActMatch>>>,
     envs: FxHashMap<Box<[i64]>, u32>,
     env_list: Vec<Box<[i64]>>,
     blocks: Vec<Block>,
@@ -232,21 +235,21 @@ impl<'q, 'l> Evaluator<'q, 'l> {
     }
 
     fn check_limits(&self) -> Result<(), EvalError> {
-        if let Some(max) = self.limits.max_states {
-            if self.explored as u64 > max {
-                return Err(EvalError::StateLimit { limit: max });
-            }
+        if let Some(max) = self.limits.max_states
+            && self.explored as u64 > max
+        {
+            return Err(EvalError::StateLimit { limit: max });
         }
-        if self.explored % 1024 == 0 {
-            if let Some(c) = &self.limits.cancel {
-                if c.load(std::sync::atomic::Ordering::Relaxed) {
-                    return Err(EvalError::Interrupted);
-                }
+        if self.explored.is_multiple_of(1024) {
+            if let Some(c) = &self.limits.cancel
+                && c.load(std::sync::atomic::Ordering::Relaxed)
+            {
+                return Err(EvalError::Interrupted);
             }
-            if let Some(d) = self.limits.deadline {
-                if Instant::now() >= d {
-                    return Err(EvalError::Timeout);
-                }
+            if let Some(d) = self.limits.deadline
+                && Instant::now() >= d
+            {
+                return Err(EvalError::Timeout);
             }
         }
         Ok(())
@@ -393,11 +396,11 @@ impl<'q, 'l> Evaluator<'q, 'l> {
                         }
                     }
                 }
-                if let Some(g) = guard {
-                    if self.data(g, &scope)? == 0 {
-                        binds.truncate(base);
-                        return Ok(false);
-                    }
+                if let Some(g) = guard
+                    && self.data(g, &scope)? == 0
+                {
+                    binds.truncate(base);
+                    return Ok(false);
                 }
                 true
             }
