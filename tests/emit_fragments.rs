@@ -560,11 +560,11 @@ check { }
         &t,
         "function lab_own",
         "
-        function lab_own (I: Attrs, L: Stigs, l: Nat) : Int is
-           if l <= 1 then
-              return I[l]
-           elsif l < LOCS then
-              return L[l - 2]
+        function lab_own (I: Attrs, L: Stigs, loc: Nat) : Int is
+           if loc <= 1 then
+              return I[loc]
+           elsif loc < LOCS then
+              return L[loc - 2]
            else
               return 0
            end if

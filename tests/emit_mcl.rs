@@ -122,8 +122,8 @@ fn flock_two_variables_three_agents() {
         ]
     );
     assert_eq!(formals(&q, "nu Start"), ["s_0", "s_1", "s_2", "s_3", "s_4", "s_5"]);
-    assert_eq!(formals(&q, "mu R"), ["v_0", "v_1", "v_2", "v_3", "v_4", "v_5", "real"]);
-    assert!(q.contains("mu R (v_0: Int := s_0, v_1: Int := s_1, v_2: Int := s_2, v_3: Int := s_3, v_4: Int := s_4, v_5: Int := s_5, real: Bool := true)"));
+    assert_eq!(formals(&q, "mu R"), ["v_0", "v_1", "v_2", "v_3", "v_4", "v_5", "settled"]);
+    assert!(q.contains("mu R (v_0: Int := s_0, v_1: Int := s_1, v_2: Int := s_2, v_3: Int := s_3, v_4: Int := s_4, v_5: Int := s_5, settled: Bool := true)"));
     let ups = updates(&q, "R");
     let pats: Vec<&str> = ups.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(
@@ -139,7 +139,7 @@ fn flock_two_variables_three_agents() {
     );
     check_updates(&q, 6, "R");
     // b1 = b2 pairs fold to true: no empty conjunction (the reference printed `()`).
-    let pred = q.lines().find(|l| l.trim().starts_with("(real and")).unwrap();
+    let pred = q.lines().find(|l| l.trim().starts_with("(settled and")).unwrap();
     assert!(fully_parenthesised(pred), "{pred}");
     assert!(pred.contains("(v_0 = v_2)") && pred.contains("(v_1 = v_3)"));
     assert!(!pred.contains("(v_0 = v_0)"));
@@ -182,8 +182,8 @@ check {
     let pats: Vec<String> = updates(&q, "Inv").into_iter().map(|(p, _)| p).collect();
     assert_eq!(pats, ["E_FORK !2 ?w:Int", "A_STATUS !1 !0 ?w:Int"]);
     check_updates(&q, 2, "Inv");
-    assert!(q.contains("((not real) or ((v_0 = 0) or (v_1 <> 1)))"), "{q}");
-    assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Inv (v_0, v_1, real))"));
+    assert!(q.contains("((not settled) or ((v_0 = 0) or (v_1 <> 1)))"), "{q}");
+    assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Inv (v_0, v_1, settled))"));
     assert!(q.contains("([ (not (\"DONE\" or {E_FORK !2 ...} or {A_STATUS !1 !0 ...})) ] Start (s_0, s_1))"));
 }
 
@@ -211,7 +211,7 @@ fn fairly_is_reach_and_predicate_or_boxes() {
     let q = query(&fixture("benchmarks/twophase.labs"), &["workers=2"], "InfCommits");
     // fairly_inf: Reach and boxes.
     assert!(q.contains(
-        "      nu Inv (v_0: Int := s_0, real: Bool := true) . (\n         (\n            mu R (r_0: Int := v_0, rreal: Bool := real) . ("
+        "      nu Inv (v_0: Int := s_0, settled: Bool := true) . (\n         (\n            mu R (r_0: Int := v_0, rsettled: Bool := settled) . ("
     ), "{q}");
     assert!(q.contains("         )\n         and\n         ([ \"DONE\" ] Inv (v_0, true))"), "{q}");
     let src = "system { spawn = A: 2 }
@@ -224,12 +224,12 @@ check { F = fairly exists A a, x of a = 2 }
     let q = query(src, &[], "F");
     let expected = "         and
          (
-            (real and ((v_0 = 2) or (v_1 = 2)))
+            (settled and ((v_0 = 2) or (v_1 = 2)))
             or
             (
                ([ \"DONE\" ] Inv (v_0, v_1, true))";
     assert!(q.contains(expected), "{q}");
-    assert!(q.contains("(rreal and ((r_0 = 2) or (r_1 = 2)))"));
+    assert!(q.contains("(rsettled and ((r_0 = 2) or (r_1 = 2)))"));
     assert!(q.contains("(< {A_X !0 !0 ?w:Int} > R (w, r_1, false))"));
     assert!(fully_parenthesised(&q));
 }
@@ -245,7 +245,7 @@ check { U = always u of 0 != 5 or x of 0 = 1 }
 ";
     let q = query(src, &[], "U");
     // A comparison with ⊥ is false: u may be ⊥ (x may not).
-    assert!(q.contains("(((v_0 <> (0 - 1)) and (v_0 <> 5)) or (v_1 = 1))"), "{q}");
+    assert!(q.contains("(((v_0 <> (- 1)) and (v_0 <> 5)) or (v_1 = 1))"), "{q}");
 }
 
 #[test]
@@ -259,7 +259,7 @@ check { T = always forall A a, id of a = id of a }
 ";
     let q = query(src, &[], "T");
     assert!(q.contains("nu Start . (\n   ([ \"DONE\" ]"), "{q}");
-    assert!(q.contains("nu Inv (real: Bool := true) . (\n         ((not real) or true)"), "{q}");
+    assert!(q.contains("nu Inv (settled: Bool := true) . (\n         ((not settled) or true)"), "{q}");
     assert!(!q.contains("()"));
 }
 
@@ -273,6 +273,6 @@ agent A {
 check { M = always min(x of 0, x of 1) < 3 }
 ";
     let q = query(src, &[], "M");
-    assert!(q.contains("((not real) or (((v_0 <= v_1) and (v_0 < 3)) or ((v_0 > v_1) and (v_1 < 3))))"), "{q}");
+    assert!(q.contains("((not settled) or (((v_0 <= v_1) and (v_0 < 3)) or ((v_0 > v_1) and (v_1 < 3))))"), "{q}");
     assert!(fully_parenthesised(&q));
 }

