@@ -92,9 +92,13 @@ enum Command {
         fair: bool,
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
-        /// CADP workflow (with --backend cadp)
+        /// SVL workflow (with --backend cadp or lnt)
         #[arg(long, value_enum, default_value = "compositional")]
         workflow: Workflow,
+        /// LNT dialect of the emitted program, with --backend lnt: 2023 or 2025 (default: the
+        /// installed CADP's, else 2025)
+        #[arg(long, value_name = "D")]
+        lnt_dialect: Option<String>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
@@ -110,7 +114,7 @@ enum Command {
         /// Stop when the state graph uses this much memory (exit 5 if undecided)
         #[arg(long, value_name = "MIB")]
         memory: Option<u64>,
-        /// Keep the files generated for CADP in this directory (with --backend cadp)
+        /// Keep the generated files in this directory (with --backend cadp or lnt)
         #[arg(long, value_name = "DIR")]
         keep_files: Option<PathBuf>,
         /// With --backend cadp: also run the native engine and stop with an internal error
@@ -275,6 +279,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             fair,
             backend,
             workflow,
+            lnt_dialect,
             json,
             threads,
             timeout,
@@ -301,16 +306,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     format!("--timeout must be a positive number of seconds, not {t}"),
                 ));
             }
+            let workflow = match workflow {
+                Workflow::Compositional => crate::cadp::Workflow::Compositional,
+                Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
+            };
+            if lnt_dialect.is_some() && backend != Backend::Lnt {
+                return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
+            }
             if backend == Backend::Cadp {
                 if max_states.is_some() || memory.is_some() || threads.is_some() {
                     eprintln!(
                         "warning: --max-states, --memory and --threads apply to the native engine; CADP runs without them"
                     );
                 }
-                let workflow = match workflow {
-                    Workflow::Compositional => crate::cadp::Workflow::Compositional,
-                    Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
-                };
                 let args = verify_cadp::CadpVerifyArgs {
                     properties,
                     fair,
@@ -324,7 +332,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
             if backend == Backend::Lnt {
-                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states };
+                if memory.is_some() || threads.is_some() || cross_check {
+                    eprintln!("warning: --memory, --threads and --cross-check do not apply to --backend lnt");
+                }
+                let args = verify_lnt::LntVerifyArgs {
+                    properties: &properties,
+                    fair,
+                    json,
+                    max_states,
+                    workflow,
+                    keep_files,
+                    dialect: lnt_dialect,
+                    timeout,
+                };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
             let args = verify::VerifyArgs { properties, fair, json, workers, timeout, max_states, memory, quiet };
