@@ -171,10 +171,7 @@ pub fn run_script(
             programs.insert(f.to_string(), prog);
         }
     }
-    let composer = match &script.process_file {
-        Some(f) => Some(Composer::new(&programs[f.as_str()], opts.max_states)),
-        None => None,
-    };
+    let composer = script.process_file.as_ref().map(|f| Composer::new(&programs[f.as_str()], opts.max_states));
     let mut exec =
         Execution { dir, script: &script, programs: &programs, composer, opts, done: HashMap::new(), sizes: vec![] };
     let mut verifies = vec![];
