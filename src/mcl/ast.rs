@@ -68,10 +68,6 @@ impl BinOp {
             BinOp::Mod => "mod",
         }
     }
-
-    pub fn is_logical(self) -> bool {
-        matches!(self, BinOp::And | BinOp::Or | BinOp::Implies | BinOp::Equ | BinOp::Xor)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -144,23 +140,6 @@ pub enum RegKind {
     Repeat(Box<Reg>, u64),
 }
 
-impl Reg {
-    /// An action formula (matches one transition), as opposed to a regular formula.
-    pub fn is_action(&self) -> bool {
-        matches!(
-            self.kind,
-            RegKind::True
-                | RegKind::False
-                | RegKind::Label(_)
-                | RegKind::Pattern(_)
-                | RegKind::Not(_)
-                | RegKind::And(..)
-                | RegKind::Or(..)
-                | RegKind::Implies(..)
-        )
-    }
-}
-
 /// `{ G O1 ... On [...] [where c] }`.
 #[derive(Clone, Debug)]
 pub struct Pattern {
@@ -178,5 +157,5 @@ pub enum Offer {
     /// `?x:T`
     Bind(Name, Type),
     /// `?any`
-    Any(Span),
+    Any,
 }

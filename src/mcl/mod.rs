@@ -13,7 +13,7 @@ mod lexer;
 mod parser;
 mod typing;
 
-pub use aut::{AutError, Lts, LtsView, read_aut};
+pub use aut::{AutError, Lts, LtsView, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
 pub use eval::{EvalError, Evaluation, Limits, evaluate};
 pub use typing::Query;

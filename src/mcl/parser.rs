@@ -123,10 +123,6 @@ impl<'t> Parser<'t> {
         self.toks[self.pos].span
     }
 
-    fn prev_span(&self) -> Span {
-        self.toks[self.pos.saturating_sub(1)].span
-    }
-
     fn bump(&mut self) -> &'t Token {
         let t = &self.toks[self.pos];
         if self.pos + 1 < self.toks.len() {
@@ -614,12 +610,11 @@ impl<'t> Parser<'t> {
         let mut offers = Vec::new();
         let mut more = false;
         loop {
-            let at = self.span();
             if self.eat_sym("!") {
                 offers.push(Offer::Emit(self.additive()?));
             } else if self.eat_sym("?") {
                 if self.eat_kw("any") {
-                    offers.push(Offer::Any(at));
+                    offers.push(Offer::Any);
                 } else {
                     let x = self.name("a variable")?;
                     self.expect_sym(":")?;
