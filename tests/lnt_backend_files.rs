@@ -33,8 +33,8 @@ use fixtures::{BENCH, CASES, EXAMPLES};
 /// that blows a state space up fails the test instead of running on.
 const MAX_STATES: u64 = 2_000_000;
 
-/// Runs one workflow of the emitted files; per property its verdict, every counterexample
-/// already translated, replayed and checked to show the violation.
+/// Runs one workflow of the emitted files: per property its verdict, and what went wrong with
+/// each counterexample (translated, replayed and checked to show the violation).
 fn run_files(
     m: &Model,
     b: &[Behaviour],
@@ -42,7 +42,7 @@ fn run_files(
     fair: bool,
     dialect: Dialect,
     monolithic: bool,
-) -> Result<Vec<(String, Verdict)>, String> {
+) -> Result<(Vec<(String, Verdict)>, Vec<String>), String> {
     let analysis = analyse(m, b);
     let base = names::module_name(stem);
     let opts = EmitOptions { fair, properties: vec![], dialect, base: base.clone(), source: stem.to_string() };
@@ -60,18 +60,24 @@ fn run_files(
     .map_err(|e| format!("{script}: {e:?}"))?;
     let undef = lnt::view::undef_value(m, &analysis);
     let mut out = vec![];
+    let mut bad = vec![];
     for v in &run.verifies {
         let prop = m.properties.iter().find(|p| names::ident(&p.name) == v.property).ok_or("unknown property")?;
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         if verdict == Verdict::Violated {
-            let path = v.outcome.diagnostic.as_ref().ok_or_else(|| format!("{}: no diagnostic", prop.name))?;
-            let observed = lnt::mcl::build(m, &analysis, prop).map_err(|e| e.message)?.vars;
-            from_labels::counterexample(m, b, fair, undef, path, &observed, prop)
-                .map_err(|e| format!("{} ({} on {}): the counterexample {e}", prop.name, v.mcl, v.bcg))?;
+            match v.outcome.diagnostic.as_ref() {
+                None => bad.push(format!("{}: no diagnostic", prop.name)),
+                Some(path) => {
+                    let observed = lnt::mcl::build(m, &analysis, prop).map_err(|e| e.message)?.vars;
+                    if let Err(e) = from_labels::counterexample(m, b, fair, undef, path, &observed, prop) {
+                        bad.push(format!("{} ({} on {}): the counterexample {e}", prop.name, v.mcl, v.bcg));
+                    }
+                }
+            }
         }
         out.push((prop.name.clone(), verdict));
     }
-    Ok(out)
+    Ok((out, bad))
 }
 
 /// Both workflows (the compositional one only when the value analysis bounds every input of
@@ -89,8 +95,10 @@ fn agree(path: &str, externs: &[&str]) {
             }
             for dialect in [Dialect::V2025, Dialect::V2023] {
                 let what = format!("{stem} {externs:?} fair={fair} monolithic={monolithic} dialect={}", dialect.name());
-                let got = run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let (got, bad) =
+                    run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, want, "{what}");
+                assert!(bad.is_empty(), "{what}: {bad:#?}");
             }
         }
     }
