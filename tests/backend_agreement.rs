@@ -88,8 +88,18 @@ fn benchmarks() {
 fn json_names_queries_and_lts() {
     let spec = format!("{EX}/line.labs");
     for (workflow, lts) in [("compositional", "line_InBounds.bcg"), ("monolithic", "line_mono_InBounds.bcg")] {
-        let args =
-            [&spec, "n=2", "size=4", "gap=1", "--property", "InBounds", "--json", "--backend", "lnt", "--workflow"];
+        let args = [
+            spec.as_str(),
+            "n=2",
+            "size=4",
+            "gap=1",
+            "--property",
+            "InBounds",
+            "--json",
+            "--backend",
+            "lnt",
+            "--workflow",
+        ];
         let mut args: Vec<&str> = args.to_vec();
         args.push(workflow);
         let o = labs(&args);
