@@ -1,6 +1,7 @@
 //! The MCL evaluator (`labs::mcl`) on hand-made LTSs whose verdicts are derived by hand.
 
-use labs::mcl::{self, Limits, Lts};
+use labs::limits::Limits;
+use labs::mcl::{self, Lts};
 
 fn lts(text: &str) -> Lts {
     mcl::read_aut(text).unwrap()
@@ -9,7 +10,7 @@ fn lts(text: &str) -> Lts {
 fn holds(query: &str, l: &Lts) -> bool {
     let q = mcl::parse(query).unwrap_or_else(|e| panic!("{query}: {e:?}"));
     // A bound, so that a wrong (infinite) equation system fails instead of hanging.
-    let limits = Limits { max_states: Some(100_000), ..Limits::default() };
+    let limits = Limits::new(None, Some(100_000), None, None);
     mcl::evaluate(&q, l.view(), &limits).unwrap().holds
 }
 

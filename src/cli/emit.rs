@@ -59,34 +59,20 @@ pub fn run(
     Ok(exit::OK)
 }
 
-/// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
-const LEAF_INPUT_LIMIT: u64 = 1 << 16;
-
-/// Warnings for variables whose analysed set is too large for leaves generated alone: in the
-/// compositional script every leaf enumerates its inputs over the analysed domains (only
-/// `MAIN` as a whole bounds them by the partners' offers), so such a spec needs the monolithic
-/// script.
+/// Warnings for variables whose analysed set is too large for leaves generated alone
+/// (`lntcheck::files::unbounded_inputs`): such a spec needs the monolithic script.
 pub(super) fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::ValueAnalysis) -> Vec<String> {
-    let mut keys: Vec<_> = analysis.sets.iter().collect();
-    keys.sort_by_key(|((v, t), _)| (*v, *t));
-    let mut out = vec![];
-    let mut seen = std::collections::BTreeSet::new();
-    for ((v, _), set) in keys {
-        let too_big = set.cardinality().is_none_or(|n| n > LEAF_INPUT_LIMIT);
-        if too_big && seen.insert(*v) {
-            let name = &l.model.vars[*v].name;
-            let range = match (set.min(), set.max()) {
-                (Some(lo), Some(hi)) => format!("{lo}..{hi}"),
-                _ => "unbounded".into(),
-            };
-            out.push(format!(
-                "warning: the value analysis does not bound `{name}` ({range}): the leaves of the compositional \
+    crate::lntcheck::files::unbounded_inputs(analysis)
+        .into_iter()
+        .map(|(v, range)| {
+            format!(
+                "warning: the value analysis does not bound `{}` ({range}): the leaves of the compositional \
                  script, generated alone, would enumerate all these values in their input offers\n  = hint: use \
-                 the monolithic script (`*_mono.svl`), or `labs verify` (native)"
-            ));
-        }
-    }
-    out
+                 the monolithic script (`*_mono.svl`), or `labs verify` (native)",
+                l.model.vars[v].name
+            )
+        })
+        .collect()
 }
 
 /// Writes the files (see [`lnt::write_files`]), with the message of `labs emit` on failure.

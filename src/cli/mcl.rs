@@ -1,7 +1,8 @@
 //! `labs mcl QUERY.mcl LTS.aut [--json]`: one MCL query on one LTS.
 
 use super::{Failure, exit};
-use crate::mcl::{self, EvalError, Limits};
+use crate::limits::Limits;
+use crate::mcl::{self, EvalError};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ pub struct MclArgs {
     pub query: PathBuf,
     pub lts: PathBuf,
     pub json: bool,
+    pub limits: Limits,
 }
 
 fn read_bytes(p: &Path, what: &str) -> Result<Vec<u8>, Failure> {
@@ -25,18 +27,17 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
     let lbytes = read_bytes(&a.lts, "LTS")?;
     let lts = mcl::read_aut_bytes(&lbytes)
         .map_err(|e| Failure::new(exit::USAGE, format!("{}:{}: {}", a.lts.display(), e.line, e.message)))?;
-    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    {
-        let c = cancel.clone();
-        let _ = ctrlc::set_handler(move || c.store(true, std::sync::atomic::Ordering::SeqCst));
-    }
-    let limits = Limits { cancel: Some(cancel), ..Limits::default() };
-    let ev = mcl::evaluate(&query, lts.view(), &limits).map_err(|e| match e {
+    let ev = mcl::evaluate(&query, lts.view(), &a.limits).map_err(|e| match e {
         EvalError::Interrupted => Failure::new(exit::INTERRUPTED, "interrupted"),
-        EvalError::Timeout => Failure::new(exit::TIMEOUT, e.to_string()),
+        EvalError::Timeout => Failure::new(exit::TIMEOUT, format!("{e}; the query was not decided")),
+        EvalError::Memory => Failure::new(
+            exit::INCONCLUSIVE,
+            super::bounds::stop_text(&a.limits, crate::limits::StopReason::Memory) + "; the query was not decided",
+        ),
         EvalError::StateLimit { .. } => Failure::new(exit::INCONCLUSIVE, e.to_string()),
         _ => Failure::new(exit::BACKEND, format!("{qname}: {e}")),
     })?;
+    super::bounds::reporting();
     let verdict = if ev.holds { "TRUE" } else { "FALSE" };
     if a.json {
         let doc = json!({

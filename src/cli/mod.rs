@@ -94,9 +94,13 @@ enum Command {
         fair: bool,
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
-        /// CADP workflow (with --backend cadp)
+        /// SVL workflow (with --backend cadp or lnt)
         #[arg(long, value_enum, default_value = "compositional")]
         workflow: Workflow,
+        /// LNT dialect of the emitted program, with --backend lnt: 2023 or 2025 (default: the
+        /// installed CADP's, else 2025)
+        #[arg(long, value_name = "D")]
+        lnt_dialect: Option<String>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
@@ -113,7 +117,7 @@ enum Command {
         /// default: the memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
-        /// Keep the files generated for CADP in this directory (with --backend cadp)
+        /// Keep the generated files in this directory (with --backend cadp or lnt)
         #[arg(long, value_name = "DIR")]
         keep_files: Option<PathBuf>,
         /// With --backend cadp: also run the native engine and stop with an internal error
@@ -181,6 +185,13 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// Stop after this many seconds (exit 124)
+        #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
+        timeout: Option<f64>,
+        /// Stop when the process's resident memory reaches this many MiB (exit 5; default: the
+        /// memory available on the machine)
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
+        memory: Option<u64>,
     },
     /// Write the LNT program, one MCL query per property and the SVL scripts for CADP
     Emit {
@@ -310,6 +321,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             fair,
             backend,
             workflow,
+            lnt_dialect,
             json,
             threads,
             timeout,
@@ -329,16 +341,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
+            let workflow = match workflow {
+                Workflow::Compositional => crate::cadp::Workflow::Compositional,
+                Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
+            };
+            if lnt_dialect.is_some() && backend != Backend::Lnt {
+                return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
+            }
             if backend == Backend::Cadp {
                 if max_states.is_some() || memory.is_some() || threads.is_some() {
                     eprintln!(
                         "warning: --max-states, --memory and --threads bound labs itself; CADP's tools run without them"
                     );
                 }
-                let workflow = match workflow {
-                    Workflow::Compositional => crate::cadp::Workflow::Compositional,
-                    Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
-                };
                 let args = verify_cadp::CadpVerifyArgs {
                     properties,
                     fair,
@@ -352,12 +367,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
             if backend == Backend::Lnt {
-                if threads.is_some() {
-                    eprintln!(
-                        "warning: the LNT interpreter runs on one thread; --threads applies to the native engine"
-                    );
+                if threads.is_some() || cross_check {
+                    eprintln!("warning: --threads and --cross-check do not apply to --backend lnt");
                 }
-                let args = verify_lnt::LntVerifyArgs { properties: &properties, fair, json, max_states, limits };
+                let args = verify_lnt::LntVerifyArgs {
+                    properties: &properties,
+                    fair,
+                    json,
+                    max_states,
+                    workflow,
+                    keep_files,
+                    dialect: lnt_dialect,
+                    limits,
+                };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
             let args = verify::VerifyArgs { properties, fair, json, workers, max_states, limits, quiet };
@@ -409,7 +431,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
-        Command::Mcl { query, lts, json } => mcl::run(&mcl::MclArgs { query, lts, json }),
+        Command::Mcl { query, lts, json, timeout, memory } => {
+            let limits = bounds::limits(timeout, None, memory);
+            mcl::run(&mcl::MclArgs { query, lts, json, limits })
+        }
         Command::Lts {
             spec,
             fair,

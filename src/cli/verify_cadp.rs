@@ -162,30 +162,22 @@ fn translate(
     prop: &crate::model::Property,
     path: &crate::trace::cadp::LabelPath,
 ) -> Result<trace::Trace, Failure> {
-    let mut encoding_error = |m: String| {
-        let dir = work_dir.keep();
-        Failure::new(
-            exit::BACKEND,
-            format!(
-                "internal error of the LNT encoding: CADP's counterexample of {} {m}\n  = note: the generated files, \
-                 CADP's log and its diagnostic are kept in `{}`",
-                prop.name,
-                dir.display()
-            ),
-        )
-    };
     let observed = mcl::build(&l.model, analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
-    let t = from_labels::translate(&l.model, &l.behaviours, fair, undef, path, Some(&observed))
-        .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
-    trace::replay(&l.model, &l.behaviours, &t.trace)
-        .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
-    match from_labels::shows(&l.model, &l.behaviours, &t.trace, prop) {
-        Ok(from_labels::Shows::NoViolation) => {
-            Err(encoding_error(format!("does not show a violation of {} ({})", prop.name, prop.keyword)))
+    from_labels::counterexample(&l.model, &l.behaviours, fair, undef, path, &observed, prop).map_err(|e| match e {
+        from_labels::CounterexampleError::Runtime(_) => Failure::new(exit::BACKEND, e.to_string()),
+        _ => {
+            let dir = work_dir.keep();
+            Failure::new(
+                exit::BACKEND,
+                format!(
+                    "internal error of the LNT encoding: CADP's counterexample of {} {e}\n  = note: the generated \
+                     files, CADP's log and its diagnostic are kept in `{}`",
+                    prop.name,
+                    dir.display()
+                ),
+            )
         }
-        Ok(_) => Ok(t.trace),
-        Err(m) => Err(Failure::new(exit::BACKEND, format!("run-time error of the model: {m}"))),
-    }
+    })
 }
 
 fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {

@@ -1,16 +1,20 @@
-//! `labs verify --backend lnt`: the emitted LNT program run by labs's LNT interpreter, the
-//! properties checked on its LAbS states, and each counterexample translated back from its LNT
-//! labels by the native replay, so the output (human and JSON) is that of the native back end.
+//! `labs verify --backend lnt`: the files of `labs emit` written into a working directory, the
+//! workflow's SVL script executed from its text by labs's SVL and LNT interpreters, the MCL
+//! query of each `verify` statement evaluated by labs's MCL evaluator, and each counterexample
+//! translated back from its LNT labels by the native replay, so the verdicts and traces are
+//! printed as the native back end prints them.
 
 use super::load::Loaded;
-use super::verify::{verify_exit_code, verify_json, verify_text};
+use super::verify::{results_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::engine::{PropertyResult, Stats, VerifyReport, peak_rss_mib};
-use crate::lnt::{Dialect, mcl, view::undef_value};
-use crate::lntcheck::{backend, paths};
-use crate::trace::cadp::LabelPath;
-use crate::trace::{self, from_labels};
+use crate::cadp::{WorkDir, Workflow};
+use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
+use crate::lnt::{self, EmitOptions, mcl, names, svl, view::undef_value};
+use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
+use crate::trace::from_labels::{self, CounterexampleError};
+use std::fmt::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
 pub struct LntVerifyArgs<'a> {
@@ -18,8 +22,12 @@ pub struct LntVerifyArgs<'a> {
     pub fair: bool,
     pub json: bool,
     pub max_states: Option<u64>,
-    /// The run's bounds: polled while the interpreter generates the LTS and while the
-    /// properties are checked.
+    pub workflow: Workflow,
+    pub keep_files: Option<PathBuf>,
+    /// `--lnt-dialect`, else the installed CADP's, else the current one.
+    pub dialect: Option<String>,
+    /// The run's bounds: polled while the leaves are generated and while the queries are
+    /// evaluated.
     pub limits: crate::limits::Limits,
 }
 
@@ -29,84 +37,160 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
     }
-    let stem = l.stem();
+    let (dialect, _) = super::emit::choose_dialect(a.dialect.as_deref())?;
     let analysis = analyse(&l.model, &l.behaviours);
-    let undef = undef_value(&l.model, &analysis);
-    let src =
-        backend::emit_lnt(&l.model, &l.behaviours, &analysis, &stem, a.fair, Dialect::CURRENT).map_err(backend_err)?;
-    let stopped = |m: String| match a.limits.stopped() {
-        Some(r) => Failure::new(
-            super::bounds::stop_code(r),
-            format!(
-                "{} while the LNT interpreter generated the state space; no property was decided",
-                super::bounds::stop_text(&a.limits, r)
-            ),
-        ),
-        None => backend_err(m),
-    };
-    let view = backend::explore_within(&l.model, &src, a.fair, a.max_states, &a.limits).map_err(stopped)?;
-    if let Some(s) = view.stuck.first() {
-        return Err(backend_err(format!(
-            "the LNT program blocks in the middle of a step (LTS state {s}, not reached by DONE)"
-        )));
-    }
-    let checked =
-        backend::check_properties_within(&l.model, &l.behaviours, a.fair, &view, &a.limits).map_err(backend_err)?;
-    let mut results = vec![];
-    for (r, prop) in checked.into_iter().zip(&l.model.properties) {
-        if !a.properties.is_empty() && !a.properties.contains(&r.property) {
-            continue;
+    if a.workflow == Workflow::Compositional {
+        let unbounded = files::unbounded_inputs(&analysis);
+        if !unbounded.is_empty() {
+            // A leaf generated alone would enumerate these values (2^31 for an unbounded Int):
+            // refused rather than left to run out of memory.
+            let what: Vec<String> =
+                unbounded.iter().map(|(v, range)| format!("`{}` ({range})", l.model.vars[*v].name)).collect();
+            return Err(backend_err(format!(
+                "the compositional script cannot be executed: the value analysis does not bound {}, so the leaves \
+                 generated alone would enumerate all these values in their input offers\n  = hint: use \
+                 `--workflow monolithic`",
+                what.join(", ")
+            )));
         }
-        let trace = match &r.path {
-            None => None,
-            Some(path) => {
-                let (labels, loop_start) = paths::visible_labels(&view, path, r.loop_start).map_err(backend_err)?;
-                let lp = LabelPath { labels, loop_start, deadlock: r.deadlock };
-                let observed = mcl::build(&l.model, &analysis, prop).map_err(|e| backend_err(e.message))?.vars;
-                let t = from_labels::translate(&l.model, &l.behaviours, a.fair, undef, &lp, Some(&observed)).map_err(
-                    |m| backend_err(format!("internal error: the LNT counterexample of {}: {m}", r.property)),
-                )?;
-                trace::replay(&l.model, &l.behaviours, &t.trace).map_err(|m| {
-                    backend_err(format!(
-                        "internal error: the translated counterexample of {} does not replay: {m}",
-                        r.property
-                    ))
-                })?;
-                Some(t.trace)
-            }
-        };
-        results.push(PropertyResult {
-            property: r.property,
-            modality: prop.keyword.clone(),
-            verdict: r.verdict,
-            trace,
-        });
     }
-    let transitions: usize = view.succ.iter().map(Vec::len).sum();
-    let stats = Stats {
-        states: view.real.len() as u64,
-        transitions: transitions as u64,
-        deadlocks: view.succ.iter().filter(|s| s.is_empty()).count() as u64,
-        initial_states: view.n_initial as u64,
-        seconds: start.elapsed().as_secs_f64(),
-        peak_rss_mib: peak_rss_mib(),
-        complete: true,
-        ..Default::default()
+    let base = names::module_name(&l.stem());
+    let opts = EmitOptions {
+        fair: a.fair,
+        properties: a.properties.to_vec(),
+        dialect,
+        base: base.clone(),
+        source: super::emit::source_text(l),
     };
-    let report = VerifyReport { results, stats, stopped: a.limits.stopped() };
+    let emitted = lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| backend_err(e.message))?;
+    let mut work_dir = match &a.keep_files {
+        Some(d) => WorkDir::kept(d),
+        None => WorkDir::temporary(),
+    }
+    .map_err(backend_err)?;
+    super::emit::write_all(work_dir.path(), &emitted)?;
+
+    let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
+    let evaluate = files::mcl_evaluator(a.limits.clone());
+    let run_opts = RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone() };
+    let stopped = |s| {
+        Failure::new(
+            super::bounds::stop_code(s),
+            format!("{} while {script} ran; no property was decided", super::bounds::stop_text(&a.limits, s)),
+        )
+    };
+    let run = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
+        Ok(r) => r,
+        Err(RunError::Stopped(s)) => return Err(stopped(s)),
+        Err(RunError::Failed(_)) if a.limits.stopped().is_some() => {
+            return Err(stopped(a.limits.stopped().expect("checked")));
+        }
+        Err(RunError::Failed(m)) => {
+            let dir = work_dir.keep();
+            return Err(backend_err(format!(
+                "{script}: {m}\n  = note: the generated files are kept in `{}`",
+                dir.display()
+            )));
+        }
+    };
+
+    let undef = undef_value(&l.model, &analysis);
+    let mut results = vec![];
+    for v in &run.verifies {
+        let prop = l
+            .model
+            .properties
+            .iter()
+            .find(|p| names::ident(&p.name) == names::ident(&v.property))
+            .ok_or_else(|| backend_err(format!("{script}: property {} is not in the model", v.property)))?;
+        let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
+        let trace = match (verdict, &v.outcome.diagnostic) {
+            (Verdict::Violated, Some(path)) => {
+                let observed =
+                    mcl::build(&l.model, &analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
+                let t = from_labels::counterexample(&l.model, &l.behaviours, a.fair, undef, path, &observed, prop)
+                    .map_err(|e| match e {
+                        CounterexampleError::Runtime(_) => backend_err(e.to_string()),
+                        _ => {
+                            let dir = work_dir.keep();
+                            backend_err(format!(
+                                "internal error of the LNT encoding: the counterexample of {} ({} on {}) {e}\n  = \
+                                 note: the generated files are kept in `{}`",
+                                prop.name,
+                                v.mcl,
+                                v.bcg,
+                                dir.display()
+                            ))
+                        }
+                    })?;
+                Some(t)
+            }
+            (Verdict::Violated, None) => {
+                eprintln!("warning: the MCL evaluator found {} violated but gave no diagnostic", prop.name);
+                None
+            }
+            _ => None,
+        };
+        results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let stats = Stats { seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
+    let report = VerifyReport { results, stats, stopped: None };
     super::bounds::reporting();
     if a.json {
         let mut doc = verify_json(l, spec_name, a.fair, &report);
         doc["backend"] = "lnt".into();
-        doc["lnt"] = serde_json::json!({"lts_states": view.lts.nstates, "lts_transitions": view.lts.trans.len()});
+        if let Some(rs) = doc["results"].as_array_mut() {
+            for (r, v) in rs.iter_mut().zip(&run.verifies) {
+                r["mcl"] = v.mcl.clone().into();
+                r["lts"] = serde_json::json!({"file": v.bcg, "states": v.states, "transitions": v.transitions});
+            }
+        }
+        doc["stats"] = serde_json::json!({
+            "seconds": seconds,
+            "peak_rss_mib": report.stats.peak_rss_mib,
+            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
+        });
+        doc["lnt"] = serde_json::json!({
+            "workflow": a.workflow.as_str(),
+            "lnt_dialect": dialect.name(),
+            "script": script,
+            "files": work_dir.is_kept().then(|| work_dir.path().display().to_string()),
+        });
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
-        print!("{}", verify_text(l, &report));
-        eprintln!(
-            "lnt: the LTS of the emitted program has {} states and {} transitions",
-            view.lts.nstates,
-            view.lts.trans.len()
-        );
+        print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }
     Ok(verify_exit_code(&report))
+}
+
+/// The verdicts and counterexamples as the native back end prints them; the statistics are
+/// those of the script's LTSs (not LAbS states: the reductions merge them).
+fn lnt_text(
+    l: &Loaded,
+    r: &VerifyReport,
+    run: &ScriptRun,
+    workflow: Workflow,
+    script: &str,
+    work_dir: &WorkDir,
+) -> String {
+    let mut s = results_text(l, r);
+    let _ = writeln!(s, "\nLNT interpreter, {} workflow ({script}):", workflow.as_str());
+    for v in &run.verifies {
+        let _ = writeln!(
+            s,
+            "  {}: {} on {} ({} states, {} transitions)",
+            v.property, v.mcl, v.bcg, v.states, v.transitions
+        );
+    }
+    let largest = run.lts.iter().max_by_key(|x| x.states);
+    let _ = write!(s, "{} LTSs", run.lts.len());
+    if let Some(x) = largest {
+        let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
+    }
+    let _ = writeln!(s, "; {:.2} s, peak memory {} MiB", r.stats.seconds, r.stats.peak_rss_mib);
+    if work_dir.is_kept() {
+        let _ = writeln!(s, "files kept in {}", work_dir.path().display());
+    }
+    s
 }

@@ -6,6 +6,7 @@
 pub mod ast;
 pub mod backend;
 pub mod eval;
+pub mod files;
 pub mod interp;
 pub mod lexer;
 pub mod lts;

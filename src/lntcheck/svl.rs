@@ -1,17 +1,21 @@
-//! The compositional SVL script `labs emit` writes (`X.svl`), executed without minimisation:
-//! a parser for exactly the subset the template `svl/compositional.svl` produces, and an
+//! The SVL scripts `labs emit` writes (`X.svl`, `X_mono.svl`): a parser for exactly the subset
+//! the templates `svl/compositional.svl` and `svl/monolithic.svl` produce, and, for the
+//! compositional script's `root leaf` statements, an
 //! evaluator that generates every leaf alone with the LNT interpreter and combines the explicit
 //! LTSs with the operators of `lts.rs` (per-leaf `hide`, label-synchronised `par`, `total prio`,
 //! `hide all but`). The block's reduction (`root leaf divsharp reduction` with its `hold`
-//! gates, or `divbranching`) is applied as well, by `reduce.rs`, for the sizes and to check that
-//! it is a congruence for the script's operators; verdicts are computed on the LTS before
-//! reduction, whose states each have one LAbS valuation.
+//! gates, or `divbranching`) is applied by `reduce.rs` when the composer is asked to reduce.
+//! `check_script` checks the native verdicts on each block's LTS before reduction, whose states
+//! each have one LAbS valuation; `files.rs` executes a whole script as SVL would, reductions
+//! included, and evaluates the MCL queries its `verify` statements name.
 //!
 //! The subset:
 //!
 //! ```text
-//! script ::= { "% DEFAULT_PROCESS_FILE=" string | block | property }
+//! script ::= { "% DEFAULT_PROCESS_FILE=" string | block | derived | property }
 //! block  ::= string "=" "root" "leaf" ID "reduction" [ "hold" string {"," string} ] "of" "(" beh ")" ";"
+//! derived ::= string "=" "generation" "of" string ";"
+//!           | string "=" ID "reduction" [ "hold" string {"," string} ] "of" ["hide" "all" "but" gates "in"] string ";"
 //! property ::= "property" ID [string] "is" string "=" "verify" string "with" ID "in" string ";"
 //!              "expected" ID ";" "end" "property"
 //! beh    ::= "hide" "all" "but" gates "in" beh "end" "hide"
@@ -69,15 +73,44 @@ pub struct Block {
     pub property: Option<String>,
 }
 
+/// A statement of the monolithic script: `"F.bcg" = generation of "P.lnt";` or
+/// `"F.bcg" = R reduction [hold …] of [hide all but G… in] "E.bcg";`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Derived {
+    Generation { lnt: String },
+    Reduction { reduction: String, hold: Vec<String>, keep: Option<Vec<String>>, of: String },
+}
+
+/// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verify {
+    pub property: String,
+    pub diag: String,
+    pub mcl: String,
+    pub evaluator: String,
+    pub bcg: String,
+    pub expected: String,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Script {
     pub process_file: Option<String>,
+    /// The `root leaf` statements (compositional script).
     pub blocks: Vec<Block>,
+    /// The other LTS-defining statements (monolithic script), in script order.
+    pub derived: Vec<(String, Derived)>,
+    /// The `verify` statements, in script order.
+    pub verifies: Vec<Verify>,
 }
 
 impl Script {
     pub fn block(&self, property: &str) -> Option<&Block> {
         self.blocks.iter().find(|b| b.property.as_deref() == Some(property))
+    }
+
+    /// Whether some statement defines `bcg`.
+    pub fn defines(&self, bcg: &str) -> bool {
+        self.blocks.iter().any(|b| b.bcg == bcg) || self.derived.iter().any(|(f, _)| f == bcg)
     }
 }
 
@@ -322,6 +355,40 @@ impl Parser {
         Ok((None, self.beh()?))
     }
 
+    /// The right-hand side of a monolithic statement, after `=`.
+    fn derived(&mut self) -> Result<Derived, String> {
+        if self.is_kw("generation") {
+            self.i += 1;
+            self.kw("of")?;
+            let lnt = self.string()?;
+            self.sym(";")?;
+            return Ok(Derived::Generation { lnt });
+        }
+        let reduction = self.id()?;
+        self.kw("reduction")?;
+        let mut hold = vec![];
+        if self.is_kw("hold") {
+            self.i += 1;
+            hold.push(self.string()?);
+            while self.is_sym(",") {
+                self.i += 1;
+                hold.push(self.string()?);
+            }
+        }
+        self.kw("of")?;
+        let mut keep = None;
+        if self.is_kw("hide") {
+            self.i += 1;
+            self.kw("all")?;
+            self.kw("but")?;
+            keep = Some(self.gates()?);
+            self.kw("in")?;
+        }
+        let of = self.string()?;
+        self.sym(";")?;
+        Ok(Derived::Reduction { reduction, hold, keep, of })
+    }
+
     fn script(&mut self) -> Result<Script, String> {
         let mut s = Script::default();
         while let Some(t) = self.peek().cloned() {
@@ -335,6 +402,11 @@ impl Parser {
                 Tok::Str(bcg) => {
                     self.i += 1;
                     self.sym("=")?;
+                    if !self.is_kw("root") {
+                        let d = self.derived()?;
+                        s.derived.push((bcg, d));
+                        continue;
+                    }
                     self.kw("root")?;
                     self.kw("leaf")?;
                     let reduction = self.id()?;
@@ -360,26 +432,27 @@ impl Parser {
                         self.i += 1;
                     }
                     self.kw("is")?;
-                    self.string()?;
+                    let diag = self.string()?;
                     self.sym("=")?;
                     self.kw("verify")?;
-                    self.string()?;
+                    let mcl = self.string()?;
                     self.kw("with")?;
-                    self.id()?;
+                    let evaluator = self.id()?;
                     self.kw("in")?;
                     let bcg = self.string()?;
                     self.sym(";")?;
                     self.kw("expected")?;
-                    self.id()?;
+                    let expected = self.id()?;
                     self.sym(";")?;
                     self.kw("end")?;
                     self.kw("property")?;
-                    let b = s
-                        .blocks
-                        .iter_mut()
-                        .find(|b| b.bcg == bcg)
-                        .ok_or_else(|| format!("property {name} verifies `{bcg}`, which no statement defines"))?;
-                    b.property = Some(name);
+                    if !s.defines(&bcg) {
+                        return Err(format!("property {name} verifies `{bcg}`, which no statement defines"));
+                    }
+                    if let Some(b) = s.blocks.iter_mut().find(|b| b.bcg == bcg) {
+                        b.property = Some(name.clone());
+                    }
+                    s.verifies.push(Verify { property: name, diag, mcl, evaluator, bcg, expected });
                 }
                 _ => return self.err("a statement"),
             }

@@ -14,19 +14,8 @@ use super::aut::LtsView;
 use super::diag::Diagnostic;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
 use rustc_hash::FxHashMap;
+use crate::limits::{Limits, StopReason};
 use std::fmt;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-use std::time::Instant;
-
-/// Bounds of one evaluation: a deadline, a cancel flag (set by a signal handler) and a
-/// maximum number of (state, valuation) pairs explored.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    pub deadline: Option<Instant>,
-    pub cancel: Option<Arc<AtomicBool>>,
-    pub max_states: Option<u64>,
-}
 
 /// The verdict and the number of (state, valuation) pairs explored. `diagnostic` is always
 /// `None`: extracting evaluator4's counterexample paths is not implemented (docs/mcl.md).
@@ -39,11 +28,13 @@ pub struct Evaluation {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EvalError {
-    /// The deadline of `Limits` passed.
+    /// The deadline of the limits passed.
     Timeout,
-    /// The cancel flag of `Limits` was set.
+    /// The run was interrupted (Ctrl-C, SIGTERM).
     Interrupted,
-    /// More (state, valuation) pairs than `Limits::max_states`.
+    /// The memory bound of the limits was reached.
+    Memory,
+    /// More (state, valuation) pairs than the limits' state bound.
     StateLimit { limit: u64 },
     /// A data error while evaluating (division by zero, Nat underflow, overflow), as
     /// evaluator4 stops on it.
@@ -57,6 +48,7 @@ impl fmt::Display for EvalError {
         match self {
             EvalError::Timeout => write!(f, "time limit reached"),
             EvalError::Interrupted => write!(f, "interrupted"),
+            EvalError::Memory => write!(f, "memory bound reached"),
             EvalError::StateLimit { limit } => write!(f, "more than {limit} (state, valuation) pairs"),
             EvalError::Runtime { message } => write!(f, "evaluation error: {message}"),
             EvalError::Unsupported { message } => write!(f, "{message} is not supported"),
@@ -235,24 +227,18 @@ impl<'q, 'l> Evaluator<'q, 'l> {
     }
 
     fn check_limits(&self) -> Result<(), EvalError> {
-        if let Some(max) = self.limits.max_states
+        if let Some(max) = self.limits.max_states()
             && self.explored as u64 > max
         {
             return Err(EvalError::StateLimit { limit: max });
         }
-        if self.explored.is_multiple_of(1024) {
-            if let Some(c) = &self.limits.cancel
-                && c.load(std::sync::atomic::Ordering::Relaxed)
-            {
-                return Err(EvalError::Interrupted);
-            }
-            if let Some(d) = self.limits.deadline
-                && Instant::now() >= d
-            {
-                return Err(EvalError::Timeout);
-            }
+        match self.limits.stopped() {
+            None => Ok(()),
+            Some(StopReason::Timeout) => Err(EvalError::Timeout),
+            Some(StopReason::Interrupted) => Err(EvalError::Interrupted),
+            Some(StopReason::Memory) => Err(EvalError::Memory),
+            Some(StopReason::MaxStates) => Err(EvalError::StateLimit { limit: self.limits.max_states().unwrap_or(0) }),
         }
-        Ok(())
     }
 
     // ---- data ----

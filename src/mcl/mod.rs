@@ -15,7 +15,7 @@ mod typing;
 
 pub use aut::{AutError, Lts, LtsView, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
-pub use eval::{EvalError, Evaluation, Limits, evaluate};
+pub use eval::{EvalError, Evaluation, evaluate};
 pub use typing::Query;
 
 use crate::syntax::span::{SourceFile, Span};

@@ -346,3 +346,64 @@ pub fn shows(model: &Model, behs: &[Behaviour], trace: &Trace, p: &crate::model:
         _ => Ok(Shows::NotDecidable),
     }
 }
+
+/// Why a back end's counterexample cannot be shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CounterexampleError {
+    /// No native path has the observed values of the labels.
+    Untranslatable(String),
+    /// The translated trace fails the independent replay.
+    NoReplay(String),
+    /// The trace replays but does not violate the property.
+    NoViolation { property: String, modality: String },
+    /// Evaluating the property along the trace raised a run-time error of the model.
+    Runtime(String),
+}
+
+impl std::fmt::Display for CounterexampleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            CounterexampleError::Untranslatable(m) => write!(f, "cannot be replayed in the native engine: {m}"),
+            CounterexampleError::NoReplay(m) => write!(f, "translates to a trace that does not replay: {m}"),
+            CounterexampleError::NoViolation { property, modality } => {
+                write!(f, "does not show a violation of {property} ({modality})")
+            }
+            CounterexampleError::Runtime(m) => write!(f, "run-time error of the model: {m}"),
+        }
+    }
+}
+
+/// A back end's counterexample of `prop` (a path of LNT labels in which the variables
+/// `observed` are labelled) as the LAbS trace the user sees: translated, replayed by the
+/// independent checker, required to show the violation, and marked as the native engine marks
+/// its counterexamples (`<property violated: P>` after the last state). An `always`
+/// counterexample is cut at its first violating state.
+pub fn counterexample(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: &BTreeSet<VarId>,
+    prop: &crate::model::Property,
+) -> Result<Trace, CounterexampleError> {
+    let mut t =
+        translate(model, behs, fair, undef, path, Some(observed)).map_err(CounterexampleError::Untranslatable)?.trace;
+    super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
+    match shows(model, behs, &t, prop).map_err(CounterexampleError::Runtime)? {
+        Shows::NoViolation => {
+            return Err(CounterexampleError::NoViolation {
+                property: prop.name.clone(),
+                modality: prop.keyword.clone(),
+            });
+        }
+        Shows::Violation { at } if at < t.len() => {
+            t.steps.truncate(at);
+            t.loop_start = None;
+            t.ends_in_deadlock = false;
+        }
+        _ => {}
+    }
+    t.marks.push(super::Mark { at: t.len(), property: prop.name.clone(), status: "violated".into() });
+    Ok(t)
+}

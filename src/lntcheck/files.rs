@@ -1,0 +1,286 @@
+//! The emitted files executed as a CADP user runs them, with labs's tools in place of CADP's:
+//! an SVL script read from a directory and executed from its text (leaves or `MAIN` generated
+//! from the `.lnt` file it names by the interpreter, the script's reductions, composition,
+//! priorities, hiding), and the MCL query each `verify` statement names read from the same
+//! directory and evaluated on the LTS that statement names. The verdict is the evaluator's; no
+//! LAbS state is rebuilt here.
+
+use super::interp::{self, GenOptions};
+use super::lts::Lts;
+use super::reduce::{Reduction, minimise};
+use super::sem::Program;
+use super::svl::{self, Composer, Derived, Script};
+use crate::analysis::values::ValueAnalysis;
+use crate::engine::StopReason;
+use crate::mcl;
+use crate::trace::cadp::{LabelPath, parse_aut_path};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
+pub const LEAF_INPUT_LIMIT: u64 = 1 << 16;
+
+/// The variables whose analysed set is too large for leaves generated alone, with their range
+/// (`lo..hi` or `unbounded`): in the compositional script every leaf enumerates its inputs over
+/// the analysed domains (only `MAIN` as a whole bounds them by the partners' offers), so such a
+/// spec needs the monolithic script.
+pub fn unbounded_inputs(analysis: &ValueAnalysis) -> Vec<(usize, String)> {
+    let mut keys: Vec<_> = analysis.sets.iter().collect();
+    keys.sort_by_key(|((v, t), _)| (*v, *t));
+    let mut out = vec![];
+    let mut seen = std::collections::BTreeSet::new();
+    for ((v, _), set) in keys {
+        let too_big = set.cardinality().is_none_or(|n| n > LEAF_INPUT_LIMIT);
+        if too_big && seen.insert(*v) {
+            let range = match (set.min(), set.max()) {
+                (Some(lo), Some(hi)) => format!("{lo}..{hi}"),
+                _ => "unbounded".into(),
+            };
+            out.push((*v, range));
+        }
+    }
+    out
+}
+
+/// What an MCL evaluator says about a query on an LTS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryOutcome {
+    pub holds: bool,
+    /// The evaluator's diagnostic as a path of visible labels (a counterexample when the query
+    /// does not hold).
+    pub diagnostic: Option<LabelPath>,
+    /// The same diagnostic as the evaluator writes it (`.aut`, hidden steps included).
+    pub diagnostic_aut: Option<String>,
+}
+
+/// Why a script run ended without its verdicts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// A file, a statement or a query that cannot be executed (the message says which).
+    Failed(String),
+    /// A bound of the evaluation (`Limits`) was reached.
+    Stopped(StopReason),
+}
+
+impl From<String> for RunError {
+    fn from(m: String) -> RunError {
+        RunError::Failed(m)
+    }
+}
+
+/// An MCL evaluator: the text of a query, evaluated on an LTS (its initial state is 0).
+pub type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + 'a;
+
+/// The MCL evaluator of `crate::mcl` (evaluator4's syntax) within `limits`. A diagnostic that
+/// ends in a state without successors is a path to a deadlock.
+pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Result<QueryOutcome, RunError> {
+    move |text, lts| {
+        let query = mcl::parse(text).map_err(|errs| {
+            let e = &errs[0];
+            let (line, col) = e.line_col(text);
+            RunError::Failed(format!("{line}:{col}: {}", e.message))
+        })?;
+        let succ = lts.adjacency();
+        let view = mcl::LtsView { initial: 0, labels: &lts.labels, succ: &succ };
+        let ev = mcl::evaluate(&query, view, &limits).map_err(|e| match e {
+            mcl::EvalError::Timeout => RunError::Stopped(StopReason::Timeout),
+            mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
+            mcl::EvalError::StateLimit { .. } => RunError::Stopped(StopReason::MaxStates),
+            mcl::EvalError::Memory => RunError::Stopped(StopReason::Memory),
+            e => RunError::Failed(e.to_string()),
+        })?;
+        let (diagnostic, diagnostic_aut) = match &ev.diagnostic {
+            Some(d) => {
+                let aut = d.to_aut();
+                let mut path = parse_aut_path(&aut).map_err(|m| format!("the evaluator's diagnostic: {m}"))?;
+                let last = d.states.last().copied().unwrap_or(0);
+                path.deadlock = d.loop_start.is_none() && succ.get(last as usize).is_none_or(Vec::is_empty);
+                (Some(path), Some(aut))
+            }
+            None => (None, None),
+        };
+        Ok(QueryOutcome { holds: ev.holds, diagnostic, diagnostic_aut })
+    }
+}
+
+/// One `verify` statement executed.
+#[derive(Clone, Debug)]
+pub struct VerifyRun {
+    pub property: String,
+    /// The query file, as the script names it.
+    pub mcl: String,
+    /// The LTS it was evaluated on, as the script names it, and its size.
+    pub bcg: String,
+    pub states: usize,
+    pub transitions: usize,
+    /// `expected TRUE` in the emitted scripts: the property holds when the query does.
+    pub expected: bool,
+    pub outcome: QueryOutcome,
+}
+
+/// The size of one LTS the script defined.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LtsSize {
+    pub file: String,
+    pub states: usize,
+    pub transitions: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct ScriptRun {
+    /// The `verify` statements executed, in script order.
+    pub verifies: Vec<VerifyRun>,
+    /// Every LTS computed, in the order it was finished.
+    pub lts: Vec<LtsSize>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Bound on the states of each generated LTS (leaf or `MAIN`).
+    pub max_states: Option<u64>,
+    /// Also write each LTS (`F.bcg` as `F.aut`) and each counterexample (the `verify`
+    /// statement's diagnostic file, as `.aut`) into the directory.
+    pub write_aut: bool,
+    /// The run's bounds, polled while each LTS is generated.
+    pub limits: crate::limits::Limits,
+}
+
+/// Executes the script `script_file` of `dir`: every `verify` statement, each LTS computed
+/// once, in script order.
+pub fn run_script(
+    dir: &Path,
+    script_file: &str,
+    opts: &RunOptions,
+    evaluate: &Evaluator,
+) -> Result<ScriptRun, RunError> {
+    let read = |f: &str| {
+        std::fs::read_to_string(dir.join(f)).map_err(|e| format!("cannot read `{}`: {e}", dir.join(f).display()))
+    };
+    let script = svl::parse(&read(script_file)?).map_err(|m| format!("{script_file}: {m}"))?;
+    // The programs the script reads: its default process file and any `generation of`.
+    let mut programs: HashMap<String, Program> = HashMap::new();
+    let mut files: Vec<&str> = script.process_file.iter().map(String::as_str).collect();
+    for (_, d) in &script.derived {
+        if let Derived::Generation { lnt } = d {
+            files.push(lnt);
+        }
+    }
+    for f in files {
+        if !programs.contains_key(f) {
+            let prog = super::load(&read(f)?, None).map_err(|d| format!("{f}:{d}"))?;
+            if let Some(d) = super::check::check(&prog).into_iter().next() {
+                return Err(format!("{f}:{d}").into());
+            }
+            programs.insert(f.to_string(), prog);
+        }
+    }
+    let composer = script.process_file.as_ref().map(|f| {
+        let mut c = Composer::new(&programs[f.as_str()], opts.max_states);
+        c.limits = opts.limits.clone();
+        c
+    });
+    let mut exec =
+        Execution { dir, script: &script, programs: &programs, composer, opts, done: HashMap::new(), sizes: vec![] };
+    let mut verifies = vec![];
+    for v in &script.verifies {
+        let expected = match v.expected.as_str() {
+            "TRUE" => true,
+            "FALSE" => false,
+            x => return Err(format!("property {}: expected {x}: not TRUE or FALSE", v.property).into()),
+        };
+        let lts = exec.lts(&v.bcg)?;
+        let query = read(&v.mcl)?;
+        let outcome = evaluate(&query, lts).map_err(|e| match e {
+            RunError::Failed(m) => RunError::Failed(format!("{}: {m}", v.mcl)),
+            e => e,
+        })?;
+        if opts.write_aut
+            && let Some(d) = &outcome.diagnostic_aut
+        {
+            write(dir, &v.diag, d)?;
+        }
+        verifies.push(VerifyRun {
+            property: v.property.clone(),
+            mcl: v.mcl.clone(),
+            bcg: v.bcg.clone(),
+            states: lts.nstates,
+            transitions: lts.trans.len(),
+            expected,
+            outcome,
+        });
+    }
+    Ok(ScriptRun { verifies, lts: exec.sizes })
+}
+
+/// The state of one execution: LTSs computed so far, by file name.
+struct Execution<'a> {
+    dir: &'a Path,
+    script: &'a Script,
+    programs: &'a HashMap<String, Program>,
+    /// Generates the leaves of `root leaf` statements (cached across statements).
+    composer: Option<Composer<'a>>,
+    opts: &'a RunOptions,
+    done: HashMap<String, Lts>,
+    sizes: Vec<LtsSize>,
+}
+
+impl Execution<'_> {
+    fn lts(&mut self, bcg: &str) -> Result<&Lts, String> {
+        if !self.done.contains_key(bcg) {
+            let lts = self.compute(bcg).map_err(|m| format!("{bcg}: {m}"))?;
+            self.sizes.push(LtsSize { file: bcg.to_string(), states: lts.nstates, transitions: lts.trans.len() });
+            if self.opts.write_aut {
+                write(self.dir, bcg, &lts.to_aut())?;
+            }
+            self.done.insert(bcg.to_string(), lts);
+        }
+        Ok(&self.done[bcg])
+    }
+
+    fn compute(&mut self, bcg: &str) -> Result<Lts, String> {
+        let reduction = |name: &str, hold: &[String]| {
+            Reduction::from_svl(name, hold).ok_or_else(|| format!("`{name} reduction` is not supported"))
+        };
+        let script = self.script;
+        if let Some(b) = script.blocks.iter().find(|b| b.bcg == bcg) {
+            let r = reduction(&b.reduction, &b.hold)?;
+            let c = self.composer.as_mut().ok_or("`root leaf` needs a DEFAULT_PROCESS_FILE")?;
+            c.reduction = Some(r);
+            return c.compose(&b.beh, true);
+        }
+        let (_, d) = script
+            .derived
+            .iter()
+            .find(|(f, _)| f == bcg)
+            .ok_or_else(|| "no statement of the script defines it".to_string())?;
+        match d {
+            Derived::Generation { lnt } => {
+                let prog = &self.programs[lnt.as_str()];
+                let net = interp::build_net(prog, "MAIN").map_err(|d| format!("{lnt}:{d}"))?;
+                let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
+                Ok(interp::generate(prog, &net, &gen_opts).map_err(|d| format!("{lnt}:{d}"))?.0)
+            }
+            Derived::Reduction { reduction: name, hold, keep, of } => {
+                let r = reduction(name, hold)?;
+                let base = self.lts(of)?;
+                let hidden;
+                let base = match keep {
+                    Some(keep) => {
+                        let keep: Vec<&str> = keep.iter().map(String::as_str).collect();
+                        hidden = base.hide_all_but(&keep);
+                        &hidden
+                    }
+                    None => base,
+                };
+                Ok(minimise(base, &r))
+            }
+        }
+    }
+}
+
+/// Writes `text` as the file the script names `name`, with the extension `.aut` (the script
+/// names `.bcg` files, a binary format of CADP's).
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let file = dir.join(Path::new(name).with_extension("aut"));
+    std::fs::write(&file, text).map_err(|e| format!("cannot write `{}`: {e}", file.display()))
+}
