@@ -68,7 +68,6 @@ fn shape_checks_the_marks() {
 }
 
 #[test]
-#[ignore = "the MCL evaluator does not build diagnostics yet (src/mcl/eval.rs, `diagnose`)"]
 fn examples() {
     agree(&format!("{EX}/counter.labs"), &["n=2", "atomic=0"], "monolithic");
     agree(&format!("{EX}/leader.labs"), &["n=3"], "compositional");
@@ -82,7 +81,6 @@ fn examples() {
 }
 
 #[test]
-#[ignore = "the MCL evaluator does not build diagnostics yet (src/mcl/eval.rs, `diagnose`)"]
 fn benchmarks() {
     agree(&format!("{BENCH}/philosophers.labs"), &["n=3"], "compositional");
     agree(&format!("{BENCH}/formation.labs"), &["n=2", "range=2", "size=3"], "monolithic");

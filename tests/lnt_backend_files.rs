@@ -54,7 +54,7 @@ fn run_files(
     let run = files::run_script(
         dir.path(),
         &script,
-        &RunOptions { max_states: Some(MAX_STATES), write_aut: false },
+        &RunOptions { max_states: Some(MAX_STATES), write_aut: false, limits: Default::default() },
         &evaluate,
     )
     .map_err(|e| format!("{script}: {e:?}"))?;
@@ -62,7 +62,8 @@ fn run_files(
     let mut out = vec![];
     let mut bad = vec![];
     for v in &run.verifies {
-        let prop = m.properties.iter().find(|p| names::ident(&p.name) == v.property).ok_or("unknown property")?;
+        let prop =
+            m.properties.iter().find(|p| names::property_id(m, &p.name) == v.property).ok_or("unknown property")?;
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         if verdict == Verdict::Violated {
             match v.outcome.diagnostic.as_ref() {
@@ -81,9 +82,9 @@ fn run_files(
 }
 
 /// Both workflows (the compositional one only when the value analysis bounds every input of
-/// the leaves), both dialects, free and fair: the native verdicts; with `counterexamples`,
-/// every counterexample translated, replayed and showing the violation.
-fn agree(path: &str, externs: &[&str], counterexamples: bool) {
+/// the leaves), both dialects, free and fair: the native verdicts, and every counterexample
+/// translated, replayed and showing the violation.
+fn agree(path: &str, externs: &[&str]) {
     let (m, b) = load(path, externs);
     let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
     let bounded = files::unbounded_inputs(&analyse(&m, &b)).is_empty();
@@ -99,14 +100,15 @@ fn agree(path: &str, externs: &[&str], counterexamples: bool) {
                 let (got, bad) =
                     run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, want, "{what}");
-                assert!(!counterexamples || bad.is_empty(), "{what}: {bad:#?}");
+                assert!(bad.is_empty(), "{what}: {bad:#?}");
             }
         }
     }
 }
 
-fn examples(counterexamples: bool) {
-    let agree = |p: &str, e: &[&str]| agree(&format!("{EXAMPLES}/{p}"), e, counterexamples);
+#[test]
+fn examples() {
+    let agree = |p: &str, e: &[&str]| agree(&format!("{EXAMPLES}/{p}"), e);
     agree("counter.labs", &["n=2", "atomic=0"]);
     agree("leader.labs", &["n=3"]);
     agree("philosophers.labs", &["n=3", "asym=0"]);
@@ -116,8 +118,9 @@ fn examples(counterexamples: bool) {
     agree("flocking.labs", &["birds=2", "grid=3", "delta=1"]);
 }
 
-fn benchmarks(counterexamples: bool) {
-    let agree = |p: &str, e: &[&str]| agree(&format!("{BENCH}/{p}"), e, counterexamples);
+#[test]
+fn benchmarks() {
+    let agree = |p: &str, e: &[&str]| agree(&format!("{BENCH}/{p}"), e);
     agree("leader.labs", &["n=3"]);
     agree("philosophers.labs", &["n=3"]);
     agree("twophase.labs", &["workers=2"]);
@@ -128,7 +131,8 @@ fn benchmarks(counterexamples: bool) {
 
 /// Every semantics case with the externs of its `# case:` line (free and fair whatever its
 /// flags say); the cases that must stop with an error (`exit=`) have no verdicts to compare.
-fn semantics_cases(counterexamples: bool) {
+#[test]
+fn semantics_cases() {
     let mut ran = 0;
     for f in fixtures::labs_files(&fixtures::cases()) {
         let text = std::fs::read_to_string(&f).unwrap();
@@ -138,44 +142,8 @@ fn semantics_cases(counterexamples: bool) {
             continue;
         }
         let externs: Vec<&str> = args.split_whitespace().filter(|a| !a.starts_with("--")).collect();
-        agree(&format!("{CASES}/{}", f.file_name().unwrap().to_string_lossy()), &externs, counterexamples);
+        agree(&format!("{CASES}/{}", f.file_name().unwrap().to_string_lossy()), &externs);
         ran += 1;
     }
     assert!(ran >= 20, "only {ran} semantics cases ran");
-}
-
-#[test]
-fn verdicts_examples() {
-    examples(false);
-}
-
-#[test]
-fn verdicts_benchmarks() {
-    benchmarks(false);
-}
-
-#[test]
-fn verdicts_semantics_cases() {
-    semantics_cases(false);
-}
-
-// The evaluator's diagnostics (`mcl::Evaluation::diagnostic`) are still the initial state
-// alone (`src/mcl/eval.rs`, `diagnose`): no counterexample can be translated yet. Run these
-// with `--ignored` once it builds them.
-#[test]
-#[ignore = "the MCL evaluator does not build diagnostics yet"]
-fn counterexamples_examples() {
-    examples(true);
-}
-
-#[test]
-#[ignore = "the MCL evaluator does not build diagnostics yet"]
-fn counterexamples_benchmarks() {
-    benchmarks(true);
-}
-
-#[test]
-#[ignore = "the MCL evaluator does not build diagnostics yet"]
-fn counterexamples_semantics_cases() {
-    semantics_cases(true);
 }

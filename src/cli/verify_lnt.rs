@@ -101,7 +101,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
             .model
             .properties
             .iter()
-            .find(|p| names::ident(&p.name) == names::ident(&v.property))
+            .find(|p| names::property_id(&l.model, &p.name) == v.property)
             .ok_or_else(|| backend_err(format!("{script}: property {} is not in the model", v.property)))?;
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         let trace = match (verdict, &v.outcome.diagnostic) {

@@ -235,6 +235,33 @@ impl Printer<'_> {
         Ok(out)
     }
 
+    /// The definedness an assignment of `e` needs (D10): a plain copy of a variable may copy ⊥,
+    /// but its indices and its owner (`x[i]`, `x of a`) must be defined; any other value must
+    /// be defined as a whole.
+    pub fn copy_def(&self, e: &Expr) -> Result<Vec<String>, EmitError> {
+        let mut out = vec![];
+        if self.undef {
+            match e {
+                Expr::Var(r) => {
+                    for i in &r.indices {
+                        self.def_into(i, &mut out)?;
+                    }
+                    if let AgentRef::Of(a) = &r.owner {
+                        self.def_into(a, &mut out)?;
+                    }
+                }
+                Expr::Local { index, .. } => {
+                    if let Some(i) = index {
+                        self.def_into(i, &mut out)?;
+                    }
+                }
+                _ => self.def_into(e, &mut out)?,
+            }
+        }
+        out.dedup();
+        Ok(out)
+    }
+
     fn def_into(&self, e: &Expr, out: &mut Vec<String>) -> Result<(), EmitError> {
         match e {
             Expr::Const(_) | Expr::AgentId(_) | Expr::QVar(_) | Expr::NonDet(..) => {}
@@ -275,6 +302,83 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// A step's guard: `bexpr`, and the step is disabled (D10) when evaluating it left to
+    /// right, with `and`/`or` short-circuiting, meets ⊥ where a definite value is needed (an
+    /// index, an agent of `x of a`, a bound of `[a..b]`); a comparison with ⊥ is only false.
+    pub fn guard(&self, b: &BExpr) -> Result<String, EmitError> {
+        let val = self.bexpr(b)?;
+        if !self.undef {
+            return Ok(val);
+        }
+        let ok = self.bok(b)?;
+        Ok(if ok == "true" { val } else { format!("({ok} and {val})") })
+    }
+
+    /// Evaluating `b` in a step does not meet ⊥ where a definite value is needed.
+    fn bok(&self, b: &BExpr) -> Result<String, EmitError> {
+        Ok(match b {
+            BExpr::Const(_) => "true".into(),
+            BExpr::Not(x) => self.bok(x)?,
+            BExpr::Cmp(_, x, y) => all(vec![self.ok(x)?, self.ok(y)?]),
+            BExpr::And(x, y) | BExpr::Or(x, y) => {
+                let (ox, oy) = (self.bok(x)?, self.bok(y)?);
+                if oy == "true" {
+                    ox
+                } else {
+                    // `y` is evaluated only when `x` does not decide.
+                    let vx = self.bexpr(x)?;
+                    let decides = if matches!(b, BExpr::And(..)) { format!("(not {vx})") } else { vx };
+                    all(vec![ox, format!("({decides} or {oy})")])
+                }
+            }
+        })
+    }
+
+    /// Evaluating `e` in a step does not meet ⊥ where a definite value is needed.
+    fn ok(&self, e: &Expr) -> Result<String, EmitError> {
+        let defined = |x: &Expr| -> Result<String, EmitError> {
+            let mut parts = vec![self.ok(x)?];
+            parts.extend(self.def(x)?);
+            Ok(all(parts))
+        };
+        let parts: Vec<String> = match e {
+            Expr::Const(_) | Expr::QVar(_) => vec![],
+            Expr::AgentId(r) => match r {
+                AgentRef::Of(a) => vec![defined(a)?],
+                _ => vec![],
+            },
+            Expr::Var(r) => {
+                let mut v = vec![];
+                if let AgentRef::Of(a) = &r.owner
+                    && !matches!(self.model.vars[r.var].store, crate::model::Store::Env)
+                {
+                    v.push(defined(a)?);
+                }
+                for i in &r.indices {
+                    v.push(defined(i)?);
+                }
+                v
+            }
+            Expr::Local { index, .. } => match index {
+                Some(i) => vec![defined(i)?],
+                None => vec![],
+            },
+            Expr::Neg(a) | Expr::Abs(a) => vec![self.ok(a)?],
+            Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => vec![self.ok(a)?, self.ok(b)?],
+            Expr::NonDet(a, b) => vec![defined(a)?, defined(b)?],
+            Expr::If(c, a, b) => {
+                let (oc, oa, ob) = (self.bok(c)?, self.ok(a)?, self.ok(b)?);
+                if oa == "true" && ob == "true" {
+                    vec![oc]
+                } else {
+                    let c = self.bexpr(c)?;
+                    vec![oc, format!("(({c} and {oa}) or ((not {c}) and {ob}))")]
+                }
+            }
+        };
+        Ok(all(parts))
+    }
+
     pub fn bexpr(&self, b: &BExpr) -> Result<String, EmitError> {
         Ok(match b {
             BExpr::Const(v) => v.to_string(),
@@ -298,6 +402,12 @@ impl Printer<'_> {
             BExpr::Or(x, y) => format!("({} or {})", self.bexpr(x)?, self.bexpr(y)?),
         })
     }
+}
+
+/// The conjunction of the parts that are not `true`.
+fn all(parts: Vec<String>) -> String {
+    let parts: Vec<String> = parts.into_iter().filter(|p| p != "true").collect();
+    conj(&parts)
 }
 
 /// A conjunction of LNT Boolean expressions (`true` when empty).

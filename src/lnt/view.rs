@@ -880,7 +880,8 @@ fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) 
         }
         // A read the step does not perform (e.g. short-circuited) may name no agent: the slot
         // is then offered unused, `(N_AGENTS, 0, 0)`, which is allowed only for such ids.
-        let agent = p.expr(a)?;
+        // Typed, so that an agent id made of literals alone (`0 + 1`) is not ambiguous.
+        let agent = format!("({} of Int)", p.expr(a)?);
         out.push(format!(
             "((NatToInt (ra_{k}) == {agent}) or ((ra_{k} == N_AGENTS) and (({agent} < 0) or ({agent} >= NatToInt (N_AGENTS)))))"
         ));
@@ -1274,7 +1275,7 @@ fn step_fn(
     let mut guard_parts = nd_checks(&p, &guard_nd, &nd_names)?;
     guard_parts.extend(remote_checks(&p, &guard_rm, &remote_names)?);
     for g in &e.guards {
-        guard_parts.push(p.bexpr(g)?);
+        guard_parts.push(p.guard(g)?);
     }
     let guards = guard_parts;
 
@@ -1294,9 +1295,7 @@ fn step_fn(
                 for (j, (t, v)) in a.targets.iter().zip(&a.values).enumerate() {
                     let tmp = format!("t_{si}_{j}");
                     temps.push(tmp.clone());
-                    if !matches!(v, Expr::Var(_) | Expr::Local { .. }) {
-                        cond.extend(p.def(v)?);
-                    }
+                    cond.extend(p.copy_def(v)?);
                     for i in &t.indices {
                         cond.extend(p.def(i)?);
                     }
@@ -1321,9 +1320,7 @@ fn step_fn(
                 for (j, (t, v)) in targets.iter().zip(values).enumerate() {
                     let tmp = format!("t_{si}_{j}");
                     temps.push(tmp.clone());
-                    if !matches!(v, Expr::Var(_) | Expr::Local { .. }) {
-                        cond.extend(p.def(v)?);
-                    }
+                    cond.extend(p.copy_def(v)?);
                     assigns.push((tmp.clone(), p.expr(v)?));
                     match &t.index {
                         None => writes.push((format!("LOC[{}]", t.slot), tmp)),

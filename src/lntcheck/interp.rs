@@ -487,11 +487,12 @@ impl<'a> Explorer<'a> {
         let mut parts: Vec<Vec<usize>> = vec![];
         let mut involved = vec![0usize; st.len()];
         for o in opens {
-            // enumerate the free slots
-            let mut doms: Vec<Vec<Value>> = vec![];
+            // The free slots' domains; one too large to enumerate is an error only if the
+            // search reaches it (the offers bound before it may already exclude every value).
+            let mut doms: Vec<R<Vec<Value>>> = vec![];
             for s in &o.slots {
                 doms.push(match s {
-                    Slot::K(v) => vec![v.clone()],
+                    Slot::K(v) => Ok(vec![v.clone()]),
                     Slot::F { ty, lo, hi, leaf, name, pos } => domain(self.p, *ty, *lo, *hi).map_err(|m| {
                         let g =
                             if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
@@ -499,16 +500,16 @@ impl<'a> Explorer<'a> {
                             *leaf,
                             Diag::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")),
                         )
-                    })?,
+                    }),
                 });
             }
-            if doms.iter().any(|d| d.is_empty()) {
+            if doms.iter().any(|d| d.as_ref().is_ok_and(Vec::is_empty)) {
                 continue;
             }
             let mut search = Search::new(self.net, &readies, &o, doms);
             let mut matches = vec![];
             if search.pre_holds(&mut self.ev) {
-                search.run(&mut self.ev, 0, &mut matches);
+                search.run(&mut self.ev, 0, &mut matches)?;
             }
             for vals in matches {
                 let vals: Vec<&Value> = vals.iter().collect();
@@ -569,7 +570,7 @@ impl<'a> Explorer<'a> {
 /// instead of multiplying them: the search visits the intersection of the parties' offers, not
 /// the product of the offer domains. Whole clauses are checked again when the transition fires.
 struct Search<'n> {
-    doms: Vec<Vec<Value>>,
+    doms: Vec<R<Vec<Value>>>,
     /// per party: its environment while offers are bound
     envs: Vec<Env>,
     /// per offer: (party, variable) that receives it
@@ -582,7 +583,7 @@ struct Search<'n> {
 }
 
 impl<'n> Search<'n> {
-    fn new(net: &'n Net, readies: &[Vec<(u32, Env)>], o: &Open, doms: Vec<Vec<Value>>) -> Search<'n> {
+    fn new(net: &'n Net, readies: &[Vec<(u32, Env)>], o: &Open, doms: Vec<R<Vec<Value>>>) -> Search<'n> {
         let n = doms.len();
         let mut s =
             Search { doms, envs: vec![], binds: vec![vec![]; n], checks: vec![vec![]; n], pre: vec![], vals: vec![] };
@@ -622,13 +623,14 @@ impl<'n> Search<'n> {
         self.pre.iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)))
     }
 
-    fn run(&mut self, ev: &mut Ev, pos: usize, out: &mut Vec<Vec<Value>>) {
+    fn run(&mut self, ev: &mut Ev, pos: usize, out: &mut Vec<Vec<Value>>) -> R<()> {
         if pos == self.doms.len() {
             out.push(self.vals.clone());
-            return;
+            return Ok(());
         }
-        for vi in 0..self.doms[pos].len() {
-            let v = self.doms[pos][vi].clone();
+        let n = self.doms[pos].as_ref().map_err(Clone::clone)?.len();
+        for vi in 0..n {
+            let v = self.doms[pos].as_ref().map_err(Clone::clone)?[vi].clone();
             for &(party, slot) in &self.binds[pos] {
                 self.envs[party][slot as usize] = Some(v.clone());
             }
@@ -636,10 +638,11 @@ impl<'n> Search<'n> {
                 self.checks[pos].iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)));
             if ok {
                 self.vals.push(v);
-                self.run(ev, pos + 1, out);
+                self.run(ev, pos + 1, out)?;
                 self.vals.pop();
             }
         }
+        Ok(())
     }
 }
 

@@ -561,6 +561,11 @@ fn bounds_ast(m: &Module, e: &Expr, x: &str, depth: u32) -> (Option<BA>, Option<
             let b = subst(body, &map);
             bounds_ast(m, &b, x, depth + 1)
         }
+        // `where false` (an empty domain): the empty range 1 .. 0.
+        ExprK::Name(n) if n.eq_ignore_ascii_case("false") => {
+            let num = |v| BA::E(Expr { k: ExprK::Num(v), pos: e.pos });
+            (Some(num(1)), Some(num(0)))
+        }
         _ => (None, None),
     }
 }

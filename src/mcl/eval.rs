@@ -13,12 +13,12 @@ use super::ast::{BinOp, Sign, Type};
 use super::aut::LtsView;
 use super::diag::Diagnostic;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
-use rustc_hash::FxHashMap;
 use crate::limits::{Limits, StopReason};
+use rustc_hash::FxHashMap;
 use std::fmt;
 
-/// The verdict and the number of (state, valuation) pairs explored. `diagnostic` is always
-/// `None`: extracting evaluator4's counterexample paths is not implemented (docs/mcl.md).
+/// The verdict, the path that explains it (explain.rs) and the number of (state, valuation)
+/// pairs explored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Evaluation {
     pub holds: bool,
@@ -63,7 +63,8 @@ pub fn evaluate(q: &Query, lts: LtsView, limits: &Limits) -> Result<Evaluation, 
     let mut ev = Evaluator::new(q, lts, limits);
     let init = lts.initial;
     let holds = ev.value(q.root, init, &[])?;
-    Ok(Evaluation { holds, diagnostic: None, states_explored: ev.explored })
+    let diagnostic = ev.explain(holds)?;
+    Ok(Evaluation { holds, diagnostic: Some(diagnostic), states_explored: ev.explored })
 }
 
 /// A value in a label: an integer, a Boolean, or anything else (never equal to MCL data).
@@ -100,11 +101,11 @@ fn parse_label(label: &str) -> ParsedLabel {
 }
 
 /// Values derived by a block of sign `mu` are `true`, by a block of sign `nu` `false`.
-fn derived_value(sign: Sign) -> bool {
+pub(super) fn derived_value(sign: Sign) -> bool {
     sign == Sign::Mu
 }
 
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 /// `parent` of a node that is the right-hand side of variable `v`: `ROOT | v`.
 const ROOT: u32 = 1 << 31;
 
@@ -116,13 +117,13 @@ enum Res {
 }
 
 #[derive(Default)]
-struct Block {
+pub(super) struct Block {
     index: FxHashMap<(FixId, u32, u32), u32>,
     /// Per variable: (fixed point, state, environment id).
     keys: Vec<(FixId, u32, u32)>,
     explored: Vec<bool>,
     /// Derivation order, `NONE` while not derived.
-    rank: Vec<u32>,
+    pub(super) rank: Vec<u32>,
     occ_head: Vec<u32>,
     /// Per graph node.
     parent: Vec<u32>,
@@ -184,9 +185,9 @@ impl Block {
 /// Whether an action formula matches a label and, if so, the values it binds.
 type ActMatch = Option<Box<[i64]>>;
 
-struct Evaluator<'q, 'l> {
-    q: &'q Query,
-    lts: LtsView<'l>,
+pub(super) struct Evaluator<'q, 'l> {
+    pub(super) q: &'q Query,
+    pub(super) lts: LtsView<'l>,
     limits: &'l Limits,
     labels: Vec<ParsedLabel>,
     /// Per action, per label: the match and its bound values, for actions that do not read
@@ -194,7 +195,7 @@ struct Evaluator<'q, 'l> {
     act_cache: Vec<Vec<Option<ActMatch>>>,
     envs: FxHashMap<Box<[i64]>, u32>,
     env_list: Vec<Box<[i64]>>,
-    blocks: Vec<Block>,
+    pub(super) blocks: Vec<Block>,
     explored: usize,
 }
 
@@ -216,7 +217,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
         }
     }
 
-    fn env_id(&mut self, env: &[i64]) -> u32 {
+    pub(super) fn env_id(&mut self, env: &[i64]) -> u32 {
         if let Some(&id) = self.envs.get(env) {
             return id;
         }
@@ -226,7 +227,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
         id
     }
 
-    fn check_limits(&self) -> Result<(), EvalError> {
+    pub(super) fn check_limits(&self) -> Result<(), EvalError> {
         if let Some(max) = self.limits.max_states()
             && self.explored as u64 > max
         {
@@ -243,7 +244,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
 
     // ---- data ----
 
-    fn data(&self, d: &DExpr, env: &[i64]) -> Result<i64, EvalError> {
+    pub(super) fn data(&self, d: &DExpr, env: &[i64]) -> Result<i64, EvalError> {
         let rt = |m: &str| EvalError::Runtime { message: m.to_string() };
         let overflow = || rt("integer overflow");
         Ok(match d {
@@ -302,7 +303,13 @@ impl<'q, 'l> Evaluator<'q, 'l> {
 
     /// Whether `act` matches `label` in `env`; the values bound by a pattern are appended to
     /// `binds`.
-    fn matches(&mut self, act: ActId, label: u32, env: &[i64], binds: &mut Vec<i64>) -> Result<bool, EvalError> {
+    pub(super) fn matches(
+        &mut self,
+        act: ActId,
+        label: u32,
+        env: &[i64],
+        binds: &mut Vec<i64>,
+    ) -> Result<bool, EvalError> {
         if !self.q.act_reads_env[act as usize] {
             if let Some(cached) = &self.act_cache[act as usize][label as usize] {
                 if let Some(b) = cached {
@@ -404,7 +411,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
     }
 
     /// The environment of a call: the first `outer` slots, then the arguments.
-    fn call_env(&self, fix: FixId, args: &[DExpr], env: &[i64]) -> Result<Vec<i64>, EvalError> {
+    pub(super) fn call_env(&self, fix: FixId, args: &[DExpr], env: &[i64]) -> Result<Vec<i64>, EvalError> {
         let outer = self.q.fixes[fix as usize].outer as usize;
         let mut e = Vec::with_capacity(outer + args.len());
         e.extend_from_slice(&env[..outer]);
@@ -500,7 +507,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
         Res::Node(n)
     }
 
-    fn var(&mut self, b: u32, fix: FixId, state: u32, env: u32) -> u32 {
+    pub(super) fn var(&mut self, b: u32, fix: FixId, state: u32, env: u32) -> u32 {
         let blk = &mut self.blocks[b as usize];
         let next = blk.keys.len() as u32;
         let v = *blk.index.entry((fix, state, env)).or_insert(next);
@@ -515,7 +522,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
     }
 
     /// The value of fixed point `fix` at `state` with environment `env`.
-    fn solve(&mut self, fix: FixId, state: u32, env: &[i64]) -> Result<bool, EvalError> {
+    pub(super) fn solve(&mut self, fix: FixId, state: u32, env: &[i64]) -> Result<bool, EvalError> {
         let b = self.q.fixes[fix as usize].block;
         let derived = derived_value(self.q.block_sign[b as usize]);
         let env_id = self.env_id(env);

@@ -9,6 +9,7 @@ mod ast;
 mod aut;
 mod diag;
 mod eval;
+mod explain;
 mod lexer;
 mod parser;
 mod typing;

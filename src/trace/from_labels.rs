@@ -158,15 +158,8 @@ pub fn translate(
     let mut last_err = String::new();
     for (targets, loop_state) in attempts {
         match search(&stepper, &slots, &targets, loop_state, path.deadlock) {
-            Ok((initial, steps)) => {
-                let trace = Trace {
-                    fair,
-                    initial,
-                    steps,
-                    loop_start: loop_state,
-                    ends_in_deadlock: path.deadlock,
-                    marks: vec![],
-                };
+            Ok((initial, steps, loop_start)) => {
+                let trace = Trace { fair, initial, steps, loop_start, ends_in_deadlock: path.deadlock, marks: vec![] };
                 return Ok(Translated {
                     trace,
                     observed: observed_vars.into_iter().collect(),
@@ -204,25 +197,39 @@ fn observed_after_each_done(
     Ok(targets)
 }
 
-/// Depth-first search for native states `x_0 … x_m` (`m = targets.len() - 1`) with `x_0`
-/// initial, `x_{k+1}` a successor of `x_k`, and `x_k` agreeing with `targets[k]` on `slots`;
-/// `x_m == x_loop` for a lasso, `x_m` a deadlock if asked.
+/// Depth-first search for native states `x_0 … x_m` with `x_0` initial, `x_{k+1}` a successor
+/// of `x_k`, and `x_k` agreeing with the observed values `targets[k]` on `slots`:
+/// - without a loop, `m = targets.len() - 1`, and `x_m` a deadlock if asked;
+/// - for a lasso whose loop starts at `l` (`targets[l..]` repeat forever, `targets[last]` being
+///   `targets[l]` again), the native path may go round the observed loop several times before
+///   it closes: it ends as soon as some `x_m` equals an earlier `x_j` (`j ≥ l`) at the same
+///   place in the observed loop. The observed LTS may be a reduction that merges native states,
+///   so its loop need not be a native cycle of the same length; a native lasso that matches
+///   the observed loop forever exists exactly when this product of native states and loop
+///   positions has a cycle, which a depth-first search finds. Returns `x_0`, the steps and the
+///   loop's start `j`.
 fn search(
     stepper: &Stepper,
     slots: &[usize],
     targets: &[Vec<i32>],
     loop_state: Option<usize>,
     deadlock: bool,
-) -> Result<(Vec<i32>, Vec<TraceStep>), String> {
-    let agrees = |st: &[i32], k: usize| slots.iter().zip(&targets[k]).all(|(&s, &x)| st[s] == x);
+) -> Result<(Vec<i32>, Vec<TraceStep>, Option<usize>), String> {
+    let last = targets.len() - 1;
+    // The place in `targets` of depth `k`: past the end, round the loop again.
+    let place = |k: usize| match loop_state {
+        Some(l) if k > last && last > l => l + (k - l) % (last - l),
+        _ => k,
+    };
+    let agrees = |st: &[i32], k: usize| slots.iter().zip(&targets[place(k)]).all(|(&s, &x)| st[s] == x);
     let mut w = Work::default();
     let inits: Vec<Vec<i32>> =
         stepper.initial_states().map_err(|e| e.0)?.into_iter().filter(|s| agrees(s, 0)).collect();
     if inits.is_empty() {
         return Err("no initial state of the model has the observed initial values".into());
     }
-    let last = targets.len() - 1;
     let mut budget = SEARCH_BUDGET;
+    // (state, place) pairs from which no completion exists.
     let mut dead_ends: HashSet<(Vec<i32>, usize)> = HashSet::new();
     // Frames: the state at depth k and its not yet tried candidate successors.
     struct Frame {
@@ -230,37 +237,43 @@ fn search(
         event: Option<Event>,
         candidates: Vec<(Event, Vec<i32>)>,
     }
+    // The frames at or after the loop's start, by (state, place): where a lasso can close.
+    let mut in_loop: HashMap<(Vec<i32>, usize), usize> = HashMap::new();
     let mut deepest = 0;
     for init in inits {
         let mut stack: Vec<Frame> = vec![];
+        in_loop.clear();
         let mut next: Option<(Option<Event>, Vec<i32>)> = Some((None, init));
         loop {
             if let Some((event, state)) = next.take() {
                 let k = stack.len();
-                deepest = deepest.max(k);
-                let goal_ok = |stack: &Vec<Frame>, w: &mut Work| -> Result<bool, String> {
-                    if let Some(l) = loop_state {
-                        let at = if l == k { &state } else { &stack[l].state };
-                        if *at != state {
-                            return Ok(false);
-                        }
-                    }
-                    Ok(!deadlock || stepper.is_deadlock(&state, w).map_err(|e| e.0)?)
+                deepest = deepest.max(k.min(last));
+                let closes = match loop_state {
+                    Some(l) if k > l => in_loop.get(&(state.clone(), place(k))).copied(),
+                    Some(l) if k == l && l == last => Some(k),
+                    _ => None,
                 };
-                if k == last {
-                    if goal_ok(&stack, &mut w)? {
-                        let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
-                        let mut steps: Vec<TraceStep> = stack
-                            .iter()
-                            .skip(1)
-                            .map(|f| TraceStep { event: f.event.clone().expect("event"), state: f.state.clone() })
-                            .collect();
-                        if let Some(ev) = event {
-                            steps.push(TraceStep { event: ev, state });
-                        }
-                        return Ok((initial, steps));
+                let ends = loop_state.is_none()
+                    && k == last
+                    && (!deadlock || stepper.is_deadlock(&state, &mut w).map_err(|e| e.0)?);
+                if closes.is_some() || ends {
+                    let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
+                    let mut steps: Vec<TraceStep> = stack
+                        .iter()
+                        .skip(1)
+                        .map(|f| TraceStep { event: f.event.clone().expect("event"), state: f.state.clone() })
+                        .collect();
+                    if let Some(ev) = event {
+                        steps.push(TraceStep { event: ev, state });
                     }
-                    dead_ends.insert((state, k));
+                    return Ok((initial, steps, closes));
+                }
+                let expand = match loop_state {
+                    Some(_) => true,
+                    None => k < last,
+                };
+                if !expand {
+                    dead_ends.insert((state, place(k)));
                 } else {
                     if budget == 0 {
                         return Err(format!(
@@ -271,25 +284,30 @@ fn search(
                     let mut candidates = vec![];
                     stepper
                         .successors(&state, &mut w, true, &mut |ev, s| {
-                            if agrees(s, k + 1) && !dead_ends.contains(&(s.to_vec(), k + 1)) {
+                            if agrees(s, k + 1) && !dead_ends.contains(&(s.to_vec(), place(k + 1))) {
                                 candidates.push((ev.expect("event"), s.to_vec()));
                             }
                         })
                         .map_err(|e| format!("run-time error while replaying step {}: {}", k + 1, e.0))?;
                     candidates.reverse();
+                    if loop_state.is_some_and(|l| k >= l) {
+                        in_loop.insert((state.clone(), place(k)), k);
+                    }
                     stack.push(Frame { state, event, candidates });
                 }
             }
             let Some(top) = stack.last_mut() else { break };
             match top.candidates.pop() {
                 Some((ev, s)) => {
-                    if !dead_ends.contains(&(s.clone(), stack.len())) {
+                    if !dead_ends.contains(&(s.clone(), place(stack.len()))) {
                         next = Some((Some(ev), s));
                     }
                 }
                 None => {
                     let f = stack.pop().expect("non-empty");
-                    dead_ends.insert((f.state, stack.len()));
+                    let k = stack.len();
+                    in_loop.remove(&(f.state.clone(), place(k)));
+                    dead_ends.insert((f.state, place(k)));
                 }
             }
         }
