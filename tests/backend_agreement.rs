@@ -72,7 +72,7 @@ fn examples() {
     agree(&format!("{EX}/counter.labs"), &["n=2", "atomic=0"], "monolithic");
     agree(&format!("{EX}/leader.labs"), &["n=3"], "compositional");
     agree(&format!("{EX}/philosophers.labs"), &["n=3", "asym=0"], "compositional");
-    agree(&format!("{EX}/twophase.labs"), &["workers=2"], "compositional");
+    agree(&format!("{EX}/twophase.labs"), &["workers=2"], "monolithic");
     agree(&format!("{EX}/majority.labs"), &["yes=1", "no=2"], "compositional");
     // `pick`, then four reads of the picked agent's `state` in one assignment (issue 26)
     agree(&fixtures::path_str("tests/specs/majority_pick.labs"), &[], "compositional");

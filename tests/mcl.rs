@@ -145,3 +145,74 @@ fn emitted_queries_agree_with_the_hand_derived_verdicts() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(checked > 50 && no_lts.len() <= 4, "only {checked} verdicts checked; no LTS for {no_lts:?}");
 }
+
+/// Queries that do not lex, parse or type: exit 6, the error located at the offending token
+/// (`file:line:col`), whatever the LTS.
+#[test]
+fn bad_queries_are_located_errors() {
+    let dir = std::env::temp_dir().join(format!("labs-mcl-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let aut = dir.join("l.aut");
+    std::fs::write(&aut, RING).unwrap();
+    // (query, line:col of the error, a word of the message), each derived from the typing
+    // rules of docs/mcl.md.
+    let cases = [
+        // Nat and Int are never mixed.
+        ("nu X (n: Nat := 0, i: Int := 0) .\n  ((n + i) = 0)", "2:4", "Int"),
+        // An unbound data variable.
+        ("<{G ?x:Nat}> (y = 1)", "1:15", "y"),
+        // A call with the wrong number of arguments.
+        ("mu X (n: Nat := 0) . <true> X (n, n)", "1:29", "argument"),
+        // A fixed point variable under an odd number of negations.
+        ("mu X . not <true> X", "1:19", "negation"),
+        // Alternation.
+        ("mu X . nu Y . (<\"A\"> X and [\"B\"] Y)", "1:1", "alternat"),
+        // A construct refused by name.
+        ("exists x: Nat . true", "1:1", "exists"),
+        // A parse error.
+        ("<\"A\" true", "1:6", ">"),
+    ];
+    for (i, (query, at, word)) in cases.iter().enumerate() {
+        let q = dir.join(format!("q{i}.mcl"));
+        std::fs::write(&q, query).unwrap();
+        let out = labs().arg("mcl").arg(&q).arg(&aut).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(6), "{query}: {err}");
+        assert!(err.contains(&format!("q{i}.mcl:{at}")), "{query}: expected the error at {at}:\n{err}");
+        assert!(err.to_lowercase().contains(&word.to_lowercase()), "{query}: `{word}` not in:\n{err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `labs mcl --diag`: the counterexample of a violated emitted query, on the LTS `labs lts`
+/// writes, is a path that `labs translate-trace` turns into a LAbS trace violating the
+/// property (the native engine finds NeverAgreed of examples/leader.labs n=3 violated).
+#[test]
+fn a_diagnostic_translates_to_a_violating_trace() {
+    let dir = std::env::temp_dir().join(format!("labs-mcl-diag-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = std::path::PathBuf::from(format!("{}/leader.labs", fixtures::EXAMPLES));
+    let ok = |c: &mut Command| {
+        let o = c.output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let aut = dir.join("leader.aut");
+    let (code, _, err) = ok(labs().arg("lts").arg(&spec).arg("n=3").arg("-o").arg(&aut));
+    assert_eq!(code, Some(0), "{err}");
+    let (code, _, err) = ok(labs().arg("emit").arg(&spec).arg("n=3").arg("-o").arg(&dir));
+    assert_eq!(code, Some(0), "{err}");
+    let diag = dir.join("diag.aut");
+    let (code, out, err) = ok(labs().arg("mcl").arg(dir.join("leader_NeverAgreed.mcl")).arg(&aut).arg("--diag").arg(&diag));
+    assert_eq!((code, out.trim()), (Some(10), "FALSE"), "{err}");
+    let (code, out, err) = ok(labs()
+        .arg("translate-trace")
+        .arg(&spec)
+        .arg("n=3")
+        .arg(&diag)
+        .arg("--property")
+        .arg("NeverAgreed"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("the trace violates NeverAgreed"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

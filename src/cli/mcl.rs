@@ -1,4 +1,5 @@
-//! `labs mcl QUERY.mcl LTS.aut [--json]`: one MCL query on one LTS.
+//! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS, and the
+//! path that explains its verdict.
 
 use super::{Failure, exit};
 use crate::limits::Limits;
@@ -10,6 +11,8 @@ pub struct MclArgs {
     pub query: PathBuf,
     pub lts: PathBuf,
     pub json: bool,
+    /// Where to write the diagnostic (`.aut`).
+    pub diag: Option<PathBuf>,
     pub limits: Limits,
 }
 
@@ -38,6 +41,11 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
         _ => Failure::new(exit::BACKEND, format!("{qname}: {e}")),
     })?;
     super::bounds::reporting();
+    if let (Some(path), Some(d)) = (&a.diag, &ev.diagnostic) {
+        super::write_whole(path, d.to_aut().as_bytes()).map_err(|e| {
+            Failure::new(exit::USAGE, format!("cannot write the diagnostic {}: {e}", path.display()))
+        })?;
+    }
     let verdict = if ev.holds { "TRUE" } else { "FALSE" };
     if a.json {
         let doc = json!({
@@ -48,6 +56,11 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
             "verdict": verdict,
             "holds": ev.holds,
             "pairs_explored": ev.states_explored,
+            "diagnostic": ev.diagnostic.as_ref().map(|d| json!({
+                "states": d.states,
+                "labels": d.labels,
+                "loop_start": d.loop_start,
+            })),
         });
         println!("{doc}");
     } else {

@@ -182,6 +182,9 @@ enum Command {
         query: PathBuf,
         /// The LTS (.aut)
         lts: PathBuf,
+        /// Write the path that explains the verdict (a counterexample when FALSE) as .aut
+        #[arg(long, value_name = "FILE.aut")]
+        diag: Option<PathBuf>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
@@ -431,9 +434,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
         }
-        Command::Mcl { query, lts, json, timeout, memory } => {
+        Command::Mcl { query, lts, diag, json, timeout, memory } => {
             let limits = bounds::limits(timeout, None, memory);
-            mcl::run(&mcl::MclArgs { query, lts, json, limits })
+            mcl::run(&mcl::MclArgs { query, lts, json, diag, limits })
         }
         Command::Lts {
             spec,

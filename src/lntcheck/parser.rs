@@ -10,7 +10,17 @@ pub struct Parser {
     pub dialect: Option<Dialect>,
     /// Per construct (`Spelling` order), the first spelling met: newer or not, where, what.
     fixed_by: [Option<(bool, Pos, &'static str)>; 3],
+    /// Expressions being read, nested (bounded by `MAX_EXPR_DEPTH`).
+    depth: u32,
 }
+
+/// Nesting of expressions (parentheses, calls, indices, prefix operators) beyond which a
+/// program is refused: the later passes recurse on the expression tree.
+const MAX_EXPR_DEPTH: u32 = 200;
+
+/// Operators in one chain (`a + b + …`) beyond which a program is refused: the chain is a
+/// tree as deep as it is long.
+const MAX_CHAIN: usize = 4096;
 
 type R<T> = Result<T, Diag>;
 
@@ -18,7 +28,7 @@ type R<T> = Result<T, Diag>;
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
 pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3] };
+    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0 };
     p.module()
 }
 
@@ -636,6 +646,16 @@ impl Parser {
     }
 
     pub fn expr(&mut self) -> R<Expr> {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Err(Diag::new(self.pos(), format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+        }
+        self.depth += 1;
+        let e = self.expr_inner();
+        self.depth -= 1;
+        e
+    }
+
+    fn expr_inner(&mut self) -> R<Expr> {
         let e = self.or_expr()?;
         if self.is_kw("of") {
             let pos = self.pos();
@@ -667,10 +687,15 @@ impl Parser {
             return self.unary();
         }
         let mut e = self.bin(level + 1)?;
+        let mut chain = 0;
         loop {
             let pos = self.pos();
             let op = LEVELS[level].iter().find(|(t, _)| self.is_kw(t) || self.is_p(t)).map(|(_, o)| *o);
             let Some(op) = op else { break };
+            chain += 1;
+            if chain > MAX_CHAIN {
+                return Err(Diag::new(pos, format!("more than {MAX_CHAIN} operators in one chain")));
+            }
             self.bump();
             let r = self.bin(level + 1)?;
             e = Expr { k: ExprK::Bin(op, Box::new(e), Box::new(r)), pos };
@@ -683,16 +708,28 @@ impl Parser {
     }
 
     fn unary(&mut self) -> R<Expr> {
-        let pos = self.pos();
-        if self.eat_p("-") {
-            let e = self.unary()?;
-            return Ok(Expr { k: ExprK::Neg(Box::new(e)), pos });
+        // Prefix operators read in a loop, bounded like nesting (the tree is as deep).
+        let mut prefixes = vec![];
+        loop {
+            let pos = self.pos();
+            let neg = if self.eat_p("-") {
+                true
+            } else if self.eat_kw("not") {
+                false
+            } else {
+                break;
+            };
+            if self.depth as usize + prefixes.len() >= MAX_EXPR_DEPTH as usize {
+                return Err(Diag::new(pos, format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+            }
+            prefixes.push((neg, pos));
         }
-        if self.eat_kw("not") {
-            let e = self.unary()?;
-            return Ok(Expr { k: ExprK::Not(Box::new(e)), pos });
+        let mut e = self.postfix()?;
+        while let Some((neg, pos)) = prefixes.pop() {
+            let k = if neg { ExprK::Neg(Box::new(e)) } else { ExprK::Not(Box::new(e)) };
+            e = Expr { k, pos };
         }
-        self.postfix()
+        Ok(e)
     }
 
     fn postfix(&mut self) -> R<Expr> {

@@ -61,6 +61,9 @@ pub fn read_aut_bytes(bytes: &[u8]) -> Result<Lts, AutError> {
     }
 }
 
+/// The most states an `.aut` header may declare beyond those its transitions can reach.
+const MAX_ISOLATED_STATES: u64 = 1 << 20;
+
 /// Reads an `.aut` file: the header must be `des (I, T, N)` with `I < N`, every state below
 /// `N`, and exactly `T` transitions.
 pub fn read_aut(text: &str) -> Result<Lts, AutError> {
@@ -75,6 +78,17 @@ pub fn read_aut(text: &str) -> Result<Lts, AutError> {
     }
     if initial >= n_states {
         return Err(err(hline, format!("initial state {initial} is not below the number of states {n_states}")));
+    }
+    // Every state but the initial one is reached by a transition, except isolated ones: a
+    // header may announce a few of those, not billions (each costs memory before any line).
+    if n_states > n_trans.saturating_add(1).saturating_add(MAX_ISOLATED_STATES) {
+        return Err(err(
+            hline,
+            format!(
+                "the header declares {n_states} states for {n_trans} transitions: more than {MAX_ISOLATED_STATES} \
+                 states that no transition reaches"
+            ),
+        ));
     }
     let mut succ: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n_states as usize];
     let mut labels: Vec<String> = Vec::new();
@@ -158,5 +172,7 @@ mod tests {
         assert_eq!(read_aut("des (0, 1, 2)\n(0, A, 2)\n").unwrap_err().line, 2);
         assert_eq!(read_aut("des (0, 1, 2)\n0, A, 1\n").unwrap_err().line, 2);
         assert_eq!(read_aut_bytes(b"des (0, 0, 1)\n\xff").unwrap_err().message, "invalid UTF-8");
+        // A 22-byte header must not make the reader allocate billions of states.
+        assert!(read_aut("des (0, 0, 4000000000)\n").unwrap_err().message.contains("no transition reaches"));
     }
 }

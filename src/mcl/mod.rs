@@ -50,8 +50,24 @@ pub fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
     errors.iter().map(|e| e.to_diagnostic().render(&file)).collect()
 }
 
+/// Stack size of the thread that reads a query: the nesting is bounded (200 levels), but a
+/// level of parentheses takes several frames, more than small test-thread stacks hold.
+const PARSER_STACK: usize = 64 << 20;
+
 /// Reads and types a query: every error located (line:col through `MclError::line_col`).
 pub fn parse(text: &str) -> Result<Query, Vec<MclError>> {
+    let owned = text.to_string();
+    match std::thread::Builder::new().name("labs-mcl-parser".into()).stack_size(PARSER_STACK).spawn(move || parse_inline(&owned)) {
+        Ok(handle) => match handle.join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        },
+        // No thread available: read on the current stack.
+        Err(_) => parse_inline(text),
+    }
+}
+
+fn parse_inline(text: &str) -> Result<Query, Vec<MclError>> {
     let tokens = lexer::lex(text).map_err(|e| vec![e])?;
     let formula = parser::parse(&tokens)?;
     typing::check(formula)
