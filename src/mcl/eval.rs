@@ -13,8 +13,8 @@ use super::ast::{BinOp, Sign, Type};
 use super::aut::LtsView;
 use super::diag::Diagnostic;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
-use rustc_hash::FxHashMap;
 use crate::limits::{Limits, StopReason};
+use rustc_hash::FxHashMap;
 use std::fmt;
 
 /// The verdict and the number of (state, valuation) pairs explored. `diagnostic` is always
