@@ -71,3 +71,38 @@ fn emit_unknown_property_is_a_usage_error_as_in_verify() {
     assert!(stderr(&emit).contains("`Nope`") && stderr(&emit).contains("LeaderIsMax"), "{}", stderr(&emit));
     assert!(!dir.exists(), "a refused emit created its directory");
 }
+
+#[test]
+fn translate_trace_refuses_an_aut_whose_header_disagrees_with_its_body() {
+    // The case: seven transitions announced, three present.
+    let three = "des (0, 7, 8)\n(0, \"DONE\", 1)\n(1, \"DONE\", 2)\n(2, \"DONE\", 3)\n";
+    // A state numbered beyond the four announced, on line 3.
+    let beyond = "des (0, 2, 4)\n(0, \"DONE\", 1)\n(1, \"DONE\", 9)\n";
+    for (name, text, line) in [("three.aut", three, 1), ("beyond.aut", beyond, 3)] {
+        let f = Scratch::file("hostile-aut", name, text);
+        let o = labs(&["translate-trace", &example("leader.labs"), "n=3", f.as_str()]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&format!("{}:{line}", f.as_str())), "{name}: {e}");
+        assert!(o.stdout.is_empty(), "{name}: printed a trace");
+    }
+}
+
+#[test]
+fn translate_trace_fails_when_the_trace_does_not_show_the_property_violated() {
+    // counter.labs's lost update (R, R, W, W, then a deadlock with c = 1): it violates
+    // AllCounted (finally c = 2) but not NeverTooMany (always c <= 2).
+    let seq = Scratch::file(
+        "hostile-seq",
+        "lost_update.seq",
+        "<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n",
+    );
+    let run = |p: &str| {
+        labs(&["translate-trace", &example("counter.labs"), "n=2", "atomic=0", seq.as_str(), "--property", p])
+    };
+    let shown = run("AllCounted");
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    let not_shown = run("NeverTooMany");
+    assert_eq!(not_shown.status.code(), Some(1), "{}", stderr(&not_shown));
+    assert!(stderr(&not_shown).contains("does not show a violation of NeverTooMany"), "{}", stderr(&not_shown));
+}
