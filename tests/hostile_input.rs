@@ -106,3 +106,35 @@ fn translate_trace_fails_when_the_trace_does_not_show_the_property_violated() {
     assert_eq!(not_shown.status.code(), Some(1), "{}", stderr(&not_shown));
     assert!(stderr(&not_shown).contains("does not show a violation of NeverTooMany"), "{}", stderr(&not_shown));
 }
+
+#[test]
+fn error_output_is_capped_and_long_lines_shortened() {
+    // 5,000 undefined variables on one source line of about 45,000 characters.
+    let body: Vec<String> = (0..5000).map(|i| format!("u{i} <- 1")).collect();
+    let text = format!(
+        "system {{ extern = _n spawn = Node: _n }}\nagent Node {{ interface = x: 0\n Behavior = {} }}\ncheck {{ }}\n",
+        body.join("; ")
+    );
+    let f = Scratch::file("hostile-errors", "many.labs", &text);
+    let o = labs(&["info", f.as_str(), "n=1"]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert_eq!(e.matches("error: undefined variable").count(), 50, "{e:.2000}");
+    assert!(e.contains("error: undefined variable `u49`") && !e.contains("`u50`"), "{e:.2000}");
+    assert!(e.contains("... and 4950 more errors\n"), "{e:.2000}");
+    assert!(e.lines().count() < 300, "{} lines", e.lines().count());
+    // Every quoted source line is shortened, and its caret points at the undefined name.
+    let lines: Vec<&str> = e.lines().collect();
+    let mut quoted = 0;
+    for (i, w) in lines.windows(2).enumerate() {
+        let Some(shown) = w[0].strip_prefix("3 | ") else { continue };
+        quoted += 1;
+        assert!(shown.chars().count() <= 120 && shown.contains('…'), "{shown}");
+        let caret = w[1].find('^').expect("a caret under the line") - "3 | ".len();
+        let name = &lines[i - 3]; // `error: undefined variable `uK``, three lines above
+        let k = name.rsplit('`').nth(1).unwrap();
+        let under: String = shown.chars().skip(caret).take(k.len()).collect();
+        assert_eq!(under, k, "{name}\n{shown}\n{}", w[1]);
+    }
+    assert_eq!(quoted, 50);
+}

@@ -2,7 +2,7 @@
 
 use super::Failure;
 use crate::behaviour::{Behaviour, compile_all};
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostics, render_capped};
 use crate::model::externs::parse_externs;
 use crate::model::{Model, ResolveError, resolve};
 use crate::syntax::parse;
@@ -93,14 +93,11 @@ pub fn unknown_property(l: &Loaded, name: &str) -> Failure {
 }
 
 fn render_all(file: &SourceFile, d: &Diagnostics, out: &mut Vec<String>) {
-    out.extend(d.items.iter().map(|x| x.render(file)));
+    out.extend(render_capped(&d.items, file));
 }
 
 fn invalid(file: &SourceFile, d: &Diagnostics) -> Failure {
-    let mut text = String::new();
-    for x in &d.items {
-        text += &x.render(file);
-    }
+    let mut text: String = render_capped(&d.items, file).concat();
     if !d.has_errors() {
         text += "error: the specification is invalid\n";
     }

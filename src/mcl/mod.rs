@@ -46,7 +46,8 @@ impl MclError {
 /// Renders errors of the query read from `name` as the LAbS diagnostics are rendered.
 pub fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
     let file = SourceFile::new(name, text);
-    errors.iter().map(|e| e.to_diagnostic().render(&file)).collect()
+    let diagnostics: Vec<_> = errors.iter().map(MclError::to_diagnostic).collect();
+    crate::diagnostics::render_capped(&diagnostics, &file).concat()
 }
 
 /// Reads and types a query: every error located (line:col through `MclError::line_col`).
