@@ -78,10 +78,13 @@ const MAX_LINE_CHARS: usize = 120;
 /// The part of `text` shown for a caret at column `col` (from 1) spanning `width` characters:
 /// the whole line when it is short, else about `MAX_LINE_CHARS` characters around the caret
 /// with `…` where it was cut; with the caret's column and width in the part shown.
+/// Control characters (but tabs) are shown as U+FFFD, one for one, so that a hostile file
+/// cannot drive the terminal and columns stay where they were.
 fn around_caret(text: &str, col: usize, width: usize) -> (String, usize, usize) {
+    let visible = |c: char| if c.is_control() && c != '\t' { '\u{FFFD}' } else { c };
     let len = text.chars().count();
     if len <= MAX_LINE_CHARS {
-        return (text.to_string(), col, width);
+        return (text.chars().map(visible).collect(), col, width);
     }
     let keep = MAX_LINE_CHARS - 2;
     let first = (col - 1).saturating_sub(keep / 3).min(len - keep);
@@ -90,7 +93,7 @@ fn around_caret(text: &str, col: usize, width: usize) -> (String, usize, usize) 
     if first > 0 {
         shown.push('…');
     }
-    shown.extend(text.chars().skip(first).take(keep));
+    shown.extend(text.chars().skip(first).take(keep).map(visible));
     if last < len {
         shown.push('…');
     }
@@ -166,6 +169,7 @@ mod tests {
         }
         let short = "x := 1";
         assert_eq!(around_caret(short, 3, 2), (short.to_string(), 3, 2));
+        assert_eq!(around_caret("a\u{1b}[2J\tb", 6, 1), ("a\u{FFFD}[2J\tb".to_string(), 6, 1));
     }
 
     #[test]

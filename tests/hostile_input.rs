@@ -138,3 +138,57 @@ fn error_output_is_capped_and_long_lines_shortened() {
     }
     assert_eq!(quoted, 50);
 }
+
+/// A spec with the byte 0xE9 (Latin-1 `é`) in a comment at line 3, column 28.
+const LATIN1_SPEC: &[u8] =
+    b"system { extern = _n spawn = Node: _n }\nagent Node { interface = x: 0\n  Behavior = x <- 1 } # caf\xe9\ncheck { }\n";
+
+fn scratch_bytes(name: &str, bytes: &[u8]) -> Scratch {
+    let s = Scratch::path("hostile-utf8", name);
+    std::fs::write(&s, bytes).unwrap();
+    s
+}
+
+#[test]
+fn a_spec_that_is_not_utf8_gets_a_located_error() {
+    let f = scratch_bytes("latin1.labs", LATIN1_SPEC);
+    let out = Scratch::path("hostile-utf8", "out");
+    for args in [
+        vec!["info", f.as_str(), "n=1"],
+        vec!["verify", f.as_str(), "n=1"],
+        vec!["emit", f.as_str(), "n=1", "-o", out.as_str()],
+    ] {
+        let o = labs(&args);
+        assert_eq!(o.status.code(), Some(6), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains("not valid UTF-8 (byte 0xE9)") && e.contains(&format!("{}:3:28", f.as_str())), "{e}");
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn other_files_that_are_not_utf8_get_a_located_error() {
+    // A trace (.seq and .aut), a query, an LNT program: each with 0xFF at line 2, column 4.
+    let seq = scratch_bytes("bad.seq", b"<initial state>\n\"DO\xffNE\"\n");
+    let aut = scratch_bytes("bad.aut", b"des (0, 1, 2)\n(0,\xff \"DONE\", 1)\n");
+    let mcl = scratch_bytes("bad.mcl", b"true\n(* \xff *)\n");
+    let lts = scratch_bytes("ok.aut", b"des (0, 0, 1)\n");
+    let lnt = scratch_bytes("bad.lnt", b"module M is\n(* \xff *)\nend module\n");
+    let out = Scratch::path("hostile-utf8", "out.aut");
+    let leader = example("leader.labs");
+    let cases: [(&str, Vec<&str>, i32, &Scratch); 4] = [
+        ("seq", vec!["translate-trace", &leader, "n=2", seq.as_str()], 2, &seq),
+        ("aut", vec!["translate-trace", &leader, "n=2", aut.as_str()], 2, &aut),
+        ("mcl", vec!["mcl", mcl.as_str(), lts.as_str()], 6, &mcl),
+        ("lnt", vec!["lts", &leader, "n=2", "--lnt", lnt.as_str(), "-o", out.as_str()], 1, &lnt),
+    ];
+    for (what, args, code, file) in cases {
+        let o = labs(&args);
+        assert_eq!(o.status.code(), Some(code), "{what}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("not valid UTF-8 (byte 0xFF)") && e.contains(&format!("{}:2:4", file.as_str())),
+            "{what}: {e}"
+        );
+    }
+}

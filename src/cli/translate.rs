@@ -38,8 +38,7 @@ pub fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
 }
 
 pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
-    let text = std::fs::read_to_string(a.trace_file)
-        .map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", a.trace_file.display())))?;
+    let text = super::load::read_text(a.trace_file, exit::USAGE)?;
     let path = cadp::parse_trace(&text).map_err(|e| {
         let file = a.trace_file.display();
         let at = match e.line {
