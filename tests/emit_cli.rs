@@ -94,7 +94,8 @@ fn unknown_property_and_dialect() {
         .args(["n=3", "--property", "Nope", "-o", "/nonexistent-dir-never"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // As `verify --property Nope`: the command line's mistake.
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no property named `Nope`"));
     let out = labs().arg("emit").arg(leader()).args(["n=3", "--lnt-dialect", "2019"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

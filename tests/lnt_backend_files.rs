@@ -33,6 +33,9 @@ use fixtures::{BENCH, CASES, EXAMPLES};
 /// that blows a state space up fails the test instead of running on.
 const MAX_STATES: u64 = 2_000_000;
 
+/// Per property its verdict, and the problems found with the counterexamples.
+type FilesOutcome = (Vec<(String, Verdict)>, Vec<String>);
+
 /// Runs one workflow of the emitted files: per property its verdict, and what went wrong with
 /// each counterexample (translated, replayed and checked to show the violation).
 fn run_files(
@@ -42,7 +45,7 @@ fn run_files(
     fair: bool,
     dialect: Dialect,
     monolithic: bool,
-) -> Result<(Vec<(String, Verdict)>, Vec<String>), String> {
+) -> Result<FilesOutcome, String> {
     let analysis = analyse(m, b);
     let base = names::module_name(stem);
     let opts = EmitOptions { fair, properties: vec![], dialect, base: base.clone(), source: stem.to_string() };

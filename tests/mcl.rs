@@ -195,7 +195,11 @@ fn a_diagnostic_translates_to_a_violating_trace() {
     let spec = std::path::PathBuf::from(format!("{}/leader.labs", fixtures::EXAMPLES));
     let ok = |c: &mut Command| {
         let o = c.output().unwrap();
-        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
     };
     let aut = dir.join("leader.aut");
     let (code, _, err) = ok(labs().arg("lts").arg(&spec).arg("n=3").arg("-o").arg(&aut));
@@ -203,15 +207,11 @@ fn a_diagnostic_translates_to_a_violating_trace() {
     let (code, _, err) = ok(labs().arg("emit").arg(&spec).arg("n=3").arg("-o").arg(&dir));
     assert_eq!(code, Some(0), "{err}");
     let diag = dir.join("diag.aut");
-    let (code, out, err) = ok(labs().arg("mcl").arg(dir.join("leader_NeverAgreed.mcl")).arg(&aut).arg("--diag").arg(&diag));
+    let (code, out, err) =
+        ok(labs().arg("mcl").arg(dir.join("leader_NeverAgreed.mcl")).arg(&aut).arg("--diag").arg(&diag));
     assert_eq!((code, out.trim()), (Some(10), "FALSE"), "{err}");
-    let (code, out, err) = ok(labs()
-        .arg("translate-trace")
-        .arg(&spec)
-        .arg("n=3")
-        .arg(&diag)
-        .arg("--property")
-        .arg("NeverAgreed"));
+    let (code, out, err) =
+        ok(labs().arg("translate-trace").arg(&spec).arg("n=3").arg(&diag).arg("--property").arg("NeverAgreed"));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("the trace violates NeverAgreed"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -640,7 +640,11 @@ fn lts_table(o: &Options) -> Vec<String> {
 /// with the loaded model for the native verdicts.
 type Loaded = (labs::model::Model, Vec<labs::behaviour::Behaviour>);
 
-fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<(Loaded, String, Vec<(String, String)>), String> {
+fn emitted_queries(
+    dir: &Path,
+    file: &str,
+    externs: &[&str],
+) -> Result<(Loaded, String, Vec<(String, String)>), String> {
     let src = std::fs::read_to_string(dir.join(file)).map_err(|e| e.to_string())?;
     let spec = parse(&src).spec.ok_or("parse error")?;
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
@@ -681,7 +685,9 @@ fn leader_ring(n: usize) -> labs::mcl::Lts {
     let mut index = std::collections::HashMap::new();
     let mut succ = Vec::with_capacity(n);
     for i in 0..n {
-        let label = if i % 2 == 0 { 0 } else {
+        let label = if i % 2 == 0 {
+            0
+        } else {
             let l = format!("L_LEADER !{} !0 !{}", (i / 2) % 3, (i / 6) % 3);
             *index.entry(l.clone()).or_insert_with(|| {
                 labels.push(l);
@@ -703,10 +709,12 @@ fn mcl_table(o: &Options) -> Vec<String> {
             let ((model, behs), lnt, queries) = emitted_queries(&o.benchmarks, file, externs)?;
             let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.to_string())?;
             let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.to_string())?;
-            let (main, _) = labs::lntcheck::interp::generate(&prog, &net, &Default::default()).map_err(|d| d.to_string())?;
+            let (main, _) =
+                labs::lntcheck::interp::generate(&prog, &net, &Default::default()).map_err(|d| d.to_string())?;
             let lts = labs::mcl::Lts { initial: 0, labels: main.labels.clone(), succ: main.adjacency() };
-            let native = labs::engine::verify(&model, &behs, &labs::engine::VerifyOptions { threads: 1, ..Default::default() })
-                .map_err(|e| format!("{e:?}"))?;
+            let native =
+                labs::engine::verify(&model, &behs, &labs::engine::VerifyOptions { threads: 1, ..Default::default() })
+                    .map_err(|e| format!("{e:?}"))?;
             for (prop, text) in &queries {
                 let (holds, pairs, secs) = evaluate_query(text, &lts)?;
                 let verdict = if holds { "holds" } else { "violated" };

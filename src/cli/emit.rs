@@ -34,9 +34,13 @@ pub fn run(
     fair: bool,
     properties: &[String],
     out_dir: &Path,
+    force: bool,
     dialect: Option<&str>,
 ) -> Result<i32, Failure> {
     let (dialect, why) = choose_dialect(dialect)?;
+    if let Some(p) = properties.iter().find(|p| !l.model.properties.iter().any(|q| &q.name == *p)) {
+        return Err(super::load::unknown_property(l, p));
+    }
     let stem = l.stem();
     let opts = EmitOptions {
         fair,
@@ -48,6 +52,9 @@ pub fn run(
     let analysis = analyse(&l.model, &l.behaviours);
     let files =
         lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
+    if !force {
+        refuse_foreign_files(out_dir, &files)?;
+    }
     write_all(out_dir, &files)?;
     for f in &files {
         println!("{}", out_dir.join(&f.name).display());
@@ -73,6 +80,59 @@ pub(super) fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::V
             )
         })
         .collect()
+}
+
+/// A usage error naming every file of `files` that exists in `dir` and was not written by
+/// `labs emit` (no header, or not a regular file): checked for all targets before any is
+/// written, so that a refused run writes nothing.
+fn refuse_foreign_files(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
+    let foreign: Vec<String> = files
+        .iter()
+        .map(|f| dir.join(&f.name))
+        .filter(|p| !replaceable(p))
+        .map(|p| format!("`{}`", p.display()))
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    let (what, verb) = if foreign.len() == 1 { ("file", "was") } else { ("files", "were") };
+    Err(Failure::new(
+        exit::USAGE,
+        format!(
+            "{what} {} {verb} not written by `labs emit` (no `{}` header) and would be replaced; \
+             nothing was written\n  = hint: move {}, choose another directory with -o, or pass --force to \
+             replace {}",
+            foreign.join(", "),
+            lnt::HEADER,
+            if foreign.len() == 1 { "it" } else { "them" },
+            if foreign.len() == 1 { "it" } else { "them" },
+        ),
+    ))
+}
+
+/// Whether `path` holds nothing, or a regular file whose first line is an emitted file's
+/// header. A path that cannot be examined (its directory missing, not a directory, or
+/// unreadable) holds nothing of the user's that writing could replace: the writer reports it.
+fn replaceable(path: &Path) -> bool {
+    use std::io::Read;
+    match std::fs::symlink_metadata(path) {
+        Err(_) => true,
+        Ok(m) if !m.file_type().is_file() => false,
+        Ok(_) => {
+            let mut head = [0u8; 64];
+            let mut len = 0;
+            let Ok(mut file) = std::fs::File::open(path) else { return false };
+            while len < head.len() {
+                match file.read(&mut head[len..]) {
+                    Ok(0) => break,
+                    Ok(n) => len += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => return false,
+                }
+            }
+            lnt::starts_with_header(&head[..len])
+        }
+    }
 }
 
 /// Writes the files (see [`lnt::write_files`]), with the message of `labs emit` on failure.

@@ -2,11 +2,11 @@
 
 use super::Failure;
 use crate::behaviour::{Behaviour, compile_all};
-use crate::diagnostics::Diagnostics;
+use crate::diagnostics::{Diagnostics, render_capped};
 use crate::model::externs::parse_externs;
 use crate::model::{Model, ResolveError, resolve};
 use crate::syntax::parse;
-use crate::syntax::span::SourceFile;
+use crate::syntax::span::{SourceFile, Span, decode_utf8};
 use std::path::Path;
 
 /// A spec ready for the back ends.
@@ -31,8 +31,20 @@ pub fn load(
     extern_words: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<Loaded, Failure> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
+    let text = match decode_utf8(bytes) {
+        Ok(text) => text,
+        Err((bad, replaced)) => {
+            let file = SourceFile::new(path.display().to_string(), replaced);
+            let mut d = Diagnostics::default();
+            // The bad byte reads as U+FFFD, three bytes, in the replaced text.
+            d.error(
+                Span::new(bad.offset, bad.offset + '\u{FFFD}'.len_utf8()),
+                format!("not valid UTF-8 (byte 0x{:02X}): a specification is UTF-8 text", bad.byte),
+            );
+            return Err(invalid(&file, &d));
+        }
+    };
     let file = SourceFile::new(path.display().to_string(), text);
     let externs = parse_externs(extern_words).map_err(|e| Failure::new(2, e.to_string()))?;
     let parsed = parse(&file.text);
@@ -86,6 +98,18 @@ pub fn load(
     Ok(Loaded { file, model, behaviours })
 }
 
+/// The text of a file that is not a spec (a trace, an LNT program, a query): unreadable is a
+/// usage error; not UTF-8 is exit `bad_text`, located at the first bad byte.
+pub fn read_text(path: &Path, bad_text: i32) -> Result<String, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read `{}`: {e}", path.display())))?;
+    decode_utf8(bytes).map_err(|(bad, _)| {
+        Failure::new(
+            bad_text,
+            format!("not valid UTF-8 (byte 0x{:02X})\n --> {}:{}:{}", bad.byte, path.display(), bad.line, bad.col),
+        )
+    })
+}
+
 /// `--property NAME` names no property of the spec (exit 2, listing the ones it has).
 pub fn unknown_property(l: &Loaded, name: &str) -> Failure {
     let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
@@ -93,14 +117,11 @@ pub fn unknown_property(l: &Loaded, name: &str) -> Failure {
 }
 
 fn render_all(file: &SourceFile, d: &Diagnostics, out: &mut Vec<String>) {
-    out.extend(d.items.iter().map(|x| x.render(file)));
+    out.extend(render_capped(&d.items, file));
 }
 
 fn invalid(file: &SourceFile, d: &Diagnostics) -> Failure {
-    let mut text = String::new();
-    for x in &d.items {
-        text += &x.render(file);
-    }
+    let mut text: String = render_capped(&d.items, file).concat();
     if !d.has_errors() {
         text += "error: the specification is invalid\n";
     }

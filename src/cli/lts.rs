@@ -86,9 +86,8 @@ pub struct LtsArgs {
 }
 
 pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
-    let read = |f: &Path| {
-        std::fs::read_to_string(f).map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", f.display())))
-    };
+    // Not UTF-8: as a syntax error of the LNT or SVL text.
+    let read = |f: &Path| super::load::read_text(f, exit::BACKEND);
     let mut svl_src: Option<(String, String)> = None;
     if let Some(f) = &a.svl_file {
         svl_src = Some((read(f)?, f.display().to_string()));

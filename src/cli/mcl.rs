@@ -21,10 +21,8 @@ fn read_bytes(p: &Path, what: &str) -> Result<Vec<u8>, Failure> {
 }
 
 pub fn run(a: &MclArgs) -> Result<i32, Failure> {
-    let qbytes = read_bytes(&a.query, "query")?;
     let qname = a.query.display().to_string();
-    let qtext = String::from_utf8(qbytes)
-        .map_err(|_| Failure::new(exit::INVALID_SPEC, format!("{qname}: the query is not valid UTF-8")))?;
+    let qtext = super::load::read_text(&a.query, exit::INVALID_SPEC)?;
     let query = mcl::parse(&qtext)
         .map_err(|errs| Failure::new(exit::INVALID_SPEC, mcl::render_errors(&qname, &qtext, &errs)))?;
     let lbytes = read_bytes(&a.lts, "LTS")?;
@@ -42,9 +40,8 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
     })?;
     super::bounds::reporting();
     if let (Some(path), Some(d)) = (&a.diag, &ev.diagnostic) {
-        super::write_whole(path, d.to_aut().as_bytes()).map_err(|e| {
-            Failure::new(exit::USAGE, format!("cannot write the diagnostic {}: {e}", path.display()))
-        })?;
+        super::write_whole(path, d.to_aut().as_bytes())
+            .map_err(|e| Failure::new(exit::USAGE, format!("cannot write the diagnostic {}: {e}", path.display())))?;
     }
     let verdict = if ev.holds { "TRUE" } else { "FALSE" };
     if a.json {

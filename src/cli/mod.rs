@@ -209,6 +209,10 @@ enum Command {
         /// Output directory (created if missing)
         #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
         output: PathBuf,
+        /// Replace files of the same names in DIR even if `labs emit` did not write them (without it,
+        /// such a file is an error and nothing is written)
+        #[arg(long)]
+        force: bool,
         /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
@@ -427,12 +431,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Emit { spec, fair, property, output, lnt_dialect } => {
+        Command::Emit { spec, fair, property, output, force, lnt_dialect } => {
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            emit::run(&loaded, fair, &property, &output, lnt_dialect.as_deref())
+            emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref())
         }
         Command::Mcl { query, lts, diag, json, timeout, memory } => {
             let limits = bounds::limits(timeout, None, memory);

@@ -38,10 +38,15 @@ pub fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
 }
 
 pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
-    let text = std::fs::read_to_string(a.trace_file)
-        .map_err(|e| Failure::new(exit::USAGE, format!("cannot read `{}`: {e}", a.trace_file.display())))?;
-    let path = cadp::parse_trace(&text)
-        .map_err(|m| Failure::new(exit::USAGE, format!("`{}`: {m}", a.trace_file.display())))?;
+    let text = super::load::read_text(a.trace_file, exit::USAGE)?;
+    let path = cadp::parse_trace(&text).map_err(|e| {
+        let file = a.trace_file.display();
+        let at = match e.line {
+            Some(n) => format!("{file}:{n}"),
+            None => file.to_string(),
+        };
+        Failure::new(exit::USAGE, format!("{}\n --> {at}", e.message))
+    })?;
     let analysis = analyse(&l.model, &l.behaviours);
     let undef = undef_value(&l.model, &analysis);
     let prop = match &a.property {
@@ -114,12 +119,22 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
                 from_labels::Shows::Violation { at } => {
                     println!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
                 }
-                from_labels::Shows::NoViolation => println!("the trace does not show a violation of {}", p.name),
+                from_labels::Shows::NoViolation => {}
                 from_labels::Shows::NotDecidable => {
                     println!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
                 }
             }
         }
+    }
+    // The trace was given as a counterexample of P: one that does not show it is an error.
+    if let (Some(p), Some(from_labels::Shows::NoViolation)) = (prop, shows) {
+        return Err(Failure::new(
+            exit::BACKEND,
+            format!(
+                "the trace does not show a violation of {} ({}): it is not a counterexample of this property",
+                p.name, p.keyword
+            ),
+        ));
     }
     Ok(exit::OK)
 }

@@ -123,11 +123,30 @@ enum Tok {
     Directive(String),
 }
 
+/// The line (from 1) of byte offsets asked in increasing order: counts each newline once,
+/// so that lexing stays linear.
+struct Lines<'s> {
+    src: &'s [u8],
+    at: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    fn of(&mut self, i: usize) -> usize {
+        if i > self.at {
+            self.line += self.src[self.at..i].iter().filter(|&&c| c == b'\n').count();
+            self.at = i;
+        }
+        self.line
+    }
+}
+
 fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
     let b = src.as_bytes();
     let mut out = vec![];
     let mut i = 0;
-    let line = |i: usize| src[..i].matches('\n').count() + 1;
+    let mut lines = Lines { src: b, at: 0, line: 1 };
+    let mut line = |i: usize| lines.of(i);
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() {
@@ -147,8 +166,9 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
                     None => return Err(format!("line {}: unterminated string", line(i))),
                     Some(b'"') => break,
                     Some(b'\\') if j + 1 < b.len() => {
-                        s.push(b[j + 1] as char);
-                        j += 2;
+                        let ch = src[j + 1..].chars().next().expect("a char");
+                        s.push(ch);
+                        j += 1 + ch.len_utf8();
                     }
                     Some(_) => {
                         let ch = src[j..].chars().next().expect("a char");
@@ -189,7 +209,14 @@ fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
 struct Parser {
     toks: Vec<(Tok, usize)>,
     i: usize,
+    /// Behaviours being parsed, one inside the other (at most `MAX_NESTING`).
+    depth: usize,
 }
+
+/// Nesting of behaviours (`(`, `hide`, `par`, `total prio`) beyond this is refused: the parser
+/// and every pass over a behaviour recurse once per level. The emitted scripts nest a few
+/// levels.
+const MAX_NESTING: usize = 200;
 
 impl Parser {
     fn peek(&self) -> Option<&Tok> {
@@ -256,6 +283,17 @@ impl Parser {
     }
 
     fn beh(&mut self) -> Result<Beh, String> {
+        if self.depth >= MAX_NESTING {
+            let line = self.toks.get(self.i).map_or_else(|| "end of script".to_string(), |t| format!("line {}", t.1));
+            return Err(format!("{line}: the behaviour nests deeper than {MAX_NESTING} levels"));
+        }
+        self.depth += 1;
+        let b = self.beh_at_depth();
+        self.depth -= 1;
+        b
+    }
+
+    fn beh_at_depth(&mut self) -> Result<Beh, String> {
         if self.is_sym("(") {
             self.i += 1;
             let b = self.beh()?;
@@ -464,7 +502,7 @@ impl Parser {
 /// Parses the compositional script.
 pub fn parse(src: &str) -> Result<Script, String> {
     let toks = lex(src)?;
-    Parser { toks, i: 0 }.script()
+    Parser { toks, i: 0, depth: 0 }.script()
 }
 
 /// Sizes of one generated leaf.

@@ -47,7 +47,8 @@ impl MclError {
 /// Renders errors of the query read from `name` as the LAbS diagnostics are rendered.
 pub fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
     let file = SourceFile::new(name, text);
-    errors.iter().map(|e| e.to_diagnostic().render(&file)).collect()
+    let diagnostics: Vec<_> = errors.iter().map(MclError::to_diagnostic).collect();
+    crate::diagnostics::render_capped(&diagnostics, &file).concat()
 }
 
 /// Stack size of the thread that reads a query: the nesting is bounded (200 levels), but a
@@ -57,7 +58,11 @@ const PARSER_STACK: usize = 64 << 20;
 /// Reads and types a query: every error located (line:col through `MclError::line_col`).
 pub fn parse(text: &str) -> Result<Query, Vec<MclError>> {
     let owned = text.to_string();
-    match std::thread::Builder::new().name("labs-mcl-parser".into()).stack_size(PARSER_STACK).spawn(move || parse_inline(&owned)) {
+    match std::thread::Builder::new()
+        .name("labs-mcl-parser".into())
+        .stack_size(PARSER_STACK)
+        .spawn(move || parse_inline(&owned))
+    {
         Ok(handle) => match handle.join() {
             Ok(out) => out,
             Err(panic) => std::panic::resume_unwind(panic),

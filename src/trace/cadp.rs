@@ -16,21 +16,43 @@ pub struct LabelPath {
     pub deadlock: bool,
 }
 
+/// What is wrong with a trace file, and the line (from 1) at fault when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl TraceError {
+    fn at(line: usize, message: impl Into<String>) -> TraceError {
+        TraceError { line: Some(line), message: message.into() }
+    }
+}
+
+impl std::fmt::Display for TraceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(n) => write!(f, "line {n}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
 /// Reads any of the supported formats (an `.aut` file starts with `des`).
-pub fn parse_trace(text: &str) -> Result<LabelPath, String> {
+pub fn parse_trace(text: &str) -> Result<LabelPath, TraceError> {
     if text.trim_start().starts_with("des") { parse_aut_path(text) } else { parse_seq(text) }
 }
 
 /// Executor / Evaluator output or a `.seq` file: the quoted labels, between `<initial state>`
 /// and the first end marker when there is one. Tool preamble lines are skipped.
-pub fn parse_seq(text: &str) -> Result<LabelPath, String> {
-    let mut lines: Vec<&str> = text.lines().collect();
-    if let Some(i) = lines.iter().position(|l| l.trim() == "<initial state>") {
-        lines.drain(..=i);
-    }
+pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let first = lines.iter().position(|l| l.trim() == "<initial state>").map_or(0, |i| i + 1);
     let mut labels = Vec::new();
     let mut deadlock = false;
-    for (n, line) in lines.iter().enumerate() {
+    for (n, line) in lines.iter().enumerate().skip(first) {
         let t = line.trim();
         match t {
             "<goal state>" | "<until state>" => break,
@@ -48,7 +70,7 @@ pub fn parse_seq(text: &str) -> Result<LabelPath, String> {
         // Several quoted labels may share a line.
         while let Some(start) = rest.find('"') {
             let after = &rest[start + 1..];
-            let end = after.find('"').ok_or_else(|| format!("line {}: unterminated label {t}", n + 1))?;
+            let end = after.find('"').ok_or_else(|| TraceError::at(n + 1, format!("unterminated label {t}")))?;
             let label = &after[..end];
             if label != "i" {
                 labels.push(label.to_string());
@@ -61,16 +83,44 @@ pub fn parse_seq(text: &str) -> Result<LabelPath, String> {
 
 /// An `.aut` file that is a single path from its initial state, possibly ending in a loop
 /// back to an earlier state (a lasso), as `bcg_io` writes a counterexample diagnostic.
-pub fn parse_aut_path(text: &str) -> Result<LabelPath, String> {
+/// The header (`des (init, transitions, states)`) must agree with the body: as many
+/// transitions as announced, every state number below the announced count.
+pub fn parse_aut_path(text: &str) -> Result<LabelPath, TraceError> {
     let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or("empty .aut file")?;
-    let nums = header_numbers(header).ok_or_else(|| format!("line 1: not an .aut header: {header}"))?;
-    let init = nums[0];
+    let (h, header) = lines.next().ok_or(TraceError { line: None, message: "empty .aut file".into() })?;
+    let [init, ntrans, nstates] = header_numbers(header)
+        .ok_or_else(|| TraceError::at(h + 1, format!("not an .aut header: {}", shortened(header))))?;
+    if init >= nstates {
+        return Err(TraceError::at(
+            h + 1,
+            format!("the initial state {init} is not one of the {nstates} states the header announces"),
+        ));
+    }
     let mut out: HashMap<u64, Vec<(String, u64)>> = HashMap::new();
+    let mut count: u64 = 0;
     for (n, line) in lines {
-        let (from, label, to) =
-            aut_transition(line).ok_or_else(|| format!("line {}: not a transition: {line}", n + 1))?;
+        let (from, label, to) = aut_transition(line)
+            .ok_or_else(|| TraceError::at(n + 1, format!("not a transition: {}", shortened(line))))?;
+        if let Some(s) = [from, to].into_iter().find(|&s| s >= nstates) {
+            return Err(TraceError::at(
+                n + 1,
+                format!("state {s} is out of range: the header announces {nstates} states (0 to {})", nstates - 1),
+            ));
+        }
+        count += 1;
+        if count > ntrans {
+            return Err(TraceError::at(
+                n + 1,
+                format!("more transitions than the {ntrans} the header (line {}) announces", h + 1),
+            ));
+        }
         out.entry(from).or_default().push((label, to));
+    }
+    if count < ntrans {
+        return Err(TraceError::at(
+            h + 1,
+            format!("the header announces {ntrans} transitions, the file holds {count}"),
+        ));
     }
     let mut labels = Vec::new();
     // The position in `labels` at which each visited state is left.
@@ -80,10 +130,13 @@ pub fn parse_aut_path(text: &str) -> Result<LabelPath, String> {
     loop {
         let succ = out.get(&state).map(Vec::as_slice).unwrap_or(&[]);
         if succ.len() > 1 {
-            return Err(format!(
-                "the .aut file is not a single path: state {state} has {} outgoing transitions",
-                succ.len()
-            ));
+            return Err(TraceError {
+                line: None,
+                message: format!(
+                    "the .aut file is not a single path: state {state} has {} outgoing transitions",
+                    succ.len()
+                ),
+            });
         }
         let Some((label, to)) = succ.first() else { break };
         left_at.insert(state, labels.len());
@@ -103,6 +156,15 @@ fn header_numbers(line: &str) -> Option<[u64; 3]> {
     let inner = line.trim().strip_prefix("des")?.trim().strip_prefix('(')?.strip_suffix(')')?;
     let v: Vec<u64> = inner.split(',').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
     (v.len() == 3).then(|| [v[0], v[1], v[2]])
+}
+
+/// A line quoted in an error: at most 80 characters of it.
+fn shortened(line: &str) -> String {
+    let line = line.trim();
+    match line.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
 }
 
 /// `(from, "label", to)` or `(from, label, to)`.
@@ -163,7 +225,32 @@ mod tests {
     #[test]
     fn aut_that_branches_is_refused() {
         let e = parse_trace("des (0, 2, 3)\n(0, A, 1)\n(0, B, 2)\n").unwrap_err();
-        assert!(e.contains("not a single path"), "{e}");
+        assert!(e.message.contains("not a single path"), "{e}");
+    }
+
+    #[test]
+    fn aut_header_must_agree_with_the_body() {
+        // Seven transitions announced, three present.
+        let e = parse_trace("des (0, 7, 4)\n(0, A, 1)\n(1, B, 2)\n(2, C, 3)\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.contains("7 transitions") && e.message.contains("holds 3"), "{e}");
+        // One more than announced: the first one too many is at fault.
+        let e = parse_trace("des (0, 1, 3)\n(0, A, 1)\n\n(1, B, 2)\n").unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        // States numbered 0 to 2 only.
+        let e = parse_trace("des (0, 2, 3)\n(0, A, 1)\n(1, B, 3)\n").unwrap_err();
+        assert_eq!(e.line, Some(3), "{e}");
+        assert!(e.message.contains("state 3 is out of range"), "{e}");
+        let e = parse_trace("des (5, 1, 3)\n(0, A, 1)\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        let e = parse_trace("des (0, 0, 0)\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+    }
+
+    #[test]
+    fn seq_errors_are_located_in_the_whole_file() {
+        let e = parse_trace("preamble\n<initial state>\n\"DONE\"\n\"A !1\n").unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
     }
 
     #[test]

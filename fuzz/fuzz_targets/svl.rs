@@ -1,0 +1,9 @@
+//! `cargo fuzz run svl`: the SVL script reader must never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(src) = std::str::from_utf8(data) else { return };
+    let _ = labs::lntcheck::svl::parse(src);
+});
