@@ -542,7 +542,8 @@ agent A {
 check { }
 ");
     // The reader computes which agent and location it reads, checked in the step...
-    assert!(t.contains("         if (((NatToInt (ra_0) == 1) or ((ra_0 == N_AGENTS) and ((1 < 0) or (1 >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
+    // (the constant agent id typed: a literal alone is Nat or Int).
+    assert!(t.contains("         if (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
     // ...the value travels with TICK: the owner of the location fixes it, everyone else only
     // constrains it by what the slot can carry (`rd_0`); unused slots are (N_AGENTS, 0, 0).
     assert!(t.contains(
@@ -597,7 +598,8 @@ check { }
     assert!(t.contains(
         "t_1_0 := ((lab_ite ((rv_0 > NatToInt (id)), 1, 0) + lab_ite ((rv_1 > NatToInt (id)), 1, 0)) + lab_ite ((rv_2 > NatToInt (id)), 1, 0));"
     ), "{t}");
-    assert!(t.contains("if (((NatToInt (ra_0) == 0) or ((ra_0 == N_AGENTS) and ((0 < 0) or (0 >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and ((NatToInt (ra_1) == 1) or ((ra_1 == N_AGENTS) and ((1 < 0) or (1 >= NatToInt (N_AGENTS))))) and ((ra_1 == N_AGENTS) or (rl_1 == 0)) and ((NatToInt (ra_2) == 2) or ((ra_2 == N_AGENTS) and ((2 < 0) or (2 >= NatToInt (N_AGENTS))))) and ((ra_2 == N_AGENTS) or (rl_2 == 0))) then"));
+    // The constant agent ids are typed (`(0 of Int)`): a literal alone is Nat or Int.
+    assert!(t.contains("if (((NatToInt (ra_0) == (0 of Int)) or ((ra_0 == N_AGENTS) and (((0 of Int) < 0) or ((0 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and ((NatToInt (ra_1) == (1 of Int)) or ((ra_1 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_1 == N_AGENTS) or (rl_1 == 0)) and ((NatToInt (ra_2) == (2 of Int)) or ((ra_2 == N_AGENTS) and (((2 of Int) < 0) or ((2 of Int) >= NatToInt (N_AGENTS))))) and ((ra_2 == N_AGENTS) or (rl_2 == 0))) then"), "{t}");
 }
 
 #[test]

@@ -157,16 +157,16 @@ fn bad_queries_are_located_errors() {
     // (query, line:col of the error, a word of the message), each derived from the typing
     // rules of docs/mcl.md.
     let cases = [
-        // Nat and Int are never mixed.
-        ("nu X (n: Nat := 0, i: Int := 0) .\n  ((n + i) = 0)", "2:4", "Int"),
+        // Nat and Int are never mixed: the Int operand of a Nat addition.
+        ("nu X (n: Nat := 0, i: Int := 0) .\n  ((n + i) = 0)", "2:9", "Int"),
         // An unbound data variable.
         ("<{G ?x:Nat}> (y = 1)", "1:15", "y"),
         // A call with the wrong number of arguments.
         ("mu X (n: Nat := 0) . <true> X (n, n)", "1:29", "argument"),
         // A fixed point variable under an odd number of negations.
         ("mu X . not <true> X", "1:19", "negation"),
-        // Alternation.
-        ("mu X . nu Y . (<\"A\"> X and [\"B\"] Y)", "1:1", "alternat"),
+        // Alternation, reported at the outer fixed point's name.
+        ("mu X . nu Y . (<\"A\"> X and [\"B\"] Y)", "1:4", "alternat"),
         // A construct refused by name.
         ("exists x: Nat . true", "1:1", "exists"),
         // A parse error.

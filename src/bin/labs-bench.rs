@@ -640,11 +640,10 @@ fn lts_table(o: &Options) -> Vec<String> {
 /// with the loaded model for the native verdicts.
 type Loaded = (labs::model::Model, Vec<labs::behaviour::Behaviour>);
 
-fn emitted_queries(
-    dir: &Path,
-    file: &str,
-    externs: &[&str],
-) -> Result<(Loaded, String, Vec<(String, String)>), String> {
+/// A loaded spec, its emitted LNT program, and per property its MCL query.
+type Emitted = (Loaded, String, Vec<(String, String)>);
+
+fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, String> {
     let src = std::fs::read_to_string(dir.join(file)).map_err(|e| e.to_string())?;
     let spec = parse(&src).spec.ok_or("parse error")?;
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()).map_err(|e| format!("{e:?}"))?;

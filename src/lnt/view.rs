@@ -865,6 +865,16 @@ fn is_static_read(e: &Expr) -> bool {
     }
 }
 
+/// Whether `e` is made of integer literals alone (no variable, agent or local).
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Const(_) => true,
+        Expr::Neg(a) | Expr::Abs(a) => is_literal(a),
+        Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => is_literal(a) && is_literal(b),
+        _ => false,
+    }
+}
+
 /// The checks of remote reads: the value received as `rv_k` is agent `e`'s element (the
 /// agent id and location offered with `TICK` are those the step computes), `e` defined.
 fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) -> Result<Vec<String>, EmitError> {
@@ -880,8 +890,8 @@ fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) 
         }
         // A read the step does not perform (e.g. short-circuited) may name no agent: the slot
         // is then offered unused, `(N_AGENTS, 0, 0)`, which is allowed only for such ids.
-        // Typed, so that an agent id made of literals alone (`0 + 1`) is not ambiguous.
-        let agent = format!("({} of Int)", p.expr(a)?);
+        // An agent id made of literals alone (`0 + 1`) is typed: Nat or Int would be ambiguous.
+        let agent = if is_literal(a) { format!("({} of Int)", p.expr(a)?) } else { p.expr(a)? };
         out.push(format!(
             "((NatToInt (ra_{k}) == {agent}) or ((ra_{k} == N_AGENTS) and (({agent} < 0) or ({agent} >= NatToInt (N_AGENTS)))))"
         ));

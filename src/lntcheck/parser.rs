@@ -20,7 +20,7 @@ const MAX_EXPR_DEPTH: u32 = 200;
 
 /// Operators in one chain (`a + b + …`) beyond which a program is refused: the chain is a
 /// tree as deep as it is long.
-const MAX_CHAIN: usize = 4096;
+const MAX_CHAIN: usize = 1000;
 
 type R<T> = Result<T, Diag>;
 

@@ -118,7 +118,7 @@ enum Res {
 
 #[derive(Default)]
 pub(super) struct Block {
-    index: FxHashMap<(FixId, u32, u32), u32>,
+    pub(super) index: FxHashMap<(FixId, u32, u32), u32>,
     /// Per variable: (fixed point, state, environment id).
     keys: Vec<(FixId, u32, u32)>,
     explored: Vec<bool>,

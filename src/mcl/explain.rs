@@ -143,7 +143,8 @@ impl Evaluator<'_, '_> {
                 for &c in kids {
                     let r = self.rank_of(c, state, env, want, ctx)?;
                     acc = fold(acc, r, one);
-                    if !one && acc.is_none() {
+                    // Nothing beats 0 for one child; nothing saves a failed child for all.
+                    if (one && acc == Some(0)) || (!one && acc.is_none()) {
                         break;
                     }
                 }
@@ -162,7 +163,7 @@ impl Evaluator<'_, '_> {
                     }
                     let r = self.rank_of(target, to, &scope, want, ctx)?;
                     acc = fold(acc, r, one);
-                    if !one && acc.is_none() {
+                    if (one && acc == Some(0)) || (!one && acc.is_none()) {
                         break;
                     }
                 }
@@ -170,18 +171,22 @@ impl Evaluator<'_, '_> {
             }
             Node::Call { fix, args } => {
                 let callee = self.call_env(*fix, args, env)?;
+                let b = q.fixes[*fix as usize].block;
+                if Some(b) == ctx && want == derived_value(q.block_sign[b as usize]) {
+                    // Justifying a derived value: only variables derived before count. Others
+                    // are not solved here (an infinite system may have stopped early).
+                    let env_id = self.env_id(&callee);
+                    let rank = match self.blocks[b as usize].index.get(&(*fix, state, env_id)) {
+                        Some(&v) => self.blocks[b as usize].rank[v as usize],
+                        None => NONE,
+                    };
+                    return Ok((rank != NONE).then_some(rank + 1));
+                }
                 let value = self.solve(*fix, state, &callee)?;
                 if value != want {
                     return Ok(None);
                 }
-                let b = q.fixes[*fix as usize].block;
-                if Some(b) != ctx {
-                    return Ok(Some(0));
-                }
-                let env_id = self.env_id(&callee);
-                let v = self.var(b, *fix, state, env_id);
-                let rank = self.blocks[b as usize].rank[v as usize];
-                Some(if rank != NONE && want == derived_value(q.block_sign[b as usize]) { rank + 1 } else { 1 })
+                Some(if Some(b) == ctx { 1 } else { 0 })
             }
         })
     }

@@ -157,7 +157,16 @@ pub fn translate(
     }
     let mut last_err = String::new();
     for (targets, loop_state) in attempts {
-        match search(&stepper, &slots, &targets, loop_state, path.deadlock) {
+        // The native loop of the observed loop's length first (the shortest trace), then one
+        // that goes round the observed loop again before it closes.
+        let found = search(&stepper, &slots, &targets, loop_state, path.deadlock, false).or_else(|e| {
+            if loop_state.is_some() {
+                search(&stepper, &slots, &targets, loop_state, path.deadlock, true)
+            } else {
+                Err(e)
+            }
+        });
+        match found {
             Ok((initial, steps, loop_start)) => {
                 let trace = Trace { fair, initial, steps, loop_start, ends_in_deadlock: path.deadlock, marks: vec![] };
                 return Ok(Translated {
@@ -197,6 +206,9 @@ fn observed_after_each_done(
     Ok(targets)
 }
 
+/// A native path found by `search`: the initial state, the steps, and the loop's start.
+type NativePath = (Vec<i32>, Vec<TraceStep>, Option<usize>);
+
 /// Depth-first search for native states `x_0 … x_m` with `x_0` initial, `x_{k+1}` a successor
 /// of `x_k`, and `x_k` agreeing with the observed values `targets[k]` on `slots`:
 /// - without a loop, `m = targets.len() - 1`, and `x_m` a deadlock if asked;
@@ -214,7 +226,8 @@ fn search(
     targets: &[Vec<i32>],
     loop_state: Option<usize>,
     deadlock: bool,
-) -> Result<(Vec<i32>, Vec<TraceStep>, Option<usize>), String> {
+    round_again: bool,
+) -> Result<NativePath, String> {
     let last = targets.len() - 1;
     // The place in `targets` of depth `k`: past the end, round the loop again.
     let place = |k: usize| match loop_state {
@@ -268,10 +281,7 @@ fn search(
                     }
                     return Ok((initial, steps, closes));
                 }
-                let expand = match loop_state {
-                    Some(_) => true,
-                    None => k < last,
-                };
+                let expand = k < last || (loop_state.is_some() && round_again);
                 if !expand {
                     dead_ends.insert((state, place(k)));
                 } else {
