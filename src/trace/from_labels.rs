@@ -231,7 +231,7 @@ fn search(
     let last = targets.len() - 1;
     // The place in `targets` of depth `k`: past the end, round the loop again.
     let place = |k: usize| match loop_state {
-        Some(l) if k > last && last > l => l + (k - l) % (last - l),
+        Some(l) if k >= last && last > l => l + (k - l) % (last - l),
         _ => k,
     };
     let agrees = |st: &[i32], k: usize| slots.iter().zip(&targets[place(k)]).all(|(&s, &x)| st[s] == x);
