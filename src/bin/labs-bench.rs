@@ -515,12 +515,7 @@ fn lts_table(o: &Options) -> Vec<String> {
             if *fair { " --fair" } else { "" }
         );
         let r = (|| -> Result<(), String> {
-            let path = dir.join(file);
-            let src = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
-            let spec = parse(&src).spec.ok_or("parse error")?;
-            let (model, _) =
-                resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
-            let (behs, _) = compile_all(&model).map_err(|e| format!("{e:?}"))?;
+            let (model, behs) = load_spec(dir, file, externs)?;
             let stem = file.trim_end_matches(".labs");
             let analysis = analyse(&model, &behs);
             let coarse = labs::cli::lts::coarse_analysis(&analysis);
@@ -636,18 +631,25 @@ fn lts_table(o: &Options) -> Vec<String> {
     failures
 }
 
-/// The queries `labs emit` writes for `file` (in `dir`) with `externs`: (property, MCL text),
-/// with the loaded model for the native verdicts.
+/// A spec's model and compiled behaviours.
 type Loaded = (labs::model::Model, Vec<labs::behaviour::Behaviour>);
 
-/// A loaded spec, its emitted LNT program, and per property its MCL query.
-type Emitted = (Loaded, String, Vec<(String, String)>);
-
-fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, String> {
+/// Reads, resolves (with `externs`) and compiles `file` of `dir`.
+fn load_spec(dir: &Path, file: &str, externs: &[&str]) -> Result<Loaded, String> {
     let src = std::fs::read_to_string(dir.join(file)).map_err(|e| e.to_string())?;
     let spec = parse(&src).spec.ok_or("parse error")?;
     let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap_or_default()).map_err(|e| format!("{e:?}"))?;
     let (behs, _) = compile_all(&model).map_err(|e| format!("{e:?}"))?;
+    Ok((model, behs))
+}
+
+/// A loaded spec, its emitted LNT program, and per property its MCL query.
+type Emitted = (Loaded, String, Vec<(String, String)>);
+
+/// The queries `labs emit` writes for `file` (in `dir`) with `externs`: (property, MCL text),
+/// with the loaded model for the native verdicts.
+fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, String> {
+    let (model, behs) = load_spec(dir, file, externs)?;
     let analysis = analyse(&model, &behs);
     let base = labs::lnt::names::module_name(file.trim_end_matches(".labs"));
     let opts = labs::lnt::EmitOptions {

@@ -20,28 +20,10 @@ pub use lexer::Diag;
 
 /// Parses and compiles an LNT module.
 pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {
-    let m = parse_on_large_stack(src, dialect)?;
+    // On a large stack: nesting is bounded (200 levels of expressions), but a level takes
+    // several frames of the recursive descent.
+    let m = crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, dialect))?;
     sem::Program::build(m)
-}
-
-/// Stack of the thread that reads a program: nesting is bounded (200 levels of expressions),
-/// but a level takes several frames of the recursive descent.
-const PARSER_STACK: usize = 64 << 20;
-
-fn parse_on_large_stack(src: &str, dialect: Option<ast::Dialect>) -> Result<ast::Module, Diag> {
-    let owned = src.to_string();
-    match std::thread::Builder::new()
-        .name("labs-lnt-parser".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || parser::parse_module(&owned, dialect))
-    {
-        Ok(handle) => match handle.join() {
-            Ok(out) => out,
-            Err(panic) => std::panic::resume_unwind(panic),
-        },
-        // No thread available: read on the current stack.
-        Err(_) => parser::parse_module(src, dialect),
-    }
 }
 
 pub mod check;

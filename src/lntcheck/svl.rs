@@ -393,16 +393,9 @@ impl Parser {
         Ok((None, self.beh()?))
     }
 
-    /// The right-hand side of a monolithic statement, after `=`.
-    fn derived(&mut self) -> Result<Derived, String> {
-        if self.is_kw("generation") {
-            self.i += 1;
-            self.kw("of")?;
-            let lnt = self.string()?;
-            self.sym(";")?;
-            return Ok(Derived::Generation { lnt });
-        }
-        let reduction = self.id()?;
+    /// `ID reduction [hold "G", …] of`: the reduction's name and its held gates.
+    fn reduction(&mut self) -> Result<(String, Vec<String>), String> {
+        let name = self.id()?;
         self.kw("reduction")?;
         let mut hold = vec![];
         if self.is_kw("hold") {
@@ -414,6 +407,19 @@ impl Parser {
             }
         }
         self.kw("of")?;
+        Ok((name, hold))
+    }
+
+    /// The right-hand side of a monolithic statement, after `=`.
+    fn derived(&mut self) -> Result<Derived, String> {
+        if self.is_kw("generation") {
+            self.i += 1;
+            self.kw("of")?;
+            let lnt = self.string()?;
+            self.sym(";")?;
+            return Ok(Derived::Generation { lnt });
+        }
+        let (reduction, hold) = self.reduction()?;
         let mut keep = None;
         if self.is_kw("hide") {
             self.i += 1;
@@ -447,18 +453,7 @@ impl Parser {
                     }
                     self.kw("root")?;
                     self.kw("leaf")?;
-                    let reduction = self.id()?;
-                    self.kw("reduction")?;
-                    let mut hold = vec![];
-                    if self.is_kw("hold") {
-                        self.i += 1;
-                        hold.push(self.string()?);
-                        while self.is_sym(",") {
-                            self.i += 1;
-                            hold.push(self.string()?);
-                        }
-                    }
-                    self.kw("of")?;
+                    let (reduction, hold) = self.reduction()?;
                     let beh = self.beh()?;
                     self.sym(";")?;
                     s.blocks.push(Block { bcg, reduction, hold, beh, property: None });

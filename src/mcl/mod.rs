@@ -51,25 +51,10 @@ pub fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
     crate::diagnostics::render_capped(&diagnostics, &file).concat()
 }
 
-/// Stack size of the thread that reads a query: the nesting is bounded (200 levels), but a
-/// level of parentheses takes several frames, more than small test-thread stacks hold.
-const PARSER_STACK: usize = 64 << 20;
-
-/// Reads and types a query: every error located (line:col through `MclError::line_col`).
+/// Reads and types a query: every error located (line:col through `MclError::line_col`). On a
+/// large stack: nesting is bounded (200 levels), but a level takes several frames.
 pub fn parse(text: &str) -> Result<Query, Vec<MclError>> {
-    let owned = text.to_string();
-    match std::thread::Builder::new()
-        .name("labs-mcl-parser".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || parse_inline(&owned))
-    {
-        Ok(handle) => match handle.join() {
-            Ok(out) => out,
-            Err(panic) => std::panic::resume_unwind(panic),
-        },
-        // No thread available: read on the current stack.
-        Err(_) => parse_inline(text),
-    }
+    crate::syntax::stack::on_large_stack("labs-mcl-parser", || parse_inline(text))
 }
 
 fn parse_inline(text: &str) -> Result<Query, Vec<MclError>> {

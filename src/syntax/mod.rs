@@ -5,5 +5,6 @@ pub mod lexer;
 pub mod parser;
 pub mod printer;
 pub mod span;
+pub mod stack;
 
 pub use parser::{ParseOutput, parse};

@@ -19,25 +19,10 @@ pub struct ParseOutput {
     pub diagnostics: Diagnostics,
 }
 
-/// Stack size of the parsing thread: deep (but bounded, `MAX_DEPTH`) nesting must not
-/// overflow the stack even in unoptimised builds or on small test-thread stacks.
-const PARSER_STACK: usize = 64 << 20;
-
-/// Parses a whole specification.
+/// Parses a whole specification (on a large stack: nesting is bounded by `MAX_DEPTH`, but
+/// deep).
 pub fn parse(src: &str) -> ParseOutput {
-    let owned = src.to_string();
-    match std::thread::Builder::new()
-        .name("labs-parser".into())
-        .stack_size(PARSER_STACK)
-        .spawn(move || parse_inline(&owned))
-    {
-        Ok(handle) => match handle.join() {
-            Ok(out) => out,
-            Err(panic) => std::panic::resume_unwind(panic),
-        },
-        // No thread available: parse on the current stack.
-        Err(_) => parse_inline(src),
-    }
+    super::stack::on_large_stack("labs-parser", || parse_inline(src))
 }
 
 fn parse_inline(src: &str) -> ParseOutput {
