@@ -178,6 +178,17 @@ impl Limits {
         Some(self.inner.started.elapsed().saturating_sub(at))
     }
 
+    /// `can_allocate`, and when it is refused the run stops (`StopReason::Memory`): for a
+    /// table or vector about to double, whose allocation would outrun the watchdog. `0`
+    /// bytes is always admitted without reading the resident memory.
+    pub fn admit(&self, bytes: u64) -> bool {
+        if bytes == 0 || self.can_allocate(bytes) {
+            return true;
+        }
+        self.stop(StopReason::Memory);
+        false
+    }
+
     /// Whether `bytes` more could be allocated without passing the memory bound (for a
     /// single large allocation that must be refused before it is attempted).
     pub fn can_allocate(&self, bytes: u64) -> bool {

@@ -153,3 +153,57 @@ fn lnt_backend_state_bound_is_inconclusive() {
     let e = stderr(&o);
     assert!(e.contains("--max-states") && !e.contains("emitted LNT:0:0"), "{e}");
 }
+
+/// Runs labs and waits for it with `wait4`, which reports the peak resident memory of that
+/// child alone: (exit code, stderr, peak MiB, wall time).
+fn labs_peak(args: &[&str]) -> (Option<i32>, String, u64, Duration) {
+    use std::io::Read;
+    let t = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_labs"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run labs");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; `status` and `usage` are valid for writes.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, reader.join().expect("stderr reader"), usage.ru_maxrss as u64 / 1024, t.elapsed())
+}
+
+#[test]
+fn memory_bound_holds_in_the_lnt_interpreter_and_the_composition() {
+    // flock with 3 birds: the compositional workflow's product of the leaves, and the
+    // monolithic workflow's generation of the whole program, both far beyond these bounds.
+    let flock = fixtures::path_str("benchmarks/flock.labs");
+    for (workflow, bound) in [("compositional", 120u64), ("monolithic", 100)] {
+        let b = bound.to_string();
+        let (code, e, peak, t) = labs_peak(&[
+            "verify",
+            &flock,
+            "birds=3",
+            "delta=1",
+            "grid=4",
+            "--backend",
+            "lnt",
+            "--workflow",
+            workflow,
+            "--memory",
+            &b,
+        ]);
+        assert_eq!(code, Some(5), "{workflow}: {e}");
+        assert!(e.contains("memory bound"), "{workflow}: {e}");
+        assert!(peak <= bound + bound / 10, "{workflow}: peak {peak} MiB for --memory {bound}");
+        assert!(t < Duration::from_secs(60), "{workflow}: took {t:?}");
+    }
+}

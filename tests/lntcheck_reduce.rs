@@ -63,10 +63,10 @@ proptest! {
     ) {
         let l = build(n, &trans);
         let r = if sharp { Reduction::DivSharp { hold: vec!["G".into()] } } else { Reduction::DivBranching };
-        let m = minimise(&l, &r);
+        let m = minimise(&l, &r, &labs::limits::Limits::none()).unwrap();
         let reachable = l.reachable();
         prop_assert!(m.nstates <= reachable.nstates);
-        let again = minimise(&m, &r);
+        let again = minimise(&m, &r, &labs::limits::Limits::none()).unwrap();
         prop_assert_eq!((again.nstates, again.trans.len()), (m.nstates, m.trans.len()));
         prop_assert!(Lts::bisimilar(&again, &m));
         // Branching bisimilar LTSs have the same weak traces.
@@ -79,10 +79,10 @@ proptest! {
         trans in prop::collection::vec((0usize..7, 1usize..4, 0usize..7), 0..16),
     ) {
         let l = build(n, &trans);
-        let m = minimise(&l, &Reduction::DivBranching);
+        let m = minimise(&l, &Reduction::DivBranching, &labs::limits::Limits::none()).unwrap();
         prop_assert!(Lts::bisimilar(&m, &l.reachable()));
         // Minimal: no two states of the result are strongly bisimilar.
-        let again = minimise(&m, &Reduction::DivBranching);
+        let again = minimise(&m, &Reduction::DivBranching, &labs::limits::Limits::none()).unwrap();
         prop_assert_eq!(again.nstates, m.nstates);
     }
 }

@@ -200,3 +200,34 @@ fn lnt_reader() {
     lnt_reads("lnt prefix -", format!("{}1", "- ".repeat(DEPTH)));
     lnt_reads("lnt nested calls", nest("F (", "1", ")", DEPTH));
 }
+
+fn lnt_process_reads(what: &str, body: String) {
+    let text = format!("module M is\nprocess MAIN [G: any] is\n   {body}\nend process\nend module\n");
+    within(what, move || match labs::lntcheck::load(&text, None) {
+        Ok(_) => Ok(()),
+        Err(d) => Err(d.to_string()),
+    });
+}
+
+#[test]
+fn lnt_reader_statements() {
+    lnt_process_reads("lnt nested if", nest("if true then ", "G", " end if", DEPTH));
+    lnt_process_reads("lnt nested loop", nest("loop ", "G", " end loop", DEPTH));
+    lnt_process_reads("lnt nested alt", nest("alt G [] ", "G", " end alt", DEPTH));
+    lnt_process_reads("lnt nested par", nest("par G || ", "G", " end par", DEPTH));
+    lnt_process_reads("lnt sequence", chain("G", "; ", TERMS));
+}
+
+/// Nesting within the bound is read, beyond it refused with the position where it stops.
+#[test]
+fn lnt_statement_nesting_bound() {
+    let text = |n: usize| {
+        format!(
+            "module M is\nprocess MAIN [G: any] is\n   {}\nend process\nend module\n",
+            nest("if true then ", "G", " end if", n)
+        )
+    };
+    assert!(labs::lntcheck::load(&text(150), None).is_ok());
+    let err = labs::lntcheck::load(&text(300), None).err().expect("300 nested `if`s are refused").to_string();
+    assert!(err.contains("nested more than 200 levels"), "{err}");
+}

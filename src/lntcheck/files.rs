@@ -262,6 +262,7 @@ impl Execution<'_> {
             }
             Derived::Reduction { reduction: name, hold, keep, of } => {
                 let r = reduction(name, hold)?;
+                let limits = self.opts.limits.clone();
                 let base = self.lts(of)?;
                 let hidden;
                 let base = match keep {
@@ -272,7 +273,7 @@ impl Execution<'_> {
                     }
                     None => base,
                 };
-                Ok(minimise(base, &r))
+                minimise(base, &r, &limits)
             }
         }
     }

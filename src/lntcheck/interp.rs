@@ -711,6 +711,9 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
         let st = states.states[s as usize].clone();
         let succ = ex.successors(&st)?;
         for (label, t) in succ {
+            if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
+                return Err(Diag::new(Pos::default(), format!("stopped after {} states (Memory)", states.len())));
+            }
             let (id, new) = states.number(t);
             if new {
                 if opts.max_states.is_some_and(|m| states.len() as u64 > m)

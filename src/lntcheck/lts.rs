@@ -37,6 +37,20 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
         (x, true)
     }
 
+    /// The bytes the next new state would allocate at once when the table or the state list is
+    /// full and about to double (0 otherwise): admitted against the memory bound first.
+    pub fn growth_bytes(&self) -> u64 {
+        let mut b = 0;
+        if self.ids.len() >= self.ids.capacity() {
+            // hashbrown doubles its buckets (capacity is 7/8 of them), one control byte each.
+            b += (self.ids.capacity().max(4) * 16 / 7 * (std::mem::size_of::<(K, u32)>() + 1)) as u64;
+        }
+        if self.states.len() >= self.states.capacity() {
+            b += (self.states.capacity().max(4) * 2 * std::mem::size_of::<K>()) as u64;
+        }
+        b
+    }
+
     pub fn len(&self) -> usize {
         self.states.len()
     }
@@ -69,6 +83,15 @@ impl Lts {
     pub fn add(&mut self, s: u32, label: &str, t: u32) {
         let l = self.label_id(label);
         self.trans.push((s, l, t));
+    }
+
+    /// The bytes the next transition would allocate at once when the list is full (0
+    /// otherwise).
+    pub fn growth_bytes(&self) -> u64 {
+        if self.trans.len() < self.trans.capacity() {
+            return 0;
+        }
+        (self.trans.capacity().max(4) * 2 * std::mem::size_of::<(u32, u32, u32)>()) as u64
     }
 
     pub fn label(&self, i: u32) -> &str {

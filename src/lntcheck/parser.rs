@@ -12,11 +12,17 @@ pub struct Parser {
     fixed_by: [Option<(bool, Pos, &'static str)>; 3],
     /// Expressions being read, nested (bounded by `MAX_EXPR_DEPTH`).
     depth: u32,
+    /// Statements and behaviours being read, nested (bounded by `MAX_STMT_DEPTH`).
+    stmt_depth: u32,
 }
 
 /// Nesting of expressions (parentheses, calls, indices, prefix operators) beyond which a
 /// program is refused: the later passes recurse on the expression tree.
 const MAX_EXPR_DEPTH: u32 = 200;
+
+/// Nesting of statements and behaviours (`if`, `loop`, `alt`, `par`, `var` …) beyond which a
+/// program is refused: the checker and the interpreter recurse on the statement tree.
+const MAX_STMT_DEPTH: u32 = 200;
 
 /// Operators in one chain (`a + b + …`) beyond which a program is refused: the chain is a
 /// tree as deep as it is long.
@@ -28,7 +34,7 @@ type R<T> = Result<T, Diag>;
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
 pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0 };
+    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0 };
     p.module()
 }
 
@@ -318,6 +324,16 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> R<Stmt> {
+        if self.stmt_depth >= MAX_STMT_DEPTH {
+            return Err(Diag::new(self.pos(), format!("statements nested more than {MAX_STMT_DEPTH} levels deep")));
+        }
+        self.stmt_depth += 1;
+        let s = self.stmt_inner();
+        self.stmt_depth -= 1;
+        s
+    }
+
+    fn stmt_inner(&mut self) -> R<Stmt> {
         let pos = self.pos();
         let k = match self.peek().clone() {
             Tok::Kw("null") => {

@@ -11,6 +11,7 @@
 //! strongly connected components of the inert-step graph, in reverse topological order.
 
 use super::lts::Lts;
+use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
 
 /// A state's block, whether it diverges, and its (label, target block) pairs.
@@ -38,11 +39,12 @@ impl Reduction {
 
 /// The minimal LTS of `lts` (its reachable part) modulo `r`; divergent classes keep an internal
 /// self-loop, as CADP's divergence-preserving reductions do.
-pub fn minimise(lts: &Lts, r: &Reduction) -> Lts {
+pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, String> {
+    let stopped = |r: StopReason| format!("stopped while minimising ({r:?})");
     let lts = lts.reachable();
     let n = lts.nstates;
     if n == 0 {
-        return lts;
+        return Ok(lts);
     }
     let tau = lts.labels.iter().position(|l| l == "i").map(|x| x as u32);
     let strong: Vec<bool> = lts
@@ -58,6 +60,9 @@ pub fn minimise(lts: &Lts, r: &Reduction) -> Lts {
     let mut count = 1usize;
     let mut div_of = vec![false; n];
     loop {
+        if let Some(r) = limits.stopped() {
+            return Err(stopped(r));
+        }
         let inert = |s: usize, l: u32, t: u32| Some(l) == tau && block[s] == block[t as usize];
         let (comp, order) = sccs(n, |s, f: &mut dyn FnMut(usize)| {
             for &(l, t) in &adj[s] {
@@ -95,6 +100,14 @@ pub fn minimise(lts: &Lts, r: &Reduction) -> Lts {
         let mut ids: FxHashMap<Signature, u32> = FxHashMap::default();
         let mut next = vec![0u32; n];
         for s in 0..n {
+            if s % 4096 == 0 {
+                if let Some(r) = limits.stopped() {
+                    return Err(stopped(r));
+                }
+                if !limits.admit(ids.len() as u64 * 64) {
+                    return Err(stopped(StopReason::Memory));
+                }
+            }
             let c = comp[s];
             let mut sig = weak[c].clone();
             sig.extend(adj[s].iter().filter(|(l, _)| strong[*l as usize]).map(|&(l, t)| (l, block[t as usize])));
@@ -130,7 +143,7 @@ pub fn minimise(lts: &Lts, r: &Reduction) -> Lts {
     // Blocks are numbered in state order, so the initial state's block is 0.
     debug_assert_eq!(block[0], 0);
     out.nstates = count;
-    out.reachable()
+    Ok(out.reachable())
 }
 
 /// Strongly connected components of the graph on `0..n` whose edges `succ` lists (iterative
@@ -216,6 +229,10 @@ fn sccs(n: usize, succ: impl Fn(usize, &mut dyn FnMut(usize))) -> (Vec<usize>, V
 mod tests {
     use super::*;
 
+    fn min(l: &Lts, r: &Reduction) -> Lts {
+        minimise(l, r, &Limits::none()).expect("no bound")
+    }
+
     fn lts(trans: &[(u32, &str, u32)]) -> Lts {
         let mut l = Lts::new();
         for &(s, x, t) in trans {
@@ -234,26 +251,23 @@ mod tests {
     #[test]
     fn inert_steps_disappear_and_choices_made_by_internal_steps_stay() {
         // 0 -i-> 1 -a-> 2: the internal step is inert.
-        let m = minimise(&lts(&[(0, "i", 1), (1, "a", 2)]), &Reduction::DivBranching);
+        let m = min(&lts(&[(0, "i", 1), (1, "a", 2)]), &Reduction::DivBranching);
         assert_eq!(sorted(&m), [(0, "a".to_string(), 1)]);
         // a.b + i.c: the internal step decides (no b after it): not inert.
-        let m = minimise(&lts(&[(0, "a", 1), (1, "b", 2), (0, "i", 3), (3, "c", 4)]), &Reduction::DivBranching);
+        let m = min(&lts(&[(0, "a", 1), (1, "b", 2), (0, "i", 3), (3, "c", 4)]), &Reduction::DivBranching);
         assert_eq!((m.nstates, m.trans.len()), (4, 4), "{:?}", sorted(&m));
         // i.a + a: the internal step is inert (the state after it can do what 0 does).
-        let m = minimise(&lts(&[(0, "i", 1), (1, "a", 2), (0, "a", 2)]), &Reduction::DivBranching);
+        let m = min(&lts(&[(0, "i", 1), (1, "a", 2), (0, "a", 2)]), &Reduction::DivBranching);
         assert_eq!(sorted(&m), [(0, "a".to_string(), 1)]);
     }
 
     #[test]
     fn divergence_is_kept_as_an_internal_loop() {
         // 0 -i-> 1 -i-> 0, 0 -a-> 2: the cycle is inert but divergent.
-        let m = minimise(&lts(&[(0, "i", 1), (1, "i", 0), (0, "a", 2)]), &Reduction::DivBranching);
+        let m = min(&lts(&[(0, "i", 1), (1, "i", 0), (0, "a", 2)]), &Reduction::DivBranching);
         assert_eq!(sorted(&m), [(0, "a".to_string(), 1), (0, "i".to_string(), 0)]);
         // Without the cycle, a divergent and a non-divergent state are told apart.
-        let m = minimise(
-            &lts(&[(0, "b", 1), (0, "c", 2), (1, "i", 1), (1, "a", 3), (2, "a", 3)]),
-            &Reduction::DivBranching,
-        );
+        let m = min(&lts(&[(0, "b", 1), (0, "c", 2), (1, "i", 1), (1, "a", 3), (2, "a", 3)]), &Reduction::DivBranching);
         assert_eq!(m.nstates, 4, "{:?}", sorted(&m));
     }
 
@@ -263,13 +277,13 @@ mod tests {
         // divsharp with G strong, 0 and 1 differ only if their direct G moves differ: here
         // both have one, so still one class.
         let l = lts(&[(0, "i", 1), (1, "G !1", 2), (0, "G !1", 2)]);
-        assert_eq!(minimise(&l, &Reduction::DivBranching).nstates, 2);
+        assert_eq!(min(&l, &Reduction::DivBranching).nstates, 2);
         let sharp = Reduction::DivSharp { hold: vec!["G".into()] };
-        assert_eq!(minimise(&l, &sharp).nstates, 2);
+        assert_eq!(min(&l, &sharp).nstates, 2);
         // 0 -i-> 1 -G-> 2: for divsharp 0 cannot do G itself, so the step is not inert.
         let l = lts(&[(0, "i", 1), (1, "G", 2)]);
-        assert_eq!(minimise(&l, &Reduction::DivBranching).nstates, 2);
-        assert_eq!(sorted(&minimise(&l, &sharp)), [(0, "i".to_string(), 1), (1, "G".to_string(), 2)]);
+        assert_eq!(min(&l, &Reduction::DivBranching).nstates, 2);
+        assert_eq!(sorted(&min(&l, &sharp)), [(0, "i".to_string(), 1), (1, "G".to_string(), 2)]);
     }
 
     #[test]
@@ -277,7 +291,7 @@ mod tests {
         // Two copies of a small system that differ only by inert steps minimise to the same LTS.
         let a = lts(&[(0, "a", 1), (1, "i", 2), (2, "b", 0), (1, "c", 3), (2, "c", 3)]);
         let b = lts(&[(0, "i", 4), (4, "a", 1), (1, "i", 2), (2, "b", 0), (1, "c", 3), (2, "c", 3)]);
-        let (ma, mb) = (minimise(&a, &Reduction::DivBranching), minimise(&b, &Reduction::DivBranching));
+        let (ma, mb) = (min(&a, &Reduction::DivBranching), min(&b, &Reduction::DivBranching));
         assert!(Lts::bisimilar(&ma, &mb), "{:?} vs {:?}", sorted(&ma), sorted(&mb));
         assert_eq!(ma.nstates, 3);
     }
@@ -292,8 +306,8 @@ mod tests {
         let chains =
             vec![vec![super::super::lts::prio_pattern("a").unwrap(), super::super::lts::prio_pattern("b").unwrap()]];
         let sizes = |r: &Reduction| {
-            let whole = minimise(&p.prio(&chains), r);
-            let leaf_first = minimise(&minimise(&p, r).prio(&chains), r);
+            let whole = min(&p.prio(&chains), r);
+            let leaf_first = min(&min(&p, r).prio(&chains), r);
             (whole, leaf_first)
         };
         let (whole, leaf_first) = sizes(&Reduction::DivBranching);

@@ -533,11 +533,11 @@ impl<'a> Composer<'a> {
     }
 
     /// Adds a leaf to the network (minimised first when the composer reduces).
-    fn push_leaf(&mut self, l: Lts, text: String, net: &mut OnTheFly) -> Node {
+    fn push_leaf(&mut self, l: Lts, text: String, net: &mut OnTheFly) -> Result<Node, String> {
         let (states, transitions) = (l.nstates, l.trans.len());
         let (l, reduced) = match &self.reduction {
             Some(r) => {
-                let m = minimise(&l, r);
+                let m = minimise(&l, r, &self.limits)?;
                 let size = (m.nstates, m.trans.len());
                 (m, Some(size))
             }
@@ -548,7 +548,7 @@ impl<'a> Composer<'a> {
         let adj =
             l.adjacency().into_iter().map(|v| v.into_iter().map(|(x, t)| (map[x as usize], t)).collect()).collect();
         net.leaves.push(adj);
-        Node::Leaf(net.leaves.len() - 1)
+        Ok(Node::Leaf(net.leaves.len() - 1))
     }
 
     /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
@@ -582,9 +582,9 @@ impl<'a> Composer<'a> {
         net.labels.push("i".to_string());
         net.ids.insert("i".to_string(), 0);
         let root = self.build(b, property_ops, &mut net)?;
-        let lts = net.explore(root);
+        let lts = net.explore(root, &self.limits)?;
         Ok(match &self.reduction {
-            Some(r) => minimise(&lts, r),
+            Some(r) => minimise(&lts, r, &self.limits)?,
             None => lts,
         })
     }
@@ -593,7 +593,7 @@ impl<'a> Composer<'a> {
         Ok(match b {
             Beh::Call { process, gates, args } => {
                 let l = self.leaf(process, gates, args)?;
-                self.push_leaf(l, call_text(b), net)
+                self.push_leaf(l, call_text(b), net)?
             }
             // A leaf with its own `hide`: hidden, then minimised as one leaf when reducing.
             Beh::Hide { gates, body }
@@ -602,7 +602,7 @@ impl<'a> Composer<'a> {
                 let Beh::Call { process, gates: g, args } = &**body else { unreachable!("matched above") };
                 let hidden: Vec<&str> = gates.iter().map(|s| s.as_str()).collect();
                 let l = self.leaf(process, g, args)?.hide(&hidden);
-                self.push_leaf(l, hidden_text(gates, &call_text(body)), net)
+                self.push_leaf(l, hidden_text(gates, &call_text(body)), net)?
             }
             Beh::Hide { gates, body } | Beh::HideAllBut { gates, body } if property_ops => {
                 let inner = self.build(body, property_ops, net)?;
@@ -631,7 +631,7 @@ impl<'a> Composer<'a> {
                     kids.push(self.build(k, property_ops, net)?);
                     iface.push(i.clone());
                 }
-                Node::Par { global: global.clone(), iface, kids }
+                Node::Par { global: global.clone(), iface, kids, parts: HashMap::new() }
             }
         })
     }
@@ -719,10 +719,12 @@ enum Node {
         body: Box<Node>,
         ranks: HashMap<u32, Vec<Option<usize>>>,
     },
+    /// `parts`: per label id, the kids that synchronise on it (computed once).
     Par {
         global: Vec<String>,
         iface: Vec<Option<Vec<String>>>,
         kids: Vec<Node>,
+        parts: HashMap<u32, Vec<usize>>,
     },
 }
 
@@ -782,38 +784,52 @@ impl OnTheFly {
                     })
                     .collect()
             }
-            Node::Par { global, iface, kids } => {
+            Node::Par { global, iface, kids, parts } => {
                 let nk = kids.len();
-                let kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
-                let participants = |g: &str| -> Vec<usize> {
-                    if g == "i" {
-                        return vec![];
-                    }
-                    if global.iter().any(|x| x == g) {
-                        return (0..nk).collect();
-                    }
-                    (0..nk).filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g))).collect()
-                };
+                let mut kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
                 let mut out = vec![];
-                let mut sync: Vec<(u32, Vec<usize>)> = vec![];
+                // The labels to synchronise, in the order first met (the order of the output).
+                let mut sync: Vec<u32> = vec![];
                 for (k, ms) in kid_moves.iter().enumerate() {
                     for m in ms {
-                        let ps = participants(self.gate(m.0));
+                        let ps = parts.entry(m.0).or_insert_with(|| {
+                            let g = self.gate(m.0);
+                            if g == "i" {
+                                vec![]
+                            } else if global.iter().any(|x| x == g) {
+                                (0..nk).collect()
+                            } else {
+                                (0..nk)
+                                    .filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g)))
+                                    .collect()
+                            }
+                        });
                         if ps.contains(&k) {
-                            if !sync.iter().any(|(l, _)| *l == m.0) {
-                                sync.push((m.0, ps));
+                            if !sync.contains(&m.0) {
+                                sync.push(m.0);
                             }
                         } else {
                             out.push(m.clone());
                         }
                     }
                 }
-                for (l, ps) in sync {
+                // Each kid's moves by label, for the products below (stable: the order of the
+                // moves of one label is kept).
+                for ms in &mut kid_moves {
+                    ms.sort_by_key(|m| m.0);
+                }
+                let of_label = |k: usize, l: u32| -> &[Move] {
+                    let ms = &kid_moves[k];
+                    let a = ms.partition_point(|m| m.0 < l);
+                    let b = ms.partition_point(|m| m.0 <= l);
+                    &ms[a..b]
+                };
+                for l in sync {
                     let mut acc: Vec<Vec<(usize, u32)>> = vec![vec![]];
-                    for k in ps {
+                    for &k in &parts[&l] {
                         let mut next = vec![];
                         for a in &acc {
-                            for m in kid_moves[k].iter().filter(|m| m.0 == l) {
+                            for m in of_label(k, l) {
                                 let mut c = a.clone();
                                 c.extend(&m.1);
                                 next.push(c);
@@ -831,16 +847,24 @@ impl OnTheFly {
         }
     }
 
-    fn explore(mut self, mut root: Node) -> Lts {
+    /// The network's LTS from the root, within `limits` (polled for every state, and asked
+    /// before the state table or the transition list doubles).
+    fn explore(mut self, mut root: Node, limits: &crate::limits::Limits) -> Result<Lts, String> {
         let mut states = super::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
         let mut i = 0;
         while i < states.len() {
+            if let Some(r) = limits.stopped() {
+                return Err(format!("stopped after {} states of the composition ({r:?})", states.len()));
+            }
             let st = states.states[i].clone();
             for (l, ch) in self.moves(&mut root, &st) {
                 let mut n = st.clone();
                 for (k, t) in ch {
                     n[k] = t;
+                }
+                if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
+                    return Err(format!("stopped after {} states of the composition (Memory)", states.len()));
                 }
                 let (id, _) = states.number(n);
                 out.add(i as u32, &self.labels[l as usize], id);
@@ -849,7 +873,7 @@ impl OnTheFly {
         }
         out.nstates = states.len();
         self.leaves.clear();
-        out
+        Ok(out)
     }
 }
 
@@ -992,7 +1016,7 @@ pub fn check_script(
             // The reduction is a congruence for the script's operators (that is why `hold`
             // keeps the prioritised gates strong): composing the minimised leaves and
             // minimising gives the whole LTS minimised.
-            let whole = minimise(&lts, &r);
+            let whole = minimise(&lts, &r, &c.limits)?;
             if !Lts::bisimilar(&whole, &composed) {
                 return Err(format!(
                     "property {name}: the leaves minimised modulo {} compose to {} states, not to the {} states of \
