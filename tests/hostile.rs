@@ -156,6 +156,7 @@ fn lnt_backend_state_bound_is_inconclusive() {
 
 /// Runs labs and waits for it with `wait4`, which reports the peak resident memory of that
 /// child alone: (exit code, stderr, peak MiB, wall time).
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which `Child::wait` cannot replace
 fn labs_peak(args: &[&str]) -> (Option<i32>, String, u64, Duration) {
     use std::io::Read;
     let t = Instant::now();
