@@ -75,7 +75,25 @@ fn check_spec(text: &str) {
         }
         (x, y) => panic!("different outcomes: {:?} / {:?}\n{text}", x.is_ok(), y.is_ok()),
     }
-    let _ = run(&m, &b, true, 2);
+    // Round-robin scheduling: the same agreement between thread counts, and replayable
+    // counterexamples.
+    match (run(&m, &b, true, 1), run(&m, &b, true, 2)) {
+        (Ok(a), Ok(c)) => {
+            assert_eq!(
+                (a.stats.states, a.stats.transitions, a.stats.deadlocks),
+                (c.stats.states, c.stats.transitions, c.stats.deadlocks),
+                "fair\n{text}"
+            );
+            for (x, y) in a.results.iter().zip(&c.results) {
+                assert_eq!(x.verdict, y.verdict, "fair {}\n{text}", x.property);
+            }
+            replay_all(&m, &b, &a);
+        }
+        (Err(EngineError::Runtime { message: m1, .. }), Err(EngineError::Runtime { message: m2, .. })) => {
+            assert_eq!(m1, m2, "fair\n{text}")
+        }
+        (x, y) => panic!("different fair outcomes: {:?} / {:?}\n{text}", x.is_ok(), y.is_ok()),
+    }
 }
 
 proptest! {

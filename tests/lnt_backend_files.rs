@@ -61,7 +61,7 @@ fn run_files(
         &evaluate,
     )
     .map_err(|e| format!("{script}: {e:?}"))?;
-    let undef = lnt::view::undef_value(m, &analysis);
+    let undef = lnt::domains::undef_value(m, &analysis);
     let mut out = vec![];
     let mut bad = vec![];
     for v in &run.verifies {

@@ -15,7 +15,7 @@ use engine_common::*;
 use labs::analysis::values::analyse;
 use labs::behaviour::Behaviour;
 use labs::engine::Verdict;
-use labs::lnt::{Dialect, mcl, names::obs_gate, view::undef_value};
+use labs::lnt::{Dialect, domains::undef_value, mcl, names::obs_gate};
 use labs::lntcheck::backend::{check_properties, emit_lnt, explore};
 use labs::model::Model;
 use labs::trace::cadp::parse_trace;

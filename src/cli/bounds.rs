@@ -2,9 +2,9 @@
 //! `Limits` of a command, and the last resort when a phase does not stop in time.
 
 use super::exit;
-use super::verify::interrupt_flag;
 use crate::limits::{Limits, MemorySource, StopReason, machine_available_bytes};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// The longest `--timeout` accepted, in seconds (about 31 years).
@@ -58,6 +58,28 @@ pub fn stop_code(r: StopReason) -> i32 {
     }
 }
 
+/// The flag a Ctrl-C sets; installed once per process.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = flag.clone();
+        // Without a handler, Ctrl-C still ends the process (exit 130 by the shell).
+        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+        flag
+    })
+    .clone()
+}
+
+pub fn reason_text(s: StopReason) -> &'static str {
+    match s {
+        StopReason::MaxStates => "the state bound (--max-states) was reached",
+        StopReason::Memory => "the memory bound (--memory) was reached",
+        StopReason::Timeout => "the time limit (--timeout) was reached",
+        StopReason::Interrupted => "interrupted",
+    }
+}
+
 /// What stopped the run, for a message.
 pub fn stop_text(l: &Limits, r: StopReason) -> String {
     match (r, l.memory()) {
@@ -68,7 +90,7 @@ pub fn stop_text(l: &Limits, r: StopReason) -> String {
         (StopReason::Memory, Some((b, MemorySource::User))) => {
             format!("the memory bound (--memory {}) was reached", b >> 20)
         }
-        _ => super::verify::stop_text(r).to_string(),
+        _ => reason_text(r).to_string(),
     }
 }
 

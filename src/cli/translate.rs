@@ -5,7 +5,7 @@
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::lnt::{mcl, view::undef_value};
+use crate::lnt::{domains::undef_value, mcl};
 use crate::trace::{self, cadp, from_labels};
 use serde_json::json;
 use std::collections::BTreeSet;

@@ -11,21 +11,7 @@ use crate::trace;
 use serde_json::{Value, json};
 use std::fmt::Write;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
-
-/// The flag a Ctrl-C sets; installed once per process.
-pub(super) fn interrupt_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = flag.clone();
-        // Without a handler, Ctrl-C still ends the process (exit 130 by the shell).
-        let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
-        flag
-    })
-    .clone()
-}
+use std::sync::Arc;
 
 pub struct VerifyArgs {
     pub properties: Vec<String>,
@@ -122,15 +108,6 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
     exit::OK
 }
 
-pub(super) fn stop_text(s: StopReason) -> &'static str {
-    match s {
-        StopReason::MaxStates => "the state bound (--max-states) was reached",
-        StopReason::Memory => "the memory bound (--memory) was reached",
-        StopReason::Timeout => "the time limit (--timeout) was reached",
-        StopReason::Interrupted => "interrupted",
-    }
-}
-
 /// The verdicts, the counterexamples, then the statistics: the whole run's wall-clock time
 /// first (what a user waits for), then the back end's own time (`stats.seconds`).
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
@@ -150,7 +127,7 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
         let _ = writeln!(
             s,
             "exploration stopped early: {} after {} states; undecided properties are `unknown`",
-            stop_text(stop),
+            super::bounds::reason_text(stop),
             st.states
         );
     }

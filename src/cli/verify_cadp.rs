@@ -1,14 +1,15 @@
 //! `labs verify --backend cadp`: the CADP driver's verdicts, and each diagnostic turned into a
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
+use super::bounds::{interrupt_flag, reason_text};
 use super::load::Loaded;
-use super::verify::{SimulateArgs, interrupt_flag, results_text, stop_text, verify_exit_code, verify_json};
+use super::verify::{SimulateArgs, results_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{mcl, names, view::undef_value};
+use crate::lnt::{domains::undef_value, mcl, names};
 use crate::trace::{self, from_labels};
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -194,7 +195,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
         let _ = writeln!(s, "files kept in {}", run.work_dir.path().display());
     }
     if let Some(stop) = r.stopped {
-        let _ = writeln!(s, "CADP was stopped: {}; undecided properties are `unknown`", stop_text(stop));
+        let _ = writeln!(s, "CADP was stopped: {}; undecided properties are `unknown`", reason_text(stop));
     }
     s
 }

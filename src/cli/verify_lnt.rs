@@ -10,7 +10,7 @@ use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{self, EmitOptions, mcl, names, svl, view::undef_value};
+use crate::lnt::{self, EmitOptions, domains::undef_value, mcl, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
 use crate::trace::from_labels::{self, CounterexampleError};
 use std::fmt::Write;

@@ -16,6 +16,7 @@ pub mod explore;
 mod fast;
 mod hugepages;
 mod par;
+pub mod path;
 mod reached;
 pub mod simulate;
 mod spin;
@@ -24,9 +25,9 @@ pub mod step;
 pub mod sysalloc;
 
 use crate::behaviour::Behaviour;
+use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
-use crate::trace::{Mark, Trace, TraceStep};
 use check::{Bits, Outcome, Pat, Reverse, Scope};
 use eval::{Ctx, Mode, Scratch, Stop};
 use explore::Graph;

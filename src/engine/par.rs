@@ -62,6 +62,10 @@ pub struct Workers {
     handles: Vec<JoinHandle<()>>,
     /// Time the calling thread spent starting the workers.
     start_cost: Duration,
+    /// Held for a whole dispatch: the job slot and the `running` count serve one job at a
+    /// time, so a second caller (another thread sharing these workers, or `f` itself) must
+    /// not dispatch until the first job is over.
+    dispatch: Mutex<()>,
 }
 
 impl Workers {
@@ -88,7 +92,7 @@ impl Workers {
                 std::thread::Builder::new().name("labs-worker".into()).spawn(move || worker(&shared)).ok()
             })
             .collect();
-        Workers { shared, handles, start_cost: started.elapsed() }
+        Workers { shared, handles, start_cost: started.elapsed(), dispatch: Mutex::new(()) }
     }
 
     pub fn threads(&self) -> usize {
@@ -104,10 +108,18 @@ impl Workers {
     /// Runs `f(0..n)`, each index once, on all the threads (each taking the next unstarted
     /// index), and returns the results in index order, so the outcome does not depend on
     /// the schedule. A panic in `f` is raised again here once every thread has stopped.
+    /// While another job is being dispatched (a concurrent caller, or a call from inside `f`),
+    /// the calling thread runs every index itself: same results, and the job it would lend
+    /// the workers can never outlive this call.
     pub fn in_chunks<T: Send>(&self, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
         if self.handles.is_empty() || n <= 1 {
             return (0..n).map(f).collect();
         }
+        let _dispatching = match self.dispatch.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => return (0..n).map(f).collect(),
+        };
         let next = AtomicUsize::new(0);
         let done: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::with_capacity(n));
         let job = || {
@@ -305,6 +317,37 @@ fn warm_up() {
 
 #[cfg(test)]
 mod tests {
+    /// Workers shared by several threads: each caller gets its own results, whoever runs
+    /// the indices (the dispatch guard makes the others run theirs themselves).
+    #[test]
+    fn concurrent_callers_get_their_own_results() {
+        let w = std::sync::Arc::new(Workers::new(3));
+        let callers: Vec<_> = (0..4u64)
+            .map(|c| {
+                let w = std::sync::Arc::clone(&w);
+                std::thread::spawn(move || {
+                    for round in 0..200u64 {
+                        let data: Vec<u64> = (0..64).map(|i| i * 1000 + c * 7 + round).collect();
+                        let got = w.in_chunks(data.len(), |i| data[i] + 1);
+                        let want: Vec<u64> = data.iter().map(|x| x + 1).collect();
+                        assert_eq!(got, want, "caller {c}, round {round}");
+                    }
+                })
+            })
+            .collect();
+        for c in callers {
+            c.join().expect("a caller panicked");
+        }
+    }
+
+    /// A job that dispatches again from inside: runs, nested indices included.
+    #[test]
+    fn nested_dispatch_runs_on_the_caller() {
+        let w = Workers::new(2);
+        let got = w.in_chunks(4, |i| w.in_chunks(3, |j| i * 10 + j).iter().sum::<usize>());
+        assert_eq!(got, vec![3, 33, 63, 93]);
+    }
+
     use super::{Workers, current_cpu, leave_callers_cpu, usable_cores};
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -5,9 +5,9 @@ use super::eval::Scratch;
 use super::step::{Event, Stepper, Work};
 use super::{EngineError, check_behaviours, eval_pred, select_properties};
 use crate::behaviour::Behaviour;
+use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::{Limits, StopReason};
 use crate::model::{Modality, Model, Pattern};
-use crate::trace::{Mark, Trace, TraceStep};
 use serde::Serialize;
 
 /// SplitMix64: a small, portable, seeded generator (same sequence on every machine).

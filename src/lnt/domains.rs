@@ -156,6 +156,19 @@ pub fn reads_other_agent(b: &BExpr) -> bool {
     found
 }
 
+/// ⊥: one less than the smallest value (and 0) of every analysed set, so that it lies outside
+/// every analysed range.
+pub fn undef_value(model: &Model, analysis: &ValueAnalysis) -> i64 {
+    let mut lo = 0i64;
+    for s in analysis.sets.values() {
+        if let Some(m) = s.min() {
+            lo = lo.min(m.max(crate::model::arith::MIN_VALUE));
+        }
+    }
+    let _ = model;
+    lo - 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -493,7 +493,7 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
     let rparams: Vec<String> = (0..keys.len()).map(|i| format!("r_{i}")).collect();
     let vnames: BTreeMap<TrackKey, String> = keys.iter().cloned().zip(params.iter().cloned()).collect();
     let rnames: BTreeMap<TrackKey, String> = keys.iter().cloned().zip(rparams.iter().cloned()).collect();
-    let undef_value = super::view::undef_value(model, analysis);
+    let undef_value = super::domains::undef_value(model, analysis);
     let pv = Printer { names: &vnames, undef: undef_value };
     let pr = Printer { names: &rnames, undef: undef_value };
     let updates = keys

@@ -495,7 +495,7 @@ pub fn build(
         tuple_max: model.tuples.len().max(1) - 1,
         local_max: local_max.max(1) - 1,
         n_tuples: model.tuples.len(),
-        undef: int_lit(undef_value(model, analysis)),
+        undef: int_lit(domains::undef_value(model, analysis)),
         has_env,
         has_tuples,
         domains,
@@ -512,19 +512,6 @@ pub fn build(
         hidden_gates,
         components,
     })
-}
-
-/// ⊥: one less than the smallest value (and 0) of every analysed set, so that it lies outside
-/// every analysed range.
-pub fn undef_value(model: &Model, analysis: &ValueAnalysis) -> i64 {
-    let mut lo = 0i64;
-    for s in analysis.sets.values() {
-        if let Some(m) = s.min() {
-            lo = lo.min(m.max(crate::model::arith::MIN_VALUE));
-        }
-    }
-    let _ = model;
-    lo - 1
 }
 
 fn init_view(

@@ -4,7 +4,8 @@ pub mod ast;
 pub mod lexer;
 pub mod parser;
 pub mod printer;
-pub mod span;
+/// Spans are the diagnostics' vocabulary; re-exported where the syntax tree uses them.
+pub use crate::diagnostics::span;
 pub mod stack;
 
 pub use parser::{ParseOutput, parse};

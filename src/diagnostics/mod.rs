@@ -1,6 +1,8 @@
 //! Located diagnostics (errors and warnings) and their rendering with a source snippet.
 
-use crate::syntax::span::{SourceFile, Span};
+pub mod span;
+
+use span::{SourceFile, Span};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

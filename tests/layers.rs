@@ -1,0 +1,160 @@
+//! The dependency order of ARCHITECTURE.md ("Layers"), checked on the source: every `crate::`
+//! path in `src/` names only stages listed before the file's own stage, and within a stage the
+//! files do not depend on each other in a cycle. Test code (`#[cfg(test)]` onwards) is left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+mod fixtures;
+
+/// The stages in order, from the line of ARCHITECTURE.md that follows the "Layers" heading's
+/// marker: a backquoted list.
+fn layers() -> Vec<String> {
+    let doc = std::fs::read_to_string(fixtures::path("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let line = doc.lines().find(|l| l.starts_with("Order: ")).expect("an `Order: ` line in ARCHITECTURE.md");
+    line.split('`').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read src") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// (stage, file within the stage) of a source file: `src/engine/step.rs` is ("engine", "step"),
+/// `src/engine/mod.rs` ("engine", ""), `src/limits.rs` ("limits", "").
+fn place(src: &Path, p: &Path) -> Option<(String, String)> {
+    let rel: Vec<String> =
+        p.strip_prefix(src).ok()?.with_extension("").iter().map(|c| c.to_string_lossy().into_owned()).collect();
+    match rel.as_slice() {
+        [one] if one == "lib" || one == "main" => None,
+        [dir, _] if dir == "bin" => None,
+        [one] => Some((one.clone(), String::new())),
+        [stage, file] if file == "mod" => Some((stage.clone(), String::new())),
+        [stage, file, ..] => Some((stage.clone(), file.clone())),
+        _ => None,
+    }
+}
+
+/// The source without its tests.
+fn code(p: &Path) -> String {
+    let text = std::fs::read_to_string(p).expect("read source");
+    match text.find("#[cfg(test)]") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Identifiers following `prefix` in `text` (`crate::engine::step` gives `engine` for
+/// `crate::`), including the members of a `prefix{a, b::c}` group.
+fn names_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    for (i, _) in text.match_indices(prefix) {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &text[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(group.split(',').map(|g| ident(g.trim())).filter(|g| !g.is_empty()));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out
+}
+
+#[test]
+fn stages_depend_only_on_earlier_stages() {
+    let order = layers();
+    assert!(order.len() >= 10 && order.last().map(String::as_str) == Some("cli"), "{order:?}");
+    let src = fixtures::path("src");
+    let mut files = vec![];
+    rust_files(&src, &mut files);
+    let mut bad = vec![];
+    let mut seen = BTreeSet::new();
+    for p in &files {
+        let Some((stage, _)) = place(&src, p) else { continue };
+        let Some(mine) = order.iter().position(|s| *s == stage) else {
+            bad.push(format!("{}: stage `{stage}` is not in ARCHITECTURE.md's order", p.display()));
+            continue;
+        };
+        seen.insert(stage.clone());
+        for used in names_after(&code(p), "crate::") {
+            if used == stage {
+                continue;
+            }
+            match order.iter().position(|s| *s == used) {
+                Some(theirs) if theirs < mine => {}
+                Some(_) => bad.push(format!("{}: `{stage}` uses `{used}`, which comes after it", p.display())),
+                None => bad.push(format!("{}: uses `crate::{used}`, a stage not in the order", p.display())),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let listed: BTreeSet<String> = order.iter().cloned().collect();
+    assert_eq!(seen, listed, "ARCHITECTURE.md's order and the stages in src/ differ");
+}
+
+#[test]
+fn files_of_a_stage_do_not_depend_on_each_other_in_a_cycle() {
+    let src = fixtures::path("src");
+    let mut files = vec![];
+    rust_files(&src, &mut files);
+    // stage -> file -> sibling files it uses
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut siblings: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in &files {
+        if let Some((stage, file)) = place(&src, p)
+            && !file.is_empty()
+        {
+            siblings.entry(stage).or_default().insert(file);
+        }
+    }
+    for p in &files {
+        let Some((stage, file)) = place(&src, p) else { continue };
+        if file.is_empty() || p.parent().is_some_and(|d| d.file_name().is_some_and(|n| n != stage.as_str())) {
+            continue; // a stage's mod.rs, or a file nested one level deeper
+        }
+        let text = code(p);
+        let mut used = names_after(&text, "super::");
+        used.extend(names_after(&text, &format!("crate::{stage}::")));
+        let sib = &siblings[&stage];
+        let deps = used.into_iter().filter(|u| *u != file && sib.contains(u)).collect();
+        graph.entry(stage).or_default().insert(file, deps);
+    }
+    let mut cycles = vec![];
+    for (stage, g) in &graph {
+        for (a, deps) in g {
+            for b in deps {
+                if a < b && g.get(b).is_some_and(|d| d.contains(a)) {
+                    cycles.push(format!("{stage}: {a} <-> {b}"));
+                }
+            }
+        }
+        // longer cycles: a file that reaches itself
+        for start in g.keys() {
+            let mut stack: Vec<&String> = g[start].iter().collect();
+            let mut seen = BTreeSet::new();
+            while let Some(n) = stack.pop() {
+                if n == start {
+                    cycles.push(format!("{stage}: {start} reaches itself"));
+                    break;
+                }
+                if seen.insert(n.clone()) {
+                    stack.extend(g.get(n).into_iter().flatten());
+                }
+            }
+        }
+    }
+    cycles.sort();
+    cycles.dedup();
+    assert!(cycles.is_empty(), "{}", cycles.join("\n"));
+}
