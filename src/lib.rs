@@ -14,5 +14,6 @@ pub mod lnt;
 pub mod lntcheck;
 pub mod mcl;
 pub mod model;
+pub mod report;
 pub mod syntax;
 pub mod trace;

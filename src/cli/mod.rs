@@ -5,7 +5,9 @@ mod emit;
 mod info;
 mod load;
 pub mod lts;
+mod manual;
 mod mcl;
+mod report;
 mod translate;
 mod values;
 mod verify;
@@ -127,6 +129,9 @@ enum Command {
         /// No progress line on stderr
         #[arg(long, short)]
         quiet: bool,
+        /// Also write an HTML report: the verdicts, the statistics, a message-sequence chart and a step table per counterexample
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
     /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
@@ -159,6 +164,9 @@ enum Command {
         /// the memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
+        /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
     /// Describe the resolved model: agent types and ids, variables, stigmergies, properties
     Info {
@@ -279,6 +287,20 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// Also write an HTML report: the trace's message-sequence chart and step table
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+    },
+    /// Print a shell completion script (bash, zsh or fish) for labs on stdout
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page of labs (roff) on stdout, or write every page into a directory
+    Manpage {
+        /// Write labs.1 and one page per subcommand (labs-verify.1, …) into this directory
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -337,7 +359,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             keep_files,
             cross_check,
             quiet,
+            report,
         } => {
+            if let Some(p) = &report {
+                report::check_target(p)?;
+            }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
             let workers = (backend == Backend::Native).then(|| {
@@ -370,6 +396,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     limits,
                     quiet,
                     cross_check,
+                    report,
                 };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
@@ -386,13 +413,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     keep_files,
                     dialect: lnt_dialect,
                     limits,
+                    report,
                 };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
-            let args = verify::VerifyArgs { properties, fair, json, workers, max_states, limits, quiet };
+            let args = verify::VerifyArgs { properties, fair, json, workers, max_states, limits, quiet, report };
             verify::verify(&loaded, &spec_name(&spec), &args)
         }
-        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json, timeout, memory } => {
+        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json, timeout, memory, report } => {
+            if let Some(p) = &report {
+                report::check_target(p)?;
+            }
             let limits = bounds::limits(timeout, None, memory);
             let mut warnings = vec![];
             let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
@@ -402,7 +433,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 Backend::Lnt => verify::SimBackend::Lnt,
                 Backend::Cadp => verify::SimBackend::Cadp,
             };
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits };
+            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits, report };
             verify::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {
@@ -479,14 +510,25 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             lts::run(Some(&loaded), &args)
         }
-        Command::TranslateTrace { spec, words, fair, property, json } => {
+        Command::TranslateTrace { spec, words, fair, property, json, report } => {
+            if let Some(p) = &report {
+                report::check_target(p)?;
+            }
             let (externs, file) = translate::split_words(&words)?;
             let mut warnings = vec![];
             let loaded = load::load("translate-trace", &spec, &externs, &mut warnings)?;
             print_warnings(&warnings);
-            let args = translate::TranslateArgs { trace_file: Path::new(&file), fair, property, json };
+            let args = translate::TranslateArgs {
+                trace_file: Path::new(&file),
+                fair,
+                property,
+                json,
+                report: report.as_deref(),
+            };
             translate::run(&loaded, &args)
         }
+        Command::Completions { shell } => manual::run_completions(shell),
+        Command::Manpage { dir } => manual::run_manpage(dir.as_deref()),
     }
 }
 

@@ -17,6 +17,8 @@ pub struct TranslateArgs<'a> {
     pub fair: bool,
     pub property: Option<String>,
     pub json: bool,
+    /// `--report FILE.html`.
+    pub report: Option<&'a Path>,
 }
 
 /// Splits the words after SPEC into extern assignments (`NAME=VALUE`) and the trace file.
@@ -125,6 +127,20 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
                 }
             }
         }
+    }
+    if let Some(file) = a.report {
+        let spec = Path::new(&l.file.name).file_name().map_or_else(|| l.stem(), |n| n.to_string_lossy().into_owned());
+        let meta = super::report::meta(l, "translate-trace", &spec, "cadp (translated trace)", a.fair);
+        let mut notes = vec![format!("from `{}`: {} labels", a.trace_file.display(), path.labels.len())];
+        let mut shown = t.trace.clone();
+        if let (Some(p), Some(from_labels::Shows::Violation { at })) = (prop, shows) {
+            notes.push(format!("violates {} ({}) at state {at}", p.name, p.keyword));
+            if !shown.marks.iter().any(|m| m.at == at && m.property == p.name) {
+                shown.marks.push(trace::Mark { at, property: p.name.clone(), status: "violated".into() });
+            }
+        }
+        let title = format!("Trace translated from {}", a.trace_file.display());
+        super::report::write_trace(l, &meta, &shown, &title, notes, file)?;
     }
     // The trace was given as a counterexample of P: one that does not show it is an error.
     if let (Some(p), Some(from_labels::Shows::NoViolation)) = (prop, shows) {

@@ -23,6 +23,8 @@ pub struct VerifyArgs {
     /// The run's bounds (`--timeout`, `--memory`, Ctrl-C), started with the command.
     pub limits: Limits,
     pub quiet: bool,
+    /// `--report FILE.html`.
+    pub report: Option<std::path::PathBuf>,
 }
 
 fn progress_line(p: &Progress) {
@@ -90,6 +92,9 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     }
     if let Some(r) = report.stopped {
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
+    }
+    if let Some(p) = &a.report {
+        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "native", a.fair), &report, p)?;
     }
     Ok(verify_exit_code(&report))
 }
@@ -200,6 +205,8 @@ pub struct SimulateArgs {
     /// The run's bounds (`--timeout`, Ctrl-C, memory): the runs finished before a stop are
     /// printed.
     pub limits: Limits,
+    /// `--report FILE.html`.
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// Who draws the runs of `labs simulate`.
@@ -260,6 +267,10 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
     } else {
         print!("{}", simulate_text(l, a, &report));
+    }
+    if let Some(p) = &a.report {
+        let meta = super::report::meta(l, "simulate", spec_name, a.backend.name(), a.fair);
+        super::report::write_simulate(l, &meta, &report, &|i| a.backend.run_seed(a.seed, i), p)?;
     }
     match report.stopped {
         Some(r) => {

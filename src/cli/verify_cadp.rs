@@ -27,6 +27,8 @@ pub struct CadpVerifyArgs {
     pub quiet: bool,
     /// Also run the native engine and require the same verdicts.
     pub cross_check: bool,
+    /// `--report FILE.html`.
+    pub report: Option<PathBuf>,
 }
 
 fn driver_failure(e: CadpError) -> Failure {
@@ -111,6 +113,9 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
         print!("{}", cadp_text(l, &report, &run));
+    }
+    if let Some(p) = &a.report {
+        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "cadp", a.fair), &report, p)?;
     }
     Ok(verify_exit_code(&report))
 }

@@ -29,6 +29,8 @@ pub struct LntVerifyArgs<'a> {
     /// The run's bounds: polled while the leaves are generated and while the queries are
     /// evaluated.
     pub limits: crate::limits::Limits,
+    /// `--report FILE.html`.
+    pub report: Option<PathBuf>,
 }
 
 pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32, Failure> {
@@ -160,6 +162,9 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
         print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+    }
+    if let Some(p) = &a.report {
+        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "lnt", a.fair), &report, p)?;
     }
     Ok(verify_exit_code(&report))
 }

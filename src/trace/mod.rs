@@ -15,13 +15,13 @@ pub use crate::engine::path::{Mark, Trace, TraceStep};
 
 /// Concrete timestamps along a trace (§4): initial ones 0, 1, 2, … in initialisation order
 /// (agent by agent, tuple by tuple), then +1 per written tuple; messages copy them.
-struct Clock {
-    ts: Vec<Vec<i64>>, // [agent][tuple]
+pub struct Clock {
+    pub ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,
 }
 
 impl Clock {
-    fn new(st: &Stepper) -> Clock {
+    pub fn new(st: &Stepper) -> Clock {
         let n = st.lay.n_agents;
         let mut ts = vec![vec![0i64; st.lay.n_tuples]; n];
         let mut next = 0;
@@ -35,7 +35,7 @@ impl Clock {
         }
         Clock { ts, next }
     }
-    fn apply(&mut self, ev: &Event) {
+    pub fn apply(&mut self, ev: &Event) {
         match ev {
             Event::Agent { agent, written, .. } => {
                 for &k in written {
@@ -61,11 +61,11 @@ fn jval(v: i32) -> Value {
     if v == BOT { json!("undef") } else { json!(v) }
 }
 
-fn agent_name(model: &Model, a: usize) -> String {
+pub fn agent_name(model: &Model, a: usize) -> String {
     format!("{} {}", model.agent_types[model.type_of(a)].name, a)
 }
 
-fn tuple_name(model: &Model, k: usize) -> String {
+pub fn tuple_name(model: &Model, k: usize) -> String {
     model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
 }
 

@@ -1,0 +1,66 @@
+//! `--report FILE.html`: the page of `crate::report` for a finished run, written whole.
+
+use super::load::Loaded;
+use super::{Failure, exit};
+use crate::engine::{SimulateReport, VerifyReport};
+use crate::report::{self, Meta};
+use crate::trace::Trace;
+use std::path::Path;
+
+/// Refuses a report path whose directory does not exist before the run starts (exit 2), so
+/// that a long verification does not end without its report.
+pub fn check_target(path: &Path) -> Result<(), Failure> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if path.is_dir() {
+        return Err(Failure::new(exit::USAGE, format!("--report {}: is a directory", path.display())));
+    }
+    if !dir.is_dir() {
+        return Err(Failure::new(
+            exit::USAGE,
+            format!("--report {}: no directory `{}`", path.display(), dir.display()),
+        ));
+    }
+    Ok(())
+}
+
+pub fn meta(l: &Loaded, command: &str, spec_name: &str, backend: &str, fair: bool) -> Meta {
+    Meta {
+        command: command.to_string(),
+        spec: spec_name.to_string(),
+        externs: l.model.externs.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+        backend: backend.to_string(),
+        fair,
+        date: report::html::utc_text(std::time::SystemTime::now()),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+fn write(path: &Path, page: &str) -> Result<(), Failure> {
+    super::write_whole(path, page.as_bytes())
+        .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write the report `{}`: {e}", path.display())))
+}
+
+pub fn write_verify(l: &Loaded, meta: &Meta, r: &VerifyReport, path: &Path) -> Result<(), Failure> {
+    write(path, &report::verify_page(&l.model, &l.behaviours, meta, r, super::run_seconds()))
+}
+
+pub fn write_simulate(
+    l: &Loaded,
+    meta: &Meta,
+    r: &SimulateReport,
+    seed: &dyn Fn(usize) -> u64,
+    path: &Path,
+) -> Result<(), Failure> {
+    write(path, &report::simulate_page(&l.model, &l.behaviours, meta, r, seed))
+}
+
+pub fn write_trace(
+    l: &Loaded,
+    meta: &Meta,
+    t: &Trace,
+    title: &str,
+    notes: Vec<String>,
+    path: &Path,
+) -> Result<(), Failure> {
+    write(path, &report::trace_page(&l.model, &l.behaviours, meta, t, title, notes))
+}

@@ -1,0 +1,242 @@
+//! The HTML report (`--report FILE.html`): one self-contained page with a header, the
+//! verdicts and statistics, and per counterexample or simulation run a message-sequence chart
+//! (`chart`) over a step table (`table`), both drawn from a `TraceView` (`view`).
+//!
+//! The page is returned as a `String`: this stage does no I/O and reads no clock (the date
+//! and version are given in `Meta`, so pages are reproducible), and the page references no
+//! resource outside itself (inline CSS and SVG, no script).
+
+pub mod chart;
+pub mod html;
+pub mod table;
+pub mod view;
+
+use crate::behaviour::Behaviour;
+use crate::engine::{SimStatus, SimulateReport, VerifyReport};
+use crate::model::Model;
+use crate::trace::Trace;
+use html::esc;
+use std::fmt::Write;
+use view::TraceView;
+
+/// What the header says about the run.
+#[derive(Clone, Debug)]
+pub struct Meta {
+    /// `verify`, `simulate` or `translate-trace`.
+    pub command: String,
+    pub spec: String,
+    pub externs: Vec<(String, i64)>,
+    pub backend: String,
+    pub fair: bool,
+    /// When the page was made, as shown (`html::utc_text`).
+    pub date: String,
+    pub version: String,
+}
+
+/// One chart and its table, with a title and lines that say what it shows.
+pub struct Section {
+    pub title: String,
+    pub notes: Vec<String>,
+    pub view: TraceView,
+}
+
+/// One property's line of the verdicts' table.
+pub struct VerdictRow {
+    pub property: String,
+    pub modality: String,
+    pub verdict: String,
+    /// The counterexample's length as shown, and the index of its section.
+    pub trace: Option<(String, usize)>,
+}
+
+/// The verdicts' table and the statistics, when verifying.
+pub struct Verdicts {
+    pub rows: Vec<VerdictRow>,
+    /// Label and value pairs.
+    pub stats: Vec<(String, String)>,
+}
+
+fn trace_length(t: &Trace) -> String {
+    let steps = if t.len() == 1 { "1 step".to_string() } else { format!("{} steps", t.len()) };
+    match (t.loop_start, t.ends_in_deadlock) {
+        (Some(l), _) => format!("{steps} (lasso: loop of {})", t.len() - l),
+        (None, true) => format!("{steps} (deadlock)"),
+        _ => steps,
+    }
+}
+
+/// The page of `labs verify`; `wall_seconds` is the whole run's time.
+pub fn verify_page(model: &Model, behs: &[Behaviour], meta: &Meta, r: &VerifyReport, wall_seconds: f64) -> String {
+    let mut traces = 0;
+    let rows = r
+        .results
+        .iter()
+        .map(|x| VerdictRow {
+            property: x.property.clone(),
+            modality: x.modality.clone(),
+            verdict: x.verdict.as_str().to_string(),
+            trace: x.trace.as_ref().map(|t| {
+                traces += 1;
+                (trace_length(t), traces - 1)
+            }),
+        })
+        .collect();
+    let st = &r.stats;
+    let mut stats = vec![];
+    // Only the native engine counts LAbS states (the other back ends reduce LTSs).
+    if meta.backend == "native" {
+        stats.push(("states".to_string(), st.states.to_string()));
+        stats.push(("transitions".to_string(), st.transitions.to_string()));
+        stats.push(("deadlocks".to_string(), st.deadlocks.to_string()));
+    }
+    stats.push(("wall time".to_string(), format!("{wall_seconds:.2} s")));
+    stats.push(("peak memory".to_string(), format!("{} MiB", st.peak_rss_mib)));
+    if let Some(s) = r.stopped {
+        stats.push(("stopped early".to_string(), format!("{s:?}")));
+    }
+    let sections = r
+        .results
+        .iter()
+        .filter_map(|x| {
+            let t = x.trace.as_ref()?;
+            Some(Section {
+                title: format!("Counterexample for {} ({})", x.property, x.modality),
+                notes: vec![format!("{}: {}", x.property, trace_length(t))],
+                view: TraceView::new(model, behs, t),
+            })
+        })
+        .collect();
+    page(meta, Some(&Verdicts { rows, stats }), sections)
+}
+
+/// The page of `labs simulate`; `seed(i)` is the seed run `i` was drawn with.
+pub fn simulate_page(
+    model: &Model,
+    behs: &[Behaviour],
+    meta: &Meta,
+    r: &SimulateReport,
+    seed: &dyn Fn(usize) -> u64,
+) -> String {
+    let sections = r
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let mut notes = vec![trace_length(&run.trace)];
+            for p in &run.properties {
+                let status = match p.status {
+                    SimStatus::Satisfied => "satisfied",
+                    SimStatus::Violated => "violated",
+                    SimStatus::Undecided => "undecided",
+                };
+                let at = p.at_step.map_or(String::new(), |k| format!(" at state {k}"));
+                notes.push(format!("{} ({}): {status}{at}", p.property, p.modality));
+            }
+            Section {
+                title: format!("Run {} of {} (seed {})", i + 1, r.runs.len(), seed(i)),
+                notes,
+                view: TraceView::new(model, behs, &run.trace),
+            }
+        })
+        .collect();
+    page(meta, None, sections)
+}
+
+/// The page of one trace (`labs translate-trace`).
+pub fn trace_page(
+    model: &Model,
+    behs: &[Behaviour],
+    meta: &Meta,
+    t: &Trace,
+    title: &str,
+    notes: Vec<String>,
+) -> String {
+    let mut notes = notes;
+    notes.insert(0, trace_length(t));
+    page(meta, None, vec![Section { title: title.to_string(), notes, view: TraceView::new(model, behs, t) }])
+}
+
+const STYLE: &str = include_str!("report.css");
+
+const LEGEND: &str = r#"<p class="legend"><span class="key assign">assignment</span> <span class="key env-assign">environment assignment</span> <span class="key put">put → receivers</span> <span class="key qry">qry → receivers</span> <span class="key refreshed">qry receiver with a newer value</span> <span class="key mark">violating state</span> <span class="key loop">lasso loop</span> <span class="key deadlock">deadlock</span> <span class="key ts">@t timestamp</span></p>"#;
+
+/// The whole page.
+pub fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
+    let mut out = String::new();
+    let title = format!("labs {} — {}", meta.command, meta.spec);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>",
+        esc(&title)
+    );
+    let _ = write!(out, "<header><h1>{}</h1><dl class=\"meta\">", esc(&title));
+    let externs = if meta.externs.is_empty() {
+        "none".to_string()
+    } else {
+        meta.externs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+    };
+    let scheduling = if meta.fair { "round-robin (--fair)" } else { "interleaving" };
+    for (k, v) in [
+        ("spec", meta.spec.as_str()),
+        ("externs", externs.as_str()),
+        ("back end", meta.backend.as_str()),
+        ("scheduling", scheduling),
+        ("date", meta.date.as_str()),
+        ("labs", meta.version.as_str()),
+    ] {
+        let _ = write!(out, "<div><dt>{k}</dt><dd>{}</dd></div>", esc(v));
+    }
+    out.push_str("</dl></header><main>");
+    if let Some(v) = verdicts {
+        out.push_str("<section><h2>Verdicts</h2><table class=\"verdicts\"><thead><tr><th>property</th><th>modality</th><th>verdict</th><th>trace</th></tr></thead><tbody>");
+        if v.rows.is_empty() {
+            out.push_str("<tr><td colspan=\"4\">(the spec has no properties to check)</td></tr>");
+        }
+        for row in &v.rows {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td class=\"verdict {}\">{}</td><td>{}</td></tr>",
+                esc(&row.property),
+                esc(&row.modality),
+                esc(&row.verdict),
+                esc(&row.verdict),
+                match &row.trace {
+                    None => "—".to_string(),
+                    Some((len, i)) => format!("<a href=\"#{}\">{}</a>", section_id(*i), esc(len)),
+                }
+            );
+        }
+        out.push_str("</tbody></table><dl class=\"stats\">");
+        for (k, val) in &v.stats {
+            let _ = write!(out, "<div><dt>{}</dt><dd>{}</dd></div>", esc(k), esc(val));
+        }
+        out.push_str("</dl></section>");
+    }
+    if sections.is_empty() {
+        out.push_str("<section><p class=\"note\">No trace to show.</p></section>");
+    }
+    for (i, s) in sections.iter().enumerate() {
+        let id = section_id(i);
+        let _ = write!(out, "<section class=\"trace\" id=\"{id}\"><h2>{}</h2>", esc(&s.title));
+        if !s.notes.is_empty() {
+            out.push_str("<ul class=\"notes\">");
+            for n in &s.notes {
+                let _ = write!(out, "<li>{}</li>", esc(n));
+            }
+            out.push_str("</ul>");
+        }
+        out.push_str(LEGEND);
+        out.push_str(&chart::chart(&s.view, &id));
+        out.push_str("<h3>Steps</h3>");
+        out.push_str(&table::step_table(&s.view, &id));
+        out.push_str("</section>");
+    }
+    out.push_str("</main></body></html>\n");
+    out
+}
+
+fn section_id(i: usize) -> String {
+    format!("trace{}", i + 1)
+}
