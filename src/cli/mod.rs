@@ -8,6 +8,7 @@ pub mod lts;
 mod manual;
 mod mcl;
 mod report;
+mod simulate;
 mod translate;
 mod values;
 mod verify;
@@ -429,12 +430,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             let backend = match backend {
-                Backend::Native => verify::SimBackend::Native,
-                Backend::Lnt => verify::SimBackend::Lnt,
-                Backend::Cadp => verify::SimBackend::Cadp,
+                Backend::Native => simulate::SimBackend::Native,
+                Backend::Lnt => simulate::SimBackend::Lnt,
+                Backend::Cadp => simulate::SimBackend::Cadp,
             };
-            let args = verify::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits, report };
-            verify::simulate(&loaded, &spec_name(&spec), &args)
+            let args = simulate::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits, report };
+            simulate::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {
             let mut warnings = vec![];

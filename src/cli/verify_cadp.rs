@@ -3,7 +3,7 @@
 
 use super::bounds::{interrupt_flag, reason_text};
 use super::load::Loaded;
-use super::verify::{SimulateArgs, results_text, verify_exit_code, verify_json};
+use super::verify::{results_text, verify_exit_code, verify_json};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
@@ -207,15 +207,15 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
 
 /// `labs simulate --backend cadp`: Executor's runs, each translated to a LAbS trace, replayed,
 /// cut to `--steps` LAbS steps and marked as the native runs are.
-pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
+pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
     let analysis = analyse(&l.model, &l.behaviours);
     let undef = undef_value(&l.model, &analysis);
     let exec = ExecutorOptions {
-        fair: a.fair,
-        runs: a.runs,
-        steps: a.steps,
-        seed: a.seed,
-        timeout: a.limits.remaining(),
+        fair: opts.fair,
+        runs: opts.runs,
+        steps: opts.steps,
+        seed: opts.seed,
+        timeout: opts.limits.remaining(),
         cancel: Some(interrupt_flag()),
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
@@ -229,22 +229,22 @@ pub(super) fn simulate_cadp(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions
                 format!("internal error of the LNT encoding: Executor's run with seed {} {m}", r.seed),
             )
         };
-        let t = from_labels::translate(&l.model, &l.behaviours, a.fair, undef, &r.path, None)
+        let t = from_labels::translate(&l.model, &l.behaviours, opts.fair, undef, &r.path, None)
             .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
         let mut trace = t.trace;
         trace::replay(&l.model, &l.behaviours, &trace)
             .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
-        if trace.steps.len() > a.steps {
-            trace.steps.truncate(a.steps);
+        if trace.steps.len() > opts.steps {
+            trace.steps.truncate(opts.steps);
             trace.ends_in_deadlock = false;
         }
         // Marks as for a native run: the walk offers the recorded step, and ends where the
         // trace ends (a deadlock only if Executor said so).
-        let steps = if trace.ends_in_deadlock { a.steps } else { trace.steps.len() };
+        let steps = if trace.ends_in_deadlock { opts.steps } else { trace.steps.len() };
         let one = SimulateOptions { runs: 1, steps, seed: 0, ..opts.clone() };
         let mut walk = RecordedWalk::new(&trace);
         let marked = crate::engine::simulate_with(&l.model, &l.behaviours, &one, &mut walk)
-            .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
+            .map_err(|e| super::verify::engine_failure(l, e, json))?;
         runs.extend(marked.runs);
     }
     Ok(SimulateReport { runs, stopped: report.stopped })

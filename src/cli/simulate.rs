@@ -1,0 +1,152 @@
+//! `labs simulate`: the runs of a back end (the native engine, the LNT interpreter, CADP's
+//! Executor), printed as text or JSON, and the report page.
+
+use super::load::Loaded;
+use super::verify::engine_failure;
+use super::{Failure, exit};
+use crate::engine::{self, SimStatus, SimulateOptions, SimulateReport};
+use crate::limits::Limits;
+use crate::trace;
+use serde_json::{Value, json};
+use std::fmt::Write;
+
+pub struct SimulateArgs {
+    pub properties: Vec<String>,
+    pub fair: bool,
+    pub json: bool,
+    pub runs: usize,
+    pub steps: usize,
+    pub seed: u64,
+    pub backend: SimBackend,
+    /// The run's bounds (`--timeout`, Ctrl-C, memory): the runs finished before a stop are
+    /// printed.
+    pub limits: Limits,
+    /// `--report FILE.html`.
+    pub report: Option<std::path::PathBuf>,
+}
+
+/// Who draws the runs of `labs simulate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SimBackend {
+    Native,
+    /// The emitted LNT program in labs's LNT interpreter.
+    Lnt,
+    /// The emitted LNT program in CADP's Executor (run `i` with seed `seed + i`).
+    Cadp,
+}
+
+impl SimBackend {
+    fn name(self) -> &'static str {
+        match self {
+            SimBackend::Native => "native",
+            SimBackend::Lnt => "lnt",
+            SimBackend::Cadp => "cadp",
+        }
+    }
+
+    /// The seed run `i` was drawn with, as the user can reproduce it.
+    fn run_seed(self, seed: u64, i: usize) -> u64 {
+        if self == SimBackend::Cadp { seed.wrapping_add(i as u64) } else { seed }
+    }
+}
+
+pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
+    let opts = SimulateOptions {
+        fair: a.fair,
+        runs: a.runs,
+        steps: a.steps,
+        seed: a.seed,
+        properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
+        limits: a.limits.clone(),
+    };
+    let report = if a.backend == SimBackend::Cadp {
+        Ok(super::verify_cadp::simulate_cadp(l, a.json, &opts)?)
+    } else if a.backend == SimBackend::Lnt {
+        let stem = l.stem();
+        let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);
+        let src = crate::lntcheck::backend::emit_lnt(
+            &l.model,
+            &l.behaviours,
+            &analysis,
+            &stem,
+            a.fair,
+            crate::lnt::Dialect::CURRENT,
+        )
+        .map_err(|m| Failure::new(exit::BACKEND, m))?;
+        crate::lntcheck::simulate::simulate(&l.model, &l.behaviours, &src, &opts)
+    } else {
+        engine::simulate(&l.model, &l.behaviours, &opts)
+    };
+    super::bounds::reporting();
+    let report = report.map_err(|e| engine_failure(l, e, a.json))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
+    } else {
+        print!("{}", simulate_text(l, a, &report));
+    }
+    if let Some(p) = &a.report {
+        let meta = super::report::meta(l, "simulate", spec_name, a.backend.name(), a.fair);
+        super::report::write_simulate(l, &meta, &report, &|i| a.backend.run_seed(a.seed, i), p)?;
+    }
+    match report.stopped {
+        Some(r) => {
+            eprintln!(
+                "warning: {} after {} of {} runs; the finished runs are shown",
+                super::bounds::stop_text(&a.limits, r),
+                report.runs.len(),
+                a.runs
+            );
+            Ok(super::bounds::stop_code(r))
+        }
+        None => Ok(exit::OK),
+    }
+}
+
+fn status_str(s: SimStatus) -> &'static str {
+    match s {
+        SimStatus::Satisfied => "satisfied",
+        SimStatus::Violated => "violated",
+        SimStatus::Undecided => "undecided",
+    }
+}
+
+fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
+    let mut s = String::new();
+    if r.runs.is_empty() {
+        let _ = writeln!(s, "no initial state (the assumptions exclude every initial state)");
+    }
+    for (i, run) in r.runs.iter().enumerate() {
+        let seed = a.backend.run_seed(a.seed, i);
+        let _ = writeln!(s, "=== run {} of {} (seed {seed}, at most {} steps)", i + 1, r.runs.len(), a.steps);
+        s += &trace::render(&l.model, &l.behaviours, &run.trace);
+        for p in &run.properties {
+            let at = p.at_step.map_or(String::new(), |k| format!(" at step {k}"));
+            let _ = writeln!(s, "  {}: {}{at}", p.property, status_str(p.status));
+        }
+    }
+    s
+}
+
+fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateReport) -> Value {
+    let runs: Vec<Value> = r
+        .runs
+        .iter()
+        .map(|run| {
+            json!({
+                "trace": trace::to_json(&l.model, &l.behaviours, &run.trace),
+                "properties": run.properties,
+                "deadlock": run.deadlock,
+            })
+        })
+        .collect();
+    json!({
+        "spec": spec_name,
+        "externs": l.model.externs,
+        "backend": a.backend.name(),
+        "fair": a.fair,
+        "seed": a.seed,
+        "steps": a.steps,
+        "runs": runs,
+        "stopped": r.stopped,
+    })
+}
