@@ -131,3 +131,46 @@ fn the_lost_update_by_hand() {
     let never_too_many = m.properties.iter().find(|p| p.name == "NeverTooMany").unwrap();
     assert_eq!(from_labels::shows(&m, &b, &t.trace, never_too_many).unwrap(), Shows::NoViolation);
 }
+
+/// The check the CLI runs on every trace it shows: a native counterexample passes, the same
+/// trace with one value changed in its last state is refused, naming the trace.
+#[test]
+fn replay_all_names_the_trace_that_does_not_replay() {
+    let (m, b) = load(&format!("{EXAMPLES}/leader.labs"), &["n=3"]);
+    let r = run(&m, &b, false, 1).unwrap();
+    let t = r.results.iter().find_map(|x| x.trace.clone()).expect("leader n=3 has a counterexample");
+    assert!(!t.steps.is_empty());
+    let name = || "counterexample for P".to_string();
+    labs::trace::replay_all(&m, &b, [(name(), &t)]).expect("a native counterexample replays");
+    let mut bad = t.clone();
+    let last = bad.steps.len() - 1;
+    bad.steps[last].state[0] += 1;
+    let e = labs::trace::replay_all(&m, &b, [(name(), &t), (name(), &bad)]).unwrap_err();
+    assert!(e.starts_with("the counterexample for P does not replay"), "{e}");
+}
+
+/// `SimulateOptions::check` sees every finished run, in order, and a refusal ends the
+/// simulation with an internal error naming the run; the replay itself accepts every run.
+#[test]
+fn each_simulation_run_is_checked_as_it_ends() {
+    use labs::engine::{RunCheck, SimulateOptions, simulate};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (m, b) = load(&format!("{EXAMPLES}/leader.labs"), &["n=3"]);
+    let seen = Arc::new(AtomicUsize::new(0));
+    let s = seen.clone();
+    let refuse_second =
+        RunCheck(Arc::new(
+            move |_| {
+                if s.fetch_add(1, Ordering::SeqCst) == 1 { Err("refused".to_string()) } else { Ok(()) }
+            },
+        ));
+    let opts = SimulateOptions { runs: 3, steps: 10, check: Some(refuse_second), ..Default::default() };
+    let e = simulate(&m, &b, &opts).unwrap_err().to_string();
+    assert!(e.contains("the trace of run 2 refused"), "{e}");
+    assert_eq!(seen.load(Ordering::SeqCst), 2, "the third run is not drawn");
+    let (m2, b2) = (m.clone(), b.clone());
+    let replay_check = RunCheck(Arc::new(move |t| replay(&m2, &b2, t)));
+    let opts = SimulateOptions { runs: 5, steps: 30, check: Some(replay_check), ..Default::default() };
+    assert_eq!(simulate(&m, &b, &opts).expect("every run replays").runs.len(), 5);
+}

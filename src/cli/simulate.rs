@@ -4,11 +4,12 @@
 use super::load::Loaded;
 use super::verify::engine_failure;
 use super::{Failure, exit};
-use crate::engine::{self, SimStatus, SimulateOptions, SimulateReport};
+use crate::engine::{self, RunCheck, SimStatus, SimulateOptions, SimulateReport};
 use crate::limits::Limits;
 use crate::trace;
 use serde_json::{Value, json};
 use std::fmt::Write;
+use std::sync::Arc;
 
 pub struct SimulateArgs {
     pub properties: Vec<String>,
@@ -50,6 +51,13 @@ impl SimBackend {
     }
 }
 
+/// The independent replay, run on each simulation run as soon as it is finished: every run
+/// shown has passed it, at no cost after a stop.
+fn replay_check(l: &Loaded) -> RunCheck {
+    let (model, behs) = (l.model.clone(), l.behaviours.clone());
+    RunCheck(Arc::new(move |t| trace::replay(&model, &behs, t).map_err(|m| format!("does not replay: {m}"))))
+}
+
 pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
     let opts = SimulateOptions {
         fair: a.fair,
@@ -58,6 +66,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         seed: a.seed,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
         limits: a.limits.clone(),
+        check: Some(replay_check(l)),
     };
     let report = if a.backend == SimBackend::Cadp {
         Ok(super::verify_cadp::simulate_cadp(l, a.json, &opts)?)

@@ -76,6 +76,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         eprint!("\r{:100}\r", "");
     }
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
+    replayed(l, &report)?;
     if report.stats.initial_states == 0 {
         eprintln!(
             "warning: the system has no initial state (the assumptions or an empty range initialiser exclude \
@@ -94,6 +95,14 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "native", a.fair), &report, p)?;
     }
     Ok(verify_exit_code(&report))
+}
+
+/// Every counterexample of the report has passed the independent replay.
+pub(super) fn replayed(l: &Loaded, r: &VerifyReport) -> Result<(), Failure> {
+    let traces =
+        r.results.iter().filter_map(|x| Some((format!("counterexample for {}", x.property), x.trace.as_ref()?)));
+    trace::replay_all(&l.model, &l.behaviours, traces)
+        .map_err(|m| Failure::new(exit::BACKEND, format!("internal error: {m}")))
 }
 
 pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {

@@ -35,7 +35,9 @@ pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
 pub use par::Workers;
 pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
-pub use simulate::{SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with};
+pub use simulate::{
+    RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with,
+};
 use std::sync::Arc;
 use step::{Stepper, Work};
 

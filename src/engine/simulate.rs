@@ -9,6 +9,7 @@ use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::{Limits, StopReason};
 use crate::model::{Modality, Model, Pattern};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// SplitMix64: a small, portable, seeded generator (same sequence on every machine).
 #[derive(Clone, Debug)]
@@ -48,11 +49,32 @@ pub struct SimulateOptions {
     /// The run's deadline, interrupt and memory bound, polled at every step: the runs
     /// finished before a stop are kept, the one in progress is dropped.
     pub limits: Limits,
+    /// Called on each run as soon as it is finished (the CLI's independent replay), so that
+    /// checking every run shown costs no time after a stop; an error ends the simulation.
+    pub check: Option<RunCheck>,
+}
+
+/// A check of a finished run's trace (see `SimulateOptions::check`).
+#[derive(Clone)]
+pub struct RunCheck(pub Arc<dyn Fn(&Trace) -> Result<(), String> + Send + Sync>);
+
+impl std::fmt::Debug for RunCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RunCheck")
+    }
 }
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        SimulateOptions { fair: false, runs: 1, steps: 100, seed: 0, properties: None, limits: Limits::none() }
+        SimulateOptions {
+            fair: false,
+            runs: 1,
+            steps: 100,
+            seed: 0,
+            properties: None,
+            limits: Limits::none(),
+            check: None,
+        }
     }
 }
 
@@ -273,6 +295,9 @@ pub fn simulate_with(
             step += 1;
         }
         let deadlock = trace.ends_in_deadlock;
+        if let Some(check) = &opts.check {
+            (check.0)(&trace).map_err(|m| EngineError::Internal(format!("the trace of run {} {m}", runs.len() + 1)))?;
+        }
         runs.push(SimRun { trace, properties: status, deadlock });
     }
     Ok(SimulateReport { runs, stopped: None })

@@ -348,3 +348,16 @@ pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), St
     }
     Ok(())
 }
+
+/// `replay` on every trace a command is about to show, each named (`counterexample for P`,
+/// `run 2`): no trace reaches a user unchecked, whichever back end built it.
+pub fn replay_all<'a>(
+    model: &Model,
+    behs: &[Behaviour],
+    traces: impl IntoIterator<Item = (String, &'a Trace)>,
+) -> Result<(), String> {
+    for (name, t) in traces {
+        replay(model, behs, t).map_err(|m| format!("the {name} does not replay: {m}"))?;
+    }
+    Ok(())
+}
