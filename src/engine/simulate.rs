@@ -54,9 +54,12 @@ pub struct SimulateOptions {
     pub check: Option<RunCheck>,
 }
 
+/// The function of a `RunCheck`: `Err(why)` refuses the run.
+pub type RunCheckFn = dyn Fn(&Trace) -> Result<(), String> + Send + Sync;
+
 /// A check of a finished run's trace (see `SimulateOptions::check`).
 #[derive(Clone)]
-pub struct RunCheck(pub Arc<dyn Fn(&Trace) -> Result<(), String> + Send + Sync>);
+pub struct RunCheck(pub Arc<RunCheckFn>);
 
 impl std::fmt::Debug for RunCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
