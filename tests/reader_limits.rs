@@ -184,12 +184,18 @@ fn svl_escapes_before_multibyte_characters_do_not_panic() {
 
 // ---------------------------------------------------------------- LNT (`labs lts --lnt`)
 
+/// An LNT module, read on a small stack.
+fn lnt_module_reads(what: &str, text: String) {
+    within(what, move || labs::lntcheck::load(&text, None).map(|_| ()).map_err(|d| d.to_string()));
+}
+
 fn lnt_reads(what: &str, expr: String) {
-    let text = format!("module M is\nfunction F : Int is\n   return {expr}\nend function\nend module\n");
-    within(what, move || match labs::lntcheck::load(&text, None) {
-        Ok(_) => Ok(()),
-        Err(d) => Err(d.to_string()),
-    });
+    lnt_module_reads(what, format!("module M is\nfunction F : Int is\n   return {expr}\nend function\nend module\n"));
+}
+
+/// A module whose process `MAIN` is `body`.
+fn process_module(body: &str) -> String {
+    format!("module M is\nprocess MAIN [G: any] is\n   {body}\nend process\nend module\n")
 }
 
 #[test]
@@ -202,11 +208,7 @@ fn lnt_reader() {
 }
 
 fn lnt_process_reads(what: &str, body: String) {
-    let text = format!("module M is\nprocess MAIN [G: any] is\n   {body}\nend process\nend module\n");
-    within(what, move || match labs::lntcheck::load(&text, None) {
-        Ok(_) => Ok(()),
-        Err(d) => Err(d.to_string()),
-    });
+    lnt_module_reads(what, process_module(&body));
 }
 
 #[test]
@@ -221,12 +223,7 @@ fn lnt_reader_statements() {
 /// Nesting within the bound is read, beyond it refused with the position where it stops.
 #[test]
 fn lnt_statement_nesting_bound() {
-    let text = |n: usize| {
-        format!(
-            "module M is\nprocess MAIN [G: any] is\n   {}\nend process\nend module\n",
-            nest("if true then ", "G", " end if", n)
-        )
-    };
+    let text = |n: usize| process_module(&nest("if true then ", "G", " end if", n));
     assert!(labs::lntcheck::load(&text(150), None).is_ok());
     let err = labs::lntcheck::load(&text(300), None).err().expect("300 nested `if`s are refused").to_string();
     assert!(err.contains("nested more than 200 levels"), "{err}");

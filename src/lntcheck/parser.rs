@@ -324,13 +324,7 @@ impl Parser {
     }
 
     fn stmt(&mut self) -> R<Stmt> {
-        if self.stmt_depth >= MAX_STMT_DEPTH {
-            return Err(Diag::new(self.pos(), format!("statements nested more than {MAX_STMT_DEPTH} levels deep")));
-        }
-        self.stmt_depth += 1;
-        let s = self.stmt_inner();
-        self.stmt_depth -= 1;
-        s
+        self.nested(|p| &mut p.stmt_depth, MAX_STMT_DEPTH, "statements", Parser::stmt_inner)
     }
 
     fn stmt_inner(&mut self) -> R<Stmt> {
@@ -662,13 +656,25 @@ impl Parser {
     }
 
     pub fn expr(&mut self) -> R<Expr> {
-        if self.depth >= MAX_EXPR_DEPTH {
-            return Err(Diag::new(self.pos(), format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+        self.nested(|p| &mut p.depth, MAX_EXPR_DEPTH, "expression", Parser::expr_inner)
+    }
+
+    /// `read` one level deeper on the counter `level` selects, refused with a located error
+    /// (`what` nested more than `max` levels deep) beyond `max`.
+    fn nested<T>(
+        &mut self,
+        level: fn(&mut Parser) -> &mut u32,
+        max: u32,
+        what: &str,
+        read: fn(&mut Parser) -> R<T>,
+    ) -> R<T> {
+        if *level(self) >= max {
+            return Err(Diag::new(self.pos(), format!("{what} nested more than {max} levels deep")));
         }
-        self.depth += 1;
-        let e = self.expr_inner();
-        self.depth -= 1;
-        e
+        *level(self) += 1;
+        let r = read(self);
+        *level(self) -= 1;
+        r
     }
 
     fn expr_inner(&mut self) -> R<Expr> {
