@@ -533,7 +533,7 @@ check { }
 }
 
 #[test]
-fn remote_reads_travel_with_tick() {
+fn a_remote_read_is_a_rendezvous_of_reader_and_owner() {
     let t = lnt("system { spawn = A: 2 }
 agent A {
     interface = x: 0; y: 5
@@ -544,19 +544,39 @@ check { }
     // The reader computes which agent and location it reads, checked in the step...
     // (the constant agent id typed: a literal alone is Nat or Int).
     assert!(t.contains("         if (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
-    // ...the value travels with TICK: the owner of the location fixes it, everyone else only
-    // constrains it by what the slot can carry (`rd_0`); unused slots are (N_AGENTS, 0, 0).
-    assert!(t.contains(
-        "TICK (?t, ?ra_0, ?rl_0, ?rv_0) where (t != id) and (t < N_AGENTS) and (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and rd_0 (ra_0, rl_0, rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0)))"
-    ), "{t}");
-    assert!(t.contains(
-        "TICK (!id, ?ra_0, ?rl_0, ?rv_0) where (ra_0 <= N_AGENTS) and (rl_0 < LOCS) and dom_0 (rv_0) and rd_0 (ra_0, rl_0, rv_0) and ((ra_0 != id) or (rv_0 == lab_own (I, L, rl_0))) and en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"
-    ), "{t}");
-    // The slot carries agent 1's `y` (attribute location 1: `x` is 0) and its values 5 (or 0).
+    // ...and, the read being constant, as soon as it has chosen them, before reading.
+    assert!(t.contains("ra_0 := any Nat where (ra_0 <= N_AGENTS) and rsa_0 (ra_0);"), "{t}");
+    assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1)))"), "{t}");
+    // The value comes from agent 1 on the reader's RDO_1; agent 1 offers its location 1 (`y`;
+    // `x` is 0) to reader 0 on RDI_0, the only reader of another agent.
+    assert!(t.contains("RDO_1 (!rl_0, ?rv_0) where dom_0 (rv_0);\n                     got := true"), "{t}");
+    assert!(t.contains("rdl := any Nat where (id != 0) and (rdl < LOCS) and rdloc (0, id, rdl);\n            RDI_0 (!rdl, !lab_own (I, L, rdl));"), "{t}");
+    assert!(!t.contains("RDI_1 ("), "{t}");
+    assert!(t.contains("return false or (((r >= 0) and (r <= 1)) and (o == 1) and (l == 1))"), "{t}");
+    assert!(t.contains("return ((ra == N_AGENTS) and (rl == 0)) or ((ra == 1) and (rl == 1))"), "{t}");
+    // TICK carries the actor alone: yielding agents enumerate no value read.
+    assert!(t.contains("TICK (?t) where (t != id) and (t < N_AGENTS)"), "{t}");
+    assert!(t.contains("TICK (!id) where en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"), "{t}");
+    // An attempt given up after a read is a visible ABANDON step (MAIN keeps it).
+    assert!(t.contains("if got then\n                     ABANDON;"), "{t}");
+    assert!(t.contains("process MAIN [DONE, ABANDON: any] is"), "{t}");
+    // The pair (0, 1) has its gate, bound to agent 0's RDO_1 and agent 1's RDI_0 and in those
+    // two interfaces; the gates of pairs that cannot read are bound to RD_NONE.
+    assert!(
+        t.contains(
+            "TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, RD_NONE, RD_0_1, RD_NONE, RD_NONE] (0)"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "|| TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, RD_NONE, RD_NONE, RD_0_1, RD_NONE] (1)"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("hide TICK, INIT, RD_0_1, RD_NONE: any in"), "{t}");
+    // The values agent 1's `y` can carry: 5 (or 0, the unused slot's).
     assert!(t.contains("function dom_0 (v: Int) : Bool is\n   return ((v == 0) or (v == 5))"), "{t}");
-    assert!(t.contains(
-        "function rd_0 (ra, rl: Nat, rv: Int) : Bool is\n   return ((ra == N_AGENTS) and (rl == 0) and (rv == 0)) or ((ra == 1) and (rl == 1) and dom_0 (rv))"
-    ), "{t}");
     assert_block(
         &t,
         "function lab_own",
@@ -569,14 +589,6 @@ check { }
            else
               return 0
            end if
-        end function",
-    );
-    assert_block(
-        &t,
-        "function dom_0",
-        "
-        function dom_0 (v: Int) : Bool is
-           return ((v == 0) or (v == 5))
         end function",
     );
 }

@@ -494,6 +494,7 @@ fn lts_table(o: &Options) -> Vec<String> {
         (&specs_dir, "majority_pick.labs", &[], false),
         (&specs_dir, "majority_pick.labs", &[], true),
         (&cases, "of_read.labs", &[], false),
+        (&specs_dir, "distinct_reads.labs", &[], false),
     ];
     let mut leaves_rows = vec![];
     let mut main_rows = vec![];

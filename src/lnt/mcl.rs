@@ -50,6 +50,9 @@ pub struct Query {
     /// The observation gates the query needs (plus `DONE`).
     pub gates: Vec<String>,
     pub vars: BTreeSet<VarId>,
+    /// Whether the program can abandon read attempts (visible `ABANDON` steps back to the
+    /// state the attempt started from): `finally` does not follow them.
+    pub abandon: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -531,6 +534,7 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         rpred: pr.bool(&pred),
         gates,
         vars,
+        abandon: false,
     })
 }
 

@@ -230,9 +230,12 @@ pub fn emit(
     opts: &EmitOptions,
 ) -> Result<Vec<EmittedFile>, EmitError> {
     let props = mcl::select_properties(model, &opts.properties)?;
-    let queries = props.iter().map(|&p| mcl::build(model, analysis, p)).collect::<Result<Vec<_>, _>>()?;
+    let mut queries = props.iter().map(|&p| mcl::build(model, analysis, p)).collect::<Result<Vec<_>, _>>()?;
     let observed = mcl::observed_vars(&queries);
     let program = view::build(model, behaviours, analysis, opts, &observed)?;
+    for q in &mut queries {
+        q.abandon = !program.remote.is_empty();
+    }
     let mut files = vec![EmittedFile { name: format!("{}.lnt", opts.base), contents: templates::render_lnt(&program) }];
     for q in &queries {
         let descriptions = q.keys.iter().map(|k| mcl::describe(model, k)).collect();

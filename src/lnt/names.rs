@@ -266,6 +266,15 @@ pub fn property_id(m: &Model, prop: &str) -> String {
     if clash || is_reserved(&id) { format!("{id}_{k}") } else { id }
 }
 
+/// The visible gate of an abandoned read attempt (docs/lnt-encoding.md §3): the queries tell
+/// it from steps.
+pub const ABANDON: &str = "ABANDON";
+
+/// The gate on which agent `r` reads a location of agent `o`.
+pub fn read_gate(r: usize, o: usize) -> String {
+    format!("RD_{r}_{o}")
+}
+
 pub fn put_gate(k: usize) -> String {
     format!("PUT_{k}")
 }

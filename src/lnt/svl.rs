@@ -76,6 +76,10 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
     for q in queries {
         let id = names::property_id(model, &q.name);
         let mut keep = vec!["DONE".to_string()];
+        if !program.remote.is_empty() {
+            // abandoned read attempts stay visible: the queries tell them from steps
+            keep.push(names::ABANDON.to_string());
+        }
         keep.extend(q.gates.iter().cloned());
         let mut hold = vec![];
         let mut prio = vec![];

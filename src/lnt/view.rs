@@ -35,10 +35,15 @@ pub struct Program {
     pub ranks_init: Vec<RanksInit>,
     /// The environment values carried by `TICK`, one per environment slot.
     pub env_params: Vec<EnvParam>,
-    /// The remote-read slots carried by `TICK` (agent, location, value), and the number of
+    /// The remote-read slots of the steps (agent, location, value), and the number of
     /// locations of an agent's stores (`lab_own`).
     pub remote: Vec<RemoteParam>,
     pub locs: usize,
+    /// The read gates `RD_r_o` (reader `r` reads owner `o`), one per pair that can occur.
+    pub rd_gates: Vec<String>,
+    /// `rdloc (r, o, l)`: reader `r` can read location `l` of owner `o` (one disjunct per kind
+    /// of read of the reader's type).
+    pub rdloc: Vec<String>,
     pub env: Option<EnvView>,
     pub assume: Option<AssumeView>,
     pub steps: Vec<StepFn>,
@@ -73,9 +78,27 @@ pub struct RemoteParam {
     pub k: usize,
     /// The values of every location read remotely (a bound for `rv_k`).
     pub dom: String,
-    /// `rd_k (ra, rl, rv)`: the slot unused, or one of the reads the steps make in it (its
-    /// agents, its locations and the values there), one disjunct per kind of read.
+    /// `rsa_k (ra)`: the agents slot `k` can name (or `N_AGENTS`: unused).
+    pub agents: Vec<String>,
+    /// `rs_k (ra, rl)`: the slot unused, or one of the reads the steps make in it (its agents
+    /// and its locations), one disjunct per kind of read.
     pub shapes: Vec<String>,
+}
+
+/// One remote read of a step, as the acting agent performs it before its `TICK`: the agent and
+/// location are chosen among the slot's kinds of read (`rsa_k`, `rs_k`) and checked, then the
+/// value is asked from the owner on `RD` (read locally for the agent's own location).
+#[derive(Clone, Debug)]
+pub struct ReadSlot {
+    pub k: usize,
+    /// The agents that can own the location (an `RDO_j` gate each).
+    pub owners: Vec<usize>,
+    /// The bound of the value read (the slot's `dom`).
+    pub dom: String,
+    /// The enabling conditions decided once the agent and location are chosen, and once the
+    /// value is read (empty: none); see `early_checks`.
+    pub guess_check: String,
+    pub read_check: String,
 }
 
 #[derive(Clone, Debug)]
@@ -207,9 +230,11 @@ pub struct EdgeView {
     pub writes: Vec<usize>,
     pub confirms: Vec<usize>,
     pub obs: Vec<ObsDiff>,
-    /// The remote-read slots of `TICK` the step uses, and those it offers unused.
+    /// The remote-read slots the step uses (`en_`/`st_` parameters), and how it reads them.
     pub remote: Vec<usize>,
-    pub unused_remote: Vec<usize>,
+    pub reads: Vec<ReadSlot>,
+    /// The enabling conditions decided before any read (empty: none).
+    pub start_check: String,
 }
 
 /// A value carried by a message: its offer variable, where the sender reads it, its domain.
@@ -250,12 +275,17 @@ pub struct AgentView {
     pub nat_vars: Vec<String>,
     /// Whether the loop body is a choice (false when yielding is all the agent can do).
     pub choice: bool,
+    /// The readers that can read this type's agents (an `RDI_j` branch each).
+    pub serves: Vec<usize>,
 }
 
 /// A process instance of the composition.
 #[derive(Clone, Debug)]
 pub struct Instance {
     pub process: String,
+    /// The instance's own synchronisation interface in its `par` (empty: none; used when the
+    /// agents' `par` synchronises the read gates pairwise).
+    pub iface: Vec<String>,
     pub gates: Vec<String>,
     pub arg: Option<usize>,
     /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
@@ -288,6 +318,8 @@ struct Ctx<'a> {
     /// Per remote-read slot, the kinds of reads made in it: (agents, first location, end of the
     /// locations, values), deduplicated.
     remote_shapes: Vec<Vec<(IntervalSet, usize, usize, IntervalSet)>>,
+    /// Per agent type, the kinds of reads its steps make: (agents, first location, end).
+    type_reads: Vec<Vec<(IntervalSet, usize, usize)>>,
 }
 
 impl Ctx<'_> {
@@ -330,6 +362,7 @@ pub fn build(
         remote_vars: BTreeSet::new(),
         max_remote: 0,
         remote_shapes: vec![],
+        type_reads: vec![vec![]; model.agent_types.len()],
     };
     let has_env = model.env_len > 0;
     let has_tuples = !model.tuples.is_empty();
@@ -399,26 +432,69 @@ pub fn build(
         let mut params = vec![];
         for k in 0..cx.max_remote {
             let mut shapes = vec![];
-            for (agents, lo, hi, values) in cx.remote_shapes[k].clone() {
-                let ra = match agents.as_singleton() {
-                    Some(a) => format!("(ra == {a})"),
-                    None => format!("{} (NatToInt (ra))", cx.dom(&agents)),
-                };
+            let mut agent_conds = vec![];
+            for (agents, lo, hi, _) in cx.remote_shapes[k].clone() {
+                let ra = agent_cond(&mut cx, "ra", &agents);
                 let rl = if hi == lo + 1 { format!("(rl == {lo})") } else { format!("(rl >= {lo}) and (rl < {hi})") };
-                shapes.push(format!("({ra} and {rl} and {} (rv))", cx.dom(&values)));
+                shapes.push(format!("({ra} and {rl})"));
+                if !agent_conds.contains(&ra) {
+                    agent_conds.push(ra);
+                }
             }
-            params.push(RemoteParam { k, dom: dom.clone(), shapes });
+            params.push(RemoteParam { k, dom: dom.clone(), agents: agent_conds, shapes });
         }
         params
     };
+    // The read gates: a reader and an owner synchronise alone on `RD_r_o`, so the other agents
+    // neither take part in a read nor enumerate its values.
+    let mut rd_pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut rdloc = vec![];
+    for (ty, reads) in cx.type_reads.clone().iter().enumerate() {
+        let t = &model.agent_types[ty];
+        for (agents, lo, hi) in reads {
+            for r in t.ids() {
+                for o in 0..n {
+                    if o != r && agents.contains(o as i64) {
+                        rd_pairs.insert((r, o));
+                    }
+                }
+            }
+            let ro = format!("((r >= {}) and (r <= {}))", t.first_id, t.first_id + t.count - 1);
+            let oc = agent_cond(&mut cx, "o", agents);
+            let lc = if *hi == lo + 1 { format!("(l == {lo})") } else { format!("(l >= {lo}) and (l < {hi})") };
+            let d = format!("({ro} and {oc} and {lc})");
+            if !rdloc.contains(&d) {
+                rdloc.push(d);
+            }
+        }
+    }
+    let rd_gates: Vec<String> = rd_pairs.iter().map(|&(r, o)| names::read_gate(r, o)).collect();
     for a in agents.iter_mut() {
         for k in 0..remote.len() {
             a.nat_vars.push(format!("ra_{k}"));
             a.nat_vars.push(format!("rl_{k}"));
             a.int_vars.push(format!("rv_{k}"));
         }
+        if remote.is_empty() {
+            continue;
+        }
+        a.nat_vars.push("rdl".into());
+        a.gates.push(names::ABANDON.into());
+        a.gates.extend((0..n).map(|j| format!("RDO_{j}")));
+        a.gates.extend((0..n).map(|j| format!("RDI_{j}")));
+        let ids = a.first_id..=a.last_id;
+        a.serves = (0..n).filter(|&r| ids.clone().any(|o| rd_pairs.contains(&(r, o)))).collect();
+        a.choice |= !a.serves.is_empty();
         for e in a.edges.iter_mut() {
-            e.unused_remote = (e.remote.len()..remote.len()).collect();
+            for r in e.reads.iter_mut() {
+                r.dom = remote[r.k].dom.clone();
+                r.owners = (0..n)
+                    .filter(|&o| {
+                        cx.remote_shapes[r.k].iter().any(|(ag, ..)| ag.contains(o as i64))
+                            && ids.clone().any(|i| rd_pairs.contains(&(i, o)))
+                    })
+                    .collect();
+            }
         }
     }
 
@@ -446,6 +522,9 @@ pub fn build(
 
     let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
     let mut main_gates = vec!["DONE".to_string()];
+    if !remote.is_empty() {
+        main_gates.push(names::ABANDON.into());
+    }
     main_gates.extend(obs_gates.iter().cloned());
     let mut hidden_gates = vec!["TICK".to_string(), "INIT".to_string()];
     if assume.is_some() {
@@ -457,6 +536,10 @@ pub fn build(
     if has_env {
         hidden_gates.push("SETENV".into());
     }
+    if !remote.is_empty() {
+        hidden_gates.extend(rd_gates.iter().cloned());
+        hidden_gates.push(RD_NONE.into());
+    }
     if has_tuples {
         hidden_gates.push("REFRESH".into());
         hidden_gates.push("REQ".into());
@@ -466,7 +549,10 @@ pub fn build(
         }
     }
 
-    let components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
+    let mut components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
+    if !remote.is_empty() {
+        pair_read_gates(&mut components, &rd_pairs);
+    }
     let mut assume = assume;
     if let Some(a) = assume.as_mut() {
         a.gates = components
@@ -504,6 +590,8 @@ pub fn build(
         env_params,
         remote,
         locs: model.attr_len.max(1) + model.stig_len.max(1),
+        rd_gates,
+        rdloc,
         env,
         assume,
         steps,
@@ -512,6 +600,49 @@ pub fn build(
         hidden_gates,
         components,
     })
+}
+
+/// The gate an agent's unused read gates are bound to: no agent ever offers it.
+const RD_NONE: &str = "RD_NONE";
+
+/// `x` (a Nat variable) is one of `agents`.
+fn agent_cond(cx: &mut Ctx, x: &str, agents: &IntervalSet) -> String {
+    match agents.as_singleton() {
+        Some(a) => format!("({x} == {a})"),
+        None => format!("{} (NatToInt ({x}))", cx.dom(agents)),
+    }
+}
+
+/// Binds each agent instance's read gates (`RDO_j`: it reads `j`; `RDI_j`: `j` reads it) to
+/// the pairwise gates `RD_r_o`, and gives each instance its own interface: the agents'
+/// common gates and its read gates, so that a read synchronises its two parties alone.
+fn pair_read_gates(components: &mut [Component], pairs: &BTreeSet<(usize, usize)>) {
+    let Some(c) = components.iter_mut().find(|c| c.agents) else { return };
+    let alone = c.instances.len() == 1;
+    let common = if alone { vec![] } else { std::mem::take(&mut c.inner_sync) };
+    for inst in c.instances.iter_mut() {
+        let Some(id) = inst.arg else { continue };
+        let bind = |r: usize, o: usize| {
+            if pairs.contains(&(r, o)) { names::read_gate(r, o) } else { RD_NONE.to_string() }
+        };
+        let mut own = vec![];
+        for g in inst.gates.iter_mut() {
+            let bound = if let Some(j) = g.strip_prefix("RDO_").and_then(|j| j.parse::<usize>().ok()) {
+                bind(id, j)
+            } else if let Some(j) = g.strip_prefix("RDI_").and_then(|j| j.parse::<usize>().ok()) {
+                bind(j, id)
+            } else {
+                continue;
+            };
+            if bound != RD_NONE && !own.contains(&bound) {
+                own.push(bound.clone());
+            }
+            *g = bound;
+        }
+        if !alone {
+            inst.iface = common.iter().cloned().chain(own).collect();
+        }
+    }
 }
 
 fn init_view(
@@ -722,6 +853,7 @@ fn agent_view(
         not_held,
         int_vars,
         nat_vars: vec![],
+        serves: vec![],
     };
     Ok((view, steps, local_max))
 }
@@ -831,6 +963,74 @@ fn bremote_reads<'e>(m: &Model, b: &'e crate::model::BExpr, out: &mut Vec<&'e Ex
             bremote_reads(m, y, out);
         }
     }
+}
+
+/// The conjuncts of a guard (`a and b` is checked as `a`, then `b`).
+fn conjuncts(b: &crate::model::BExpr) -> Vec<&crate::model::BExpr> {
+    match b {
+        crate::model::BExpr::And(x, y) => {
+            let mut out = conjuncts(x);
+            out.extend(conjuncts(y));
+            out
+        }
+        _ => vec![b],
+    }
+}
+
+/// Where the acting agent checks each enabling condition while it reads: a condition is
+/// checked as soon as the slots it names are chosen (`ra_k`, `rl_k`) or read (`rv_k`), so that
+/// an attempt that cannot succeed stops before reading more; a condition on the environment
+/// waits for `TICK`. `en_` checks them all again at `TICK`: these are early cuts, not the
+/// definition. The guards' conjuncts keep their order (a conjunct may rely on the ones before
+/// it for its definedness); the checks of the reads' agents and locations are placed alone.
+/// Returns the checks made before any read and, per slot, after its choice and after its read.
+fn early_checks(n_remote: usize, read_parts: &[String], guard_conjuncts: &[String]) -> (String, Vec<ReadSlot>) {
+    // Position 0 is the start; 2k + 1 after slot k's choice; 2k + 2 after its read; None: at TICK.
+    fn position(c: &str) -> Option<usize> {
+        if c.contains("E[") || c.contains("LOC[") {
+            return None;
+        }
+        let mut pos = 0;
+        for (i, _) in c.match_indices('_') {
+            let head = &c[..i];
+            let kind = ["ra", "rl", "rv"].into_iter().find(|k| head.ends_with(k));
+            let Some(kind) = kind else { continue };
+            let before = head[..head.len() - 2].chars().next_back();
+            if before.is_some_and(|b| b.is_alphanumeric() || b == '_') {
+                continue;
+            }
+            let digits: String = c[i + 1..].chars().take_while(|d| d.is_ascii_digit()).collect();
+            let Ok(k) = digits.parse::<usize>() else { continue };
+            pos = pos.max(if kind == "rv" { 2 * k + 2 } else { 2 * k + 1 });
+        }
+        Some(pos)
+    }
+    let mut at: Vec<Vec<String>> = vec![vec![]; 2 * n_remote + 1];
+    for c in read_parts {
+        if let Some(p) = position(c) {
+            at[p].push(c.clone());
+        }
+    }
+    let mut floor = Some(0);
+    for c in guard_conjuncts {
+        floor = match (floor, position(c)) {
+            (Some(f), Some(p)) => Some(f.max(p)),
+            _ => None,
+        };
+        let Some(f) = floor else { break };
+        at[f].push(c.clone());
+    }
+    let text = |cs: &[String]| if cs.is_empty() { String::new() } else { conj(cs) };
+    let reads = (0..n_remote)
+        .map(|k| ReadSlot {
+            k,
+            owners: vec![],
+            dom: String::new(),
+            guess_check: text(&at[2 * k + 1]),
+            read_check: text(&at[2 * k + 2]),
+        })
+        .collect();
+    (text(&at[0]), reads)
 }
 
 /// Whether a remote read's agent and indices are constant expressions of the step.
@@ -1255,6 +1455,10 @@ fn step_fn(
         if cx.remote_shapes.len() <= k {
             cx.remote_shapes.resize(k + 1, vec![]);
         }
+        let read = (agents.clone(), lo, hi);
+        if !cx.type_reads[ty].contains(&read) {
+            cx.type_reads[ty].push(read);
+        }
         let shape = (agents, lo, hi, values);
         if !cx.remote_shapes[k].contains(&shape) {
             cx.remote_shapes[k].push(shape);
@@ -1269,12 +1473,28 @@ fn step_fn(
     let remote: Vec<usize> = (0..n_remote).collect();
 
     let p = Printer { model: m, scope: Scope::Agent, nd: &nd_names, undef: cx.undef, remote: &remote_names };
-    let mut guard_parts = nd_checks(&p, &guard_nd, &nd_names)?;
-    guard_parts.extend(remote_checks(&p, &guard_rm, &remote_names)?);
+    let nd_parts = nd_checks(&p, &guard_nd, &nd_names)?;
+    let read_parts = remote_checks(&p, &guard_rm, &remote_names)?;
+    let mut guard_parts = nd_parts.clone();
+    guard_parts.extend(read_parts.iter().cloned());
+    let mut guard_conjuncts = nd_parts;
     for g in &e.guards {
         guard_parts.push(p.guard(g)?);
+        for c in conjuncts(g) {
+            guard_conjuncts.push(p.guard(c)?);
+        }
     }
     let guards = guard_parts;
+    // A statement's read of a constant agent and location can be checked before `TICK` as
+    // well (every statement is evaluated when the step is enabled).
+    let static_reads: Vec<&Expr> = stmt_rm.iter().flatten().copied().filter(|x| is_static_read(x)).collect();
+    let mut read_parts = read_parts;
+    for c in remote_checks(&p, &static_reads, &remote_names)? {
+        if !read_parts.contains(&c) {
+            read_parts.push(c);
+        }
+    }
+    let (start_check, reads) = early_checks(n_remote, &read_parts, &guard_conjuncts);
 
     let mut temps: Vec<String> = vec![];
     let mut slots: Vec<String> = vec![];
@@ -1409,7 +1629,8 @@ fn step_fn(
         confirms: e.confirms.clone(),
         obs: obs_diffs(cx, &written),
         remote,
-        unused_remote: vec![],
+        reads,
+        start_check,
     };
     Ok((f, ev, locals))
 }
@@ -1508,6 +1729,7 @@ fn components(
             inner_sync: vec![],
             instances: vec![Instance {
                 process: "Sched".into(),
+                iface: vec![],
                 gates: vec!["TICK".into()],
                 arg: None,
                 obs_gates: vec![],
@@ -1522,6 +1744,7 @@ fn components(
             inner_sync: vec![],
             instances: vec![Instance {
                 process: "Assumptions".into(),
+                iface: vec![],
                 gates: vec!["INIT".into(), "AINIT".into()],
                 arg: None,
                 obs_gates: vec![],
@@ -1543,7 +1766,13 @@ fn components(
             comment: "environment".into(),
             sync,
             inner_sync: vec![],
-            instances: vec![Instance { process: "Env".into(), gates: e.gates.clone(), arg: None, obs_gates: obs }],
+            instances: vec![Instance {
+                process: "Env".into(),
+                iface: vec![],
+                gates: e.gates.clone(),
+                arg: None,
+                obs_gates: obs,
+            }],
             agents: false,
         });
     }
@@ -1555,6 +1784,7 @@ fn components(
             instances: (0..model.tuples.len())
                 .map(|k| Instance {
                     process: "Timestamps".into(),
+                    iface: vec![],
                     gates: vec!["REFRESH".into(), "REQ".into()],
                     arg: Some(k),
                     obs_gates: vec![],
@@ -1585,6 +1815,7 @@ fn components(
         for id in a.first_id..=a.last_id {
             instances.push(Instance {
                 process: a.process.clone(),
+                iface: vec![],
                 gates: a.gates.clone(),
                 arg: Some(id),
                 obs_gates: obs.clone(),

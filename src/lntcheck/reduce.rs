@@ -1,7 +1,9 @@
-//! Minimisation of an explicit LTS, as SVL's `divbranching reduction` and `divsharp reduction`
-//! do: the quotient modulo divergence-preserving branching bisimulation, or, for `divsharp`,
-//! the same with the transitions on the `hold` gates matched directly (strong actions: never
-//! after internal steps), which keeps the priority operator applicable to the result.
+//! Minimisation of an explicit LTS, as SVL's `branching reduction`, `divbranching reduction` and
+//! `divsharp reduction` do: the quotient modulo branching bisimulation (internal cycles
+//! collapsed, divergence forgotten), modulo divergence-preserving branching bisimulation, or,
+//! for `divsharp`, the latter with the transitions on the `hold` gates matched directly (strong
+//! actions: never after internal steps), which keeps the priority operator applicable to the
+//! result.
 //!
 //! Signature refinement (Blom and Orzan's algorithm): start from one block; a state's
 //! signature is the set of (label, block of the target) it can do after internal steps that
@@ -20,6 +22,9 @@ type Signature = (u32, bool, Vec<(u32, u32)>);
 /// Which reduction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reduction {
+    /// Branching bisimulation (`branching`): the states of an internal cycle are equivalent
+    /// and the cycle leaves no trace.
+    Branching,
     /// Divergence-preserving branching bisimulation (`divbranching`).
     DivBranching,
     /// Divergence-preserving sharp bisimulation (`divsharp`): labels of these gates are strong.
@@ -27,10 +32,12 @@ pub enum Reduction {
 }
 
 impl Reduction {
-    /// The reduction an SVL script names (`divbranching`, `divsharp`), with its `hold` gates.
+    /// The reduction an SVL script names (`branching`, `divbranching`, `divsharp`), with its
+    /// `hold` gates.
     pub fn from_svl(name: &str, hold: &[String]) -> Option<Reduction> {
         match name {
-            "divbranching" | "branching" => Some(Reduction::DivBranching),
+            "branching" => Some(Reduction::Branching),
+            "divbranching" => Some(Reduction::DivBranching),
             "divsharp" | "sharp" => Some(Reduction::DivSharp { hold: hold.to_vec() }),
             _ => None,
         }
@@ -51,10 +58,11 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, String
         .labels
         .iter()
         .map(|l| match r {
-            Reduction::DivBranching => false,
+            Reduction::Branching | Reduction::DivBranching => false,
             Reduction::DivSharp { hold } => l != "i" && hold.iter().any(|h| h == Lts::gate(l)),
         })
         .collect();
+    let keep_divergence = *r != Reduction::Branching;
     let adj = lts.adjacency();
     let mut block = vec![0u32; n];
     let mut count = 1usize;
@@ -95,7 +103,7 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, String
             sig.sort_unstable();
             sig.dedup();
             weak[c] = sig;
-            diverges[c] = div;
+            diverges[c] = div && keep_divergence;
         }
         let mut ids: FxHashMap<Signature, u32> = FxHashMap::default();
         let mut next = vec![0u32; n];
@@ -269,6 +277,22 @@ mod tests {
         // Without the cycle, a divergent and a non-divergent state are told apart.
         let m = min(&lts(&[(0, "b", 1), (0, "c", 2), (1, "i", 1), (1, "a", 3), (2, "a", 3)]), &Reduction::DivBranching);
         assert_eq!(m.nstates, 4, "{:?}", sorted(&m));
+    }
+
+    #[test]
+    fn branching_forgets_internal_cycles() {
+        // An abandoned attempt: 0 -i-> 1 -i-> 0 with the step taken from 1 only; the cycle's
+        // states are one class, with no internal loop left.
+        let m = min(&lts(&[(0, "i", 1), (1, "i", 0), (1, "a", 2)]), &Reduction::Branching);
+        assert_eq!(sorted(&m), [(0, "a".to_string(), 1)]);
+        // A state whose only moves form an internal cycle is a deadlock once reduced.
+        let m = min(&lts(&[(0, "a", 1), (1, "i", 2), (2, "i", 1)]), &Reduction::Branching);
+        assert_eq!(sorted(&m), [(0, "a".to_string(), 1)]);
+        // divbranching keeps the divergence of the same system.
+        let m = min(&lts(&[(0, "a", 1), (1, "i", 2), (2, "i", 1)]), &Reduction::DivBranching);
+        assert_eq!(sorted(&m), [(0, "a".to_string(), 1), (1, "i".to_string(), 1)]);
+        assert_eq!(Reduction::from_svl("branching", &[]), Some(Reduction::Branching));
+        assert_eq!(Reduction::from_svl("divbranching", &[]), Some(Reduction::DivBranching));
     }
 
     #[test]
