@@ -174,3 +174,34 @@ fn each_simulation_run_is_checked_as_it_ends() {
     let opts = SimulateOptions { runs: 5, steps: 30, check: Some(replay_check), ..Default::default() };
     assert_eq!(simulate(&m, &b, &opts).expect("every run replays").runs.len(), 5);
 }
+
+/// The library type every back end's counterexample goes through (`trace::checked`): the lost
+/// update by hand is a counterexample of `AllCounted` (a `finally` violated by a deadlock,
+/// marked after its last state as native counterexamples are), not of `NeverTooMany`, and a
+/// path the model cannot take is refused before any property is looked at.
+#[test]
+fn label_reader_checks_counterexamples() {
+    use labs::trace::checked::LabelReader;
+    use labs::trace::from_labels::CounterexampleError;
+    let (m, b) = counter();
+    let analysis = analyse(&m, &b);
+    let reader = LabelReader::new(&m, &b, &analysis, false);
+    let text =
+        "<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n";
+    let path = parse_trace(text).unwrap();
+    let all_counted = m.properties.iter().find(|p| p.name == "AllCounted").unwrap();
+    let c = reader.counterexample(&path, all_counted).unwrap();
+    assert_eq!(c.trace().len(), 4);
+    assert!(c.trace().ends_in_deadlock);
+    let marks: Vec<(usize, &str, &str)> =
+        c.trace().marks.iter().map(|k| (k.at, k.property.as_str(), k.status.as_str())).collect();
+    assert_eq!(marks, [(4, "AllCounted", "violated")]);
+    let never_too_many = m.properties.iter().find(|p| p.name == "NeverTooMany").unwrap();
+    let e = reader.counterexample(&path, never_too_many).unwrap_err();
+    assert_eq!(e, CounterexampleError::NoViolation { property: "NeverTooMany".into(), modality: "always".into() });
+    let unchecked = reader.check(&path, None, None).unwrap();
+    assert_eq!((unchecked.translated.trace.len(), unchecked.shows), (4, None));
+    let impossible = parse_trace("<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n").unwrap();
+    let e = reader.counterexample(&impossible, all_counted).unwrap_err();
+    assert!(matches!(e, CounterexampleError::Untranslatable(_)), "{e:?}");
+}

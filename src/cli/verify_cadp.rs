@@ -9,8 +9,9 @@ use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{domains::undef_value, mcl, names};
-use crate::trace::{self, from_labels};
+use crate::lnt::names;
+use crate::trace::checked::LabelReader;
+use crate::trace::{self, from_labels::CounterexampleError};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -63,15 +64,13 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         }
     }
     let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let mut results = vec![];
     for r in &run.results {
         let prop =
             l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
-            (Verdict::Violated, Some(path)) => {
-                Some(translate(l, &analysis, undef, a.fair, &mut run.work_dir, prop, path)?)
-            }
+            (Verdict::Violated, Some(path)) => Some(counterexample(&reader, &mut run.work_dir, prop, path)?),
             (Verdict::Violated, None) => {
                 eprintln!("warning: CADP found {} violated but wrote no diagnostic", r.property);
                 None
@@ -159,18 +158,14 @@ fn cross_check(
 }
 
 /// The diagnostic of `prop` as a LAbS trace: translated, replayed, and showing the violation.
-fn translate(
-    l: &Loaded,
-    analysis: &crate::analysis::values::ValueAnalysis,
-    undef: i64,
-    fair: bool,
+fn counterexample(
+    reader: &LabelReader,
     work_dir: &mut WorkDir,
     prop: &crate::model::Property,
     path: &crate::trace::cadp::LabelPath,
 ) -> Result<trace::Trace, Failure> {
-    let observed = mcl::build(&l.model, analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
-    from_labels::counterexample(&l.model, &l.behaviours, fair, undef, path, &observed, prop).map_err(|e| match e {
-        from_labels::CounterexampleError::Runtime(_) => Failure::new(exit::BACKEND, e.to_string()),
+    let checked = reader.counterexample(path, prop).map_err(|e| match e {
+        CounterexampleError::Runtime(_) | CounterexampleError::Query(_) => Failure::new(exit::BACKEND, e.to_string()),
         _ => {
             let dir = work_dir.keep();
             Failure::new(
@@ -183,7 +178,8 @@ fn translate(
                 ),
             )
         }
-    })
+    })?;
+    Ok(checked.into_trace())
 }
 
 fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
@@ -209,7 +205,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
 /// cut to `--steps` LAbS steps and marked as the native runs are.
 pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
     let analysis = analyse(&l.model, &l.behaviours);
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, opts.fair);
     let exec = ExecutorOptions {
         fair: opts.fair,
         runs: opts.runs,
@@ -223,17 +219,16 @@ pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> R
     let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;
     let mut runs = vec![];
     for r in &report.runs {
-        let encoding_error = |m: String| {
-            Failure::new(
-                exit::BACKEND,
-                format!("internal error of the LNT encoding: Executor's run with seed {} {m}", r.seed),
-            )
-        };
-        let t = from_labels::translate(&l.model, &l.behaviours, opts.fair, undef, &r.path, None)
-            .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
-        let mut trace = t.trace;
-        trace::replay(&l.model, &l.behaviours, &trace)
-            .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
+        let mut trace = reader
+            .check(&r.path, None, None)
+            .map_err(|e| {
+                Failure::new(
+                    exit::BACKEND,
+                    format!("internal error of the LNT encoding: Executor's run with seed {} {e}", r.seed),
+                )
+            })?
+            .translated
+            .trace;
         if trace.steps.len() > opts.steps {
             trace.steps.truncate(opts.steps);
             trace.ends_in_deadlock = false;

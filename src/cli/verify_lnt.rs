@@ -10,9 +10,10 @@ use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{self, EmitOptions, domains::undef_value, mcl, names, svl};
+use crate::lnt::{self, EmitOptions, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
-use crate::trace::from_labels::{self, CounterexampleError};
+use crate::trace::checked::LabelReader;
+use crate::trace::from_labels::CounterexampleError;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -96,7 +97,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         }
     };
 
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let mut results = vec![];
     for v in &run.verifies {
         let prop = l
@@ -108,24 +109,21 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         let trace = match (verdict, &v.outcome.diagnostic) {
             (Verdict::Violated, Some(path)) => {
-                let observed =
-                    mcl::build(&l.model, &analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
-                let t = from_labels::counterexample(&l.model, &l.behaviours, a.fair, undef, path, &observed, prop)
-                    .map_err(|e| match e {
-                        CounterexampleError::Runtime(_) => backend_err(e.to_string()),
-                        _ => {
-                            let dir = work_dir.keep();
-                            backend_err(format!(
-                                "internal error of the LNT encoding: the counterexample of {} ({} on {}) {e}\n  = \
-                                 note: the generated files are kept in `{}`",
-                                prop.name,
-                                v.mcl,
-                                v.bcg,
-                                dir.display()
-                            ))
-                        }
-                    })?;
-                Some(t)
+                let t = reader.counterexample(path, prop).map_err(|e| match e {
+                    CounterexampleError::Runtime(_) | CounterexampleError::Query(_) => backend_err(e.to_string()),
+                    _ => {
+                        let dir = work_dir.keep();
+                        backend_err(format!(
+                            "internal error of the LNT encoding: the counterexample of {} ({} on {}) {e}\n  = note: \
+                             the generated files are kept in `{}`",
+                            prop.name,
+                            v.mcl,
+                            v.bcg,
+                            dir.display()
+                        ))
+                    }
+                })?;
+                Some(t.into_trace())
             }
             (Verdict::Violated, None) => {
                 eprintln!("warning: the MCL evaluator found {} violated but gave no diagnostic", prop.name);

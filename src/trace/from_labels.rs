@@ -386,6 +386,8 @@ pub enum CounterexampleError {
     NoViolation { property: String, modality: String },
     /// Evaluating the property along the trace raised a run-time error of the model.
     Runtime(String),
+    /// The property's query cannot be built, so its observed variables are unknown.
+    Query(String),
 }
 
 impl std::fmt::Display for CounterexampleError {
@@ -397,8 +399,39 @@ impl std::fmt::Display for CounterexampleError {
                 write!(f, "does not show a violation of {property} ({modality})")
             }
             CounterexampleError::Runtime(m) => write!(f, "run-time error of the model: {m}"),
+            CounterexampleError::Query(m) => write!(f, "{m}"),
         }
     }
+}
+
+/// A label path translated into a LAbS trace that passed `replay`, and what it shows about
+/// the property it was read for.
+#[derive(Debug)]
+pub struct CheckedTrace {
+    pub translated: Translated,
+    /// `None` when no property was given.
+    pub shows: Option<Shows>,
+}
+
+/// `path` translated (see `translate`), replayed by the independent checker, and with `prop`
+/// evaluated along it.
+pub fn checked(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: Option<&BTreeSet<VarId>>,
+    prop: Option<&crate::model::Property>,
+) -> Result<CheckedTrace, CounterexampleError> {
+    let translated =
+        translate(model, behs, fair, undef, path, observed).map_err(CounterexampleError::Untranslatable)?;
+    super::replay(model, behs, &translated.trace).map_err(CounterexampleError::NoReplay)?;
+    let shows = match prop {
+        None => None,
+        Some(p) => Some(shows(model, behs, &translated.trace, p).map_err(CounterexampleError::Runtime)?),
+    };
+    Ok(CheckedTrace { translated, shows })
 }
 
 /// A back end's counterexample of `prop` (a path of LNT labels in which the variables
@@ -415,17 +448,16 @@ pub fn counterexample(
     observed: &BTreeSet<VarId>,
     prop: &crate::model::Property,
 ) -> Result<Trace, CounterexampleError> {
-    let mut t =
-        translate(model, behs, fair, undef, path, Some(observed)).map_err(CounterexampleError::Untranslatable)?.trace;
-    super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
-    match shows(model, behs, &t, prop).map_err(CounterexampleError::Runtime)? {
-        Shows::NoViolation => {
+    let c = checked(model, behs, fair, undef, path, Some(observed), Some(prop))?;
+    let mut t = c.translated.trace;
+    match c.shows {
+        Some(Shows::NoViolation) => {
             return Err(CounterexampleError::NoViolation {
                 property: prop.name.clone(),
                 modality: prop.keyword.clone(),
             });
         }
-        Shows::Violation { at } if at < t.len() => {
+        Some(Shows::Violation { at }) if at < t.len() => {
             t.steps.truncate(at);
             t.loop_start = None;
             t.ends_in_deadlock = false;

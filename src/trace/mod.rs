@@ -2,6 +2,7 @@
 //! semantics.md §10 or as JSON (product.md), and an independent replay checker.
 
 pub mod cadp;
+pub mod checked;
 pub mod from_labels;
 
 use crate::behaviour::Behaviour;
