@@ -3,6 +3,7 @@
 mod bounds;
 mod emit;
 mod info;
+mod json;
 mod load;
 pub mod lts;
 mod manual;
@@ -442,7 +443,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             if json {
-                println!("{}", serde_json::to_string_pretty(&info::info_json(&loaded)).expect("JSON of a value"));
+                json::print_pretty(&json::InfoDoc::new(&loaded));
             } else {
                 print!("{}", info::info_text(&loaded));
             }
@@ -454,10 +455,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             let analysis = crate::analysis::values::analyse(&loaded.model, &loaded.behaviours);
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&values::values_json(&loaded, &analysis)).expect("JSON of a value")
-                );
+                json::print_pretty(&values::values_json(&loaded, &analysis));
             } else {
                 print!("{}", values::values_text(&loaded, &analysis));
             }

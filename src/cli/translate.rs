@@ -2,13 +2,13 @@
 //! a `.seq` file or a diagnostic converted to `.aut`) turned back into a LAbS trace, replayed
 //! and checked in the native engine.
 
+use super::json::{ShowsDoc, TranslatedDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::trace::checked::LabelReader;
 use crate::trace::from_labels::CounterexampleError;
 use crate::trace::{self, cadp, from_labels};
-use serde_json::json;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -78,20 +78,19 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     let (t, shows) = (checked.translated, checked.shows);
     let observed_names: Vec<&str> = t.observed.iter().map(|&v| l.model.vars[v].name.as_str()).collect();
     if a.json {
-        let doc = json!({
-            "labels": path.labels.len(),
-            "ignored_labels": t.ignored_labels,
-            "trailing_labels": t.trailing_labels,
-            "observed": observed_names,
-            "property": a.property,
-            "shows": shows.map(|s| match s {
-                from_labels::Shows::Violation { at } => json!({"violation": true, "at": at}),
-                from_labels::Shows::NoViolation => json!({"violation": false}),
-                from_labels::Shows::NotDecidable => json!(null),
+        super::json::print_pretty(&TranslatedDoc {
+            labels: path.labels.len(),
+            ignored_labels: t.ignored_labels,
+            trailing_labels: t.trailing_labels,
+            observed: observed_names.clone(),
+            property: a.property.as_deref(),
+            shows: shows.and_then(|s| match s {
+                from_labels::Shows::Violation { at } => Some(ShowsDoc { violation: true, at: Some(at) }),
+                from_labels::Shows::NoViolation => Some(ShowsDoc { violation: false, at: None }),
+                from_labels::Shows::NotDecidable => None,
             }),
-            "trace": trace::to_json(&l.model, &l.behaviours, &t.trace),
+            trace: trace::to_json(&l.model, &l.behaviours, &t.trace),
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
         let mut s = String::new();
         let _ = writeln!(

@@ -2,8 +2,9 @@
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
 use super::bounds::{interrupt_flag, reason_text};
+use super::json::{CadpDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
-use super::verify::{results_text, verify_exit_code, verify_json};
+use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
@@ -90,26 +91,29 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
     let report = VerifyReport { results, stats, stopped: run.stopped };
     if a.json {
-        let mut doc = verify_json(l, spec_name, a.fair, &report);
-        doc["backend"] = "cadp".into();
-        doc["stats"] = serde_json::json!({
-            "seconds": run.seconds,
-            "peak_rss_mib": report.stats.peak_rss_mib,
-            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
-        });
-        doc["cadp"] = serde_json::json!({
-            "workflow": run.workflow.as_str(),
-            "lnt_dialect": run.dialect.name(),
-            "cross_checked": a.cross_check,
-            "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
-            // Where each counterexample came from: "inline in the log" or the `.aut` file read.
-            "diagnostics": run
+        let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
+        doc.backend = "cadp";
+        doc.stats = StatsDoc::Lts {
+            seconds: run.seconds,
+            peak_rss_mib: report.stats.peak_rss_mib,
+            lts: run
+                .lts
+                .iter()
+                .map(|x| LtsDoc { file: x.file.clone(), states: x.states, transitions: x.transitions })
+                .collect(),
+        };
+        doc.cadp = Some(CadpDoc {
+            workflow: run.workflow.as_str(),
+            lnt_dialect: run.dialect.name(),
+            cross_checked: a.cross_check,
+            files: run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
+            diagnostics: run
                 .results
                 .iter()
-                .filter_map(|r| r.diagnostic_source.as_ref().map(|x| (r.property.clone(), x.as_str().into())))
-                .collect::<serde_json::Map<_, _>>(),
+                .filter_map(|r| r.diagnostic_source.as_ref().map(|x| (r.property.clone(), x.as_str().to_string())))
+                .collect(),
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+        super::json::print_pretty(&doc);
     } else {
         print!("{}", cadp_text(l, &report, &run));
     }

@@ -4,8 +4,9 @@
 //! translated back from its LNT labels by the native replay, so the verdicts and traces are
 //! printed as the native back end prints them.
 
+use super::json::{LntDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
-use super::verify::{results_text, verify_exit_code, verify_json};
+use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
@@ -138,26 +139,28 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let report = VerifyReport { results, stats, stopped: None };
     super::bounds::reporting();
     if a.json {
-        let mut doc = verify_json(l, spec_name, a.fair, &report);
-        doc["backend"] = "lnt".into();
-        if let Some(rs) = doc["results"].as_array_mut() {
-            for (r, v) in rs.iter_mut().zip(&run.verifies) {
-                r["mcl"] = v.mcl.clone().into();
-                r["lts"] = serde_json::json!({"file": v.bcg, "states": v.states, "transitions": v.transitions});
-            }
+        let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
+        doc.backend = "lnt";
+        for (r, v) in doc.results.iter_mut().zip(&run.verifies) {
+            r.mcl = Some(v.mcl.clone());
+            r.lts = Some(LtsDoc { file: v.bcg.clone(), states: v.states as u64, transitions: v.transitions as u64 });
         }
-        doc["stats"] = serde_json::json!({
-            "seconds": seconds,
-            "peak_rss_mib": report.stats.peak_rss_mib,
-            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
+        doc.stats = StatsDoc::Lts {
+            seconds,
+            peak_rss_mib: report.stats.peak_rss_mib,
+            lts: run
+                .lts
+                .iter()
+                .map(|x| LtsDoc { file: x.file.clone(), states: x.states as u64, transitions: x.transitions as u64 })
+                .collect(),
+        };
+        doc.lnt = Some(LntDoc {
+            workflow: a.workflow.as_str(),
+            lnt_dialect: dialect.name(),
+            script: script.clone(),
+            files: work_dir.is_kept().then(|| work_dir.path().display().to_string()),
         });
-        doc["lnt"] = serde_json::json!({
-            "workflow": a.workflow.as_str(),
-            "lnt_dialect": dialect.name(),
-            "script": script,
-            "files": work_dir.is_kept().then(|| work_dir.path().display().to_string()),
-        });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+        super::json::print_pretty(&doc);
     } else {
         print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }
