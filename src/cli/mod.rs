@@ -41,6 +41,34 @@ impl Failure {
     }
 }
 
+/// The exit codes of the library's errors that mean the same wherever they occur; errors
+/// whose message needs the command's context (a kept directory, the property) are mapped
+/// where they are met.
+impl From<crate::cadp::CadpError> for Failure {
+    fn from(e: crate::cadp::CadpError) -> Failure {
+        use crate::cadp::CadpError;
+        let hint = match &e {
+            CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+            CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
+            _ => "",
+        };
+        Failure::new(exit::BACKEND, format!("{e}{hint}"))
+    }
+}
+
+impl From<crate::cadp::WorkDirError> for Failure {
+    fn from(e: crate::cadp::WorkDirError) -> Failure {
+        Failure::new(exit::BACKEND, e.to_string())
+    }
+}
+
+/// A trace about to be shown that fails the independent replay is a bug of labs.
+impl From<crate::trace::ShownTraceError> for Failure {
+    fn from(e: crate::trace::ShownTraceError) -> Failure {
+        Failure::new(exit::BACKEND, format!("internal error: {e}"))
+    }
+}
+
 pub mod exit {
     pub const OK: i32 = 0;
     pub const VIOLATED: i32 = 10;

@@ -101,8 +101,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
 pub(super) fn replayed(l: &Loaded, r: &VerifyReport) -> Result<(), Failure> {
     let traces =
         r.results.iter().filter_map(|x| Some((format!("counterexample for {}", x.property), x.trace.as_ref()?)));
-    trace::replay_all(&l.model, &l.behaviours, traces)
-        .map_err(|m| Failure::new(exit::BACKEND, format!("internal error: {m}")))
+    Ok(trace::replay_all(&l.model, &l.behaviours, traces)?)
 }
 
 pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {

@@ -7,7 +7,7 @@ use super::load::Loaded;
 use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
+use crate::cadp::{self, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::names;
@@ -33,15 +33,6 @@ pub struct CadpVerifyArgs {
     pub report: Option<PathBuf>,
 }
 
-fn driver_failure(e: CadpError) -> Failure {
-    let hint = match &e {
-        CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
-        CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
-        _ => "",
-    };
-    Failure::new(exit::BACKEND, format!("{e}{hint}"))
-}
-
 pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i32, Failure> {
     if let Some(p) = a.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
@@ -64,7 +55,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             eprintln!("{}", w.replace("use the monolithic script (`*_mono.svl`)", "use `--workflow monolithic`"));
         }
     }
-    let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
+    let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(Failure::from)?;
     let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let mut results = vec![];
     for r in &run.results {
@@ -220,7 +211,7 @@ pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> R
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
     };
-    let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;
+    let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(Failure::from)?;
     let mut runs = vec![];
     for r in &report.runs {
         let mut trace = reader

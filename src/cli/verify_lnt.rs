@@ -70,8 +70,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let mut work_dir = match &a.keep_files {
         Some(d) => WorkDir::kept(d),
         None => WorkDir::temporary(),
-    }
-    .map_err(backend_err)?;
+    }?;
     super::emit::write_all(work_dir.path(), &emitted)?;
 
     let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
