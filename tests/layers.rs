@@ -181,3 +181,12 @@ fn the_cli_builds_json_only_through_its_report_types() {
     assert!(files.len() > 10, "{files:?}");
     assert!(bad.is_empty(), "JSON built outside cli/json.rs:\n{}", bad.join("\n"));
 }
+
+/// ARCHITECTURE.md (`src/bin/labs-bench.rs`): the benchmark uses the library's stages, never
+/// the CLI's internals.
+#[test]
+fn the_benchmark_does_not_reach_into_the_cli() {
+    let text = std::fs::read_to_string(fixtures::path("src/bin/labs-bench.rs")).expect("labs-bench.rs");
+    assert!(text.contains("use labs::"), "the benchmark uses the library");
+    assert!(!text.contains("labs::cli"), "labs-bench.rs uses `labs::cli`");
+}

@@ -5,7 +5,7 @@ mod emit;
 mod info;
 mod json;
 mod load;
-pub mod lts;
+mod lts;
 mod manual;
 mod mcl;
 mod report;
