@@ -158,3 +158,35 @@ fn files_of_a_stage_do_not_depend_on_each_other_in_a_cycle() {
     cycles.dedup();
     assert!(cycles.is_empty(), "{}", cycles.join("\n"));
 }
+
+/// ARCHITECTURE.md (`src/cli/`): the `--json` documents are serialisable types in
+/// `cli/json.rs`; no other CLI file builds JSON by hand (`json!`) or patches a document.
+#[test]
+fn the_cli_builds_json_only_through_its_report_types() {
+    let cli = fixtures::path("src/cli");
+    let mut files = vec![];
+    rust_files(&cli, &mut files);
+    let mut bad = vec![];
+    for p in &files {
+        if p.file_name().is_some_and(|n| n == "json.rs") {
+            continue;
+        }
+        let text = code(p);
+        for pattern in ["json!(", "serde_json::to_string", "serde_json::Value", "doc[\""] {
+            if text.contains(pattern) {
+                bad.push(format!("{}: `{pattern}`", p.display()));
+            }
+        }
+    }
+    assert!(files.len() > 10, "{files:?}");
+    assert!(bad.is_empty(), "JSON built outside cli/json.rs:\n{}", bad.join("\n"));
+}
+
+/// ARCHITECTURE.md (`src/bin/labs-bench.rs`): the benchmark uses the library's stages, never
+/// the CLI's internals.
+#[test]
+fn the_benchmark_does_not_reach_into_the_cli() {
+    let text = std::fs::read_to_string(fixtures::path("src/bin/labs-bench.rs")).expect("labs-bench.rs");
+    assert!(text.contains("use labs::"), "the benchmark uses the library");
+    assert!(!text.contains("labs::cli"), "labs-bench.rs uses `labs::cli`");
+}

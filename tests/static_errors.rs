@@ -268,3 +268,13 @@ fn semantics_case_wrongarrow_is_rejected() {
     let all = diagnostics(&src, &[]);
     assert!(all.iter().any(|d| d.0 == Severity::Error && d.1.contains("cannot be assigned with `<-`")), "{all:#?}");
 }
+
+/// The empty-range warning folds its bounds with the one constant folder, so `abs`, `min`/`max`
+/// and negation count as constant there as everywhere else: abs(-3)..2 is 3..2.
+#[test]
+fn empty_range_with_abs_is_a_warning() {
+    let src = spec("system {\n  spawn = A: 1\n}\nagent A {\n  interface = x: abs(-3)..2\n  Behavior = x <- 1\n}");
+    warning(&src, "the range 3..2 is empty", 5, 18);
+    let src = spec("system {\n  spawn = A: 1\n}\nagent A {\n  interface = x: -(-3)..min(2, 5)\n  Behavior = x <- 1\n}");
+    warning(&src, "the range 3..2 is empty", 5, 18);
+}

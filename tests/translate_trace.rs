@@ -20,7 +20,7 @@ use labs::lntcheck::backend::{check_properties, emit_lnt, explore};
 use labs::model::Model;
 use labs::trace::cadp::parse_trace;
 use labs::trace::from_labels::{Shows, translate};
-use labs::trace::{from_labels, replay};
+use labs::trace::{ReplayError, TranslateError, from_labels, replay};
 use lnt_paths::{aut_text, executor_text, lts_labels};
 use std::collections::BTreeSet;
 
@@ -103,14 +103,16 @@ fn a_path_the_model_cannot_take_is_refused() {
     // c can go 0 -> 1 -> 2, never 0 -> 2 in one step.
     let text = "<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n<goal state>\n";
     let e = translate(&m, &b, false, undef, &parse_trace(text).unwrap(), None).unwrap_err();
-    assert!(e.contains("step 1 of the path cannot be matched"), "{e}");
+    assert_eq!(e, TranslateError::Unmatched { step: Some(1), fair: false });
+    assert!(e.to_string().contains("step 1 of the path cannot be matched"), "{e}");
     // Without DONE nothing can be said.
     let e = translate(&m, &b, false, undef, &parse_trace("\"E_C !0 !0\"\n").unwrap(), None).unwrap_err();
-    assert!(e.contains("no `DONE`"), "{e}");
+    assert_eq!(e, TranslateError::NoDone);
     // A deadlock claimed too early: after both reads and one write, the other write is enabled.
     let text = "<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n<deadlock>\n";
     let e = translate(&m, &b, false, undef, &parse_trace(text).unwrap(), None).unwrap_err();
-    assert!(e.contains("end of the path"), "{e}");
+    assert_eq!(e, TranslateError::Unmatched { step: None, fair: false });
+    assert!(e.to_string().contains("end of the path"), "{e}");
 }
 
 #[test]
@@ -146,7 +148,8 @@ fn replay_all_names_the_trace_that_does_not_replay() {
     let last = bad.steps.len() - 1;
     bad.steps[last].state[0] += 1;
     let e = labs::trace::replay_all(&m, &b, [(name(), &t), (name(), &bad)]).unwrap_err();
-    assert!(e.starts_with("the counterexample for P does not replay"), "{e}");
+    assert_eq!((e.name.as_str(), &e.error), ("counterexample for P", &ReplayError::NotSuccessor { step: last + 1 }));
+    assert!(e.to_string().starts_with("the counterexample for P does not replay"), "{e}");
 }
 
 /// `SimulateOptions::check` sees every finished run, in order, and a refusal ends the
@@ -170,7 +173,38 @@ fn each_simulation_run_is_checked_as_it_ends() {
     assert!(e.contains("the trace of run 2 refused"), "{e}");
     assert_eq!(seen.load(Ordering::SeqCst), 2, "the third run is not drawn");
     let (m2, b2) = (m.clone(), b.clone());
-    let replay_check = RunCheck(Arc::new(move |t| replay(&m2, &b2, t)));
+    let replay_check = RunCheck(Arc::new(move |t| replay(&m2, &b2, t).map_err(|e| e.to_string())));
     let opts = SimulateOptions { runs: 5, steps: 30, check: Some(replay_check), ..Default::default() };
     assert_eq!(simulate(&m, &b, &opts).expect("every run replays").runs.len(), 5);
+}
+
+/// The library type every back end's counterexample goes through (`trace::checked`): the lost
+/// update by hand is a counterexample of `AllCounted` (a `finally` violated by a deadlock,
+/// marked after its last state as native counterexamples are), not of `NeverTooMany`, and a
+/// path the model cannot take is refused before any property is looked at.
+#[test]
+fn label_reader_checks_counterexamples() {
+    use labs::trace::checked::LabelReader;
+    use labs::trace::from_labels::CounterexampleError;
+    let (m, b) = counter();
+    let analysis = analyse(&m, &b);
+    let reader = LabelReader::new(&m, &b, &analysis, false);
+    let text =
+        "<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n";
+    let path = parse_trace(text).unwrap();
+    let all_counted = m.properties.iter().find(|p| p.name == "AllCounted").unwrap();
+    let c = reader.counterexample(&path, all_counted).unwrap();
+    assert_eq!(c.trace().len(), 4);
+    assert!(c.trace().ends_in_deadlock);
+    let marks: Vec<(usize, &str, &str)> =
+        c.trace().marks.iter().map(|k| (k.at, k.property.as_str(), k.status.as_str())).collect();
+    assert_eq!(marks, [(4, "AllCounted", "violated")]);
+    let never_too_many = m.properties.iter().find(|p| p.name == "NeverTooMany").unwrap();
+    let e = reader.counterexample(&path, never_too_many).unwrap_err();
+    assert_eq!(e, CounterexampleError::NoViolation { property: "NeverTooMany".into(), modality: "always".into() });
+    let unchecked = reader.check(&path, None, None).unwrap();
+    assert_eq!((unchecked.translated.trace.len(), unchecked.shows), (4, None));
+    let impossible = parse_trace("<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n").unwrap();
+    let e = reader.counterexample(&impossible, all_counted).unwrap_err();
+    assert!(matches!(e, CounterexampleError::Untranslatable(_)), "{e:?}");
 }

@@ -31,6 +31,21 @@ pub struct ValueAnalysis {
 }
 
 impl ValueAnalysis {
+    /// The analysis with every set replaced by one common interval, the hull of all sets (⊥
+    /// kept where it was): the emitted domains then constrain nothing beyond a finite range.
+    pub fn coarse(&self) -> ValueAnalysis {
+        let mut all = super::intervals::IntervalSet::empty();
+        for s in self.sets.values() {
+            all.join_assign(&s.defined());
+        }
+        let hull = all.hull();
+        let mut out = self.clone();
+        for s in out.sets.values_mut() {
+            *s = hull.clone().with_undef(s.contains_undef());
+        }
+        out
+    }
+
     pub fn get(&self, var: VarId, ty: Option<TypeId>) -> Option<&IntervalSet> {
         self.sets.get(&(var, ty))
     }

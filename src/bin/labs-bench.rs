@@ -519,7 +519,7 @@ fn lts_table(o: &Options) -> Vec<String> {
             let (model, behs) = load_spec(dir, file, externs)?;
             let stem = file.trim_end_matches(".labs");
             let analysis = analyse(&model, &behs);
-            let coarse = labs::cli::lts::coarse_analysis(&analysis);
+            let coarse = analysis.coarse();
             let dialect = labs::lnt::Dialect::CURRENT;
             let (lnt, script) = svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect)?;
             let (lnt_c, script_c) = svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect)?;

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-pub use workdir::WorkDir;
+pub use workdir::{WorkDir, WorkDirError};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Workflow {
@@ -137,7 +137,7 @@ pub fn verify(
         Some(d) => WorkDir::kept(d),
         None => WorkDir::temporary(),
     }
-    .map_err(CadpError::Io)?;
+    .map_err(|e| CadpError::Io(e.to_string()))?;
     write_into(&work_dir, &files)?;
     let names: Vec<String> = lnt::mcl::select_properties(model, &opts.properties)
         .map_err(|e| CadpError::Emit(e.message))?
@@ -291,7 +291,7 @@ pub fn executor_runs(
     let files = lnt::emit(model, behaviours, analysis, &emit_opts).map_err(|e| CadpError::Emit(e.message))?;
     let lnt_name = format!("{}.lnt", opts.base);
     let program: Vec<_> = files.into_iter().filter(|f| f.name == lnt_name).collect();
-    let mut work_dir = WorkDir::temporary().map_err(CadpError::Io)?;
+    let mut work_dir = WorkDir::temporary().map_err(|e| CadpError::Io(e.to_string()))?;
     write_into(&work_dir, &program)?;
     let env = tools.child_env();
     let per_step = TRANSITIONS_PER_STEP_AND_AGENT * model.n_agents().max(1);

@@ -1,8 +1,38 @@
 //! The directory a CADP run works in: a fresh temporary one, removed when dropped unless
 //! kept, or the user's `--keep-files` directory, never removed.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A working directory that cannot be created under (or as) `dir`.
+#[derive(Debug)]
+pub struct WorkDirError {
+    pub dir: PathBuf,
+    /// `None` when every fresh name was taken.
+    pub source: Option<std::io::Error>,
+    /// The directory would have been created inside `dir` (a temporary one), not as `dir`.
+    pub inside: bool,
+}
+
+impl fmt::Display for WorkDirError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match (&self.source, self.inside) {
+            (Some(e), true) => write!(f, "cannot create a working directory in `{}`: {e}", self.dir.display()),
+            (None, _) => write!(f, "cannot create a working directory in `{}`", self.dir.display()),
+            (Some(e), false) => write!(f, "cannot create `{}`: {e}", self.dir.display()),
+        }
+    }
+}
+
+impl std::error::Error for WorkDirError {}
+
+/// For callers (tools, tests) that carry their errors as text.
+impl From<WorkDirError> for String {
+    fn from(e: WorkDirError) -> String {
+        e.to_string()
+    }
+}
 
 #[derive(Debug)]
 pub struct WorkDir {
@@ -13,7 +43,7 @@ pub struct WorkDir {
 impl WorkDir {
     /// A new directory under the system's temporary directory (`$CADP_TMP` if set): the
     /// process id and a counter make concurrent runs use different ones.
-    pub fn temporary() -> Result<WorkDir, String> {
+    pub fn temporary() -> Result<WorkDir, WorkDirError> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let base = std::env::var_os("CADP_TMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
         for _ in 0..100 {
@@ -22,15 +52,19 @@ impl WorkDir {
             match std::fs::create_dir(&path) {
                 Ok(()) => return Ok(WorkDir { path, remove: true }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(format!("cannot create a working directory in `{}`: {e}", base.display())),
+                Err(e) => return Err(WorkDirError { dir: base, source: Some(e), inside: true }),
             }
         }
-        Err(format!("cannot create a working directory in `{}`", base.display()))
+        Err(WorkDirError { dir: base, source: None, inside: true })
     }
 
     /// The user's directory (created if needed), kept.
-    pub fn kept(dir: &Path) -> Result<WorkDir, String> {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    pub fn kept(dir: &Path) -> Result<WorkDir, WorkDirError> {
+        std::fs::create_dir_all(dir).map_err(|e| WorkDirError {
+            dir: dir.to_path_buf(),
+            source: Some(e),
+            inside: false,
+        })?;
         Ok(WorkDir { path: dir.to_path_buf(), remove: false })
     }
 

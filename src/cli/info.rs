@@ -1,75 +1,8 @@
-//! `labs info`: the resolved model, for humans and as JSON.
+//! `labs info`: the resolved model, for humans (as JSON: `json::InfoDoc`).
 
 use super::load::Loaded;
 use crate::model::{Store, print};
-use serde_json::{Value, json};
 use std::fmt::Write;
-
-pub fn info_json(l: &Loaded) -> Value {
-    let m = &l.model;
-    let types: Vec<Value> = m
-        .agent_types
-        .iter()
-        .zip(&l.behaviours)
-        .map(|(t, b)| {
-            json!({
-                "name": t.name,
-                "count": t.count,
-                "ids": if t.count > 0 { json!([t.first_id, t.first_id + t.count - 1]) } else { Value::Null },
-                "attributes": t.attrs.iter().map(|&v| m.vars[v].name.clone()).collect::<Vec<_>>(),
-                "stigmergies": t.stigmergies.iter().map(|&s| m.stigmergies[s].name.clone()).collect::<Vec<_>>(),
-                "behaviour": { "control_states": b.states.len(), "actions": b.edge_count() },
-            })
-        })
-        .collect();
-    let vars: Vec<Value> = m
-        .vars
-        .iter()
-        .map(|v| {
-            let (store, stig) = match v.store {
-                Store::Env => ("environment", Value::Null),
-                Store::Attr => ("interface", Value::Null),
-                Store::Stig { stigmergy, tuple } => {
-                    ("stigmergy", json!({"name": m.stigmergies[stigmergy].name, "tuple": tuple}))
-                }
-            };
-            let inits: Vec<Value> = v
-                .inits
-                .iter()
-                .map(
-                    |(t, i)| json!({"agent_type": t.map(|t| m.agent_types[t].name.clone()), "init": print::init(m, i)}),
-                )
-                .collect();
-            json!({"name": v.name, "store": store, "stigmergy": stig, "shape": v.dims, "initialisers": inits})
-        })
-        .collect();
-    let stigs: Vec<Value> = m
-        .stigmergies
-        .iter()
-        .enumerate()
-        .map(|(si, s)| {
-            json!({
-                "name": s.name,
-                "link": print::bexpr(m, &s.link),
-                "tuples": s.tuples.iter().map(|&t| m.tuples[t].vars.iter().map(|&v| m.vars[v].name.clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
-                "holders": m.agent_types.iter().filter(|t| t.stigmergies.contains(&si)).map(|t| t.name.clone()).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let props: Vec<Value> =
-        m.properties.iter().map(|p| json!({"name": p.name, "modality": p.keyword, "text": p.text})).collect();
-    let assumptions: Vec<Value> = m.assumptions.iter().map(|a| json!({"name": a.name})).collect();
-    json!({
-        "spec": l.file.name,
-        "externs": m.externs,
-        "agents": m.n_agents(),
-        "agent_types": types,
-        "variables": vars,
-        "stigmergies": stigs,
-        "assumptions": assumptions,
-        "properties": props,
-    })
-}
 
 pub fn info_text(l: &Loaded) -> String {
     let m = &l.model;

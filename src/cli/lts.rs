@@ -3,25 +3,10 @@
 
 use super::load::Loaded;
 use super::{Failure, exit};
-use crate::analysis::values::{ValueAnalysis, analyse};
+use crate::analysis::values::analyse;
 use crate::lnt::{self, Dialect, EmitOptions};
 use crate::lntcheck;
 use std::path::Path;
-
-/// The analysis with every set replaced by one common interval, the hull of all sets (⊥ kept
-/// where it was): the emitted domains then constrain nothing beyond a finite range.
-pub fn coarse_analysis(a: &ValueAnalysis) -> ValueAnalysis {
-    let mut all = crate::analysis::intervals::IntervalSet::empty();
-    for s in a.sets.values() {
-        all.join_assign(&s.defined());
-    }
-    let hull = all.hull();
-    let mut out = a.clone();
-    for s in out.sets.values_mut() {
-        *s = hull.clone().with_undef(s.contains_undef());
-    }
-    out
-}
 
 /// `f`, unless the run's bounds stopped it: then the bound's exit code and message.
 fn stopped(l: &crate::limits::Limits, f: Failure) -> Failure {
@@ -32,11 +17,6 @@ fn stopped(l: &crate::limits::Limits, f: Failure) -> Failure {
         ),
         None => f,
     }
-}
-
-/// The emitted LNT program, as text.
-pub fn emit_lnt(l: &Loaded, fair: bool, dialect: Dialect, value_analysis: bool) -> Result<String, Failure> {
-    emit_program(l, fair, dialect, value_analysis).map(|(lnt, _)| lnt)
 }
 
 /// The emitted LNT program and compositional SVL script (every property), as text.
@@ -51,7 +31,7 @@ pub fn emit_program(
         EmitOptions { fair, properties: vec![], dialect, base: lnt::names::module_name(&stem), source: stem.clone() };
     let mut analysis = analyse(&l.model, &l.behaviours);
     if !value_analysis {
-        analysis = coarse_analysis(&analysis);
+        analysis = analysis.coarse();
     }
     let files =
         lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;

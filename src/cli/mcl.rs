@@ -1,10 +1,10 @@
 //! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS, and the
 //! path that explains its verdict.
 
+use super::json::{DiagnosticDoc, MclDoc};
 use super::{Failure, exit};
 use crate::limits::Limits;
 use crate::mcl::{self, EvalError};
-use serde_json::json;
 use std::path::{Path, PathBuf};
 
 pub struct MclArgs {
@@ -45,21 +45,20 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
     }
     let verdict = if ev.holds { "TRUE" } else { "FALSE" };
     if a.json {
-        let doc = json!({
-            "query": qname,
-            "lts": a.lts.display().to_string(),
-            "states": lts.succ.len(),
-            "transitions": lts.transition_count(),
-            "verdict": verdict,
-            "holds": ev.holds,
-            "pairs_explored": ev.states_explored,
-            "diagnostic": ev.diagnostic.as_ref().map(|d| json!({
-                "states": d.states,
-                "labels": d.labels,
-                "loop_start": d.loop_start,
-            })),
+        super::json::print_compact(&MclDoc {
+            query: qname,
+            lts: a.lts.display().to_string(),
+            states: lts.succ.len(),
+            transitions: lts.transition_count(),
+            verdict,
+            holds: ev.holds,
+            pairs_explored: ev.states_explored,
+            diagnostic: ev.diagnostic.as_ref().map(|d| DiagnosticDoc {
+                states: d.states.clone(),
+                labels: d.labels.clone(),
+                loop_start: d.loop_start,
+            }),
         });
-        println!("{doc}");
     } else {
         println!("{verdict}");
     }

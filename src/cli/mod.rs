@@ -3,8 +3,9 @@
 mod bounds;
 mod emit;
 mod info;
+mod json;
 mod load;
-pub mod lts;
+mod lts;
 mod manual;
 mod mcl;
 mod report;
@@ -37,6 +38,34 @@ impl Failure {
             message.push('\n');
         }
         Failure { code, message }
+    }
+}
+
+/// The exit codes of the library's errors that mean the same wherever they occur; errors
+/// whose message needs the command's context (a kept directory, the property) are mapped
+/// where they are met.
+impl From<crate::cadp::CadpError> for Failure {
+    fn from(e: crate::cadp::CadpError) -> Failure {
+        use crate::cadp::CadpError;
+        let hint = match &e {
+            CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+            CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
+            _ => "",
+        };
+        Failure::new(exit::BACKEND, format!("{e}{hint}"))
+    }
+}
+
+impl From<crate::cadp::WorkDirError> for Failure {
+    fn from(e: crate::cadp::WorkDirError) -> Failure {
+        Failure::new(exit::BACKEND, e.to_string())
+    }
+}
+
+/// A trace about to be shown that fails the independent replay is a bug of labs.
+impl From<crate::trace::ShownTraceError> for Failure {
+    fn from(e: crate::trace::ShownTraceError) -> Failure {
+        Failure::new(exit::BACKEND, format!("internal error: {e}"))
     }
 }
 
@@ -442,7 +471,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             if json {
-                println!("{}", serde_json::to_string_pretty(&info::info_json(&loaded)).expect("JSON of a value"));
+                json::print_pretty(&json::InfoDoc::new(&loaded));
             } else {
                 print!("{}", info::info_text(&loaded));
             }
@@ -454,10 +483,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             let analysis = crate::analysis::values::analyse(&loaded.model, &loaded.behaviours);
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&values::values_json(&loaded, &analysis)).expect("JSON of a value")
-                );
+                json::print_pretty(&values::values_json(&loaded, &analysis));
             } else {
                 print!("{}", values::values_text(&loaded, &analysis));
             }

@@ -1,13 +1,13 @@
 //! `labs simulate`: the runs of a back end (the native engine, the LNT interpreter, CADP's
 //! Executor), printed as text or JSON, and the report page.
 
+use super::json::{RunDoc, SimulateDoc};
 use super::load::Loaded;
 use super::verify::engine_failure;
 use super::{Failure, exit};
 use crate::engine::{self, RunCheck, SimStatus, SimulateOptions, SimulateReport};
 use crate::limits::Limits;
 use crate::trace;
-use serde_json::{Value, json};
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -89,7 +89,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
     super::bounds::reporting();
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&simulate_json(l, spec_name, a, &report)).expect("JSON"));
+        super::json::print_pretty(&simulate_json(l, spec_name, a, &report));
     } else {
         print!("{}", simulate_text(l, a, &report));
     }
@@ -136,26 +136,15 @@ fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
     s
 }
 
-fn simulate_json(l: &Loaded, spec_name: &str, a: &SimulateArgs, r: &SimulateReport) -> Value {
-    let runs: Vec<Value> = r
-        .runs
-        .iter()
-        .map(|run| {
-            json!({
-                "trace": trace::to_json(&l.model, &l.behaviours, &run.trace),
-                "properties": run.properties,
-                "deadlock": run.deadlock,
-            })
-        })
-        .collect();
-    json!({
-        "spec": spec_name,
-        "externs": l.model.externs,
-        "backend": a.backend.name(),
-        "fair": a.fair,
-        "seed": a.seed,
-        "steps": a.steps,
-        "runs": runs,
-        "stopped": r.stopped,
-    })
+fn simulate_json<'a>(l: &'a Loaded, spec_name: &'a str, a: &SimulateArgs, r: &'a SimulateReport) -> SimulateDoc<'a> {
+    SimulateDoc {
+        spec: spec_name,
+        externs: &l.model.externs,
+        backend: a.backend.name(),
+        fair: a.fair,
+        seed: a.seed,
+        steps: a.steps,
+        runs: RunDoc::runs(l, r),
+        stopped: r.stopped,
+    }
 }

@@ -2,13 +2,13 @@
 //! a `.seq` file or a diagnostic converted to `.aut`) turned back into a LAbS trace, replayed
 //! and checked in the native engine.
 
+use super::json::{ShowsDoc, TranslatedDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::lnt::{domains::undef_value, mcl};
+use crate::trace::checked::LabelReader;
+use crate::trace::from_labels::CounterexampleError;
 use crate::trace::{self, cadp, from_labels};
-use serde_json::json;
-use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -50,7 +50,7 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         Failure::new(exit::USAGE, format!("{}\n --> {at}", e.message))
     })?;
     let analysis = analyse(&l.model, &l.behaviours);
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let prop = match &a.property {
         None => None,
         Some(name) => Some(
@@ -61,39 +61,36 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
                 .ok_or_else(|| super::load::unknown_property(l, name))?,
         ),
     };
-    let observed: Option<BTreeSet<usize>> = match prop {
+    // The property was named by the user: a query that cannot be built is a usage error.
+    let observed = match prop {
         None => None,
-        Some(p) => Some(mcl::build(&l.model, &analysis, p).map_err(|e| Failure::new(exit::USAGE, e.message))?.vars),
+        Some(p) => Some(reader.observed(p).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?),
     };
-    let t = from_labels::translate(&l.model, &l.behaviours, a.fair, undef, &path, observed.as_ref())
-        .map_err(|m| Failure::new(exit::BACKEND, format!("cannot translate `{}`: {m}", a.trace_file.display())))?;
-    // The independent check every trace passes before a user sees it.
-    trace::replay(&l.model, &l.behaviours, &t.trace).map_err(|m| {
-        Failure::new(exit::BACKEND, format!("internal error: the translated trace does not replay: {m}"))
+    let checked = reader.check(&path, observed.as_ref(), prop).map_err(|e| match e {
+        CounterexampleError::Untranslatable(m) => {
+            Failure::new(exit::BACKEND, format!("cannot translate `{}`: {m}", a.trace_file.display()))
+        }
+        CounterexampleError::NoReplay(m) => {
+            Failure::new(exit::BACKEND, format!("internal error: the translated trace does not replay: {m}"))
+        }
+        _ => Failure::new(exit::BACKEND, e.to_string()),
     })?;
-    let shows = match prop {
-        None => None,
-        Some(p) => Some(
-            from_labels::shows(&l.model, &l.behaviours, &t.trace, p)
-                .map_err(|m| Failure::new(exit::BACKEND, format!("run-time error of the model: {m}")))?,
-        ),
-    };
+    let (t, shows) = (checked.translated, checked.shows);
     let observed_names: Vec<&str> = t.observed.iter().map(|&v| l.model.vars[v].name.as_str()).collect();
     if a.json {
-        let doc = json!({
-            "labels": path.labels.len(),
-            "ignored_labels": t.ignored_labels,
-            "trailing_labels": t.trailing_labels,
-            "observed": observed_names,
-            "property": a.property,
-            "shows": shows.map(|s| match s {
-                from_labels::Shows::Violation { at } => json!({"violation": true, "at": at}),
-                from_labels::Shows::NoViolation => json!({"violation": false}),
-                from_labels::Shows::NotDecidable => json!(null),
+        super::json::print_pretty(&TranslatedDoc {
+            labels: path.labels.len(),
+            ignored_labels: t.ignored_labels,
+            trailing_labels: t.trailing_labels,
+            observed: observed_names.clone(),
+            property: a.property.as_deref(),
+            shows: shows.and_then(|s| match s {
+                from_labels::Shows::Violation { at } => Some(ShowsDoc { violation: true, at: Some(at) }),
+                from_labels::Shows::NoViolation => Some(ShowsDoc { violation: false, at: None }),
+                from_labels::Shows::NotDecidable => None,
             }),
-            "trace": trace::to_json(&l.model, &l.behaviours, &t.trace),
+            trace: trace::to_json(&l.model, &l.behaviours, &t.trace),
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
     } else {
         let mut s = String::new();
         let _ = writeln!(

@@ -1,10 +1,10 @@
 //! `labs values`: the value analysis per variable and agent type.
 
+use super::json::{BoundDoc, IntervalDoc, ValueSetDoc, ValuesDoc};
 use super::load::Loaded;
 use crate::analysis::IntervalSet;
 use crate::analysis::values::ValueAnalysis;
 use crate::model::{Model, Store, TypeId, VarId};
-use serde_json::{Value, json};
 use std::fmt::Write;
 
 /// The rows of the report: (variable, agent type or None for the environment), in model order.
@@ -37,38 +37,31 @@ fn element_names(m: &Model, v: VarId) -> Vec<String> {
     (0..m.vars[v].len).map(|k| m.vars[v].element_name(k)).collect()
 }
 
-pub fn values_json(l: &Loaded, a: &ValueAnalysis) -> Value {
+pub fn values_json<'a>(l: &'a Loaded, a: &ValueAnalysis) -> ValuesDoc<'a> {
     let m = &l.model;
-    let mut vars = vec![];
+    let mut variables = vec![];
     for (v, t) in rows(m, a) {
         let set = a.get(v, t).cloned().unwrap_or_default();
         for name in element_names(m, v) {
-            vars.push(json!({
-                "name": name,
-                "agent_type": t.map(|t| m.agent_types[t].name.clone()),
-                "store": store_name(m.vars[v].store),
-                "intervals": intervals_json(&set),
-                "widened": a.is_widened(v, t),
-            }));
+            variables.push(ValueSetDoc {
+                name,
+                agent_type: t.map(|t| m.agent_types[t].name.clone()),
+                store: store_name(m.vars[v].store),
+                intervals: intervals_json(&set),
+                widened: a.is_widened(v, t),
+            });
         }
     }
-    json!({ "spec": l.file.name, "externs": m.externs, "variables": vars })
+    ValuesDoc { spec: &l.file.name, externs: &m.externs, variables }
 }
 
-fn intervals_json(s: &IntervalSet) -> Vec<Value> {
-    let mut out: Vec<Value> = s.intervals().iter().map(|i| json!([bound(i.lo), bound(i.hi)])).collect();
+fn intervals_json(s: &IntervalSet) -> Vec<IntervalDoc> {
+    let mut out: Vec<IntervalDoc> =
+        s.intervals().iter().map(|i| IntervalDoc::Interval([BoundDoc::new(i.lo), BoundDoc::new(i.hi)])).collect();
     if s.contains_undef() {
-        out.push(json!("undef"));
+        out.push(IntervalDoc::Undef("undef"));
     }
     out
-}
-
-fn bound(b: i64) -> Value {
-    match b {
-        crate::analysis::NEG_INF => json!("-inf"),
-        crate::analysis::POS_INF => json!("+inf"),
-        v => json!(v),
-    }
 }
 
 pub fn values_text(l: &Loaded, a: &ValueAnalysis) -> String {

@@ -1,11 +1,11 @@
 //! `labs verify` with the native engine: output, exit codes, progress.
 
+use super::json::{RuntimeErrorDoc, VerifyDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::engine::{self, EngineError, Progress, StopReason, Verdict, VerifyOptions, VerifyReport, Workers};
 use crate::limits::Limits;
 use crate::trace;
-use serde_json::{Value, json};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -43,8 +43,8 @@ pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure 
             let mut text = format!("error: run-time error of the model: {message}\n");
             if let Some(t) = trace {
                 if json {
-                    let doc = json!({"error": message, "trace": trace::to_json(&l.model, &l.behaviours, &t)});
-                    println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+                    let trace = trace::to_json(&l.model, &l.behaviours, &t);
+                    super::json::print_pretty(&RuntimeErrorDoc { error: message.clone(), trace });
                 } else {
                     let _ =
                         writeln!(text, "the trace that reaches it:\n{}", trace::render(&l.model, &l.behaviours, &t));
@@ -84,7 +84,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         );
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&verify_json(l, spec_name, a.fair, &report)).expect("JSON"));
+        super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
     } else {
         print!("{}", verify_text(l, &report));
     }
@@ -101,8 +101,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
 pub(super) fn replayed(l: &Loaded, r: &VerifyReport) -> Result<(), Failure> {
     let traces =
         r.results.iter().filter_map(|x| Some((format!("counterexample for {}", x.property), x.trace.as_ref()?)));
-    trace::replay_all(&l.model, &l.behaviours, traces)
-        .map_err(|m| Failure::new(exit::BACKEND, format!("internal error: {m}")))
+    Ok(trace::replay_all(&l.model, &l.behaviours, traces)?)
 }
 
 pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
@@ -162,42 +161,6 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
         }
     }
     s
-}
-
-pub(super) fn verify_json(l: &Loaded, spec_name: &str, fair: bool, r: &VerifyReport) -> Value {
-    let results: Vec<Value> = r
-        .results
-        .iter()
-        .map(|x| {
-            let mut v = json!({"property": x.property, "modality": x.modality, "verdict": x.verdict.as_str()});
-            if let Some(t) = &x.trace {
-                v["trace"] = trace::to_json(&l.model, &l.behaviours, t);
-            }
-            v
-        })
-        .collect();
-    let st = &r.stats;
-    json!({
-        "spec": spec_name,
-        "externs": l.model.externs,
-        "backend": "native",
-        "fair": fair,
-        "results": results,
-        "stats": {
-            "states": st.states,
-            "transitions": st.transitions,
-            "deadlocks": st.deadlocks,
-            "initial_states": st.initial_states,
-            "seconds": super::run_seconds(),
-            "exploration_seconds": st.seconds,
-            "peak_rss_mib": st.peak_rss_mib,
-            "graph_bytes": st.graph_bytes,
-            "store_bytes": st.store_bytes,
-            "state_bytes": st.state_bytes,
-            "complete": st.complete,
-        },
-        "stopped": r.stopped,
-    })
 }
 
 /// `1 state`, `2 states`.

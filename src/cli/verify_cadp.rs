@@ -2,15 +2,17 @@
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
 use super::bounds::{interrupt_flag, reason_text};
+use super::json::{CadpDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
-use super::verify::{results_text, verify_exit_code, verify_json};
+use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::cadp::{self, CadpError, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
+use crate::cadp::{self, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{domains::undef_value, mcl, names};
-use crate::trace::{self, from_labels};
+use crate::lnt::names;
+use crate::trace::checked::LabelReader;
+use crate::trace::{self, from_labels::CounterexampleError};
 use std::fmt::Write;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -29,15 +31,6 @@ pub struct CadpVerifyArgs {
     pub cross_check: bool,
     /// `--report FILE.html`.
     pub report: Option<PathBuf>,
-}
-
-fn driver_failure(e: CadpError) -> Failure {
-    let hint = match &e {
-        CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
-        CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
-        _ => "",
-    };
-    Failure::new(exit::BACKEND, format!("{e}{hint}"))
 }
 
 pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i32, Failure> {
@@ -62,16 +55,14 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
             eprintln!("{}", w.replace("use the monolithic script (`*_mono.svl`)", "use `--workflow monolithic`"));
         }
     }
-    let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(driver_failure)?;
-    let undef = undef_value(&l.model, &analysis);
+    let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(Failure::from)?;
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let mut results = vec![];
     for r in &run.results {
         let prop =
             l.model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
-            (Verdict::Violated, Some(path)) => {
-                Some(translate(l, &analysis, undef, a.fair, &mut run.work_dir, prop, path)?)
-            }
+            (Verdict::Violated, Some(path)) => Some(counterexample(&reader, &mut run.work_dir, prop, path)?),
             (Verdict::Violated, None) => {
                 eprintln!("warning: CADP found {} violated but wrote no diagnostic", r.property);
                 None
@@ -91,26 +82,29 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
     let report = VerifyReport { results, stats, stopped: run.stopped };
     if a.json {
-        let mut doc = verify_json(l, spec_name, a.fair, &report);
-        doc["backend"] = "cadp".into();
-        doc["stats"] = serde_json::json!({
-            "seconds": run.seconds,
-            "peak_rss_mib": report.stats.peak_rss_mib,
-            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
-        });
-        doc["cadp"] = serde_json::json!({
-            "workflow": run.workflow.as_str(),
-            "lnt_dialect": run.dialect.name(),
-            "cross_checked": a.cross_check,
-            "files": run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
-            // Where each counterexample came from: "inline in the log" or the `.aut` file read.
-            "diagnostics": run
+        let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
+        doc.backend = "cadp";
+        doc.stats = StatsDoc::Lts {
+            seconds: run.seconds,
+            peak_rss_mib: report.stats.peak_rss_mib,
+            lts: run
+                .lts
+                .iter()
+                .map(|x| LtsDoc { file: x.file.clone(), states: x.states, transitions: x.transitions })
+                .collect(),
+        };
+        doc.cadp = Some(CadpDoc {
+            workflow: run.workflow.as_str(),
+            lnt_dialect: run.dialect.name(),
+            cross_checked: a.cross_check,
+            files: run.work_dir.is_kept().then(|| run.work_dir.path().display().to_string()),
+            diagnostics: run
                 .results
                 .iter()
-                .filter_map(|r| r.diagnostic_source.as_ref().map(|x| (r.property.clone(), x.as_str().into())))
-                .collect::<serde_json::Map<_, _>>(),
+                .filter_map(|r| r.diagnostic_source.as_ref().map(|x| (r.property.clone(), x.as_str().to_string())))
+                .collect(),
         });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+        super::json::print_pretty(&doc);
     } else {
         print!("{}", cadp_text(l, &report, &run));
     }
@@ -159,18 +153,14 @@ fn cross_check(
 }
 
 /// The diagnostic of `prop` as a LAbS trace: translated, replayed, and showing the violation.
-fn translate(
-    l: &Loaded,
-    analysis: &crate::analysis::values::ValueAnalysis,
-    undef: i64,
-    fair: bool,
+fn counterexample(
+    reader: &LabelReader,
     work_dir: &mut WorkDir,
     prop: &crate::model::Property,
     path: &crate::trace::cadp::LabelPath,
 ) -> Result<trace::Trace, Failure> {
-    let observed = mcl::build(&l.model, analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
-    from_labels::counterexample(&l.model, &l.behaviours, fair, undef, path, &observed, prop).map_err(|e| match e {
-        from_labels::CounterexampleError::Runtime(_) => Failure::new(exit::BACKEND, e.to_string()),
+    let checked = reader.counterexample(path, prop).map_err(|e| match e {
+        CounterexampleError::Runtime(_) | CounterexampleError::Query(_) => Failure::new(exit::BACKEND, e.to_string()),
         _ => {
             let dir = work_dir.keep();
             Failure::new(
@@ -183,7 +173,8 @@ fn translate(
                 ),
             )
         }
-    })
+    })?;
+    Ok(checked.into_trace())
 }
 
 fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
@@ -209,7 +200,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
 /// cut to `--steps` LAbS steps and marked as the native runs are.
 pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> Result<SimulateReport, Failure> {
     let analysis = analyse(&l.model, &l.behaviours);
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, opts.fair);
     let exec = ExecutorOptions {
         fair: opts.fair,
         runs: opts.runs,
@@ -220,20 +211,19 @@ pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> R
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
     };
-    let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(driver_failure)?;
+    let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(Failure::from)?;
     let mut runs = vec![];
     for r in &report.runs {
-        let encoding_error = |m: String| {
-            Failure::new(
-                exit::BACKEND,
-                format!("internal error of the LNT encoding: Executor's run with seed {} {m}", r.seed),
-            )
-        };
-        let t = from_labels::translate(&l.model, &l.behaviours, opts.fair, undef, &r.path, None)
-            .map_err(|m| encoding_error(format!("cannot be replayed in the native engine: {m}")))?;
-        let mut trace = t.trace;
-        trace::replay(&l.model, &l.behaviours, &trace)
-            .map_err(|m| encoding_error(format!("translates to a trace that does not replay: {m}")))?;
+        let mut trace = reader
+            .check(&r.path, None, None)
+            .map_err(|e| {
+                Failure::new(
+                    exit::BACKEND,
+                    format!("internal error of the LNT encoding: Executor's run with seed {} {e}", r.seed),
+                )
+            })?
+            .translated
+            .trace;
         if trace.steps.len() > opts.steps {
             trace.steps.truncate(opts.steps);
             trace.ends_in_deadlock = false;

@@ -4,15 +4,17 @@
 //! translated back from its LNT labels by the native replay, so the verdicts and traces are
 //! printed as the native back end prints them.
 
+use super::json::{LntDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
-use super::verify::{results_text, verify_exit_code, verify_json};
+use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
-use crate::lnt::{self, EmitOptions, domains::undef_value, mcl, names, svl};
+use crate::lnt::{self, EmitOptions, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
-use crate::trace::from_labels::{self, CounterexampleError};
+use crate::trace::checked::LabelReader;
+use crate::trace::from_labels::CounterexampleError;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -68,8 +70,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let mut work_dir = match &a.keep_files {
         Some(d) => WorkDir::kept(d),
         None => WorkDir::temporary(),
-    }
-    .map_err(backend_err)?;
+    }?;
     super::emit::write_all(work_dir.path(), &emitted)?;
 
     let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
@@ -96,7 +97,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         }
     };
 
-    let undef = undef_value(&l.model, &analysis);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let mut results = vec![];
     for v in &run.verifies {
         let prop = l
@@ -108,24 +109,21 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         let trace = match (verdict, &v.outcome.diagnostic) {
             (Verdict::Violated, Some(path)) => {
-                let observed =
-                    mcl::build(&l.model, &analysis, prop).map_err(|e| Failure::new(exit::BACKEND, e.message))?.vars;
-                let t = from_labels::counterexample(&l.model, &l.behaviours, a.fair, undef, path, &observed, prop)
-                    .map_err(|e| match e {
-                        CounterexampleError::Runtime(_) => backend_err(e.to_string()),
-                        _ => {
-                            let dir = work_dir.keep();
-                            backend_err(format!(
-                                "internal error of the LNT encoding: the counterexample of {} ({} on {}) {e}\n  = \
-                                 note: the generated files are kept in `{}`",
-                                prop.name,
-                                v.mcl,
-                                v.bcg,
-                                dir.display()
-                            ))
-                        }
-                    })?;
-                Some(t)
+                let t = reader.counterexample(path, prop).map_err(|e| match e {
+                    CounterexampleError::Runtime(_) | CounterexampleError::Query(_) => backend_err(e.to_string()),
+                    _ => {
+                        let dir = work_dir.keep();
+                        backend_err(format!(
+                            "internal error of the LNT encoding: the counterexample of {} ({} on {}) {e}\n  = note: \
+                             the generated files are kept in `{}`",
+                            prop.name,
+                            v.mcl,
+                            v.bcg,
+                            dir.display()
+                        ))
+                    }
+                })?;
+                Some(t.into_trace())
             }
             (Verdict::Violated, None) => {
                 eprintln!("warning: the MCL evaluator found {} violated but gave no diagnostic", prop.name);
@@ -140,26 +138,28 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let report = VerifyReport { results, stats, stopped: None };
     super::bounds::reporting();
     if a.json {
-        let mut doc = verify_json(l, spec_name, a.fair, &report);
-        doc["backend"] = "lnt".into();
-        if let Some(rs) = doc["results"].as_array_mut() {
-            for (r, v) in rs.iter_mut().zip(&run.verifies) {
-                r["mcl"] = v.mcl.clone().into();
-                r["lts"] = serde_json::json!({"file": v.bcg, "states": v.states, "transitions": v.transitions});
-            }
+        let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
+        doc.backend = "lnt";
+        for (r, v) in doc.results.iter_mut().zip(&run.verifies) {
+            r.mcl = Some(v.mcl.clone());
+            r.lts = Some(LtsDoc { file: v.bcg.clone(), states: v.states as u64, transitions: v.transitions as u64 });
         }
-        doc["stats"] = serde_json::json!({
-            "seconds": seconds,
-            "peak_rss_mib": report.stats.peak_rss_mib,
-            "lts": run.lts.iter().map(|x| serde_json::json!({"file": x.file, "states": x.states, "transitions": x.transitions})).collect::<Vec<_>>(),
+        doc.stats = StatsDoc::Lts {
+            seconds,
+            peak_rss_mib: report.stats.peak_rss_mib,
+            lts: run
+                .lts
+                .iter()
+                .map(|x| LtsDoc { file: x.file.clone(), states: x.states as u64, transitions: x.transitions as u64 })
+                .collect(),
+        };
+        doc.lnt = Some(LntDoc {
+            workflow: a.workflow.as_str(),
+            lnt_dialect: dialect.name(),
+            script: script.clone(),
+            files: work_dir.is_kept().then(|| work_dir.path().display().to_string()),
         });
-        doc["lnt"] = serde_json::json!({
-            "workflow": a.workflow.as_str(),
-            "lnt_dialect": dialect.name(),
-            "script": script,
-            "files": work_dir.is_kept().then(|| work_dir.path().display().to_string()),
-        });
-        println!("{}", serde_json::to_string_pretty(&doc).expect("JSON of a value"));
+        super::json::print_pretty(&doc);
     } else {
         print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }

@@ -107,7 +107,86 @@ impl Expr {
     }
 }
 
+/// A rewriting of expressions (`Expr::map`): each method may replace a node; `None` keeps the
+/// node and rewrites its children.
+pub trait Rewrite {
+    /// Replaces `e` whole (its children are not visited), or `None`.
+    fn expr(&mut self, _e: &Expr) -> Option<Expr> {
+        None
+    }
+    /// Replaces an agent reference whole (`Of(e)`'s `e` is then not visited), or `None`.
+    fn owner(&mut self, _o: &AgentRef) -> Option<AgentRef> {
+        None
+    }
+}
+
+impl Expr {
+    /// A copy of `self` rewritten top-down by `r`, through every sub-expression: indices,
+    /// owners (`x of e`), conditions of `if`.
+    pub fn map(&self, r: &mut dyn Rewrite) -> Expr {
+        if let Some(e) = r.expr(self) {
+            return e;
+        }
+        let b = |x: &Expr, r: &mut dyn Rewrite| Box::new(x.map(r));
+        match self {
+            Expr::Const(_) | Expr::QVar(_) => self.clone(),
+            Expr::AgentId(o) => Expr::AgentId(o.map(r)),
+            Expr::Var(v) => Expr::Var(VarRef {
+                var: v.var,
+                indices: v.indices.iter().map(|i| i.map(r)).collect(),
+                owner: v.owner.map(r),
+            }),
+            Expr::Local { slot, len, index } => {
+                Expr::Local { slot: *slot, len: *len, index: index.as_ref().map(|i| b(i, r)) }
+            }
+            Expr::Neg(a) => Expr::Neg(b(a, r)),
+            Expr::Abs(a) => Expr::Abs(b(a, r)),
+            Expr::Bin(op, x, y) => Expr::Bin(*op, b(x, r), b(y, r)),
+            Expr::MinMax(m, x, y) => Expr::MinMax(*m, b(x, r), b(y, r)),
+            Expr::NonDet(x, y) => Expr::NonDet(b(x, r), b(y, r)),
+            Expr::If(c, x, y) => Expr::If(Box::new(c.map(r)), b(x, r), b(y, r)),
+        }
+    }
+
+    /// Folds `self` bottom-up: `f` gets each node and the values of its arithmetic children
+    /// in order (indices, then the owner's expression, for a variable; the operands
+    /// otherwise; an `if`'s condition is not an arithmetic child: `f` reads it from the node).
+    pub fn fold<T>(&self, f: &mut dyn FnMut(&Expr, Vec<T>) -> T) -> T {
+        let owner = |o: &AgentRef, f: &mut dyn FnMut(&Expr, Vec<T>) -> T| match o {
+            AgentRef::Of(e) => vec![e.fold(f)],
+            _ => vec![],
+        };
+        let children = match self {
+            Expr::Const(_) | Expr::QVar(_) => vec![],
+            Expr::AgentId(o) => owner(o, f),
+            Expr::Var(v) => {
+                let mut c: Vec<T> = v.indices.iter().map(|i| i.fold(f)).collect();
+                c.extend(owner(&v.owner, f));
+                c
+            }
+            Expr::Local { index, .. } => index.iter().map(|i| i.fold(f)).collect(),
+            Expr::Neg(a) | Expr::Abs(a) => vec![a.fold(f)],
+            Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) | Expr::NonDet(a, b) | Expr::If(_, a, b) => {
+                let x = a.fold(f);
+                vec![x, b.fold(f)]
+            }
+        };
+        f(self, children)
+    }
+}
+
 impl AgentRef {
+    /// A copy rewritten by `r` (see `Expr::map`).
+    pub fn map(&self, r: &mut dyn Rewrite) -> AgentRef {
+        if let Some(o) = r.owner(self) {
+            return o;
+        }
+        match self {
+            AgentRef::Of(e) => AgentRef::Of(Box::new(e.map(r))),
+            other => other.clone(),
+        }
+    }
+
     fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         if let AgentRef::Of(e) = self {
             e.walk(f);
@@ -129,6 +208,17 @@ impl BExpr {
                 a.walk_exprs(f);
                 b.walk_exprs(f);
             }
+        }
+    }
+
+    /// A copy with every arithmetic sub-expression rewritten by `r` (see `Expr::map`).
+    pub fn map(&self, r: &mut dyn Rewrite) -> BExpr {
+        match self {
+            BExpr::Const(_) => self.clone(),
+            BExpr::Not(b) => BExpr::Not(Box::new(b.map(r))),
+            BExpr::Cmp(op, a, b) => BExpr::Cmp(*op, a.map(r), b.map(r)),
+            BExpr::And(a, b) => BExpr::And(Box::new(a.map(r)), Box::new(b.map(r))),
+            BExpr::Or(a, b) => BExpr::Or(Box::new(a.map(r)), Box::new(b.map(r))),
         }
     }
 

@@ -11,7 +11,7 @@ pub mod externs;
 pub mod print;
 mod resolve;
 
-pub use expr::{AgentRef, BExpr, Expr, QPred, StigId, TupleId, TypeId, VarId, VarRef};
+pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};
 pub use resolve::{ResolveError, resolve};
 
 use crate::syntax::ast::{GuardKind, QuantKind};

@@ -431,38 +431,17 @@ impl<'a> Resolver<'a> {
     }
 
     fn const_eval(&mut self, e: &ast::Expr, allow_id: Option<i64>, what: &str) -> Option<i64> {
-        match e {
-            ast::Expr::Int(v, _) => Some(*v),
-            ast::Expr::Extern(i) => self.externs.get(&i.name).copied(),
-            ast::Expr::Paren(a, _) => self.const_eval(a, allow_id, what),
-            ast::Expr::Neg(a, s) => {
-                let v = self.const_eval(a, allow_id, what)?;
-                self.arith(arith::neg(v), *s)
+        match const_value(e, self.externs, allow_id) {
+            Ok(v) => Some(v),
+            Err(NotConst::UnknownExtern) => None,
+            Err(NotConst::Arith(err, span)) => self.arith(Err(err), span),
+            Err(NotConst::Id(span)) => {
+                self.error(span, format!("`id` is not allowed in {what}"));
+                None
             }
-            ast::Expr::Abs(a, s) => {
-                let v = self.const_eval(a, allow_id, what)?;
-                self.arith(arith::abs(v), *s)
-            }
-            ast::Expr::Bin(op, a, b, s) => {
-                let x = self.const_eval(a, allow_id, what)?;
-                let y = self.const_eval(b, allow_id, what)?;
-                self.arith(arith::binary(*op, x, y), *s)
-            }
-            ast::Expr::MinMax(m, a, b, _) => {
-                let x = self.const_eval(a, allow_id, what)?;
-                let y = self.const_eval(b, allow_id, what)?;
-                Some(if *m == ast::MinMax::Min { x.min(y) } else { x.max(y) })
-            }
-            ast::Expr::Id { owner: None, span } => match allow_id {
-                Some(id) => Some(id),
-                None => {
-                    self.error(*span, format!("`id` is not allowed in {what}"));
-                    None
-                }
-            },
-            other => {
+            Err(NotConst::NotConstant(span)) => {
                 self.diags.push(
-                    Diagnostic::error(other.span(), format!("{what} must be a constant expression"))
+                    Diagnostic::error(span, format!("{what} must be a constant expression"))
                         .with_hint("use only numbers, externs and arithmetic"),
                 );
                 None
@@ -684,7 +663,7 @@ impl<'a> Resolver<'a> {
             }
             ast::Init::Range(a, b, span) => {
                 if let (Some(x), Some(y)) =
-                    (const_value_without_id(a, self.externs), const_value_without_id(b, self.externs))
+                    (const_value(a, self.externs, None).ok(), const_value(b, self.externs, None).ok())
                     && x >= y
                 {
                     self.diags.warning(
@@ -1393,16 +1372,38 @@ fn dummy() -> QPred {
     QPred { quants: vec![], body: BExpr::Const(false) }
 }
 
-fn const_value_without_id(e: &ast::Expr, externs: &BTreeMap<String, i64>) -> Option<i64> {
+/// Why an expression of the syntax tree has no constant value.
+#[derive(Debug)]
+enum NotConst {
+    /// An extern without a value (reported where the externs are checked).
+    UnknownExtern,
+    Arith(arith::ArithError, Span),
+    /// A bare `id` where no agent is given.
+    Id(Span),
+    NotConstant(Span),
+}
+
+/// The one constant folder of the syntax tree: numbers, externs, the arithmetic of
+/// `model::arith` (overflow and division by zero are errors) and a bare `id` when `id` gives
+/// its value.
+fn const_value(e: &ast::Expr, externs: &BTreeMap<String, i64>, id: Option<i64>) -> Result<i64, NotConst> {
+    let fold = |a: &ast::Expr| const_value(a, externs, id);
     match e {
-        ast::Expr::Int(v, _) => Some(*v),
-        ast::Expr::Extern(i) => externs.get(&i.name).copied(),
-        ast::Expr::Paren(a, _) => const_value_without_id(a, externs),
-        ast::Expr::Neg(a, _) => const_value_without_id(a, externs).map(|v| -v),
-        ast::Expr::Bin(op, a, b, _) => {
-            arith::binary(*op, const_value_without_id(a, externs)?, const_value_without_id(b, externs)?).ok()
+        ast::Expr::Int(v, _) => Ok(*v),
+        ast::Expr::Extern(i) => externs.get(&i.name).copied().ok_or(NotConst::UnknownExtern),
+        ast::Expr::Paren(a, _) => fold(a),
+        ast::Expr::Neg(a, s) => arith::neg(fold(a)?).map_err(|err| NotConst::Arith(err, *s)),
+        ast::Expr::Abs(a, s) => arith::abs(fold(a)?).map_err(|err| NotConst::Arith(err, *s)),
+        ast::Expr::Bin(op, a, b, s) => {
+            let x = fold(a)?;
+            arith::binary(*op, x, fold(b)?).map_err(|err| NotConst::Arith(err, *s))
         }
-        _ => None,
+        ast::Expr::MinMax(m, a, b, _) => {
+            let (x, y) = (fold(a)?, fold(b)?);
+            Ok(if *m == ast::MinMax::Min { x.min(y) } else { x.max(y) })
+        }
+        ast::Expr::Id { owner: None, span } => id.ok_or(NotConst::Id(*span)),
+        other => Err(NotConst::NotConstant(other.span())),
     }
 }
 

@@ -12,10 +12,10 @@
 //! native state; a path marked `<deadlock>` must end in a native deadlock.
 
 use super::cadp::{LabelPath, split_label};
-use super::{Trace, TraceStep};
+use super::{ReplayError, Trace, TraceStep, TranslateError};
 use crate::behaviour::Behaviour;
 use crate::engine::state::BOT;
-use crate::engine::step::{Event, Stepper, Work};
+use crate::engine::step::{Event, RuntimeError, Stepper, Work};
 use crate::lnt::names::obs_gate;
 use crate::model::{Model, Store, VarId};
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -47,7 +47,7 @@ struct Segments {
     gates_seen: BTreeSet<VarId>,
 }
 
-fn read_segments(model: &Model, stepper: &Stepper, undef: i64, labels: &[String]) -> Result<Segments, String> {
+fn read_segments(model: &Model, stepper: &Stepper, undef: i64, labels: &[String]) -> Result<Segments, TranslateError> {
     let gates: HashMap<String, VarId> = (0..model.vars.len()).map(|v| (obs_gate(model, v), v)).collect();
     let mut segments = vec![];
     let mut cur = vec![];
@@ -66,17 +66,20 @@ fn read_segments(model: &Model, stepper: &Stepper, undef: i64, labels: &[String]
         gates_seen.insert(v);
         let nums: Vec<i64> = offers
             .iter()
-            .map(|o| o.parse::<i64>().map_err(|_| format!("label `{label}`: `{o}` is not an integer")))
+            .map(|o| {
+                o.parse::<i64>()
+                    .map_err(|_| TranslateError::NotAnInteger { label: label.clone(), offer: o.to_string() })
+            })
             .collect::<Result<_, _>>()?;
         let var = &model.vars[v];
-        let bad = || format!("label `{label}`: wrong offers for variable `{}`", var.name);
-        let value = |x: i64| -> Result<i32, String> {
+        let bad = || TranslateError::WrongOffers { label: label.clone(), variable: var.name.clone() };
+        let value = |x: i64| -> Result<i32, TranslateError> {
             if x == undef { Ok(BOT) } else { i32::try_from(x).ok().filter(|&y| y != BOT).ok_or_else(bad) }
         };
-        let elem = |e: i64| -> Result<usize, String> {
+        let elem = |e: i64| -> Result<usize, TranslateError> {
             usize::try_from(e).ok().filter(|&e| e < var.len).map(|e| var.offset + e).ok_or_else(bad)
         };
-        let agent = |a: i64| -> Result<usize, String> {
+        let agent = |a: i64| -> Result<usize, TranslateError> {
             usize::try_from(a).ok().filter(|&a| a < stepper.lay.n_agents).ok_or_else(bad)
         };
         let slot = match (var.store, nums.as_slice()) {
@@ -121,13 +124,11 @@ pub fn translate(
     undef: i64,
     path: &LabelPath,
     observed: Option<&BTreeSet<VarId>>,
-) -> Result<Translated, String> {
+) -> Result<Translated, TranslateError> {
     let stepper = Stepper::new(model, behs, fair);
     let seg = read_segments(model, &stepper, undef, &path.labels)?;
     if seg.segments.is_empty() {
-        return Err("the path has no `DONE` label, so it does not complete the initialisation: nothing to translate \
-                    (was `DONE` hidden?)"
-            .into());
+        return Err(TranslateError::NoDone);
     }
     let observed_vars = observed.cloned().unwrap_or_else(|| seg.gates_seen.clone());
     let slots = observed_slots(model, &stepper, &observed_vars);
@@ -146,7 +147,7 @@ pub fn translate(
             let first_done = path.labels[at..]
                 .iter()
                 .position(|l| split_label(l).0 == "DONE")
-                .ok_or("the loop of the lasso has no `DONE`: it stays inside one step")?;
+                .ok_or(TranslateError::LoopInsideStep)?;
             let mut unrolled = path.labels.clone();
             unrolled.extend_from_slice(&path.labels[at..=at + first_done]);
             let unrolled = read_segments(model, &stepper, undef, &unrolled)?;
@@ -155,7 +156,7 @@ pub fn translate(
             attempts.push((targets, Some(dones_before)));
         }
     }
-    let mut last_err = String::new();
+    let mut last_err = None;
     for (targets, loop_state) in attempts {
         // The native loop of the observed loop's length first (the shortest trace), then one
         // that goes round the observed loop again before it closes.
@@ -176,10 +177,10 @@ pub fn translate(
                     trailing_labels: seg.trailing,
                 });
             }
-            Err(e) => last_err = e,
+            Err(e) => last_err = Some(e),
         }
     }
-    Err(last_err)
+    Err(last_err.expect("a path or a lasso gives at least one attempt"))
 }
 
 /// The observed valuation (of `slots`) after each `DONE`. Unlabelled observed slots start at 0,
@@ -190,7 +191,7 @@ fn observed_after_each_done(
     segments: &[Vec<Update>],
     slots: &[usize],
     only_some: bool,
-) -> Result<Vec<Vec<i32>>, String> {
+) -> Result<Vec<Vec<i32>>, TranslateError> {
     let mut targets = vec![];
     let mut val: HashMap<usize, i32> = slots.iter().map(|&s| (s, 0)).collect();
     for (k, updates) in segments.iter().enumerate() {
@@ -198,7 +199,7 @@ fn observed_after_each_done(
             match val.get_mut(&s) {
                 Some(cur) => *cur = x,
                 None if only_some => {}
-                None => return Err(format!("after DONE number {k}: a label observes a slot no agent has")),
+                None => return Err(TranslateError::UnownedSlot { done: k }),
             }
         }
         targets.push(slots.iter().map(|s| val[s]).collect());
@@ -227,7 +228,7 @@ fn search(
     loop_state: Option<usize>,
     deadlock: bool,
     round_again: bool,
-) -> Result<NativePath, String> {
+) -> Result<NativePath, TranslateError> {
     let last = targets.len() - 1;
     // The place in `targets` of depth `k`: past the end, round the loop again.
     let place = |k: usize| match loop_state {
@@ -236,10 +237,14 @@ fn search(
     };
     let agrees = |st: &[i32], k: usize| slots.iter().zip(&targets[place(k)]).all(|(&s, &x)| st[s] == x);
     let mut w = Work::default();
-    let inits: Vec<Vec<i32>> =
-        stepper.initial_states().map_err(|e| e.0)?.into_iter().filter(|s| agrees(s, 0)).collect();
+    let inits: Vec<Vec<i32>> = stepper
+        .initial_states()
+        .map_err(|e| TranslateError::Runtime(e.0))?
+        .into_iter()
+        .filter(|s| agrees(s, 0))
+        .collect();
     if inits.is_empty() {
-        return Err("no initial state of the model has the observed initial values".into());
+        return Err(TranslateError::NoInitialMatch);
     }
     let mut budget = SEARCH_BUDGET;
     // (state, place) pairs from which no completion exists.
@@ -268,7 +273,7 @@ fn search(
                 };
                 let ends = loop_state.is_none()
                     && k == last
-                    && (!deadlock || stepper.is_deadlock(&state, &mut w).map_err(|e| e.0)?);
+                    && (!deadlock || stepper.is_deadlock(&state, &mut w).map_err(|e| TranslateError::Runtime(e.0))?);
                 if closes.is_some() || ends {
                     let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
                     let mut steps: Vec<TraceStep> = stack
@@ -286,9 +291,7 @@ fn search(
                     dead_ends.insert((state, place(k)));
                 } else {
                     if budget == 0 {
-                        return Err(format!(
-                            "the search for a matching native path gave up after {SEARCH_BUDGET} expansions"
-                        ));
+                        return Err(TranslateError::SearchBudget { expansions: SEARCH_BUDGET });
                     }
                     budget -= 1;
                     let mut candidates = vec![];
@@ -298,7 +301,7 @@ fn search(
                                 candidates.push((ev.expect("event"), s.to_vec()));
                             }
                         })
-                        .map_err(|e| format!("run-time error while replaying step {}: {}", k + 1, e.0))?;
+                        .map_err(|e| TranslateError::StepRuntime { step: k + 1, message: e.0 })?;
                     candidates.reverse();
                     if loop_state.is_some_and(|l| k >= l) {
                         in_loop.insert((state.clone(), place(k)), k);
@@ -322,16 +325,7 @@ fn search(
             }
         }
     }
-    let what = if deepest == last {
-        "the end of the path (its loop or deadlock) cannot be matched".to_string()
-    } else {
-        format!("step {} of the path cannot be matched", deepest + 1)
-    };
-    Err(format!(
-        "no native path has the observed values of the labels: {what} (an encoding error, or the trace is not from \
-         this spec with these extern values{})",
-        if stepper.fair { " and --fair" } else { " without --fair" }
-    ))
+    Err(TranslateError::Unmatched { step: (deepest != last).then_some(deepest + 1), fair: stepper.fair })
 }
 
 /// What a trace shows about one property.
@@ -348,11 +342,17 @@ pub enum Shows {
 }
 
 /// Evaluates `p` along `trace` (the check a counterexample from CADP must pass).
-pub fn shows(model: &Model, behs: &[Behaviour], trace: &Trace, p: &crate::model::Property) -> Result<Shows, String> {
+pub fn shows(
+    model: &Model,
+    behs: &[Behaviour],
+    trace: &Trace,
+    p: &crate::model::Property,
+) -> Result<Shows, RuntimeError> {
     use crate::model::Modality;
     let stepper = Stepper::new(model, behs, trace.fair);
     let mut sc = Default::default();
-    let holds = |k: usize, sc: &mut _| crate::engine::eval_pred(&stepper, trace.state(k), sc, &p.pred);
+    let holds =
+        |k: usize, sc: &mut _| crate::engine::eval_pred(&stepper, trace.state(k), sc, &p.pred).map_err(RuntimeError);
     match p.modality {
         Modality::Always => {
             for k in 0..=trace.len() {
@@ -379,13 +379,15 @@ pub fn shows(model: &Model, behs: &[Behaviour], trace: &Trace, p: &crate::model:
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CounterexampleError {
     /// No native path has the observed values of the labels.
-    Untranslatable(String),
+    Untranslatable(TranslateError),
     /// The translated trace fails the independent replay.
-    NoReplay(String),
+    NoReplay(ReplayError),
     /// The trace replays but does not violate the property.
     NoViolation { property: String, modality: String },
     /// Evaluating the property along the trace raised a run-time error of the model.
-    Runtime(String),
+    Runtime(RuntimeError),
+    /// The property's query cannot be built, so its observed variables are unknown.
+    Query(String),
 }
 
 impl std::fmt::Display for CounterexampleError {
@@ -396,9 +398,40 @@ impl std::fmt::Display for CounterexampleError {
             CounterexampleError::NoViolation { property, modality } => {
                 write!(f, "does not show a violation of {property} ({modality})")
             }
-            CounterexampleError::Runtime(m) => write!(f, "run-time error of the model: {m}"),
+            CounterexampleError::Runtime(m) => write!(f, "run-time error of the model: {}", m.0),
+            CounterexampleError::Query(m) => write!(f, "{m}"),
         }
     }
+}
+
+/// A label path translated into a LAbS trace that passed `replay`, and what it shows about
+/// the property it was read for.
+#[derive(Debug)]
+pub struct CheckedTrace {
+    pub translated: Translated,
+    /// `None` when no property was given.
+    pub shows: Option<Shows>,
+}
+
+/// `path` translated (see `translate`), replayed by the independent checker, and with `prop`
+/// evaluated along it.
+pub fn checked(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: Option<&BTreeSet<VarId>>,
+    prop: Option<&crate::model::Property>,
+) -> Result<CheckedTrace, CounterexampleError> {
+    let translated =
+        translate(model, behs, fair, undef, path, observed).map_err(CounterexampleError::Untranslatable)?;
+    super::replay(model, behs, &translated.trace).map_err(CounterexampleError::NoReplay)?;
+    let shows = match prop {
+        None => None,
+        Some(p) => Some(shows(model, behs, &translated.trace, p).map_err(CounterexampleError::Runtime)?),
+    };
+    Ok(CheckedTrace { translated, shows })
 }
 
 /// A back end's counterexample of `prop` (a path of LNT labels in which the variables
@@ -415,17 +448,16 @@ pub fn counterexample(
     observed: &BTreeSet<VarId>,
     prop: &crate::model::Property,
 ) -> Result<Trace, CounterexampleError> {
-    let mut t =
-        translate(model, behs, fair, undef, path, Some(observed)).map_err(CounterexampleError::Untranslatable)?.trace;
-    super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
-    match shows(model, behs, &t, prop).map_err(CounterexampleError::Runtime)? {
-        Shows::NoViolation => {
+    let c = checked(model, behs, fair, undef, path, Some(observed), Some(prop))?;
+    let mut t = c.translated.trace;
+    match c.shows {
+        Some(Shows::NoViolation) => {
             return Err(CounterexampleError::NoViolation {
                 property: prop.name.clone(),
                 modality: prop.keyword.clone(),
             });
         }
-        Shows::Violation { at } if at < t.len() => {
+        Some(Shows::Violation { at }) if at < t.len() => {
             t.steps.truncate(at);
             t.loop_start = None;
             t.ends_in_deadlock = false;

@@ -2,6 +2,8 @@
 //! semantics.md §10 or as JSON (product.md), and an independent replay checker.
 
 pub mod cadp;
+pub mod checked;
+mod errors;
 pub mod from_labels;
 
 use crate::behaviour::Behaviour;
@@ -10,6 +12,8 @@ use crate::engine::step::{Event, Stepper, Work};
 use crate::model::{Model, Store};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
+
+pub use errors::{ReplayError, ShownTraceError, TranslateError};
 
 pub use crate::engine::path::{Mark, Trace, TraceStep};
 
@@ -299,15 +303,15 @@ pub fn to_json(model: &Model, behs: &[Behaviour], trace: &Trace) -> Value {
 /// Re-checks a trace against the semantics: the initial state is an initial state, each
 /// step's (event, state) is a successor of the previous state, the loop closes, and a
 /// trace marked as ending in a deadlock does.
-pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), String> {
+pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), ReplayError> {
     let stepper = Stepper::new(model, behs, trace.fair);
     let lay: &Layout = &stepper.lay;
     if trace.initial.len() != lay.len {
-        return Err(format!("initial state has {} slots, expected {}", trace.initial.len(), lay.len));
+        return Err(ReplayError::SlotCount { found: trace.initial.len(), expected: lay.len });
     }
-    let inits = stepper.initial_states().map_err(|e| e.0)?;
+    let inits = stepper.initial_states().map_err(|e| ReplayError::Runtime(e.0))?;
     if !inits.contains(&trace.initial) {
-        return Err("the initial state is not an initial state of the model".into());
+        return Err(ReplayError::NotInitial);
     }
     let mut w = Work::default();
     for (i, step) in trace.steps.iter().enumerate() {
@@ -323,27 +327,27 @@ pub fn replay(model: &Model, behs: &[Behaviour], trace: &Trace) -> Result<(), St
                     }
                 }
             })
-            .map_err(|e| format!("step {}: run-time error while replaying: {}", i + 1, e.0))?;
+            .map_err(|e| ReplayError::StepRuntime { step: i + 1, message: e.0 })?;
         if !found {
             return Err(if same_state {
-                format!("step {}: the state is a successor but the event does not produce it", i + 1)
+                ReplayError::WrongEvent { step: i + 1 }
             } else {
-                format!("step {}: not a successor of the previous state", i + 1)
+                ReplayError::NotSuccessor { step: i + 1 }
             });
         }
     }
     if let Some(l) = trace.loop_start {
         if l >= trace.steps.len() {
-            return Err(format!("loop_start {l} beyond the last step"));
+            return Err(ReplayError::LoopBeyondEnd { loop_start: l });
         }
         if trace.state(l) != trace.last() {
-            return Err("the loop does not close: the last state differs from the loop start".into());
+            return Err(ReplayError::LoopOpen);
         }
     }
     if trace.ends_in_deadlock {
-        let dead = stepper.is_deadlock(trace.last(), &mut w).map_err(|e| e.0)?;
+        let dead = stepper.is_deadlock(trace.last(), &mut w).map_err(|e| ReplayError::Runtime(e.0))?;
         if !dead {
-            return Err("the trace is marked as ending in a deadlock, but its last state has successors".into());
+            return Err(ReplayError::NotDeadlock);
         }
     }
     Ok(())
@@ -355,9 +359,9 @@ pub fn replay_all<'a>(
     model: &Model,
     behs: &[Behaviour],
     traces: impl IntoIterator<Item = (String, &'a Trace)>,
-) -> Result<(), String> {
+) -> Result<(), ShownTraceError> {
     for (name, t) in traces {
-        replay(model, behs, t).map_err(|m| format!("the {name} does not replay: {m}"))?;
+        replay(model, behs, t).map_err(|error| ShownTraceError { name, error })?;
     }
     Ok(())
 }

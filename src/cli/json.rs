@@ -1,0 +1,418 @@
+//! The documents of `--json` (docs/json.md, a public interface) as serialisable types, one per
+//! command, so a back end's extra fields are fields of the type rather than patches.
+//! `print` writes a document with its keys sorted, as docs/json.md and the snapshots show
+//! them: the field order of these types does not matter.
+
+use super::load::Loaded;
+use crate::engine::{SimulateReport, VerifyReport};
+use crate::limits::StopReason;
+use crate::model::{Store, print};
+use crate::trace;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `doc` on standard output, pretty-printed with sorted keys.
+pub fn print_pretty(doc: &impl Serialize) {
+    println!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
+}
+
+/// `doc` on one line with sorted keys.
+pub fn print_compact(doc: &impl Serialize) {
+    println!("{}", sorted(doc));
+}
+
+/// A `Value`'s maps are sorted (serde_json without `preserve_order`).
+fn sorted(doc: &impl Serialize) -> Value {
+    serde_json::to_value(doc).expect("JSON of a value")
+}
+
+/// The size of one LTS of a script (LNT interpreter or CADP).
+#[derive(Serialize)]
+pub struct LtsDoc {
+    pub file: String,
+    pub states: u64,
+    pub transitions: u64,
+}
+
+/// `labs verify --json`.
+#[derive(Serialize)]
+pub struct VerifyDoc<'a> {
+    pub spec: &'a str,
+    pub externs: &'a BTreeMap<String, i64>,
+    pub backend: &'static str,
+    pub fair: bool,
+    pub results: Vec<ResultDoc>,
+    pub stats: StatsDoc,
+    pub stopped: Option<StopReason>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lnt: Option<LntDoc>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cadp: Option<CadpDoc>,
+}
+
+/// One property's verdict.
+#[derive(Serialize)]
+pub struct ResultDoc {
+    pub property: String,
+    pub modality: String,
+    pub verdict: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Value>,
+    /// `--backend lnt`: the `verify` statement's query and the LTS it was evaluated on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcl: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lts: Option<LtsDoc>,
+}
+
+/// The native engine's counts, or a script's LTSs (whose states are not LAbS states).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum StatsDoc {
+    Native {
+        states: u64,
+        transitions: u64,
+        deadlocks: u64,
+        initial_states: u64,
+        seconds: f64,
+        exploration_seconds: f64,
+        peak_rss_mib: u64,
+        graph_bytes: u64,
+        store_bytes: u64,
+        state_bytes: u64,
+        complete: bool,
+    },
+    Lts {
+        seconds: f64,
+        peak_rss_mib: u64,
+        lts: Vec<LtsDoc>,
+    },
+}
+
+/// `--backend lnt`: how the script was run.
+#[derive(Serialize)]
+pub struct LntDoc {
+    pub workflow: &'static str,
+    pub lnt_dialect: &'static str,
+    pub script: String,
+    pub files: Option<String>,
+}
+
+/// `--backend cadp`: how CADP was run.
+#[derive(Serialize)]
+pub struct CadpDoc {
+    pub workflow: &'static str,
+    pub lnt_dialect: &'static str,
+    pub cross_checked: bool,
+    pub files: Option<String>,
+    /// Where each counterexample came from: "inline in the log" or the `.aut` file read.
+    pub diagnostics: BTreeMap<String, String>,
+}
+
+impl<'a> VerifyDoc<'a> {
+    /// The native back end's document; the other back ends replace `backend` and `stats` and
+    /// add their fields.
+    pub fn new(l: &'a Loaded, spec: &'a str, fair: bool, r: &VerifyReport) -> Self {
+        let results = r
+            .results
+            .iter()
+            .map(|x| ResultDoc {
+                property: x.property.clone(),
+                modality: x.modality.clone(),
+                verdict: x.verdict.as_str(),
+                trace: x.trace.as_ref().map(|t| trace::to_json(&l.model, &l.behaviours, t)),
+                mcl: None,
+                lts: None,
+            })
+            .collect();
+        let st = &r.stats;
+        VerifyDoc {
+            spec,
+            externs: &l.model.externs,
+            backend: "native",
+            fair,
+            results,
+            stats: StatsDoc::Native {
+                states: st.states,
+                transitions: st.transitions,
+                deadlocks: st.deadlocks,
+                initial_states: st.initial_states,
+                seconds: super::run_seconds(),
+                exploration_seconds: st.seconds,
+                peak_rss_mib: st.peak_rss_mib,
+                graph_bytes: st.graph_bytes,
+                store_bytes: st.store_bytes,
+                state_bytes: st.state_bytes,
+                complete: st.complete,
+            },
+            stopped: r.stopped,
+            lnt: None,
+            cadp: None,
+        }
+    }
+}
+
+/// `labs simulate --json`.
+#[derive(Serialize)]
+pub struct SimulateDoc<'a> {
+    pub spec: &'a str,
+    pub externs: &'a BTreeMap<String, i64>,
+    pub backend: &'static str,
+    pub fair: bool,
+    pub seed: u64,
+    pub steps: usize,
+    pub runs: Vec<RunDoc<'a>>,
+    pub stopped: Option<StopReason>,
+}
+
+#[derive(Serialize)]
+pub struct RunDoc<'a> {
+    pub trace: Value,
+    pub properties: &'a [crate::engine::simulate::SimProperty],
+    pub deadlock: bool,
+}
+
+impl<'a> RunDoc<'a> {
+    pub fn runs(l: &Loaded, r: &'a SimulateReport) -> Vec<RunDoc<'a>> {
+        r.runs
+            .iter()
+            .map(|run| RunDoc {
+                trace: trace::to_json(&l.model, &l.behaviours, &run.trace),
+                properties: &run.properties,
+                deadlock: run.deadlock,
+            })
+            .collect()
+    }
+}
+
+/// A run-time error of the model met by `verify` or `simulate`, with the trace reaching it.
+#[derive(Serialize)]
+pub struct RuntimeErrorDoc {
+    pub error: String,
+    pub trace: Value,
+}
+
+/// `labs info --json`.
+#[derive(Serialize)]
+pub struct InfoDoc<'a> {
+    pub spec: &'a str,
+    pub externs: &'a BTreeMap<String, i64>,
+    pub agents: usize,
+    pub agent_types: Vec<AgentTypeDoc>,
+    pub variables: Vec<VariableDoc>,
+    pub stigmergies: Vec<StigmergyDoc>,
+    pub assumptions: Vec<NameDoc>,
+    pub properties: Vec<PropertyDoc>,
+}
+
+#[derive(Serialize)]
+pub struct AgentTypeDoc {
+    pub name: String,
+    pub count: usize,
+    /// The first and last id; `None` for a type without agents.
+    pub ids: Option<[usize; 2]>,
+    pub attributes: Vec<String>,
+    pub stigmergies: Vec<String>,
+    pub behaviour: BehaviourDoc,
+}
+
+#[derive(Serialize)]
+pub struct BehaviourDoc {
+    pub control_states: usize,
+    pub actions: usize,
+}
+
+#[derive(Serialize)]
+pub struct VariableDoc {
+    pub name: String,
+    pub store: &'static str,
+    pub stigmergy: Option<StigmergyRefDoc>,
+    pub shape: Vec<usize>,
+    pub initialisers: Vec<InitialiserDoc>,
+}
+
+#[derive(Serialize)]
+pub struct StigmergyRefDoc {
+    pub name: String,
+    pub tuple: usize,
+}
+
+#[derive(Serialize)]
+pub struct InitialiserDoc {
+    pub agent_type: Option<String>,
+    pub init: String,
+}
+
+#[derive(Serialize)]
+pub struct StigmergyDoc {
+    pub name: String,
+    pub link: String,
+    pub tuples: Vec<Vec<String>>,
+    pub holders: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct NameDoc {
+    pub name: String,
+}
+
+#[derive(Serialize)]
+pub struct PropertyDoc {
+    pub name: String,
+    pub modality: String,
+    pub text: String,
+}
+
+impl<'a> InfoDoc<'a> {
+    pub fn new(l: &'a Loaded) -> Self {
+        let m = &l.model;
+        let agent_types = m
+            .agent_types
+            .iter()
+            .zip(&l.behaviours)
+            .map(|(t, b)| AgentTypeDoc {
+                name: t.name.clone(),
+                count: t.count,
+                ids: (t.count > 0).then(|| [t.first_id, t.first_id + t.count - 1]),
+                attributes: t.attrs.iter().map(|&v| m.vars[v].name.clone()).collect(),
+                stigmergies: t.stigmergies.iter().map(|&s| m.stigmergies[s].name.clone()).collect(),
+                behaviour: BehaviourDoc { control_states: b.states.len(), actions: b.edge_count() },
+            })
+            .collect();
+        let variables = m
+            .vars
+            .iter()
+            .map(|v| {
+                let (store, stigmergy) = match v.store {
+                    Store::Env => ("environment", None),
+                    Store::Attr => ("interface", None),
+                    Store::Stig { stigmergy, tuple } => {
+                        ("stigmergy", Some(StigmergyRefDoc { name: m.stigmergies[stigmergy].name.clone(), tuple }))
+                    }
+                };
+                let initialisers = v
+                    .inits
+                    .iter()
+                    .map(|(t, i)| InitialiserDoc {
+                        agent_type: t.map(|t| m.agent_types[t].name.clone()),
+                        init: print::init(m, i),
+                    })
+                    .collect();
+                VariableDoc { name: v.name.clone(), store, stigmergy, shape: v.dims.clone(), initialisers }
+            })
+            .collect();
+        let stigmergies = m
+            .stigmergies
+            .iter()
+            .enumerate()
+            .map(|(si, s)| StigmergyDoc {
+                name: s.name.clone(),
+                link: print::bexpr(m, &s.link),
+                tuples: s
+                    .tuples
+                    .iter()
+                    .map(|&t| m.tuples[t].vars.iter().map(|&v| m.vars[v].name.clone()).collect())
+                    .collect(),
+                holders: m.agent_types.iter().filter(|t| t.stigmergies.contains(&si)).map(|t| t.name.clone()).collect(),
+            })
+            .collect();
+        InfoDoc {
+            spec: &l.file.name,
+            externs: &m.externs,
+            agents: m.n_agents(),
+            agent_types,
+            variables,
+            stigmergies,
+            assumptions: m.assumptions.iter().map(|a| NameDoc { name: a.name.clone() }).collect(),
+            properties: m
+                .properties
+                .iter()
+                .map(|p| PropertyDoc { name: p.name.clone(), modality: p.keyword.clone(), text: p.text.clone() })
+                .collect(),
+        }
+    }
+}
+
+/// `labs values --json`.
+#[derive(Serialize)]
+pub struct ValuesDoc<'a> {
+    pub spec: &'a str,
+    pub externs: &'a BTreeMap<String, i64>,
+    pub variables: Vec<ValueSetDoc>,
+}
+
+/// The values of one element (of one agent type's copy).
+#[derive(Serialize)]
+pub struct ValueSetDoc {
+    pub name: String,
+    pub agent_type: Option<String>,
+    pub store: &'static str,
+    pub intervals: Vec<IntervalDoc>,
+    pub widened: bool,
+}
+
+/// An interval `[lo, hi]` (bounds `"-inf"`/`"+inf"` when unbounded), or `"undef"` for ⊥.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum IntervalDoc {
+    Interval([BoundDoc; 2]),
+    Undef(&'static str),
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum BoundDoc {
+    Finite(i64),
+    Infinite(&'static str),
+}
+
+impl BoundDoc {
+    pub fn new(b: i64) -> Self {
+        match b {
+            crate::analysis::NEG_INF => BoundDoc::Infinite("-inf"),
+            crate::analysis::POS_INF => BoundDoc::Infinite("+inf"),
+            v => BoundDoc::Finite(v),
+        }
+    }
+}
+
+/// `labs translate-trace --json`.
+#[derive(Serialize)]
+pub struct TranslatedDoc<'a> {
+    pub labels: usize,
+    pub ignored_labels: usize,
+    pub trailing_labels: usize,
+    pub observed: Vec<&'a str>,
+    pub property: Option<&'a str>,
+    /// `None` without a property or when one trace cannot decide it.
+    pub shows: Option<ShowsDoc>,
+    pub trace: Value,
+}
+
+#[derive(Serialize)]
+pub struct ShowsDoc {
+    pub violation: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<usize>,
+}
+
+/// `labs mcl --json`.
+#[derive(Serialize)]
+pub struct MclDoc {
+    pub query: String,
+    pub lts: String,
+    pub states: usize,
+    pub transitions: usize,
+    pub verdict: &'static str,
+    pub holds: bool,
+    pub pairs_explored: usize,
+    pub diagnostic: Option<DiagnosticDoc>,
+}
+
+#[derive(Serialize)]
+pub struct DiagnosticDoc {
+    pub states: Vec<u32>,
+    pub labels: Vec<String>,
+    pub loop_start: Option<usize>,
+}

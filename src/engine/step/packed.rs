@@ -1,0 +1,323 @@
+//! The packed successors: `Stepper::successors_packed` gives exactly the packed forms of
+//! `successors`, in the same order (`tests/engine_packed.rs`), applying messages to the packed
+//! bytes directly.
+
+use super::*;
+
+/// Why `Stepper::successors_packed` stopped.
+#[derive(Debug)]
+pub enum PackedStop {
+    /// A successor needs this many bytes per slot.
+    Widen(usize),
+    Error(RuntimeError),
+}
+
+/// Writes pending-mask word `v` into slot `p` of a state packed with `W` bytes per slot, or
+/// returns the width it needs.
+#[inline]
+fn put_word<const W: usize>(out: &mut [u8], p: usize, v: u32) -> Result<(), PackedStop> {
+    match W {
+        1 if v <= 127 => out[p] = v as u8,
+        2 if v <= 32767 => out[2 * p..2 * p + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => out[4 * p..4 * p + 4].copy_from_slice(&v.to_le_bytes()),
+        _ => return Err(PackedStop::Widen(if v <= 32767 { 2 } else { 4 })),
+    }
+    Ok(())
+}
+
+/// Whether pending-mask word `v` fits `W` bytes.
+#[inline]
+fn fits<const W: usize>(v: u32) -> bool {
+    match W {
+        1 => v <= 127,
+        2 => v <= 32767,
+        _ => true,
+    }
+}
+
+/// A state being rewritten by a message: `st` decoded, and `out`, the same state packed with
+/// `W` bytes per slot, being changed. Reads come from `st`, writes go to `out`; neither is
+/// bounds-checked, so callers check both lengths against the layout first.
+struct SlotView<'a, const W: usize> {
+    st: &'a [i32],
+    out: &'a mut [u8],
+}
+
+impl<const W: usize> SlotView<'_, W> {
+    /// Slot `p` of the parent state. Safety: `p < st.len()`.
+    #[inline(always)]
+    unsafe fn get(&self, p: u32) -> i32 {
+        unsafe { *self.st.get_unchecked(p as usize) }
+    }
+
+    /// Writes `v`, which fits `W` bytes (ranks of fewer than 64 holders, and pending words of
+    /// a message: see `message_packed`), into slot `p`. Safety: `(p + 1) * W <= out.len()`.
+    #[inline(always)]
+    unsafe fn put(&mut self, p: u32, v: i32) {
+        let at = p as usize * W;
+        unsafe {
+            let o = self.out.as_mut_ptr().add(at);
+            match W {
+                1 => *o = v as u8,
+                2 => o.cast::<[u8; 2]>().write_unaligned((v as u16).to_le_bytes()),
+                _ => o.cast::<[u8; 4]>().write_unaligned(v.to_le_bytes()),
+            }
+        }
+    }
+
+    /// The rank in slot `p` of `out` (ranks are non-negative). Safety: `(p + 1) * W <= out.len()`.
+    #[inline(always)]
+    unsafe fn rank(&self, p: u32) -> i32 {
+        let at = p as usize * W;
+        unsafe {
+            let o = self.out.as_ptr().add(at);
+            match W {
+                1 => *o as i32,
+                2 => u16::from_le_bytes(o.cast::<[u8; 2]>().read_unaligned()) as i32,
+                _ => i32::from_le_bytes(o.cast::<[u8; 4]>().read_unaligned()),
+            }
+        }
+    }
+
+    /// Copies `len` slots from slot `from` to slot `to` (distinct agents' slots: no overlap).
+    /// Safety: both ranges lie within `out`.
+    #[inline(always)]
+    unsafe fn copy(&mut self, from: usize, to: usize, len: usize) {
+        unsafe {
+            let o = self.out.as_mut_ptr();
+            if len == 1 {
+                // The common case (one variable), without a `memcpy` call.
+                let v = o.add(from * W).cast::<[u8; W]>().read_unaligned();
+                o.add(to * W).cast::<[u8; W]>().write_unaligned(v);
+            } else {
+                std::ptr::copy_nonoverlapping(o.add(from * W), o.add(to * W), len * W);
+            }
+        }
+    }
+}
+
+/// Writes a rank (at most the number of holders) into slot `p`. Ranks fit every width as long
+/// as there are fewer than 127 holders; beyond that the store is already wide enough, since
+/// the state itself holds such ranks.
+#[inline]
+fn put_rank<const W: usize>(out: &mut [u8], p: usize, r: i32) {
+    match W {
+        1 => out[p] = r as u8,
+        2 => out[2 * p..2 * p + 2].copy_from_slice(&(r as u16).to_le_bytes()),
+        _ => out[4 * p..4 * p + 4].copy_from_slice(&r.to_le_bytes()),
+    }
+}
+
+impl Stepper<'_> {
+    /// The successors of `st`, in the order of `successors`, packed with `width` bytes per
+    /// slot and appended to `out`; `parent` is `st` packed. Returns how many there are.
+    /// Messages are applied to the packed bytes directly (they only copy values that are
+    /// already in the state, and write ranks and pending bits); agent steps are computed on
+    /// `i32` slots and then packed.
+    pub fn successors_packed(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        width: usize,
+        w: &mut Work,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, PackedStop> {
+        match width {
+            1 => self.successors_packed_w::<1>(st, parent, w, out),
+            2 => self.successors_packed_w::<2>(st, parent, w, out),
+            _ => self.successors_packed_w::<4>(st, parent, w, out),
+        }
+    }
+
+    pub(super) fn successors_packed_w<const W: usize>(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        w: &mut Work,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, PackedStop> {
+        let sb = parent.len();
+        let mut n = 0;
+        let mut stop = None;
+        for a in 0..self.lay.n_agents {
+            self.for_each_pending(st, a, &mut |k, confirm| {
+                if stop.is_some() {
+                    return;
+                }
+                let at = out.len();
+                out.extend_from_slice(parent);
+                let out = &mut out[at..];
+                let sent = match self.fast_span[k] {
+                    Some(span) if self.link_true[k] => self.message_packed::<W, true>(st, a, k, confirm, span, w, out),
+                    Some(span) => self.message_packed::<W, false>(st, a, k, confirm, span, w, out),
+                    None => self.message_packed_many::<W>(st, a, k, confirm, w, out),
+                };
+                match sent {
+                    Ok(()) => n += 1,
+                    Err(e) => stop = Some(e),
+                }
+            });
+            if let Some(e) = stop {
+                return Err(e);
+            }
+            self.agent_steps(st, a, w, false, true, &mut |_, s| {
+                if stop.is_some() {
+                    return;
+                }
+                let at = out.len();
+                out.resize(at + sb, 0);
+                if encode_into(s, W, &mut out[at..]) {
+                    n += 1;
+                } else {
+                    stop = Some(PackedStop::Widen(width_needed(s)));
+                }
+            })
+            .map_err(PackedStop::Error)?;
+            if let Some(e) = stop {
+                return Err(e);
+            }
+        }
+        Ok(n)
+    }
+
+    /// What a message of tuple `k` from `s` does first, on either packed path: it clears
+    /// the sender's pending bit in `out`. Returns the sender's plan, the tuple's bit in a
+    /// mask word, and the sender's rank.
+    pub(super) fn sender_packed<const W: usize>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        out: &mut [u8],
+    ) -> Result<(HolderPos, u32, i32), PackedStop> {
+        let me = self.plans[k][self.holder_index[k][s] as usize];
+        let bit = 1u32 << (k % 32);
+        let own = if confirm { me.zc } else { me.zp } as usize;
+        put_word::<W>(out, own, st[own] as u32 & !bit)?;
+        Ok((me, bit, st[me.rank as usize]))
+    }
+
+    /// `message` applied to `out`, which holds `st` packed with `W` bytes per slot, for a
+    /// tuple with a `fast_span` (`span`; `message_packed_many` for the others).
+    /// `LINK_TRUE` is whether the tuple's link predicate is the constant `true`: then the
+    /// holder loop calls nothing and keeps its values in registers.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn message_packed<const W: usize, const LINK_TRUE: bool>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        (first, len): (u32, u32),
+        w: &mut Work,
+        out: &mut [u8],
+    ) -> Result<(), PackedStop> {
+        let plan = &self.plans[k];
+        let (me, bit, ts) = self.sender_packed::<W>(st, s, k, confirm, out)?;
+        let (first, len) = (first as usize, len as usize);
+        // Every position of a plan is a slot of the layout: with these two checks, the
+        // accesses of the loop below are in bounds.
+        assert!(st.len() == self.lay.len && out.len() == self.lay.len * W);
+        let mut sp = SlotView::<W> { st, out };
+        // The ranks still present after the message, as a bit set: the state's ranks are
+        // dense (`0..=max`), so the message only needs renormalising when a copy made some
+        // rank disappear.
+        let mut present = 1u64 << ts;
+        let mut any_copy = false;
+        let mut wide = 0u32;
+        for h in plan {
+            // SAFETY: plan positions are below `lay.len` (asserted above).
+            let tr = unsafe { sp.get(h.rank) };
+            let action = self.receive(st, s, k, confirm, h, tr, ts, LINK_TRUE, &mut w.sc).map_err(PackedStop::Error)?;
+            if action != Receive::Copy {
+                present |= 1u64 << tr;
+                if action == Receive::Skip {
+                    continue;
+                }
+            }
+            // Receivers are other agents than the sender, so each of these words is written
+            // once by this message: reading it from `st` is reading the current value.
+            // SAFETY (this block): plan positions, and a holder's stigmergic slots
+            // `stig + first .. stig + first + len`, are below `lay.len` (asserted above).
+            unsafe {
+                let zp = sp.get(h.zp) as u32 | bit;
+                wide |= zp;
+                sp.put(h.zp, zp as i32);
+                if action == Receive::Copy {
+                    // The sender's slots are unchanged by its own message: copy their bytes.
+                    sp.copy(me.stig as usize + first, h.stig as usize + first, len);
+                    sp.put(h.rank, ts);
+                    any_copy = true;
+                    let zc = sp.get(h.zc) as u32 & !bit;
+                    sp.put(h.zc, zc as i32);
+                }
+            }
+        }
+        // A message only ORs into a receiver's word a bit that is set in a word of the
+        // sender: both fit the width, so their OR does too (never a widening here).
+        debug_assert!(fits::<W>(wide));
+        if any_copy && present & (present + 1) != 0 {
+            for h in plan {
+                // SAFETY: plan positions are below `lay.len` (asserted above).
+                unsafe {
+                    let r = sp.rank(h.rank);
+                    sp.put(h.rank, (present & ((1u64 << r) - 1)).count_ones() as i32);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `message_packed` for tuples without a `fast_span`: 64 holders or more (ranks do not
+    /// fit a `u64` set), or slots that are not consecutive.
+    pub(super) fn message_packed_many<const W: usize>(
+        &self,
+        st: &[i32],
+        s: usize,
+        k: TupleId,
+        confirm: bool,
+        w: &mut Work,
+        out: &mut [u8],
+    ) -> Result<(), PackedStop> {
+        let plan = &self.plans[k];
+        let (me, bit, ts) = self.sender_packed::<W>(st, s, k, confirm, out)?;
+        let slots = &self.tuple_slots[k];
+        w.ranks.resize(plan.len(), 0);
+        let ranks = &mut w.ranks[..];
+        for (r, h) in ranks.iter_mut().zip(plan) {
+            *r = st[h.rank as usize];
+        }
+        let mut any_copy = false;
+        for (i, h) in plan.iter().enumerate() {
+            let tr = st[h.rank as usize];
+            let action =
+                self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], &mut w.sc).map_err(PackedStop::Error)?;
+            if action == Receive::Skip {
+                continue;
+            }
+            // Receivers are other agents than the sender, so each of these words is written
+            // once by this message: reading it from `st` is reading the current value.
+            let zp = h.zp as usize;
+            put_word::<W>(out, zp, st[zp] as u32 | bit)?;
+            if action == Receive::Copy {
+                // The sender's slots are unchanged by its own message: copy their bytes.
+                for &slot in slots {
+                    let from = (me.stig as usize + slot) * W;
+                    out.copy_within(from..from + W, (h.stig as usize + slot) * W);
+                }
+                ranks[i] = ts;
+                any_copy = true;
+                let zc = h.zc as usize;
+                put_word::<W>(out, zc, st[zc] as u32 & !bit)?;
+            }
+        }
+        if any_copy {
+            dense_ranks(ranks);
+            for (h, &r) in plan.iter().zip(ranks.iter()) {
+                put_rank::<W>(out, h.rank as usize, r);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,78 @@
+//! The one way a back end's path of LNT labels (CADP's diagnostic or Executor run, the MCL
+//! evaluator's diagnostic, a saved trace) becomes a trace a user sees: translated by
+//! `from_labels`, replayed by the independent checker, and, for a counterexample, required to
+//! show the violation. The CLI only formats what this returns.
+
+use super::Trace;
+use super::cadp::LabelPath;
+use super::from_labels::{self, CheckedTrace, CounterexampleError};
+use crate::analysis::values::ValueAnalysis;
+use crate::behaviour::Behaviour;
+use crate::model::{Model, Property, VarId};
+use std::collections::BTreeSet;
+
+/// What label paths of the LNT program of `model` (emitted with the value analysis
+/// `analysis`, scheduling `fair`) are read against.
+pub struct LabelReader<'a> {
+    model: &'a Model,
+    behs: &'a [Behaviour],
+    analysis: &'a ValueAnalysis,
+    fair: bool,
+    /// The number the program uses for ⊥.
+    undef: i64,
+}
+
+/// A back end's counterexample as the user sees it: translated, replayed, shown to violate
+/// its property, cut at the first violating state of an `always` and marked as the native
+/// engine marks its counterexamples. Only `LabelReader::counterexample` builds one.
+#[derive(Debug)]
+pub struct CheckedCounterexample {
+    trace: Trace,
+}
+
+impl CheckedCounterexample {
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    pub fn into_trace(self) -> Trace {
+        self.trace
+    }
+}
+
+impl<'a> LabelReader<'a> {
+    pub fn new(model: &'a Model, behs: &'a [Behaviour], analysis: &'a ValueAnalysis, fair: bool) -> Self {
+        let undef = crate::lnt::domains::undef_value(model, analysis);
+        LabelReader { model, behs, analysis, fair, undef }
+    }
+
+    /// The variables whose observation labels the emitted query of `prop` keeps visible.
+    pub fn observed(&self, prop: &Property) -> Result<BTreeSet<VarId>, CounterexampleError> {
+        crate::lnt::mcl::build(self.model, self.analysis, prop)
+            .map(|q| q.vars)
+            .map_err(|e| CounterexampleError::Query(e.message))
+    }
+
+    /// `path` translated (constrained by the labels of `observed`, by default those that
+    /// occur) and replayed; with `prop`, what the trace shows about it.
+    pub fn check(
+        &self,
+        path: &LabelPath,
+        observed: Option<&BTreeSet<VarId>>,
+        prop: Option<&Property>,
+    ) -> Result<CheckedTrace, CounterexampleError> {
+        from_labels::checked(self.model, self.behs, self.fair, self.undef, path, observed, prop)
+    }
+
+    /// The counterexample of `prop` that `path` (from the program emitted for `prop`'s query)
+    /// is, or why it cannot be shown.
+    pub fn counterexample(
+        &self,
+        path: &LabelPath,
+        prop: &Property,
+    ) -> Result<CheckedCounterexample, CounterexampleError> {
+        let observed = self.observed(prop)?;
+        let trace = from_labels::counterexample(self.model, self.behs, self.fair, self.undef, path, &observed, prop)?;
+        Ok(CheckedCounterexample { trace })
+    }
+}
