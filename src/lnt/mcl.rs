@@ -554,41 +554,18 @@ fn subst(e: &Expr, target: &Expr, k: i64) -> Expr {
 
 /// `e` with every occurrence of `target` replaced by `with`.
 fn replace(e: &Expr, target: &Expr, with: &Expr) -> Expr {
-    if e == target {
-        return with.clone();
-    }
-    let b = |x: &Expr| Box::new(replace(x, target, with));
-    match e {
-        Expr::Const(_) | Expr::QVar(_) | Expr::Local { .. } => e.clone(),
-        Expr::AgentId(o) => Expr::AgentId(replace_owner(o, target, with)),
-        Expr::Var(r) => Expr::Var(crate::model::VarRef {
-            var: r.var,
-            indices: r.indices.iter().map(|i| replace(i, target, with)).collect(),
-            owner: replace_owner(&r.owner, target, with),
-        }),
-        Expr::Neg(a) => Expr::Neg(b(a)),
-        Expr::Abs(a) => Expr::Abs(b(a)),
-        Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
-        Expr::MinMax(m, x, y) => Expr::MinMax(*m, b(x), b(y)),
-        Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
-        Expr::If(c, x, y) => Expr::If(Box::new(breplace(c, target, with)), b(x), b(y)),
-    }
+    e.map(&mut Replace { target, with })
 }
 
-fn replace_owner(o: &AgentRef, target: &Expr, with: &Expr) -> AgentRef {
-    match o {
-        AgentRef::Of(a) => AgentRef::Of(Box::new(replace(a, target, with))),
-        other => other.clone(),
-    }
+/// Replaces every occurrence of one sub-expression.
+struct Replace<'a> {
+    target: &'a Expr,
+    with: &'a Expr,
 }
 
-fn breplace(b: &BExpr, target: &Expr, with: &Expr) -> BExpr {
-    match b {
-        BExpr::Const(_) => b.clone(),
-        BExpr::Not(x) => BExpr::Not(Box::new(breplace(x, target, with))),
-        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, replace(x, target, with), replace(y, target, with)),
-        BExpr::And(x, y) => BExpr::And(Box::new(breplace(x, target, with)), Box::new(breplace(y, target, with))),
-        BExpr::Or(x, y) => BExpr::Or(Box::new(breplace(x, target, with)), Box::new(breplace(y, target, with))),
+impl crate::model::Rewrite for Replace<'_> {
+    fn expr(&mut self, e: &Expr) -> Option<Expr> {
+        (e == self.target).then(|| self.with.clone())
     }
 }
 

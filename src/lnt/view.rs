@@ -1093,40 +1093,20 @@ fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) 
     Ok(uniq)
 }
 
-/// `e` with the quantified variables replaced by the agent ids `qv`.
-fn subst_q(e: &Expr, qv: &[i64]) -> Expr {
-    let b = |x: &Expr| Box::new(subst_q(x, qv));
-    let o = |x: &AgentRef| match x {
-        AgentRef::Of(a) => AgentRef::Of(b(a)),
-        other => other.clone(),
-    };
-    match e {
-        Expr::QVar(i) => Expr::Const(qv[*i]),
-        Expr::Const(_) => e.clone(),
-        Expr::Local { slot, len, index } => Expr::Local { slot: *slot, len: *len, index: index.as_ref().map(|i| b(i)) },
-        Expr::AgentId(x) => Expr::AgentId(o(x)),
-        Expr::Var(r) => Expr::Var(crate::model::VarRef {
-            var: r.var,
-            indices: r.indices.iter().map(|i| subst_q(i, qv)).collect(),
-            owner: o(&r.owner),
-        }),
-        Expr::Neg(a) => Expr::Neg(b(a)),
-        Expr::Abs(a) => Expr::Abs(b(a)),
-        Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
-        Expr::MinMax(mm, x, y) => Expr::MinMax(*mm, b(x), b(y)),
-        Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
-        Expr::If(c, x, y) => Expr::If(Box::new(bsubst_q(c, qv)), b(x), b(y)),
-    }
+/// `c` with the quantified variables replaced by the agent ids `qv`.
+fn bsubst_q(c: &crate::model::BExpr, qv: &[i64]) -> crate::model::BExpr {
+    c.map(&mut QuantIds(qv))
 }
 
-fn bsubst_q(c: &crate::model::BExpr, qv: &[i64]) -> crate::model::BExpr {
-    use crate::model::BExpr;
-    match c {
-        BExpr::Const(_) => c.clone(),
-        BExpr::Not(x) => BExpr::Not(Box::new(bsubst_q(x, qv))),
-        BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, subst_q(x, qv), subst_q(y, qv)),
-        BExpr::And(x, y) => BExpr::And(Box::new(bsubst_q(x, qv)), Box::new(bsubst_q(y, qv))),
-        BExpr::Or(x, y) => BExpr::Or(Box::new(bsubst_q(x, qv)), Box::new(bsubst_q(y, qv))),
+/// Replaces quantified variables by agent ids.
+struct QuantIds<'a>(&'a [i64]);
+
+impl crate::model::Rewrite for QuantIds<'_> {
+    fn expr(&mut self, e: &Expr) -> Option<Expr> {
+        match e {
+            Expr::QVar(i) => Some(Expr::Const(self.0[*i])),
+            _ => None,
+        }
     }
 }
 
@@ -1161,46 +1141,26 @@ enum Lowered {
 /// A `pick … where` filter for the candidate stored in local slot `cand`: `c1` is the picker,
 /// `c2` the candidate (whose variables become remote reads).
 fn pick_filter(f: &crate::model::BExpr, cand: usize) -> crate::model::BExpr {
-    use crate::model::BExpr;
-    let c = || Expr::Local { slot: cand, len: 1, index: None };
-    fn ex(e: &Expr, c: &dyn Fn() -> Expr) -> Expr {
-        let b = |x: &Expr| Box::new(ex(x, c));
-        let o = |x: &AgentRef| match x {
-            AgentRef::C1 => AgentRef::Own,
-            AgentRef::C2 => AgentRef::Of(Box::new(c())),
-            AgentRef::Of(a) => AgentRef::Of(b(a)),
-            AgentRef::Own => AgentRef::Own,
-        };
+    f.map(&mut Candidate(cand))
+}
+
+/// Reads `c1` as the picker and `c2` as the candidate stored in a local slot.
+struct Candidate(usize);
+
+impl crate::model::Rewrite for Candidate {
+    fn expr(&mut self, e: &Expr) -> Option<Expr> {
         match e {
-            Expr::AgentId(AgentRef::C2) => c(),
-            Expr::AgentId(x) => Expr::AgentId(o(x)),
-            Expr::Var(r) => Expr::Var(crate::model::VarRef {
-                var: r.var,
-                indices: r.indices.iter().map(|i| ex(i, c)).collect(),
-                owner: o(&r.owner),
-            }),
-            Expr::Const(_) | Expr::QVar(_) => e.clone(),
-            Expr::Local { slot, len, index } => {
-                Expr::Local { slot: *slot, len: *len, index: index.as_ref().map(|i| b(i)) }
-            }
-            Expr::Neg(a) => Expr::Neg(b(a)),
-            Expr::Abs(a) => Expr::Abs(b(a)),
-            Expr::Bin(op, x, y) => Expr::Bin(*op, b(x), b(y)),
-            Expr::MinMax(mm, x, y) => Expr::MinMax(*mm, b(x), b(y)),
-            Expr::NonDet(x, y) => Expr::NonDet(b(x), b(y)),
-            Expr::If(cc, x, y) => Expr::If(Box::new(bx(cc, c)), b(x), b(y)),
+            Expr::AgentId(AgentRef::C2) => Some(Expr::Local { slot: self.0, len: 1, index: None }),
+            _ => None,
         }
     }
-    fn bx(f: &BExpr, c: &dyn Fn() -> Expr) -> BExpr {
-        match f {
-            BExpr::Const(_) => f.clone(),
-            BExpr::Not(x) => BExpr::Not(Box::new(bx(x, c))),
-            BExpr::Cmp(op, x, y) => BExpr::Cmp(*op, ex(x, c), ex(y, c)),
-            BExpr::And(x, y) => BExpr::And(Box::new(bx(x, c)), Box::new(bx(y, c))),
-            BExpr::Or(x, y) => BExpr::Or(Box::new(bx(x, c)), Box::new(bx(y, c))),
+    fn owner(&mut self, o: &AgentRef) -> Option<AgentRef> {
+        match o {
+            AgentRef::C1 => Some(AgentRef::Own),
+            AgentRef::C2 => Some(AgentRef::Of(Box::new(Expr::Local { slot: self.0, len: 1, index: None }))),
+            _ => None,
         }
     }
-    bx(f, &c)
 }
 
 /// `b := forall/exists …` and `c := count T x, φ` as local assignments: `if φ' then 1 else 0`
