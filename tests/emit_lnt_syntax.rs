@@ -188,7 +188,9 @@ fn declared_in(toks: &[String]) -> Vec<String> {
         let is_ident = t.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
         let next = toks.get(i + 1).map(String::as_str);
         let prev = if i > 0 { toks[i - 1].as_str() } else { "" };
-        if is_ident && matches!(next, Some("," | ":")) && prev != ":" && !matches!(t, "in" | "out") {
+        // (`true`/`false` before a comma are actual parameters: `R (v_0, false, false)`)
+        let literal = matches!(t, "true" | "false");
+        if is_ident && !literal && matches!(next, Some("," | ":")) && prev != ":" && !matches!(t, "in" | "out") {
             out.push(t.to_string());
         }
     }
