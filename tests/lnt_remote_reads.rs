@@ -149,3 +149,57 @@ fn whole_program_is_generated() {
         assert!(transitions >= states, "fair={fair}");
     }
 }
+
+/// Every cycle of the program's LTS goes through `DONE` or `ABANDON`: the reads of an
+/// abandoned attempt never loop on their own, which is what lets `finally` ignore attempts by
+/// not following `ABANDON` (docs/lnt-encoding.md §3, §5).
+#[test]
+fn every_cycle_goes_through_done_or_abandon() {
+    let dir = scratch("cycles");
+    for (spec, fair) in [(SPEC, false), (SPEC, true)] {
+        let aut = dir.join("main.aut");
+        let spec = fixtures::path_str(spec);
+        let a = aut.to_string_lossy().into_owned();
+        let mut args = vec!["lts", spec.as_str(), "-o", a.as_str()];
+        if fair {
+            args.push("--fair");
+        }
+        labs(&args);
+        let text = std::fs::read_to_string(&aut).unwrap();
+        let (states, _, _) = aut_sizes(&aut);
+        let mut succ = vec![vec![]; states];
+        let mut indegree = vec![0usize; states];
+        let mut abandons = 0;
+        for l in text.lines().skip(1) {
+            let inner = l.trim().trim_start_matches('(').trim_end_matches(')');
+            let (src, rest) = inner.split_once(',').unwrap();
+            let (label, dst) = rest.rsplit_once(',').unwrap();
+            let label = label.trim().trim_matches('"');
+            if label == "ABANDON" {
+                abandons += 1;
+            }
+            if label == "DONE" || label == "ABANDON" {
+                continue;
+            }
+            let (s, d): (usize, usize) = (src.trim().parse().unwrap(), dst.trim().parse().unwrap());
+            succ[s].push(d);
+            indegree[d] += 1;
+        }
+        // Kahn: the other transitions form no cycle iff every state gets removed.
+        let mut ready: Vec<usize> = (0..states).filter(|&s| indegree[s] == 0).collect();
+        let mut removed = 0;
+        while let Some(s) = ready.pop() {
+            removed += 1;
+            for &d in &succ[s] {
+                indegree[d] -= 1;
+                if indegree[d] == 0 {
+                    ready.push(d);
+                }
+            }
+        }
+        assert_eq!(removed, states, "{spec} fair={fair}: a cycle without DONE or ABANDON");
+        // the specs do abandon attempts (a picked agent whose state disables nothing is read
+        // and the attempt goes on; some attempt is given up)
+        assert!(abandons > 0, "{spec} fair={fair}: no ABANDON");
+    }
+}
