@@ -549,7 +549,16 @@ check { }
     assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1)))"), "{t}");
     // The value comes from agent 1 on the reader's RDO_1; agent 1 offers its location 1 (`y`;
     // `x` is 0) to reader 0 on RDI_0, the only reader of another agent.
-    assert!(t.contains("RDO_1 (!rl_0, ?rv_0) where dom_0 (rv_0);\n                     got := true"), "{t}");
+    assert!(t.contains("RDO_1 (!rl_0, ?rv_0) where dom_0 (rv_0)\n"), "{t}");
+    // The attempt holds the lock of read attempts (one at a time) from its TRY to its DONE or
+    // ABANDON.
+    assert!(
+        t.contains("if go then\n                  TRY (!id);\n                  got := true\n               end if;"),
+        "{t}"
+    );
+    assert!(t.contains("process Lock [TRY, ABANDON, DONE: any] is"), "{t}");
+    assert!(t.contains("TRY, ABANDON, DONE ->\n            Lock [TRY, ABANDON, DONE]"), "{t}");
+    assert!(t.contains("|| TICK, INIT, TRY, ABANDON, DONE ->\n            par"), "{t}");
     assert!(t.contains("rdl := any Nat where (id != 0) and (rdl < LOCS) and rdloc (0, id, rdl);\n            RDI_0 (!rdl, !lab_own (I, L, rdl));"), "{t}");
     assert!(!t.contains("RDI_1 ("), "{t}");
     assert!(t.contains("return false or (((r >= 0) and (r <= 1)) and (o == 1) and (l == 1))"), "{t}");
@@ -564,17 +573,17 @@ check { }
     // two interfaces; the gates of pairs that cannot read are bound to RD_NONE.
     assert!(
         t.contains(
-            "TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, RD_NONE, RD_0_1, RD_NONE, RD_NONE] (0)"
+            "TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RD_NONE, RD_0_1, RD_NONE, RD_NONE] (0)"
         ),
         "{t}"
     );
     assert!(
         t.contains(
-            "|| TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, RD_NONE, RD_NONE, RD_0_1, RD_NONE] (1)"
+            "|| TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RD_NONE, RD_NONE, RD_0_1, RD_NONE] (1)"
         ),
         "{t}"
     );
-    assert!(t.contains("hide TICK, INIT, RD_0_1, RD_NONE: any in"), "{t}");
+    assert!(t.contains("hide TICK, INIT, TRY, RD_0_1, RD_NONE: any in"), "{t}");
     // The values agent 1's `y` can carry: 5 (or 0, the unused slot's).
     assert!(t.contains("function dom_0 (v: Int) : Bool is\n   return ((v == 0) or (v == 5))"), "{t}");
     assert_block(

@@ -480,6 +480,7 @@ pub fn build(
         }
         a.nat_vars.push("rdl".into());
         a.gates.push(names::ABANDON.into());
+        a.gates.push(TRY.into());
         a.gates.extend((0..n).map(|j| format!("RDO_{j}")));
         a.gates.extend((0..n).map(|j| format!("RDI_{j}")));
         let ids = a.first_id..=a.last_id;
@@ -537,6 +538,7 @@ pub fn build(
         hidden_gates.push("SETENV".into());
     }
     if !remote.is_empty() {
+        hidden_gates.push(TRY.into());
         hidden_gates.extend(rd_gates.iter().cloned());
         hidden_gates.push(RD_NONE.into());
     }
@@ -552,6 +554,7 @@ pub fn build(
     let mut components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
     if !remote.is_empty() {
         pair_read_gates(&mut components, &rd_pairs);
+        add_lock(&mut components);
     }
     let mut assume = assume;
     if let Some(a) = assume.as_mut() {
@@ -600,6 +603,33 @@ pub fn build(
         hidden_gates,
         components,
     })
+}
+
+/// The gate on which an agent takes the lock of read attempts.
+const TRY: &str = "TRY";
+
+/// The `Lock` process: one read attempt at a time, so that the attempts of different readers
+/// do not interleave. It takes part in `TRY` (taken), `ABANDON` and every `DONE` (released).
+fn add_lock(components: &mut Vec<Component>) {
+    let gates: Vec<String> = vec![TRY.into(), names::ABANDON.into(), "DONE".into()];
+    if let Some(c) = components.iter_mut().find(|c| c.agents) {
+        for g in &gates {
+            if !c.sync.contains(g) {
+                c.sync.push(g.clone());
+            }
+        }
+    }
+    let at = components.iter().position(|c| c.agents).unwrap_or(components.len());
+    components.insert(
+        at,
+        Component {
+            comment: "one read attempt at a time".into(),
+            sync: gates.clone(),
+            inner_sync: vec![],
+            instances: vec![Instance { process: "Lock".into(), iface: vec![], gates, arg: None, obs_gates: vec![] }],
+            agents: false,
+        },
+    );
 }
 
 /// The gate an agent's unused read gates are bound to: no agent ever offers it.
