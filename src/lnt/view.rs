@@ -93,8 +93,6 @@ pub struct ReadSlot {
     pub k: usize,
     /// The agents that can own the location (an `RDO_j` gate each).
     pub owners: Vec<usize>,
-    /// The bound of the value read (the slot's `dom`).
-    pub dom: String,
     /// The enabling conditions decided once the agent and location are chosen, and once the
     /// value is read (empty: none); see `early_checks`.
     pub guess_check: String,
@@ -488,7 +486,6 @@ pub fn build(
         a.choice |= !a.serves.is_empty();
         for e in a.edges.iter_mut() {
             for r in e.reads.iter_mut() {
-                r.dom = remote[r.k].dom.clone();
                 r.owners = (0..n)
                     .filter(|&o| {
                         cx.remote_shapes[r.k].iter().any(|(ag, ..)| ag.contains(o as i64))
@@ -1052,13 +1049,7 @@ fn early_checks(n_remote: usize, read_parts: &[String], guard_conjuncts: &[Strin
     }
     let text = |cs: &[String]| if cs.is_empty() { String::new() } else { conj(cs) };
     let reads = (0..n_remote)
-        .map(|k| ReadSlot {
-            k,
-            owners: vec![],
-            dom: String::new(),
-            guess_check: text(&at[2 * k + 1]),
-            read_check: text(&at[2 * k + 2]),
-        })
+        .map(|k| ReadSlot { k, owners: vec![], guess_check: text(&at[2 * k + 1]), read_check: text(&at[2 * k + 2]) })
         .collect();
     (text(&at[0]), reads)
 }
