@@ -1,0 +1,637 @@
+//! The view of the LNT program: everything `lnt-templates/program.lnt` lays out, computed from
+//! the model, the compiled behaviours and the value analysis. See `docs/lnt-encoding.md`.
+
+mod agent;
+mod compose;
+mod lower;
+mod reads;
+mod step;
+
+use agent::{agent_view, env_view};
+use compose::{RD_NONE, TRY, add_lock, agent_cond, components, pair_read_gates};
+
+use crate::analysis::IntervalSet;
+use crate::analysis::values::ValueAnalysis;
+use crate::behaviour::Behaviour;
+use crate::lnt::domains::{self, DomainTable, int_lit, membership};
+use crate::lnt::names;
+use crate::lnt::{Dialect, EmitError, EmitOptions};
+use crate::model::{Model, Store, VarId};
+use std::collections::BTreeSet;
+
+/// The whole program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub module: String,
+    pub source: String,
+    pub dialect: Dialect,
+    pub fair: bool,
+    pub n_agents: usize,
+    /// Highest index of each array type (arrays have at least one element).
+    pub attr_max: usize,
+    pub stig_max: usize,
+    pub env_max: usize,
+    pub tuple_max: usize,
+    pub local_max: usize,
+    pub n_tuples: usize,
+    pub undef: String,
+    pub has_env: bool,
+    pub has_tuples: bool,
+    pub domains: Vec<DomainView>,
+    /// Per tuple: which agents hold it (a condition on `a`).
+    pub holds: Vec<HoldsView>,
+    pub ranks_init: Vec<RanksInit>,
+    /// The environment values carried by `TICK`, one per environment slot.
+    pub env_params: Vec<EnvParam>,
+    /// The remote-read slots of the steps (agent, location, value), and the number of
+    /// locations of an agent's stores (`lab_own`).
+    pub remote: Vec<RemoteParam>,
+    pub locs: usize,
+    /// The read gates `RD_r_o` (reader `r` reads owner `o`), one per pair that can occur.
+    pub rd_gates: Vec<String>,
+    /// `rdloc (r, o, l)`: reader `r` can read location `l` of owner `o` (one disjunct per kind
+    /// of read of the reader's type).
+    pub rdloc: Vec<String>,
+    pub env: Option<EnvView>,
+    pub assume: Option<AssumeView>,
+    pub steps: Vec<StepFn>,
+    pub agents: Vec<AgentView>,
+    /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
+    pub main_gates: Vec<String>,
+    pub hidden_gates: Vec<String>,
+    pub components: Vec<Component>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DomainView {
+    pub name: String,
+    pub cond: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct HoldsView {
+    pub k: usize,
+    pub cond: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct RanksInit {
+    pub k: usize,
+    /// (agent, initial dense rank), D2: holders in id order.
+    pub ranks: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RemoteParam {
+    pub k: usize,
+    /// The values of every location read remotely (a bound for `rv_k`).
+    pub dom: String,
+    /// `rsa_k (ra)`: the agents slot `k` can name (or `N_AGENTS`: unused).
+    pub agents: Vec<String>,
+    /// `rs_k (ra, rl)`: the slot unused, or one of the reads the steps make in it (its agents
+    /// and its locations), one disjunct per kind of read.
+    pub shapes: Vec<String>,
+}
+
+/// One remote read of a step, as the acting agent performs it before its `TICK`: the agent and
+/// location are chosen among the slot's kinds of read (`rsa_k`, `rs_k`) and checked, then the
+/// value is asked from the owner on `RD` (read locally for the agent's own location).
+#[derive(Clone, Debug)]
+pub struct ReadSlot {
+    pub k: usize,
+    /// The agents that can own the location (an `RDO_j` gate each).
+    pub owners: Vec<usize>,
+    /// The enabling conditions decided once the agent and location are chosen, and once the
+    /// value is read (empty: none); see `early_checks`.
+    pub guess_check: String,
+    pub read_check: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnvParam {
+    pub name: String,
+    pub slot: usize,
+    pub dom: String,
+}
+
+/// An observation label emitted when a slot changed: `GATE (!agent, !elem, !ARR[slot])`.
+#[derive(Clone, Debug)]
+pub struct ObsDiff {
+    pub arr: &'static str,
+    pub slot: usize,
+    pub gate: String,
+    pub elem: usize,
+}
+
+/// The `Assumptions` process: it receives the initial values the `assume` predicates read (`AINIT`
+/// from agents, `AENV` from the environment) and takes part in the last `INIT` only if they
+/// hold, so initial states violating an assumption never complete their initialisation.
+#[derive(Clone, Debug)]
+pub struct AssumeView {
+    pub names: Vec<String>,
+    pub gates: Vec<String>,
+    pub q_max: usize,
+    pub stages: Vec<StageView>,
+    pub cond: String,
+}
+
+/// The values received before `INIT !j` (from the environment for `j = 0`, else agent `j-1`).
+#[derive(Clone, Debug)]
+pub struct StageView {
+    pub j: usize,
+    pub last: bool,
+    pub reads: Vec<ReadView>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ReadView {
+    pub q: usize,
+    /// The agent id (`None`: an environment value, received on `AENV`).
+    pub agent: Option<usize>,
+    pub slot: usize,
+    pub dom: String,
+    pub comment: String,
+}
+
+/// The initialisation of one variable element.
+#[derive(Clone, Debug)]
+pub struct InitView {
+    pub comment: String,
+    /// A deterministic value, or the condition of a nondeterministic choice `any Int where`.
+    pub value: Option<String>,
+    pub cond: Option<String>,
+    pub arr: &'static str,
+    pub slot: usize,
+    pub obs: Option<(String, usize)>,
+    /// The agents (of this type) for which an `assume` predicate reads this element: they
+    /// send it to `Assumptions` (for the environment: non-empty when it is read).
+    pub ainit: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetEnvView {
+    pub comment: String,
+    pub lo: usize,
+    pub hi: usize,
+    pub dom: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct EnvView {
+    pub gates: Vec<String>,
+    pub inits: Vec<InitView>,
+    pub setenv: Vec<SetEnvView>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SetEnvDiff {
+    pub slot: usize,
+    pub obs: Option<(String, usize)>,
+}
+
+/// One statement of a step function: if `cond` holds, the assignments in order, else the step
+/// is disabled (`ok := false`).
+#[derive(Clone, Debug)]
+pub struct StmtView {
+    pub comment: String,
+    pub cond: String,
+    pub assigns: Vec<(String, String)>,
+}
+
+/// The functions `en_<name>` (enabled?) and `st_<name>` (effect) of one edge.
+#[derive(Clone, Debug)]
+pub struct StepFn {
+    pub name: String,
+    pub comment: String,
+    pub nd: Vec<String>,
+    /// The enabling conditions checked one after the other (choices in range, remote reads,
+    /// then each guard, outermost first): a later one is not evaluated when an earlier fails.
+    pub guards: Vec<String>,
+    /// Whether the step has an effect (`false` for `Skip`: no `st_` function).
+    pub effect: bool,
+    pub stmts: Vec<StmtView>,
+    pub temps: Vec<String>,
+    pub slots: Vec<String>,
+    /// The remote reads of the step (`ra_k`, `rl_k`, `rv_k` parameters).
+    pub remote: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct NdView {
+    pub name: String,
+    pub dom: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct EdgeView {
+    pub comment: String,
+    pub source: u32,
+    pub target: u32,
+    pub func: String,
+    pub nd: Vec<NdView>,
+    pub has_effect: bool,
+    /// Environment slots the step may write: `SETENV` and, if observed, the observation label
+    /// (emitted by the actor, before its `DONE`).
+    pub setenv: Vec<SetEnvDiff>,
+    pub writes: Vec<usize>,
+    pub confirms: Vec<usize>,
+    pub obs: Vec<ObsDiff>,
+    /// The remote-read slots the step uses (`en_`/`st_` parameters), and how it reads them.
+    pub remote: Vec<usize>,
+    pub reads: Vec<ReadSlot>,
+    /// The enabling conditions decided before any read (empty: none).
+    pub start_check: String,
+}
+
+/// A value carried by a message: its offer variable, where the sender reads it, its domain.
+#[derive(Clone, Debug)]
+pub struct FieldView {
+    pub name: String,
+    pub src: String,
+    pub slot: usize,
+    pub dom: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct MsgView {
+    pub k: usize,
+    pub put: String,
+    pub qry: String,
+    pub comment: String,
+    pub values: Vec<FieldView>,
+    pub fields: Vec<FieldView>,
+    pub link: String,
+    pub obs: Vec<ObsDiff>,
+}
+
+#[derive(Clone, Debug)]
+pub struct AgentView {
+    pub process: String,
+    pub type_name: String,
+    pub first_id: usize,
+    pub last_id: usize,
+    pub gates: Vec<String>,
+    pub initial: u32,
+    pub inits: Vec<InitView>,
+    pub edges: Vec<EdgeView>,
+    pub held: Vec<MsgView>,
+    pub not_held: Vec<MsgView>,
+    /// Int variables for choices and message offers; Nat variables for remote reads.
+    pub int_vars: Vec<String>,
+    pub nat_vars: Vec<String>,
+    /// Whether the loop body is a choice (false when yielding is all the agent can do).
+    pub choice: bool,
+    /// The readers that can read this type's agents (an `RDI_j` branch each).
+    pub serves: Vec<usize>,
+}
+
+/// A process instance of the composition.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    pub process: String,
+    /// The instance's own synchronisation interface in its `par` (empty: none; used when the
+    /// agents' `par` synchronises the read gates pairwise).
+    pub iface: Vec<String>,
+    pub gates: Vec<String>,
+    pub arg: Option<usize>,
+    /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
+    pub obs_gates: Vec<String>,
+}
+
+/// A branch of the top-level parallel composition: its synchronisation interface, and either a
+/// single instance or an inner `par` of instances synchronised on `inner_sync`.
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub comment: String,
+    pub sync: Vec<String>,
+    pub inner_sync: Vec<String>,
+    pub instances: Vec<Instance>,
+    /// The agents' component (receives the priority operator in the compositional script).
+    pub agents: bool,
+}
+
+struct Ctx<'a> {
+    model: &'a Model,
+    analysis: &'a ValueAnalysis,
+    undef: bool,
+    observed: &'a BTreeSet<VarId>,
+    doms: DomainTable,
+    /// The values the `assume` predicates read.
+    assumed: Vec<crate::lnt::mcl::TrackKey>,
+    /// Variables read from another agent (`x of e`) by some step, and the most reads a step makes.
+    remote_vars: BTreeSet<VarId>,
+    max_remote: usize,
+    /// Per remote-read slot, the kinds of reads made in it: (agents, first location, end of the
+    /// locations, values), deduplicated.
+    remote_shapes: Vec<Vec<(IntervalSet, usize, usize, IntervalSet)>>,
+    /// Per agent type, the kinds of reads its steps make: (agents, first location, end).
+    type_reads: Vec<Vec<(IntervalSet, usize, usize)>>,
+}
+
+impl Ctx<'_> {
+    fn dom(&mut self, s: &IntervalSet) -> String {
+        self.doms.name(s)
+    }
+}
+
+/// The observation labels a step emits for the observed agent variables of `vars` it changed.
+fn obs_diffs(cx: &Ctx, vars: &BTreeSet<VarId>) -> Vec<ObsDiff> {
+    let m = cx.model;
+    let mut out = vec![];
+    let mut vs: Vec<VarId> =
+        vars.iter().copied().filter(|v| cx.observed.contains(v) && m.vars[*v].store != Store::Env).collect();
+    vs.sort_by_key(|&v| (store_array(m.vars[v].store), m.vars[v].offset));
+    for v in vs {
+        let var = &m.vars[v];
+        for k in 0..var.len {
+            out.push(ObsDiff {
+                arr: store_array(var.store),
+                slot: var.offset + k,
+                gate: names::obs_gate(m, v),
+                elem: k,
+            });
+        }
+    }
+    out
+}
+
+const INT_CHOICE: &str = "v";
+
+fn store_array(s: Store) -> &'static str {
+    match s {
+        Store::Env => "E",
+        Store::Attr => "I",
+        Store::Stig { .. } => "L",
+    }
+}
+
+/// Builds the program view. `observed` are the variables some emitted property reads.
+pub fn build(
+    model: &Model,
+    behaviours: &[Behaviour],
+    analysis: &ValueAnalysis,
+    opts: &EmitOptions,
+    observed: &BTreeSet<VarId>,
+) -> Result<Program, EmitError> {
+    let n = model.n_agents();
+    if n == 0 {
+        return Err(EmitError::unsupported("a system without agents", "every type is spawned 0 times"));
+    }
+    let assume_spec = super::mcl::assumptions(model, analysis)?;
+    let assumed: Vec<crate::lnt::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
+    let mut cx = Ctx {
+        model,
+        analysis,
+        undef: domains::model_has_undef(model),
+        observed,
+        doms: DomainTable::default(),
+        assumed,
+        remote_vars: BTreeSet::new(),
+        max_remote: 0,
+        remote_shapes: vec![],
+        type_reads: vec![vec![]; model.agent_types.len()],
+    };
+    let has_env = model.env_len > 0;
+    let has_tuples = !model.tuples.is_empty();
+
+    // Environment values offered at TICK.
+    let mut env_params = vec![];
+    for (v, var) in model.vars.iter().enumerate() {
+        if var.store == Store::Env {
+            let set = domains::var_set(model, analysis, v, None);
+            for k in 0..var.len {
+                let dom = cx.dom(&set);
+                env_params.push(EnvParam { name: format!("e_{}", var.offset + k), slot: var.offset + k, dom });
+            }
+        }
+    }
+    env_params.sort_by_key(|p| p.slot);
+    let env_names: Vec<String> = env_params.iter().map(|p| p.name.clone()).collect();
+
+    let env = if has_env { Some(env_view(&mut cx)?) } else { None };
+    let assume = match &assume_spec {
+        None => None,
+        Some(a) => {
+            let mut stages: Vec<StageView> = (0..=n).map(|j| StageView { j, last: j == n, reads: vec![] }).collect();
+            for (q, k) in a.keys.iter().enumerate() {
+                let var = &model.vars[k.1];
+                let set = domains::var_set(model, analysis, k.1, k.0.map(|x| model.type_of(x)));
+                let stage = k.0.map_or(0, |x| x + 1);
+                stages[stage].reads.push(ReadView {
+                    q,
+                    agent: k.0,
+                    slot: var.offset + k.2,
+                    dom: cx.dom(&set),
+                    comment: super::mcl::describe(model, k),
+                });
+            }
+            Some(AssumeView {
+                names: a.names.clone(),
+                gates: vec![],
+                q_max: a.keys.len().max(1) - 1,
+                stages,
+                cond: a.cond.clone(),
+            })
+        }
+    };
+
+    let mut steps = vec![];
+    let mut agents = vec![];
+    let mut local_max = 0;
+    for (ty, b) in behaviours.iter().enumerate() {
+        if model.agent_types[ty].count == 0 {
+            continue;
+        }
+        let (a, s, lm) = agent_view(&mut cx, ty, b, &env_names, has_tuples)?;
+        local_max = local_max.max(lm);
+        agents.push(a);
+        steps.extend(s);
+    }
+
+    let mut remote_set = IntervalSet::empty();
+    for &v in &cx.remote_vars {
+        remote_set.join_assign(&domains::var_set(model, analysis, v, None));
+    }
+    let remote: Vec<RemoteParam> = if cx.max_remote == 0 {
+        vec![]
+    } else {
+        let dom = cx.dom(&remote_set.join(&IntervalSet::singleton(0)));
+        let mut params = vec![];
+        for k in 0..cx.max_remote {
+            let mut shapes = vec![];
+            let mut agent_conds = vec![];
+            for (agents, lo, hi, _) in cx.remote_shapes[k].clone() {
+                let ra = agent_cond(&mut cx, "ra", &agents);
+                let rl = if hi == lo + 1 { format!("(rl == {lo})") } else { format!("(rl >= {lo}) and (rl < {hi})") };
+                shapes.push(format!("({ra} and {rl})"));
+                if !agent_conds.contains(&ra) {
+                    agent_conds.push(ra);
+                }
+            }
+            params.push(RemoteParam { k, dom: dom.clone(), agents: agent_conds, shapes });
+        }
+        params
+    };
+    // The read gates: a reader and an owner synchronise alone on `RD_r_o`, so the other agents
+    // neither take part in a read nor enumerate its values.
+    let mut rd_pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+    let mut rdloc = vec![];
+    for (ty, reads) in cx.type_reads.clone().iter().enumerate() {
+        let t = &model.agent_types[ty];
+        for (agents, lo, hi) in reads {
+            for r in t.ids() {
+                for o in 0..n {
+                    if o != r && agents.contains(o as i64) {
+                        rd_pairs.insert((r, o));
+                    }
+                }
+            }
+            let ro = format!("((r >= {}) and (r <= {}))", t.first_id, t.first_id + t.count - 1);
+            let oc = agent_cond(&mut cx, "o", agents);
+            let lc = if *hi == lo + 1 { format!("(l == {lo})") } else { format!("(l >= {lo}) and (l < {hi})") };
+            let d = format!("({ro} and {oc} and {lc})");
+            if !rdloc.contains(&d) {
+                rdloc.push(d);
+            }
+        }
+    }
+    let rd_gates: Vec<String> = rd_pairs.iter().map(|&(r, o)| names::read_gate(r, o)).collect();
+    for a in agents.iter_mut() {
+        for k in 0..remote.len() {
+            a.nat_vars.push(format!("ra_{k}"));
+            a.nat_vars.push(format!("rl_{k}"));
+            a.int_vars.push(format!("rv_{k}"));
+        }
+        if remote.is_empty() {
+            continue;
+        }
+        a.nat_vars.push("rdl".into());
+        a.gates.push(names::ABANDON.into());
+        a.gates.push(TRY.into());
+        a.gates.extend((0..n).map(|j| format!("RDO_{j}")));
+        a.gates.extend((0..n).map(|j| format!("RDI_{j}")));
+        let ids = a.first_id..=a.last_id;
+        a.serves = (0..n).filter(|&r| ids.clone().any(|o| rd_pairs.contains(&(r, o)))).collect();
+        a.choice |= !a.serves.is_empty();
+        for e in a.edges.iter_mut() {
+            for r in e.reads.iter_mut() {
+                r.owners = (0..n)
+                    .filter(|&o| {
+                        cx.remote_shapes[r.k].iter().any(|(ag, ..)| ag.contains(o as i64))
+                            && ids.clone().any(|i| rd_pairs.contains(&(i, o)))
+                    })
+                    .collect();
+            }
+        }
+    }
+
+    let mut holds = vec![];
+    let mut ranks_init = vec![];
+    for (k, t) in model.tuples.iter().enumerate() {
+        let mut parts = vec![];
+        let mut holders = vec![];
+        for (ty, at) in model.agent_types.iter().enumerate() {
+            if at.count > 0 && model.holds(ty, t.stigmergy) {
+                parts.push(format!("((a >= {}) and (a <= {}))", at.first_id, at.first_id + at.count - 1));
+                holders.extend(at.ids());
+            }
+        }
+        let cond = match parts.len() {
+            0 => "false".to_string(),
+            1 => parts.pop().expect("one"),
+            _ => format!("({})", parts.join(" or ")),
+        };
+        holds.push(HoldsView { k, cond });
+        holders.sort_unstable();
+        let base = usize::from(holders.len() < n);
+        ranks_init.push(RanksInit { k, ranks: holders.iter().enumerate().map(|(i, &a)| (a, i + base)).collect() });
+    }
+
+    let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
+    let mut main_gates = vec!["DONE".to_string()];
+    if !remote.is_empty() {
+        main_gates.push(names::ABANDON.into());
+    }
+    main_gates.extend(obs_gates.iter().cloned());
+    let mut hidden_gates = vec!["TICK".to_string(), "INIT".to_string()];
+    if assume.is_some() {
+        hidden_gates.push("AINIT".into());
+        if env.as_ref().is_some_and(|e| e.gates.iter().any(|g| g == "AENV")) {
+            hidden_gates.push("AENV".into());
+        }
+    }
+    if has_env {
+        hidden_gates.push("SETENV".into());
+    }
+    if !remote.is_empty() {
+        hidden_gates.push(TRY.into());
+        hidden_gates.extend(rd_gates.iter().cloned());
+        hidden_gates.push(RD_NONE.into());
+    }
+    if has_tuples {
+        hidden_gates.push("REFRESH".into());
+        hidden_gates.push("REQ".into());
+        for k in 0..model.tuples.len() {
+            hidden_gates.push(names::put_gate(k));
+            hidden_gates.push(names::qry_gate(k));
+        }
+    }
+
+    let mut components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
+    if !remote.is_empty() {
+        pair_read_gates(&mut components, &rd_pairs);
+        add_lock(&mut components);
+    }
+    let mut assume = assume;
+    if let Some(a) = assume.as_mut() {
+        a.gates = components
+            .iter()
+            .flat_map(|c| &c.instances)
+            .find(|i| i.process == "Assumptions")
+            .map(|i| i.gates.clone())
+            .unwrap_or_default();
+    }
+    let domains = cx
+        .doms
+        .sets
+        .iter()
+        .enumerate()
+        .map(|(i, s)| DomainView { name: format!("dom_{i}"), cond: membership("v", s) })
+        .collect();
+    Ok(Program {
+        module: opts.base.clone(),
+        source: opts.source.clone(),
+        dialect: opts.dialect,
+        fair: opts.fair,
+        n_agents: n,
+        attr_max: model.attr_len.max(1) - 1,
+        stig_max: model.stig_len.max(1) - 1,
+        env_max: model.env_len.max(1) - 1,
+        tuple_max: model.tuples.len().max(1) - 1,
+        local_max: local_max.max(1) - 1,
+        n_tuples: model.tuples.len(),
+        undef: int_lit(domains::undef_value(model, analysis)),
+        has_env,
+        has_tuples,
+        domains,
+        holds,
+        ranks_init,
+        env_params,
+        remote,
+        locs: model.attr_len.max(1) + model.stig_len.max(1),
+        rd_gates,
+        rdloc,
+        env,
+        assume,
+        steps,
+        agents,
+        main_gates,
+        hidden_gates,
+        components,
+    })
+}
+
+/// Observation gates are `A_…`, `L_…`, `E_…`.
+pub fn is_obs_gate(g: &str) -> bool {
+    g.starts_with("A_") || g.starts_with("L_") || g.starts_with("E_")
+}
