@@ -190,3 +190,28 @@ fn the_benchmark_does_not_reach_into_the_cli() {
     assert!(text.contains("use labs::"), "the benchmark uses the library");
     assert!(!text.contains("labs::cli"), "labs-bench.rs uses `labs::cli`");
 }
+
+/// ARCHITECTURE.md (`src/cli/`): the library's errors are turned into exit codes in one place,
+/// `cli/failure.rs` (`From<…> for Failure`), and the exit codes are defined only there.
+#[test]
+fn library_errors_become_exit_codes_in_one_place() {
+    let mut files = vec![];
+    rust_files(&fixtures::path("src"), &mut files);
+    let mut bad = vec![];
+    let mut found = 0;
+    for p in &files {
+        let text = code(p);
+        let here = p.ends_with("cli/failure.rs");
+        for pat in ["for Failure", "pub const INTERRUPTED", "pub const VIOLATED"] {
+            if text.contains(pat) {
+                if here {
+                    found += 1;
+                } else {
+                    bad.push(format!("{}: `{pat}`", p.display()));
+                }
+            }
+        }
+    }
+    assert!(found >= 3, "cli/failure.rs maps the stages' errors and defines the exit codes");
+    assert!(bad.is_empty(), "outside cli/failure.rs:\n{}", bad.join("\n"));
+}

@@ -165,15 +165,19 @@ fn each_simulation_run_is_checked_as_it_ends() {
     let refuse_second =
         RunCheck(Arc::new(
             move |_| {
-                if s.fetch_add(1, Ordering::SeqCst) == 1 { Err("refused".to_string()) } else { Ok(()) }
+                if s.fetch_add(1, Ordering::SeqCst) == 1 {
+                    Err(Arc::new(std::io::Error::other("refused")) as _)
+                } else {
+                    Ok(())
+                }
             },
         ));
     let opts = SimulateOptions { runs: 3, steps: 10, check: Some(refuse_second), ..Default::default() };
     let e = simulate(&m, &b, &opts).unwrap_err().to_string();
-    assert!(e.contains("the trace of run 2 refused"), "{e}");
+    assert!(e.contains("the trace of run 2 failed its check: refused"), "{e}");
     assert_eq!(seen.load(Ordering::SeqCst), 2, "the third run is not drawn");
     let (m2, b2) = (m.clone(), b.clone());
-    let replay_check = RunCheck(Arc::new(move |t| replay(&m2, &b2, t).map_err(|e| e.to_string())));
+    let replay_check = RunCheck(Arc::new(move |t| replay(&m2, &b2, t).map_err(|e| Arc::new(e) as _)));
     let opts = SimulateOptions { runs: 5, steps: 30, check: Some(replay_check), ..Default::default() };
     assert_eq!(simulate(&m, &b, &opts).expect("every run replays").runs.len(), 5);
 }

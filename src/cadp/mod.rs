@@ -217,7 +217,7 @@ pub fn verify(
             None => {
                 let diag = svl::diag_file(&opts.base, &lnt::names::property_id(model, name), monolithic);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, &limits);
-                match read.map_err(|m| fail(m, &mut work_dir))? {
+                match read.map_err(|e| fail(e.to_string(), &mut work_dir))? {
                     Some((d, aut)) => (Some(d), Some(aut)),
                     None => (None, None),
                 }
@@ -367,20 +367,21 @@ fn read_diagnostic(
     dir: &Path,
     diag: &str,
     limits: &Limits,
-) -> Result<Option<(LabelPath, String)>, String> {
+) -> Result<Option<(LabelPath, String)>, CadpError> {
     if !dir.join(diag).is_file() {
         return Ok(None);
     }
     let aut = aut_name(diag);
     let out = dir.join("labs-bcg_io-output.txt");
     let bcg_io = Tool { program: &tools.bcg_io, args: &[diag, &aut], env };
-    let ended = process::run(&bcg_io, dir, &out, limits, || {}).map_err(|e| e.to_string())?;
+    let ended = process::run(&bcg_io, dir, &out, limits, || {})?;
+    let failed = |message| CadpError::Failed { message, work_dir: None };
     let text = std::fs::read_to_string(dir.join(&aut)).unwrap_or_default();
     if ended != Ended::Exited(Some(0)) || text.is_empty() {
         let msg = std::fs::read_to_string(&out).unwrap_or_default();
-        return Err(format!("`bcg_io {diag} {aut}` failed:\n{}", tail(&msg, 8)));
+        return Err(failed(format!("`bcg_io {diag} {aut}` failed:\n{}", tail(&msg, 8))));
     }
-    let path = parse_trace(&text).map_err(|m| format!("cannot read `{aut}`: {m}"))?;
+    let path = parse_trace(&text).map_err(|m| failed(format!("cannot read `{aut}`: {m}")))?;
     Ok(Some((path, aut)))
 }
 

@@ -55,7 +55,7 @@ impl SimBackend {
 /// shown has passed it, at no cost after a stop.
 fn replay_check(l: &Loaded) -> RunCheck {
     let (model, behs) = (l.model.clone(), l.behaviours.clone());
-    RunCheck(Arc::new(move |t| trace::replay(&model, &behs, t).map_err(|m| format!("does not replay: {m}"))))
+    RunCheck(Arc::new(move |t| trace::replay(&model, &behs, t).map_err(|e| Arc::new(e) as _)))
 }
 
 pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {

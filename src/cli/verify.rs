@@ -55,7 +55,7 @@ pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure 
             Failure { code: exit::BACKEND, message: text }
         }
         EngineError::UnknownProperty(p) => super::load::unknown_property(l, &p),
-        EngineError::Internal(m) => Failure::new(exit::BACKEND, format!("internal error: {m}")),
+        e @ (EngineError::Internal(_) | EngineError::RunRefused { .. }) => Failure::new(exit::BACKEND, e.to_string()),
     }
 }
 

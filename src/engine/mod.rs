@@ -39,7 +39,7 @@ pub use simulate::{
     RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with,
 };
 use std::sync::Arc;
-use step::{Stepper, Work};
+use step::{RuntimeError, Stepper, Work};
 
 #[derive(Clone, Default)]
 pub struct VerifyOptions {
@@ -129,6 +129,8 @@ pub enum EngineError {
     UnknownProperty(String),
     /// The behaviours do not match the model (one per agent type is needed).
     Internal(String),
+    /// Run `run` (from 1) of a simulation failed `SimulateOptions::check`.
+    RunRefused { run: usize, reason: simulate::RunRefusal },
 }
 
 impl std::fmt::Display for EngineError {
@@ -137,6 +139,7 @@ impl std::fmt::Display for EngineError {
             EngineError::Runtime { message, .. } => write!(f, "run-time error: {message}"),
             EngineError::UnknownProperty(p) => write!(f, "no property named `{p}`"),
             EngineError::Internal(m) => write!(f, "internal error: {m}"),
+            EngineError::RunRefused { run, reason } => write!(f, "internal error: the trace of run {run} failed its check: {reason}"),
         }
     }
 }
@@ -209,12 +212,12 @@ pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
 }
 
 /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
-pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPred) -> Result<bool, String> {
+pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPred) -> Result<bool, RuntimeError> {
     let cx = Ctx { model: stepper.model, lay: &stepper.lay, me: None, c1: None, c2: None, mode: Mode::Pred };
     match cx.eval_q(st, sc, q) {
         Ok(b) => Ok(b),
         Err(Stop::Disabled) => Ok(false),
-        Err(Stop::Error(m)) => Err(m),
+        Err(Stop::Error(m)) => Err(RuntimeError(m)),
     }
 }
 
@@ -249,7 +252,7 @@ fn eval_all(
         (c * EVAL_CHUNK..((c + 1) * EVAL_CHUNK).min(n))
             .map(|i| {
                 g.store.get_into(i as u32, &mut st);
-                eval_pred(stepper, &st, &mut sc, q).map_err(|m| EvalStop::Error(i as u32, m))
+                eval_pred(stepper, &st, &mut sc, q).map_err(|e| EvalStop::Error(i as u32, e.0))
             })
             .collect()
     });

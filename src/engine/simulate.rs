@@ -54,8 +54,11 @@ pub struct SimulateOptions {
     pub check: Option<RunCheck>,
 }
 
+/// Why a `RunCheck` refused a run (the checker's own error type).
+pub type RunRefusal = Arc<dyn std::error::Error + Send + Sync>;
+
 /// The function of a `RunCheck`: `Err(why)` refuses the run.
-pub type RunCheckFn = dyn Fn(&Trace) -> Result<(), String> + Send + Sync;
+pub type RunCheckFn = dyn Fn(&Trace) -> Result<(), RunRefusal> + Send + Sync;
 
 /// A check of a finished run's trace (see `SimulateOptions::check`).
 #[derive(Clone)]
@@ -240,7 +243,7 @@ pub fn simulate_with(
                 }
                 let ev = |q| {
                     eval_pred(&stepper, &cur, &mut Scratch::default(), q)
-                        .map_err(|m| EngineError::Runtime { message: m, trace: Some(Box::new(trace.clone())) })
+                        .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })
                 };
                 let decided = match &p.modality {
                     Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
@@ -299,7 +302,7 @@ pub fn simulate_with(
         }
         let deadlock = trace.ends_in_deadlock;
         if let Some(check) = &opts.check {
-            (check.0)(&trace).map_err(|m| EngineError::Internal(format!("the trace of run {} {m}", runs.len() + 1)))?;
+            (check.0)(&trace).map_err(|reason| EngineError::RunRefused { run: runs.len() + 1, reason })?;
         }
         runs.push(SimRun { trace, properties: status, deadlock });
     }

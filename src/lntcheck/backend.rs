@@ -368,7 +368,7 @@ pub fn check_properties_within(
     let g = to_graph(v, stepper.lay.len);
     let mut sc = Default::default();
     let mut ev = |q: &crate::model::QPred| -> Result<Vec<bool>, String> {
-        v.from_labels.iter().map(|st| eval_pred(&stepper, st, &mut sc, q)).collect()
+        v.from_labels.iter().map(|st| eval_pred(&stepper, st, &mut sc, q).map_err(|e| e.0)).collect()
     };
     let mut rev: Option<Reverse> = None;
     let mut out = vec![];

@@ -1,0 +1,62 @@
+//! A failed command (`Failure`: exit code and message) and the exit codes of product.md. The
+//! library's errors whose exit code does not depend on the command are mapped here, once;
+//! the commands map the others where they know the context (a kept directory, a property).
+
+/// A failed command: its exit code (product.md) and what to print on stderr.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+        let mut message = message.into();
+        if !message.starts_with("error") {
+            message = format!("error: {message}");
+        }
+        if !message.ends_with('\n') {
+            message.push('\n');
+        }
+        Failure { code, message }
+    }
+}
+
+/// The exit codes of the library's errors that mean the same wherever they occur; errors
+/// whose message needs the command's context (a kept directory, the property) are mapped
+/// where they are met.
+impl From<crate::cadp::CadpError> for Failure {
+    fn from(e: crate::cadp::CadpError) -> Failure {
+        use crate::cadp::CadpError;
+        let hint = match &e {
+            CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+            CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
+            _ => "",
+        };
+        Failure::new(exit::BACKEND, format!("{e}{hint}"))
+    }
+}
+
+impl From<crate::cadp::WorkDirError> for Failure {
+    fn from(e: crate::cadp::WorkDirError) -> Failure {
+        Failure::new(exit::BACKEND, e.to_string())
+    }
+}
+
+/// A trace about to be shown that fails the independent replay is a bug of labs.
+impl From<crate::trace::ShownTraceError> for Failure {
+    fn from(e: crate::trace::ShownTraceError) -> Failure {
+        Failure::new(exit::BACKEND, format!("internal error: {e}"))
+    }
+}
+
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const VIOLATED: i32 = 10;
+    pub const BACKEND: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const INCONCLUSIVE: i32 = 5;
+    pub const INVALID_SPEC: i32 = 6;
+    pub const TIMEOUT: i32 = 124;
+    pub const INTERRUPTED: i32 = 130;
+}
