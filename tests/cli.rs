@@ -1,26 +1,15 @@
 //! The command line as users run it: exit codes, messages, JSON, and snapshots of `info`.
 
 mod fixtures;
+use fixtures::{labs, stderr, stdout};
 
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod scratch;
 use scratch::Scratch;
 
-fn labs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs")
-}
-
 fn shared(rel: &str) -> String {
     fixtures::path_str(rel)
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 fn write_temp(name: &str, text: &str) -> Scratch {

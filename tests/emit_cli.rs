@@ -2,16 +2,12 @@
 //! unwritable output directory, dialect option.
 
 mod fixtures;
+use fixtures::labs_command as labs;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 mod scratch;
 use scratch::Scratch;
-
-fn labs() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_labs"))
-}
 
 fn leader() -> PathBuf {
     fixtures::path("benchmarks/leader.labs")

@@ -5,32 +5,10 @@
 //! or SVL (any case), and no two names of one scope differ only by case.
 
 mod fixtures;
+use fixtures::emit_files;
 
-use labs::analysis::values::analyse;
-use labs::behaviour::compile_all;
-use labs::lnt::{Dialect, EmitOptions, EmittedFile, emit, names};
-use labs::model::externs::parse_externs;
-use labs::model::resolve;
-use labs::syntax::parse;
+use labs::lnt::{Dialect, names};
 use std::collections::{BTreeMap, BTreeSet};
-
-fn emit_file(file: &str, externs: &[&str], fair: bool, dialect: Dialect) -> Vec<EmittedFile> {
-    let path = fixtures::path_str(file);
-    let src = std::fs::read_to_string(&path).unwrap();
-    let spec = parse(&src).spec.unwrap();
-    let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap()).unwrap();
-    let (b, _) = compile_all(&model).unwrap();
-    let a = analyse(&model, &b);
-    let stem = std::path::Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
-    let opts = EmitOptions {
-        fair,
-        properties: vec![],
-        dialect,
-        base: names::module_name(&stem),
-        source: format!("{stem}.labs"),
-    };
-    emit(&model, &b, &a, &opts).unwrap()
-}
 
 /// Removes `--` and `(* … *)` comments and string literals.
 fn strip(text: &str) -> String {
@@ -282,7 +260,7 @@ fn check_svl_names(name: &str, text: &str) {
 fn check_all(file: &str, externs: &[&str]) {
     for fair in [false, true] {
         for dialect in Dialect::ALL {
-            for f in emit_file(file, externs, fair, dialect) {
+            for f in emit_files(file, externs, fair, dialect).unwrap() {
                 let name = format!("{file} fair={fair} {} {}", dialect.name(), f.name);
                 if f.name.ends_with(".lnt") {
                     check_lnt(&name, &f.contents, dialect);
@@ -323,7 +301,7 @@ fn examples_are_well_formed() {
 /// renamed in what the files declare.
 #[test]
 fn user_names_are_renamed() {
-    let files = emit_file("tests/cases/names.labs", &[], false, Dialect::V2025);
+    let files = emit_files("tests/cases/names.labs", &[], false, Dialect::V2025).unwrap();
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     assert!(names.contains(&"names_Property_0.mcl") && names.contains(&"names_FIRST_1.mcl"), "{names:?}");
     assert!(names.contains(&"names_First_2.mcl"), "{names:?}");

@@ -2,31 +2,9 @@
 //! with free and round-robin scheduling.
 
 mod fixtures;
+use fixtures::emit_files;
 
-use labs::analysis::values::analyse;
-use labs::behaviour::compile_all;
-use labs::lnt::{Dialect, EmitError, EmitOptions, EmittedFile, emit, names};
-use labs::model::externs::parse_externs;
-use labs::model::resolve;
-use labs::syntax::parse;
-
-fn emit_file(file: &str, externs: &[&str], fair: bool, dialect: Dialect) -> Result<Vec<EmittedFile>, EmitError> {
-    let path = fixtures::path_str(file);
-    let src = std::fs::read_to_string(&path).unwrap();
-    let spec = parse(&src).spec.unwrap();
-    let (model, _) = resolve(&spec, &src, &parse_externs(externs).unwrap()).unwrap();
-    let (b, _) = compile_all(&model).unwrap();
-    let a = analyse(&model, &b);
-    let stem = std::path::Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
-    let opts = EmitOptions {
-        fair,
-        properties: vec![],
-        dialect,
-        base: names::module_name(&stem),
-        source: format!("{stem}.labs"),
-    };
-    emit(&model, &b, &a, &opts)
-}
+use labs::lnt::{Dialect, EmittedFile};
 
 /// All files of one run in one snapshot, each under a header line.
 fn bundle(files: &[EmittedFile]) -> String {
@@ -39,9 +17,9 @@ fn bundle(files: &[EmittedFile]) -> String {
 
 fn check(name: &str, file: &str, externs: &[&str]) {
     for fair in [false, true] {
-        let files = emit_file(file, externs, fair, Dialect::V2025).unwrap();
+        let files = emit_files(file, externs, fair, Dialect::V2025).unwrap();
         // Deterministic: a second run gives the same bytes.
-        assert_eq!(files, emit_file(file, externs, fair, Dialect::V2025).unwrap());
+        assert_eq!(files, emit_files(file, externs, fair, Dialect::V2025).unwrap());
         let snap = format!("{name}{}", if fair { "_fair" } else { "" });
         insta::assert_snapshot!(snap, bundle(&files));
     }
@@ -113,13 +91,13 @@ fn semantics_cases() {
 
 #[test]
 fn dialect_2023() {
-    let files = emit_file("benchmarks/leader.labs", &["n=3"], false, Dialect::V2023).unwrap();
+    let files = emit_files("benchmarks/leader.labs", &["n=3"], false, Dialect::V2023).unwrap();
     let lnt = &files[0].contents;
     assert!(lnt.contains("         select\n") && lnt.contains("end select;"));
     assert!(lnt.contains("array [0 .. 2] of Nat"));
     assert!(lnt.contains("eval st_Node_0_0 (id, !?I, !?L, !?E, !?ok);"));
     assert!(!lnt.contains(" alt") && !lnt.contains("..."));
-    let new = emit_file("benchmarks/leader.labs", &["n=3"], false, Dialect::V2025).unwrap();
+    let new = emit_files("benchmarks/leader.labs", &["n=3"], false, Dialect::V2025).unwrap();
     assert!(new[0].contents.contains("array [0 ... 2] of Nat"));
     assert!(new[0].contents.contains("eval st_Node_0_0 (id, I?, L?, E?, ok?);"));
     // Only the LNT program depends on the dialect (and the header of the others).

@@ -3,6 +3,7 @@
 //! message, and (with generous margins for a shared machine) the wall time and memory.
 
 mod fixtures;
+use fixtures::{example, stderr};
 
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -14,14 +15,6 @@ fn labs(args: &[&str]) -> (Output, Duration) {
     let t = Instant::now();
     let o = Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs");
     (o, t.elapsed())
-}
-
-fn example(name: &str) -> String {
-    fixtures::path_str(&format!("examples/{name}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

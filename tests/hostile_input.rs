@@ -3,23 +3,10 @@
 //! short, and every reader stops on any input with the exit code of product.md.
 
 mod fixtures;
-
-use std::process::{Command, Output};
+use fixtures::{example, labs, stderr};
 
 mod scratch;
 use scratch::Scratch;
-
-fn labs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs")
-}
-
-fn example(name: &str) -> String {
-    fixtures::path_str(&format!("examples/{name}"))
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 #[test]
 fn emit_replaces_its_own_files_but_not_the_users() {

@@ -72,12 +72,9 @@ fn patterns_bind_offers() {
 }
 
 mod fixtures;
+use fixtures::labs_command as labs;
 
 use std::process::Command;
-
-fn labs() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_labs"))
-}
 
 /// Every semantics case: each emitted query, evaluated by `labs mcl` on the LTS of the LNT
 /// interpreter (`labs lts`), gives the verdict derived by hand in the case's header.

@@ -3,6 +3,7 @@
 //! I/O, a self-contained page), and the command-line flags, completions and manual pages.
 
 mod fixtures;
+use fixtures::labs;
 
 mod engine_common;
 mod scratch;
@@ -12,11 +13,6 @@ use labs::engine::{VerifyOptions, VerifyReport, verify};
 use labs::report::{self, Meta};
 use labs::trace::Trace;
 use scratch::Scratch;
-use std::process::{Command, Output};
-
-fn labs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs")
-}
 
 fn meta(spec: &str, externs: &[(&str, i64)], fair: bool) -> Meta {
     Meta {

@@ -162,16 +162,13 @@ fn each_simulation_run_is_checked_as_it_ends() {
     let (m, b) = load(&format!("{EXAMPLES}/leader.labs"), &["n=3"]);
     let seen = Arc::new(AtomicUsize::new(0));
     let s = seen.clone();
-    let refuse_second =
-        RunCheck(Arc::new(
-            move |_| {
-                if s.fetch_add(1, Ordering::SeqCst) == 1 {
-                    Err(Arc::new(std::io::Error::other("refused")) as _)
-                } else {
-                    Ok(())
-                }
-            },
-        ));
+    let refuse_second = RunCheck(Arc::new(move |_| {
+        if s.fetch_add(1, Ordering::SeqCst) == 1 {
+            Err(Arc::new(std::io::Error::other("refused")) as _)
+        } else {
+            Ok(())
+        }
+    }));
     let opts = SimulateOptions { runs: 3, steps: 10, check: Some(refuse_second), ..Default::default() };
     let e = simulate(&m, &b, &opts).unwrap_err().to_string();
     assert!(e.contains("the trace of run 2 failed its check: refused"), "{e}");

@@ -31,7 +31,8 @@ pub fn load(
     extern_words: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<Loaded, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::new(super::exit::USAGE, format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::new(super::exit::USAGE, format!("cannot read `{}`: {e}", path.display())))?;
     let text = match decode_utf8(bytes) {
         Ok(text) => text,
         Err((bad, replaced)) => {
@@ -85,7 +86,9 @@ pub fn load(
             ));
         }
         Err(ResolveError::Invalid(d)) => return Err(invalid(&file, &d)),
-        Err(ResolveError::BadExternValues(d)) => return Err(Failure { code: super::exit::USAGE, ..invalid(&file, &d) }),
+        Err(ResolveError::BadExternValues(d)) => {
+            return Err(Failure { code: super::exit::USAGE, ..invalid(&file, &d) });
+        }
     };
     render_all(&file, &diags, warnings);
     let behaviours = match compile_all(&model) {
@@ -101,7 +104,8 @@ pub fn load(
 /// The text of a file that is not a spec (a trace, an LNT program, a query): unreadable is a
 /// usage error; not UTF-8 is exit `bad_text`, located at the first bad byte.
 pub fn read_text(path: &Path, bad_text: i32) -> Result<String, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::new(super::exit::USAGE, format!("cannot read `{}`: {e}", path.display())))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| Failure::new(super::exit::USAGE, format!("cannot read `{}`: {e}", path.display())))?;
     decode_utf8(bytes).map_err(|(bad, _)| {
         Failure::new(
             bad_text,

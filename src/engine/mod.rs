@@ -139,7 +139,9 @@ impl std::fmt::Display for EngineError {
             EngineError::Runtime { message, .. } => write!(f, "run-time error: {message}"),
             EngineError::UnknownProperty(p) => write!(f, "no property named `{p}`"),
             EngineError::Internal(m) => write!(f, "internal error: {m}"),
-            EngineError::RunRefused { run, reason } => write!(f, "internal error: the trace of run {run} failed its check: {reason}"),
+            EngineError::RunRefused { run, reason } => {
+                write!(f, "internal error: the trace of run {run} failed its check: {reason}")
+            }
         }
     }
 }

@@ -351,8 +351,7 @@ pub fn shows(
     use crate::model::Modality;
     let stepper = Stepper::new(model, behs, trace.fair);
     let mut sc = Default::default();
-    let holds =
-        |k: usize, sc: &mut _| crate::engine::eval_pred(&stepper, trace.state(k), sc, &p.pred);
+    let holds = |k: usize, sc: &mut _| crate::engine::eval_pred(&stepper, trace.state(k), sc, &p.pred);
     match p.modality {
         Modality::Always => {
             for k in 0..=trace.len() {

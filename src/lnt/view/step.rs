@@ -68,11 +68,7 @@ pub(super) fn early_checks(
 
 /// The checks of remote reads: the value received as `rv_k` is agent `e`'s element (the
 /// agent id and location offered with `TICK` are those the step computes), `e` defined.
-fn remote_checks(
-    p: &Printer,
-    nodes: &[&Expr],
-    names: &[(*const Expr, String)],
-) -> Result<Vec<String>, EmitError> {
+fn remote_checks(p: &Printer, nodes: &[&Expr], names: &[(*const Expr, String)]) -> Result<Vec<String>, EmitError> {
     let mut out = vec![];
     for e in nodes {
         let Expr::Var(r) = e else { continue };
