@@ -215,3 +215,80 @@ fn library_errors_become_exit_codes_in_one_place() {
     assert!(found >= 3, "cli/failure.rs maps the stages' errors and defines the exit codes");
     assert!(bad.is_empty(), "outside cli/failure.rs:\n{}", bad.join("\n"));
 }
+
+/// The identifiers after `prefix` in `text`, including the members of a `prefix{a, b::c}`
+/// group, where the prefix starts a path or continues one (`labs::engine::step` gives `step`
+/// for `engine::`).
+fn paths_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    for (i, _) in text.match_indices(prefix) {
+        if text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &text[i + prefix.len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            out.extend(group.split(',').map(|g| ident(g.trim())).filter(|g| !g.is_empty()));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out
+}
+
+/// ARCHITECTURE.md ("Layers"): each stage's `pub` surface is its `mod.rs` and the modules that
+/// code outside the library (tests, the benchmark, fuzz targets) names; the others are
+/// `pub(crate)` or private.
+#[test]
+fn a_module_is_public_only_if_something_outside_the_library_names_it() {
+    let mut outside = vec![];
+    for dir in ["tests", "src/bin", "fuzz"] {
+        let p = fixtures::path(dir);
+        if p.is_dir() {
+            rust_files(&p, &mut outside);
+        }
+    }
+    let texts: Vec<String> = outside.iter().map(|p| std::fs::read_to_string(p).expect("read")).collect();
+    let src = fixtures::path("src");
+    let mut stages = vec![];
+    rust_files(&src, &mut stages);
+    let mut public = 0;
+    let mut bad = vec![];
+    for p in stages.iter().filter(|p| p.ends_with("mod.rs") && p.parent().is_some_and(|d| d.parent() == Some(&*src))) {
+        let stage = p.parent().and_then(|d| d.file_name()).expect("stage").to_string_lossy().into_owned();
+        for line in code(p).lines() {
+            let Some(m) = line.strip_prefix("pub mod ").and_then(|r| r.strip_suffix(';')) else { continue };
+            public += 1;
+            // A module another stage re-exports is public through it.
+            let reexported = stages.iter().any(|q| code(q).contains(&format!("pub use crate::{stage}::{m};")));
+            let named = reexported || texts.iter().any(|t| paths_after(t, &format!("{stage}::")).contains(m));
+            if !named {
+                bad.push(format!("{stage}::{m}"));
+            }
+        }
+    }
+    assert!(public > 10, "{public} public modules found");
+    assert!(
+        bad.is_empty(),
+        "public modules nothing outside the library names (make them pub(crate)):\n{}",
+        bad.join("\n")
+    );
+}
+
+/// ARCHITECTURE.md ("Layers"): no source file is over about 1,000 lines unless it is one job
+/// that reads best whole and says why at its top.
+#[test]
+fn a_long_source_file_says_why_it_is_whole() {
+    let mut files = vec![];
+    rust_files(&fixtures::path("src"), &mut files);
+    let mut bad = vec![];
+    for p in &files {
+        let text = std::fs::read_to_string(p).expect("read");
+        let head: String = text.lines().take_while(|l| l.starts_with("//!") || l.is_empty()).collect();
+        if text.lines().count() > 1100 && !head.contains("although long") {
+            bad.push(p.display().to_string());
+        }
+    }
+    assert!(bad.is_empty(), "files over 1,100 lines without the reason they are whole at the top:\n{}", bad.join("\n"));
+}

@@ -7,7 +7,7 @@
 //! [`IntervalSet::widen`], which guarantees termination. [`ops`] gives every expression
 //! operator and guard filter on these sets, sound w.r.t. `model::arith`.
 
-pub mod intervals;
+pub(crate) mod intervals;
 pub mod ops;
 pub mod values;
 

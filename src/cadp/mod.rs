@@ -5,9 +5,9 @@
 //! (`trace::from_labels`), so nothing CADP says reaches a user unchecked.
 //! Requirements: `compositional-encoding.md` §6.
 
-pub mod install;
-pub mod log;
-pub mod process;
+pub(crate) mod install;
+pub(crate) mod log;
+pub(crate) mod process;
 mod workdir;
 
 use crate::analysis::values::ValueAnalysis;

@@ -10,19 +10,19 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
-pub mod check;
-pub mod eval;
+pub(crate) mod check;
+pub(crate) mod eval;
 pub mod explore;
 mod fast;
 mod hugepages;
 mod par;
-pub mod path;
+pub(crate) mod path;
 mod reached;
 pub mod simulate;
 mod spin;
 pub mod state;
 pub mod step;
-pub mod sysalloc;
+pub(crate) mod sysalloc;
 
 use crate::behaviour::Behaviour;
 use crate::engine::path::{Mark, Trace, TraceStep};

@@ -20,9 +20,6 @@ pub enum Scope<'a> {
     /// A link predicate evaluated by the receiver (`c2`, its own state) on a message of
     /// sender `s` (`c1`), whose variables arrive as the named fields `(var, element, name)`.
     Link { fields: &'a [(VarId, usize, String)] },
-    /// A `pick … where` filter: `c1` is the picker (own state), `c2` the candidate, whose id
-    /// is the given LNT Int expression.
-    Pick { cand: &'a str },
     /// The environment's initialiser.
     EnvInit,
 }
@@ -159,10 +156,6 @@ impl Printer<'_> {
                     .map(|(_, _, n)| n.clone())
                     .ok_or_else(|| EmitError { message: format!("internal: no message field for `{}`", v.name) })
             }
-            (AgentRef::C2, Scope::Pick { .. }) => Err(EmitError::unsupported(
-                "a `pick … where` filter reading the candidate's variables",
-                format!("`{} of c2`", v.name),
-            )),
             (AgentRef::C1 | AgentRef::C2, Scope::Agent | Scope::EnvInit) => {
                 Err(EmitError::unsupported("`of c1`/`of c2` outside a link predicate", format!("`{}`", v.name)))
             }
@@ -178,7 +171,6 @@ impl Printer<'_> {
             (AgentRef::Of(e), _) => self.expr(e),
             (_, Scope::EnvInit) => Err(EmitError::unsupported("`id` in an environment initialiser", "")),
             (AgentRef::C1, Scope::Link { .. }) => Ok("NatToInt (s)".into()),
-            (AgentRef::C2, Scope::Pick { cand }) => Ok(cand.to_string()),
             _ => Ok("NatToInt (id)".into()),
         }
     }

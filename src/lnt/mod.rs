@@ -8,12 +8,12 @@
 //! `docs/lnt-encoding.md`.
 
 pub mod domains;
-pub mod expr;
+pub(crate) mod expr;
 pub mod mcl;
 pub mod names;
 pub mod svl;
-pub mod templates;
-pub mod view;
+pub(crate) mod templates;
+pub(crate) mod view;
 
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;

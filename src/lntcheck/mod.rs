@@ -5,14 +5,14 @@
 
 pub mod ast;
 pub mod backend;
-pub mod eval;
+pub(crate) mod eval;
 pub mod files;
 pub mod interp;
-pub mod lexer;
+pub(crate) mod lexer;
 pub mod lts;
-pub mod parser;
+pub(crate) mod parser;
 pub mod reduce;
-pub mod sem;
+pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
 

@@ -6,9 +6,9 @@
 //! tree, except spans and names kept for messages and traces.
 
 pub mod arith;
-pub mod expr;
+pub(crate) mod expr;
 pub mod externs;
-pub mod print;
+pub(crate) mod print;
 mod resolve;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};

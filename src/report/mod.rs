@@ -7,7 +7,7 @@
 //! resource outside itself (inline CSS and SVG, no script).
 
 pub mod chart;
-pub mod html;
+pub(crate) mod html;
 pub mod table;
 pub mod view;
 

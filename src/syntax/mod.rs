@@ -1,11 +1,11 @@
 //! Stage 1: source text → syntax tree (`ast`), with located diagnostics.
 
 pub mod ast;
-pub mod lexer;
-pub mod parser;
+pub(crate) mod lexer;
+pub(crate) mod parser;
 pub mod printer;
 /// Spans are the diagnostics' vocabulary; re-exported where the syntax tree uses them.
 pub use crate::diagnostics::span;
-pub mod stack;
+pub(crate) mod stack;
 
 pub use parser::{ParseOutput, parse};

@@ -5,6 +5,9 @@
 //! admitted. Parentheses that may open either an arithmetic or a Boolean expression are parsed
 //! without backtracking (the contents decide). Processes try a guard first and backtrack to an
 //! action or a parenthesised process (§3.12.2). The first syntax error stops the parse.
+//!
+//! One file, although long: it is one grammar, each production a method that calls the
+//! others, and reads best in grammar order next to `labs-language.md` §3.
 
 use super::ast::*;
 use super::lexer::{Sym, TokKind, Token, is_reserved, tokenize};
