@@ -521,17 +521,19 @@ fn lts_table(o: &Options) -> Vec<String> {
             let analysis = analyse(&model, &behs);
             let coarse = analysis.coarse();
             let dialect = labs::lnt::Dialect::CURRENT;
-            let (lnt, script) = svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect)?;
-            let (lnt_c, script_c) = svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect)?;
+            let (lnt, script) =
+                svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect).map_err(|e| e.to_string())?;
+            let (lnt_c, script_c) =
+                svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect).map_err(|e| e.to_string())?;
             let leaf_sizes = |lnt: &str, script: &str| -> Result<Vec<(String, usize, usize, usize)>, String> {
                 let prog = labs::lntcheck::load(lnt, None).map_err(|d| d.to_string())?;
-                let sc = svl::parse(script)?;
+                let sc = svl::parse(script).map_err(|e| e.to_string())?;
                 let first = &sc.blocks.first().ok_or("no block")?.beh;
                 let mut c = Composer::new(&prog, Some(20_000_000));
                 let mut out = vec![];
                 for call in svl::calls(first) {
                     if let Beh::Call { process, gates, args } = call {
-                        let l = c.leaf(process, gates, args)?;
+                        let l = c.leaf(process, gates, args).map_err(|e| e.to_string())?;
                         let a: Vec<String> = args.iter().map(|a| a.to_string()).collect();
                         let name = if a.is_empty() { process.clone() } else { format!("{process} ({})", a.join(", ")) };
                         let mut per_state = vec![0usize; l.nstates];
@@ -570,7 +572,8 @@ fn lts_table(o: &Options) -> Vec<String> {
                 start.elapsed().as_secs_f64()
             ));
             let start = Instant::now();
-            let runs = svl::check_script(&model, &behs, *fair, &lnt, &script, Some(20_000_000))?;
+            let runs =
+                svl::check_script(&model, &behs, *fair, &lnt, &script, Some(20_000_000)).map_err(|e| e.to_string())?;
             let secs = start.elapsed().as_secs_f64();
             let native = labs::engine::verify(
                 &model,

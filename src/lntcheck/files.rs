@@ -5,6 +5,7 @@
 //! directory and evaluated on the LTS that statement names. The verdict is the evaluator's; no
 //! LAbS state is rebuilt here.
 
+use super::LntcheckError;
 use super::interp::{self, GenOptions};
 use super::lts::Lts;
 use super::reduce::{Reduction, minimise};
@@ -57,14 +58,14 @@ pub struct QueryOutcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     /// A file, a statement or a query that cannot be executed (the message says which).
-    Failed(String),
+    Failed(LntcheckError),
     /// A bound of the evaluation (`Limits`) was reached.
     Stopped(StopReason),
 }
 
-impl From<String> for RunError {
-    fn from(m: String) -> RunError {
-        RunError::Failed(m)
+impl From<LntcheckError> for RunError {
+    fn from(e: LntcheckError) -> RunError {
+        RunError::Failed(e)
     }
 }
 
@@ -78,7 +79,7 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
         let query = mcl::parse(text).map_err(|errs| {
             let e = &errs[0];
             let (line, col) = e.line_col(text);
-            RunError::Failed(format!("{line}:{col}: {}", e.message))
+            RunError::Failed(LntcheckError::Syntax(format!("{line}:{col}: {}", e.message)))
         })?;
         let succ = lts.adjacency();
         let view = mcl::LtsView { initial: 0, labels: &lts.labels, succ: &succ };
@@ -87,12 +88,13 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
             mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
             mcl::EvalError::StateLimit { .. } => RunError::Stopped(StopReason::MaxStates),
             mcl::EvalError::Memory => RunError::Stopped(StopReason::Memory),
-            e => RunError::Failed(e.to_string()),
+            e => RunError::Failed(LntcheckError::Unsupported(e.to_string())),
         })?;
         let (diagnostic, diagnostic_aut) = match &ev.diagnostic {
             Some(d) => {
                 let aut = d.to_aut();
-                let mut path = parse_aut_path(&aut).map_err(|m| format!("the evaluator's diagnostic: {m}"))?;
+                let mut path = parse_aut_path(&aut)
+                    .map_err(|m| LntcheckError::Encoding(format!("the evaluator's diagnostic: {m}")))?;
                 let last = d.states.last().copied().unwrap_or(0);
                 path.deadlock = d.loop_start.is_none() && succ.get(last as usize).is_none_or(Vec::is_empty);
                 (Some(path), Some(aut))
@@ -154,9 +156,10 @@ pub fn run_script(
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
     let read = |f: &str| {
-        std::fs::read_to_string(dir.join(f)).map_err(|e| format!("cannot read `{}`: {e}", dir.join(f).display()))
+        std::fs::read_to_string(dir.join(f))
+            .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
     };
-    let script = svl::parse(&read(script_file)?).map_err(|m| format!("{script_file}: {m}"))?;
+    let script = svl::parse(&read(script_file)?).map_err(|e| e.prefixed(format!("{script_file}: ")))?;
     // The programs the script reads: its default process file and any `generation of`.
     let mut programs: HashMap<String, Program> = HashMap::new();
     let mut files: Vec<&str> = script.process_file.iter().map(String::as_str).collect();
@@ -167,9 +170,9 @@ pub fn run_script(
     }
     for f in files {
         if !programs.contains_key(f) {
-            let prog = super::load(&read(f)?, None).map_err(|d| format!("{f}:{d}"))?;
+            let prog = super::load(&read(f)?, None).map_err(|d| LntcheckError::Program(format!("{f}:{d}")))?;
             if let Some(d) = super::check::check(&prog).into_iter().next() {
-                return Err(format!("{f}:{d}").into());
+                return Err(LntcheckError::Program(format!("{f}:{d}")).into());
             }
             programs.insert(f.to_string(), prog);
         }
@@ -186,12 +189,15 @@ pub fn run_script(
         let expected = match v.expected.as_str() {
             "TRUE" => true,
             "FALSE" => false,
-            x => return Err(format!("property {}: expected {x}: not TRUE or FALSE", v.property).into()),
+            x => {
+                let m = format!("property {}: expected {x}: not TRUE or FALSE", v.property);
+                return Err(LntcheckError::Syntax(m).into());
+            }
         };
         let lts = exec.lts(&v.bcg)?;
         let query = read(&v.mcl)?;
         let outcome = evaluate(&query, lts).map_err(|e| match e {
-            RunError::Failed(m) => RunError::Failed(format!("{}: {m}", v.mcl)),
+            RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
             e => e,
         })?;
         if opts.write_aut
@@ -225,9 +231,9 @@ struct Execution<'a> {
 }
 
 impl Execution<'_> {
-    fn lts(&mut self, bcg: &str) -> Result<&Lts, String> {
+    fn lts(&mut self, bcg: &str) -> Result<&Lts, LntcheckError> {
         if !self.done.contains_key(bcg) {
-            let lts = self.compute(bcg).map_err(|m| format!("{bcg}: {m}"))?;
+            let lts = self.compute(bcg).map_err(|e| e.prefixed(format!("{bcg}: ")))?;
             self.sizes.push(LtsSize { file: bcg.to_string(), states: lts.nstates, transitions: lts.trans.len() });
             if self.opts.write_aut {
                 write(self.dir, bcg, &lts.to_aut())?;
@@ -237,14 +243,18 @@ impl Execution<'_> {
         Ok(&self.done[bcg])
     }
 
-    fn compute(&mut self, bcg: &str) -> Result<Lts, String> {
+    fn compute(&mut self, bcg: &str) -> Result<Lts, LntcheckError> {
         let reduction = |name: &str, hold: &[String]| {
-            Reduction::from_svl(name, hold).ok_or_else(|| format!("`{name} reduction` is not supported"))
+            Reduction::from_svl(name, hold)
+                .ok_or_else(|| LntcheckError::Unsupported(format!("`{name} reduction` is not supported")))
         };
         let script = self.script;
         if let Some(b) = script.blocks.iter().find(|b| b.bcg == bcg) {
             let r = reduction(&b.reduction, &b.hold)?;
-            let c = self.composer.as_mut().ok_or("`root leaf` needs a DEFAULT_PROCESS_FILE")?;
+            let c = self
+                .composer
+                .as_mut()
+                .ok_or_else(|| LntcheckError::Syntax("`root leaf` needs a DEFAULT_PROCESS_FILE".into()))?;
             c.reduction = Some(r);
             return c.compose(&b.beh, true);
         }
@@ -252,13 +262,14 @@ impl Execution<'_> {
             .derived
             .iter()
             .find(|(f, _)| f == bcg)
-            .ok_or_else(|| "no statement of the script defines it".to_string())?;
+            .ok_or_else(|| LntcheckError::Syntax("no statement of the script defines it".into()))?;
         match d {
             Derived::Generation { lnt } => {
                 let prog = &self.programs[lnt.as_str()];
-                let net = interp::build_net(prog, "MAIN").map_err(|d| format!("{lnt}:{d}"))?;
+                let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{d}"));
+                let net = interp::build_net(prog, "MAIN").map_err(program)?;
                 let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
-                Ok(interp::generate(prog, &net, &gen_opts).map_err(|d| format!("{lnt}:{d}"))?.0)
+                Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)
             }
             Derived::Reduction { reduction: name, hold, keep, of } => {
                 let r = reduction(name, hold)?;
@@ -281,7 +292,7 @@ impl Execution<'_> {
 
 /// Writes `text` as the file the script names `name`, with the extension `.aut` (the script
 /// names `.bcg` files, a binary format of CADP's).
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
-    std::fs::write(&file, text).map_err(|e| format!("cannot write `{}`: {e}", file.display()))
+    std::fs::write(&file, text).map_err(|e| LntcheckError::Io(format!("cannot write `{}`: {e}", file.display())))
 }

@@ -5,6 +5,7 @@
 
 pub mod ast;
 pub mod backend;
+mod error;
 pub mod eval;
 pub mod files;
 pub mod interp;
@@ -16,6 +17,7 @@ pub mod sem;
 pub mod simulate;
 pub mod svl;
 
+pub use error::LntcheckError;
 pub use lexer::Diag;
 
 /// Parses and compiles an LNT module.

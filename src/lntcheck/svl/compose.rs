@@ -3,6 +3,7 @@
 
 use super::ast::{Beh, call_text, hidden_text};
 use super::product::{Node, OnTheFly};
+use crate::lntcheck::LntcheckError;
 use crate::lntcheck::interp::{self, GenOptions};
 use crate::lntcheck::lts::Lts;
 use crate::lntcheck::reduce::{Reduction, minimise};
@@ -42,7 +43,7 @@ impl<'a> Composer<'a> {
     }
 
     /// Adds a leaf to the network (minimised first when the composer reduces).
-    fn push_leaf(&mut self, l: Lts, text: String, net: &mut OnTheFly) -> Result<Node, String> {
+    fn push_leaf(&mut self, l: Lts, text: String, net: &mut OnTheFly) -> Result<Node, LntcheckError> {
         let (states, transitions) = (l.nstates, l.trans.len());
         let (l, reduced) = match &self.reduction {
             Some(r) => {
@@ -61,7 +62,7 @@ impl<'a> Composer<'a> {
     }
 
     /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
-    pub fn leaf(&mut self, process: &str, gates: &[String], args: &[i64]) -> Result<Lts, String> {
+    pub fn leaf(&mut self, process: &str, gates: &[String], args: &[i64]) -> Result<Lts, LntcheckError> {
         let key = format!(
             "{process} [{}] ({})",
             gates.join(", "),
@@ -71,10 +72,11 @@ impl<'a> Composer<'a> {
             return Ok(l.clone());
         }
         let vals = args.iter().map(|a| Value::I(*a)).collect();
-        let net = interp::build_call(self.prog, process, gates, vals).map_err(|d| format!("{key}: {d}"))?;
+        let net = interp::build_call(self.prog, process, gates, vals)
+            .map_err(|d| LntcheckError::Program(format!("{key}: {d}")))?;
         let (lts, _) =
             interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states, limits: self.limits.clone() })
-                .map_err(|d| format!("{key}: {d}"))?;
+                .map_err(|d| LntcheckError::Program(format!("{key}: {d}")))?;
         self.cache.insert(key, lts.clone());
         Ok(lts)
     }
@@ -85,7 +87,7 @@ impl<'a> Composer<'a> {
     /// applied to the transitions its operand offers in the current state). With
     /// `property_ops` false, the property-specific operators (`hide`, `hide all but`,
     /// `total prio`) are skipped: every label stays visible.
-    pub fn compose(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+    pub fn compose(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, LntcheckError> {
         self.leaves.clear();
         let mut net = OnTheFly::default();
         net.labels.push("i".to_string());
@@ -98,7 +100,7 @@ impl<'a> Composer<'a> {
         })
     }
 
-    fn build(&mut self, b: &Beh, property_ops: bool, net: &mut OnTheFly) -> Result<Node, String> {
+    fn build(&mut self, b: &Beh, property_ops: bool, net: &mut OnTheFly) -> Result<Node, LntcheckError> {
         Ok(match b {
             Beh::Call { process, gates, args } => {
                 let l = self.leaf(process, gates, args)?;
@@ -147,12 +149,12 @@ impl<'a> Composer<'a> {
 
     /// The same LTS built bottom-up with the explicit operators of `lts.rs` (every intermediate
     /// composition generated: only for small networks; used to test `compose`).
-    pub fn compose_nested(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+    pub fn compose_nested(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, LntcheckError> {
         self.leaves.clear();
         self.eval(b, property_ops)
     }
 
-    fn eval(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, String> {
+    fn eval(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, LntcheckError> {
         Ok(match b {
             Beh::Call { process, gates, args } => {
                 let l = self.leaf(process, gates, args)?;

@@ -4,6 +4,7 @@
 use super::ast::kept_gates;
 use super::compose::{Composer, LeafSize};
 use super::parser::parse;
+use crate::lntcheck::LntcheckError;
 use crate::lntcheck::backend;
 use crate::lntcheck::interp::TNode;
 use crate::lntcheck::lts::Lts;
@@ -28,7 +29,7 @@ pub fn emit_program(
     stem: &str,
     fair: bool,
     dialect: crate::lnt::Dialect,
-) -> Result<(String, String), String> {
+) -> Result<(String, String), LntcheckError> {
     let opts = crate::lnt::EmitOptions {
         fair,
         properties: vec![],
@@ -36,12 +37,13 @@ pub fn emit_program(
         base: crate::lnt::names::module_name(stem),
         source: stem.to_string(),
     };
-    let files = crate::lnt::emit(model, behs, analysis, &opts).map_err(|e| e.message)?;
-    let lnt = files.iter().find(|f| f.name.ends_with(".lnt")).ok_or("no .lnt file")?.contents.clone();
+    let program = |m: &str| LntcheckError::Program(m.to_string());
+    let files = crate::lnt::emit(model, behs, analysis, &opts).map_err(|e| LntcheckError::Program(e.message))?;
+    let lnt = files.iter().find(|f| f.name.ends_with(".lnt")).ok_or_else(|| program("no .lnt file"))?.contents.clone();
     let svl = files
         .iter()
         .find(|f| f.name.ends_with(".svl") && !f.name.ends_with("_mono.svl"))
-        .ok_or("no compositional .svl file")?
+        .ok_or_else(|| program("no compositional .svl file"))?
         .contents
         .clone();
     Ok((lnt, svl))
@@ -71,22 +73,25 @@ pub fn check_script(
     lnt: &str,
     svl: &str,
     max_states: Option<u64>,
-) -> Result<Vec<PropertyRun>, String> {
-    let prog = crate::lntcheck::load(lnt, None).map_err(|d| format!("emitted LNT:{d}"))?;
+) -> Result<Vec<PropertyRun>, LntcheckError> {
+    let prog = crate::lntcheck::load(lnt, None).map_err(|d| LntcheckError::Program(format!("emitted LNT:{d}")))?;
     if let Some(d) = crate::lntcheck::check::check(&prog).into_iter().next() {
-        return Err(format!("emitted LNT:{d}"));
+        return Err(LntcheckError::Program(format!("emitted LNT:{d}")));
     }
     let undef = backend::undef_value(&prog);
     let script = parse(svl)?;
     let mut c = Composer::new(&prog, max_states);
     let mut out = vec![];
     for b in &script.blocks {
-        let name = b.property.clone().ok_or_else(|| format!("`{}` is verified by no property", b.bcg))?;
+        let name = b
+            .property
+            .clone()
+            .ok_or_else(|| LntcheckError::Syntax(format!("`{}` is verified by no property", b.bcg)))?;
         let p = model
             .properties
             .iter()
             .find(|p| p.name == name)
-            .ok_or_else(|| format!("the script's property {name} is not in the model"))?;
+            .ok_or_else(|| LntcheckError::Syntax(format!("the script's property {name} is not in the model")))?;
         let lts = c.compose(&b.beh, true)?;
         let (states, transitions) = (lts.nstates, lts.trans.len());
         let mut leaves = c.leaves.clone();
@@ -102,18 +107,20 @@ pub fn check_script(
             // minimising gives the whole LTS minimised.
             let whole = minimise(&lts, &r, &c.limits)?;
             if !Lts::bisimilar(&whole, &composed) {
-                return Err(format!(
+                return Err(LntcheckError::Encoding(format!(
                     "property {name}: the leaves minimised modulo {} compose to {} states, not to the {} states of \
                      the whole LTS minimised",
                     b.reduction, composed.nstates, whole.nstates
-                ));
+                )));
             }
             reduced = Some((composed.nstates, composed.trans.len()));
         }
         let gates = kept_gates(&b.beh).unwrap_or_default();
         let view = backend::labs_view(model, fair, lts, &gates, undef)?;
         if let Some(s) = view.stuck.first() {
-            return Err(format!("property {name}: LTS state {s} blocks in the middle of a step"));
+            return Err(LntcheckError::Encoding(format!(
+                "property {name}: LTS state {s} blocks in the middle of a step"
+            )));
         }
         let mut one = model.clone();
         one.properties = vec![p.clone()];

@@ -1,5 +1,7 @@
 //! The tokens of the SVL subset, each with its line.
 
+use crate::lntcheck::LntcheckError;
+
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Tok {
     Id(String),
@@ -27,7 +29,11 @@ impl Lines<'_> {
     }
 }
 
-pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
+fn syntax(m: String) -> LntcheckError {
+    LntcheckError::Syntax(m)
+}
+
+pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, LntcheckError> {
     let b = src.as_bytes();
     let mut out = vec![];
     let mut i = 0;
@@ -38,7 +44,8 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
         if c.is_ascii_whitespace() {
             i += 1;
         } else if src[i..].starts_with("(*") {
-            let end = src[i + 2..].find("*)").ok_or_else(|| format!("line {}: unterminated comment", line(i)))?;
+            let end =
+                src[i + 2..].find("*)").ok_or_else(|| syntax(format!("line {}: unterminated comment", line(i))))?;
             i += end + 4;
         } else if c == b'%' && (i == 0 || b[i - 1] == b'\n') {
             let end = src[i..].find('\n').map_or(b.len(), |e| i + e);
@@ -49,7 +56,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
             let mut j = i + 1;
             loop {
                 match b.get(j) {
-                    None => return Err(format!("line {}: unterminated string", line(i))),
+                    None => return Err(LntcheckError::Syntax(format!("line {}: unterminated string", line(i)))),
                     Some(b'"') => break,
                     Some(b'\\') if j + 1 < b.len() => {
                         let ch = src[j + 1..].chars().next().expect("a char");
@@ -77,14 +84,14 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, String> {
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
             }
-            let n = src[i..j].parse().map_err(|_| format!("line {}: bad number", line(i)))?;
+            let n = src[i..j].parse().map_err(|_| syntax(format!("line {}: bad number", line(i))))?;
             out.push((Tok::Num(n), line(i)));
             i = j;
         } else {
             let sym = ["||", "->", "=", "(", ")", "[", "]", ",", ";", ">"]
                 .into_iter()
                 .find(|s| src[i..].starts_with(s))
-                .ok_or_else(|| format!("line {}: unexpected character `{}`", line(i), c as char))?;
+                .ok_or_else(|| syntax(format!("line {}: unexpected character `{}`", line(i), c as char)))?;
             out.push((Tok::Sym(sym), line(i)));
             i += sym.len();
         }

@@ -2,6 +2,7 @@
 
 use super::ast::{Beh, Block, Derived, Script, Verify};
 use super::lexer::{Tok, lex};
+use crate::lntcheck::LntcheckError;
 
 struct Parser {
     toks: Vec<(Tok, usize)>,
@@ -22,16 +23,16 @@ impl Parser {
     fn peek_at(&self, k: usize) -> Option<&Tok> {
         self.toks.get(self.i + k).map(|t| &t.0)
     }
-    fn err<T>(&self, what: &str) -> Result<T, String> {
+    fn err<T>(&self, what: &str) -> Result<T, LntcheckError> {
         match self.toks.get(self.i) {
-            Some((t, l)) => Err(format!("line {l}: expected {what}, found {t:?}")),
-            None => Err(format!("end of script: expected {what}")),
+            Some((t, l)) => Err(LntcheckError::Syntax(format!("line {l}: expected {what}, found {t:?}"))),
+            None => Err(LntcheckError::Syntax(format!("end of script: expected {what}"))),
         }
     }
     fn is_kw(&self, k: &str) -> bool {
         matches!(self.peek(), Some(Tok::Id(x)) if x == k)
     }
-    fn kw(&mut self, k: &str) -> Result<(), String> {
+    fn kw(&mut self, k: &str) -> Result<(), LntcheckError> {
         if self.is_kw(k) {
             self.i += 1;
             Ok(())
@@ -42,7 +43,7 @@ impl Parser {
     fn is_sym(&self, s: &str) -> bool {
         matches!(self.peek(), Some(Tok::Sym(x)) if *x == s)
     }
-    fn sym(&mut self, s: &str) -> Result<(), String> {
+    fn sym(&mut self, s: &str) -> Result<(), LntcheckError> {
         if self.is_sym(s) {
             self.i += 1;
             Ok(())
@@ -50,7 +51,7 @@ impl Parser {
             self.err(&format!("`{s}`"))
         }
     }
-    fn id(&mut self) -> Result<String, String> {
+    fn id(&mut self) -> Result<String, LntcheckError> {
         match self.peek() {
             Some(Tok::Id(x)) => {
                 let x = x.clone();
@@ -60,7 +61,7 @@ impl Parser {
             _ => self.err("an identifier"),
         }
     }
-    fn string(&mut self) -> Result<String, String> {
+    fn string(&mut self) -> Result<String, LntcheckError> {
         match self.peek() {
             Some(Tok::Str(x)) => {
                 let x = x.clone();
@@ -70,7 +71,7 @@ impl Parser {
             _ => self.err("a string"),
         }
     }
-    fn gates(&mut self) -> Result<Vec<String>, String> {
+    fn gates(&mut self) -> Result<Vec<String>, LntcheckError> {
         let mut out = vec![self.id()?];
         while self.is_sym(",") {
             self.i += 1;
@@ -79,10 +80,10 @@ impl Parser {
         Ok(out)
     }
 
-    fn beh(&mut self) -> Result<Beh, String> {
+    fn beh(&mut self) -> Result<Beh, LntcheckError> {
         if self.depth >= MAX_NESTING {
             let line = self.toks.get(self.i).map_or_else(|| "end of script".to_string(), |t| format!("line {}", t.1));
-            return Err(format!("{line}: the behaviour nests deeper than {MAX_NESTING} levels"));
+            return Err(LntcheckError::Syntax(format!("{line}: the behaviour nests deeper than {MAX_NESTING} levels")));
         }
         self.depth += 1;
         let b = self.beh_at_depth();
@@ -90,7 +91,7 @@ impl Parser {
         b
     }
 
-    fn beh_at_depth(&mut self) -> Result<Beh, String> {
+    fn beh_at_depth(&mut self) -> Result<Beh, LntcheckError> {
         if self.is_sym("(") {
             self.i += 1;
             let b = self.beh()?;
@@ -178,7 +179,7 @@ impl Parser {
         Ok(Beh::Call { process, gates, args })
     }
 
-    fn branch(&mut self) -> Result<(Option<Vec<String>>, Beh), String> {
+    fn branch(&mut self) -> Result<(Option<Vec<String>>, Beh), LntcheckError> {
         let save = self.i;
         if let Ok(gs) = self.gates()
             && self.is_sym("->")
@@ -191,7 +192,7 @@ impl Parser {
     }
 
     /// `ID reduction [hold "G", …] of`: the reduction's name and its held gates.
-    fn reduction(&mut self) -> Result<(String, Vec<String>), String> {
+    fn reduction(&mut self) -> Result<(String, Vec<String>), LntcheckError> {
         let name = self.id()?;
         self.kw("reduction")?;
         let mut hold = vec![];
@@ -208,7 +209,7 @@ impl Parser {
     }
 
     /// The right-hand side of a monolithic statement, after `=`.
-    fn derived(&mut self) -> Result<Derived, String> {
+    fn derived(&mut self) -> Result<Derived, LntcheckError> {
         if self.is_kw("generation") {
             self.i += 1;
             self.kw("of")?;
@@ -230,7 +231,7 @@ impl Parser {
         Ok(Derived::Reduction { reduction, hold, keep, of })
     }
 
-    fn script(&mut self) -> Result<Script, String> {
+    fn script(&mut self) -> Result<Script, LntcheckError> {
         let mut s = Script::default();
         while let Some(t) = self.peek().cloned() {
             match t {
@@ -277,7 +278,9 @@ impl Parser {
                     self.kw("end")?;
                     self.kw("property")?;
                     if !s.defines(&bcg) {
-                        return Err(format!("property {name} verifies `{bcg}`, which no statement defines"));
+                        return Err(LntcheckError::Syntax(format!(
+                            "property {name} verifies `{bcg}`, which no statement defines"
+                        )));
                     }
                     if let Some(b) = s.blocks.iter_mut().find(|b| b.bcg == bcg) {
                         b.property = Some(name.clone());
@@ -292,7 +295,7 @@ impl Parser {
 }
 
 /// Parses the compositional script.
-pub fn parse(src: &str) -> Result<Script, String> {
+pub fn parse(src: &str) -> Result<Script, LntcheckError> {
     let toks = lex(src)?;
     Parser { toks, i: 0, depth: 0 }.script()
 }

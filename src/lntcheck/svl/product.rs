@@ -1,6 +1,7 @@
 //! The product of a network of explicit leaves, explored once from its root: states are
 //! vectors of leaf states; `hide` and `total prio` act on the moves their operand offers.
 
+use crate::lntcheck::LntcheckError;
 use crate::lntcheck::lts::Lts;
 use std::collections::HashMap;
 
@@ -148,13 +149,16 @@ impl OnTheFly {
 
     /// The network's LTS from the root, within `limits` (polled for every state, and asked
     /// before the state table or the transition list doubles).
-    pub(super) fn explore(mut self, mut root: Node, limits: &crate::limits::Limits) -> Result<Lts, String> {
+    pub(super) fn explore(mut self, mut root: Node, limits: &crate::limits::Limits) -> Result<Lts, LntcheckError> {
         let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
         let mut i = 0;
         while i < states.len() {
             if let Some(r) = limits.stopped() {
-                return Err(format!("stopped after {} states of the composition ({r:?})", states.len()));
+                return Err(LntcheckError::Stopped(format!(
+                    "stopped after {} states of the composition ({r:?})",
+                    states.len()
+                )));
             }
             let st = states.states[i].clone();
             for (l, ch) in self.moves(&mut root, &st) {
@@ -163,7 +167,10 @@ impl OnTheFly {
                     n[k] = t;
                 }
                 if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
-                    return Err(format!("stopped after {} states of the composition (Memory)", states.len()));
+                    return Err(LntcheckError::Stopped(format!(
+                        "stopped after {} states of the composition (Memory)",
+                        states.len()
+                    )));
                 }
                 let (id, _) = states.number(n);
                 out.add(i as u32, &self.labels[l as usize], id);
