@@ -145,6 +145,10 @@ enum Command {
         /// Exploration threads (default: all cores)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
+        /// With --backend lnt or cadp and the compositional workflow: generate the leaves and
+        /// check the properties N at a time (default 1)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        jobs: Option<u64>,
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
@@ -389,6 +393,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             lnt_dialect,
             json,
             threads,
+            jobs,
             timeout,
             max_states,
             memory,
@@ -414,6 +419,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 Workflow::Compositional => crate::cadp::Workflow::Compositional,
                 Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
             };
+            if jobs.is_some() && backend == Backend::Native {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    "--jobs applies to --backend lnt or cadp (the native engine takes --threads)",
+                ));
+            }
+            if jobs.is_some_and(|j| j > 1) && workflow == crate::cadp::Workflow::Monolithic {
+                eprintln!(
+                    "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
+                );
+            }
+            let jobs = jobs.unwrap_or(1) as usize;
             if lnt_dialect.is_some() && backend != Backend::Lnt {
                 return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
             }
@@ -450,6 +467,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     dialect: lnt_dialect,
                     limits,
                     report,
+                    jobs,
                 };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }

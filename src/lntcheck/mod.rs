@@ -9,6 +9,7 @@ mod error;
 pub mod eval;
 pub mod files;
 pub mod interp;
+pub mod jobs;
 pub mod lexer;
 pub mod lts;
 pub mod parser;

@@ -27,6 +27,8 @@ pub enum Beh {
         chains: Vec<Vec<String>>,
         body: Box<Beh>,
     },
+    /// `"F.bcg"`: an LTS read from a file (a leaf computed by another job of a split script).
+    File(String),
 }
 
 /// One `"F.bcg" = root leaf … reduction of (…);` statement, with the property that verifies it.
@@ -44,8 +46,22 @@ pub struct Block {
 /// `"F.bcg" = R reduction [hold …] of [hide all but G… in] "E.bcg";`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Derived {
-    Generation { lnt: String },
-    Reduction { reduction: String, hold: Vec<String>, keep: Option<Vec<String>>, of: String },
+    Generation {
+        lnt: String,
+    },
+    Reduction {
+        reduction: String,
+        hold: Vec<String>,
+        keep: Option<Vec<String>>,
+        of: String,
+    },
+    /// `R reduction [hold …] of BEH`: a behaviour generated, then reduced (the split scripts'
+    /// leaves and compositions, `labs emit --split`).
+    ReductionOf {
+        reduction: String,
+        hold: Vec<String>,
+        beh: Beh,
+    },
 }
 
 /// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`.
@@ -95,6 +111,7 @@ pub(super) fn call_text(b: &Beh) -> String {
             gates.join(", "),
             args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
         ),
+        Beh::File(f) => format!("\"{f}\""),
         _ => String::new(),
     }
 }
@@ -105,6 +122,7 @@ pub fn calls(b: &Beh) -> Vec<&Beh> {
         Beh::Call { .. } => vec![b],
         Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => calls(body),
         Beh::Par { branches, .. } => branches.iter().flat_map(|(_, k)| calls(k)).collect(),
+        Beh::File(_) => vec![],
     }
 }
 
@@ -126,5 +144,16 @@ pub fn agent_leaf(b: &Beh, id: u32) -> Option<&Beh> {
         Beh::Hide { body, .. } if matches!(**body, Beh::Call { .. }) => agent_leaf(body, id).map(|_| b),
         Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => agent_leaf(body, id),
         Beh::Par { branches, .. } => branches.iter().find_map(|(_, k)| agent_leaf(k, id)),
+        Beh::File(_) => None,
+    }
+}
+
+/// The LTS files a behaviour reads (`"F.bcg"` leaves, in script order).
+pub fn files(b: &Beh) -> Vec<&str> {
+    match b {
+        Beh::File(f) => vec![f.as_str()],
+        Beh::Call { .. } => vec![],
+        Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => files(body),
+        Beh::Par { branches, .. } => branches.iter().flat_map(|(_, k)| files(k)).collect(),
     }
 }

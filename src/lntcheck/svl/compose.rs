@@ -27,6 +27,8 @@ pub struct Composer<'a> {
     pub prog: &'a Program,
     pub max_states: Option<u64>,
     cache: HashMap<String, Lts>,
+    /// The LTSs `"F.bcg"` leaves name (`insert_file`).
+    files: HashMap<String, Lts>,
     /// Every leaf met by the last `compose`, in script order (after its per-leaf `hide`).
     pub leaves: Vec<LeafSize>,
     /// `compose` minimises every leaf (after its per-leaf `hide`) and the result modulo this,
@@ -39,7 +41,15 @@ pub struct Composer<'a> {
 impl<'a> Composer<'a> {
     pub fn new(prog: &'a Program, max_states: Option<u64>) -> Composer<'a> {
         let limits = crate::limits::Limits::none();
-        Composer { prog, max_states, cache: HashMap::new(), leaves: vec![], reduction: None, limits }
+        Composer {
+            prog,
+            max_states,
+            cache: HashMap::new(),
+            files: HashMap::new(),
+            leaves: vec![],
+            reduction: None,
+            limits,
+        }
     }
 
     /// Adds a leaf to the network (minimised first when the composer reduces).
@@ -61,13 +71,34 @@ impl<'a> Composer<'a> {
         Ok(Node::Leaf(net.leaves.len() - 1))
     }
 
-    /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
-    pub fn leaf(&mut self, process: &str, gates: &[String], args: &[i64]) -> Result<Lts, LntcheckError> {
-        let key = format!(
+    /// The cache key of a process instance (its text with every argument list written).
+    pub fn leaf_key(process: &str, gates: &[String], args: &[i64]) -> String {
+        format!(
             "{process} [{}] ({})",
             gates.join(", "),
             args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
-        );
+        )
+    }
+
+    /// Gives the composer a leaf generated elsewhere (by another thread's composer over the
+    /// same program), under its `leaf_key`.
+    pub fn insert_leaf(&mut self, key: String, lts: Lts) {
+        self.cache.insert(key, lts);
+    }
+
+    /// Gives the composer the LTS a `"F.bcg"` leaf names.
+    pub fn insert_file(&mut self, name: String, lts: Lts) {
+        self.files.insert(name, lts);
+    }
+
+    /// The LTS a `"F.bcg"` leaf names.
+    fn file(&self, name: &str) -> Result<Lts, LntcheckError> {
+        self.files.get(name).cloned().ok_or_else(|| LntcheckError::Io(format!("`{name}`: no such LTS")))
+    }
+
+    /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
+    pub fn leaf(&mut self, process: &str, gates: &[String], args: &[i64]) -> Result<Lts, LntcheckError> {
+        let key = Self::leaf_key(process, gates, args);
         if let Some(l) = self.cache.get(&key) {
             return Ok(l.clone());
         }
@@ -134,6 +165,10 @@ impl<'a> Composer<'a> {
             }
             Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => {
                 self.build(body, property_ops, net)?
+            }
+            Beh::File(f) => {
+                let l = self.file(f)?;
+                self.push_leaf(l, call_text(b), net)?
             }
             Beh::Par { global, branches } => {
                 let mut kids = vec![];
@@ -202,6 +237,16 @@ impl<'a> Composer<'a> {
                     rs.push(c);
                 }
                 inner.prio(&rs)
+            }
+            Beh::File(f) => {
+                let l = self.file(f)?;
+                self.leaves.push(LeafSize {
+                    text: call_text(b),
+                    states: l.nstates,
+                    transitions: l.trans.len(),
+                    reduced: None,
+                });
+                l
             }
             Beh::Par { global, branches } => {
                 let mut kids = vec![];

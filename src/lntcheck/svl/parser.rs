@@ -153,6 +153,9 @@ impl Parser {
             self.kw("prio")?;
             return Ok(Beh::Prio { chains, body });
         }
+        if let Some(Tok::Str(_)) = self.peek() {
+            return Ok(Beh::File(self.string()?));
+        }
         let process = self.id()?;
         self.sym("[")?;
         let gates = self.gates()?;
@@ -218,6 +221,15 @@ impl Parser {
             return Ok(Derived::Generation { lnt });
         }
         let (reduction, hold) = self.reduction()?;
+        // `[hide all but G… in] "E.bcg";` (the monolithic script), else a behaviour.
+        let save = self.i;
+        if self.derived_of_file().is_err() {
+            self.i = save;
+            let beh = self.beh()?;
+            self.sym(";")?;
+            return Ok(Derived::ReductionOf { reduction, hold, beh });
+        }
+        self.i = save;
         let mut keep = None;
         if self.is_kw("hide") {
             self.i += 1;
@@ -229,6 +241,19 @@ impl Parser {
         let of = self.string()?;
         self.sym(";")?;
         Ok(Derived::Reduction { reduction, hold, keep, of })
+    }
+
+    /// Whether `[hide all but G… in] "E.bcg";` follows (consumes it).
+    fn derived_of_file(&mut self) -> Result<(), LntcheckError> {
+        if self.is_kw("hide") {
+            self.i += 1;
+            self.kw("all")?;
+            self.kw("but")?;
+            self.gates()?;
+            self.kw("in")?;
+        }
+        self.string()?;
+        self.sym(";")
     }
 
     fn script(&mut self) -> Result<Script, LntcheckError> {
