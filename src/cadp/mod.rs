@@ -8,6 +8,7 @@
 pub mod install;
 pub mod log;
 pub mod process;
+pub mod split;
 mod workdir;
 
 use crate::analysis::values::ValueAnalysis;

@@ -264,6 +264,10 @@ enum Command {
         /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
+        /// Also write the compositional script split into jobs (one script per leaf and per
+        /// property) and a Makefile that runs them with `make -j N` (docs/scale-out.md)
+        #[arg(long)]
+        split: bool,
     },
     /// The LTS of the emitted LNT program (or of one agent's leaf), by labs's LNT interpreter, as .aut
     Lts {
@@ -513,12 +517,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Emit { spec, fair, property, output, force, lnt_dialect } => {
+        Command::Emit { spec, fair, property, output, force, lnt_dialect, split } => {
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref())
+            emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref(), split)
         }
         Command::Mcl { query, lts, diag, json, timeout, memory } => {
             let limits = bounds::limits(timeout, None, memory);
