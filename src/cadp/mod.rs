@@ -6,6 +6,7 @@
 //! Requirements: `compositional-encoding.md` §6.
 
 pub mod install;
+pub mod jobs;
 pub mod log;
 pub mod process;
 pub mod split;
@@ -61,6 +62,9 @@ pub struct CadpOptions {
     pub source: String,
     /// Called with each line of the log worth showing while svl runs.
     pub progress: Option<ProgressFn>,
+    /// `--jobs N` / `--hosts FILE`: the compositional script split into jobs (`split.rs`)
+    /// run by this runner (`jobs.rs`); `None`: the single script, by one svl.
+    pub runner: Option<jobs::Runner>,
 }
 
 /// What CADP said about one property.
@@ -148,6 +152,9 @@ pub fn verify(
 
     let monolithic = opts.workflow == Workflow::Monolithic;
     let script = svl::script_file(&opts.base, monolithic);
+    if let (Some(runner), false) = (&opts.runner, monolithic) {
+        return verify_split(model, &names, &tools, &files, work_dir, runner, opts, dialect, start);
+    }
     let log_file = work_dir.path().join(Path::new(&script).with_extension("log"));
     let output = work_dir.path().join(SVL_OUTPUT);
     // A kept directory may hold the log and diagnostics of an earlier run: never read those.
@@ -240,6 +247,109 @@ pub fn verify(
         stopped,
         work_dir,
     })
+}
+
+/// `verify` with the compositional script split into jobs run by `runner`: each property's
+/// verdict and diagnostic are read from its own job's log and directory.
+#[allow(clippy::too_many_arguments)]
+fn verify_split(
+    model: &Model,
+    names: &[String],
+    tools: &install::Tools,
+    files: &[lnt::EmittedFile],
+    mut work_dir: WorkDir,
+    runner: &jobs::Runner,
+    opts: &CadpOptions,
+    dialect: Dialect,
+    start: Instant,
+) -> Result<CadpRun, CadpError> {
+    let root = work_dir.path().to_path_buf();
+    let split = split::split(&opts.base, &svl::script_file(&opts.base, false), &files_text(files, &opts.base)?)
+        .map_err(|e| CadpError::Emit(e.to_string()))?;
+    let job_files = split::split_files(&opts.base, files).map_err(|e| CadpError::Emit(e.to_string()))?;
+    write_into(&work_dir, &job_files)?;
+    let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
+    let env = tools.child_env();
+    let ended = jobs::run(&root, &split, runner, &tools.svl, &env, &limits).map_err(|e| match e {
+        CadpError::Failed { message, .. } => CadpError::Failed { message, work_dir: Some(work_dir.keep()) },
+        e => e,
+    })?;
+    let stopped = ended.and_then(stop_reason);
+    let mut lts = vec![];
+    for j in &split.leaves {
+        let text = std::fs::read_to_string(root.join(&j.name).join(split::Job::LOG)).unwrap_or_default();
+        lts.extend(log::parse(&text).lts);
+    }
+    let mut results = vec![];
+    for name in names {
+        let id = lnt::names::property_id(model, name);
+        let job = split.properties.iter().find(|j| j.property.as_ref().is_some_and(|(p, _)| *p == id));
+        let Some(job) = job else {
+            return Err(CadpError::Failed {
+                message: format!("no job of the split script verifies property {name}"),
+                work_dir: Some(work_dir.keep()),
+            });
+        };
+        let dir = root.join(&job.name);
+        let text = std::fs::read_to_string(dir.join(split::Job::LOG)).unwrap_or_default();
+        let parsed = log::parse(&text);
+        lts.extend(parsed.lts.iter().cloned());
+        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(&id));
+        let verdict = match found.and_then(|p| p.result) {
+            Some(true) => Verdict::Holds,
+            Some(false) => Verdict::Violated,
+            None if stopped.is_some() => Verdict::Unknown,
+            None => {
+                let out = std::fs::read_to_string(dir.join(jobs::JOB_OUTPUT)).unwrap_or_default();
+                if let Some(e) = licence_refused(&format!("{text}\n{out}")) {
+                    return Err(e);
+                }
+                return Err(CadpError::Failed {
+                    message: format!(
+                        "the job {} ended without a verdict for property {name}; the end of its output:\n{}",
+                        job.name,
+                        tail(&format!("{text}\n{out}"), 12)
+                    ),
+                    work_dir: Some(work_dir.keep()),
+                });
+            }
+        };
+        let (mut diagnostic, mut diagnostic_source) = (None, None);
+        if verdict == Verdict::Violated {
+            let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
+            match inline {
+                Some(d) => (diagnostic, diagnostic_source) = (Some(d), Some("inline in the log".to_string())),
+                None => {
+                    let diag = &job.property.as_ref().expect("a property job").1;
+                    let read = read_diagnostic(tools, &env, &dir, diag, &limits);
+                    let read = read.map_err(|m| CadpError::Failed { message: m, work_dir: Some(work_dir.keep()) })?;
+                    if let Some((d, aut)) = read {
+                        (diagnostic, diagnostic_source) = (Some(d), Some(format!("{}/{aut}", job.name)));
+                    }
+                }
+            }
+        }
+        results.push(CadpVerdict { property: name.clone(), verdict, diagnostic, diagnostic_source });
+    }
+    Ok(CadpRun {
+        workflow: opts.workflow,
+        dialect,
+        results,
+        lts,
+        seconds: start.elapsed().as_secs_f64(),
+        stopped,
+        work_dir,
+    })
+}
+
+/// The text of the compositional script among the emitted files.
+fn files_text(files: &[lnt::EmittedFile], base: &str) -> Result<String, CadpError> {
+    let name = svl::script_file(base, false);
+    files
+        .iter()
+        .find(|f| f.name == name)
+        .map(|f| f.contents.clone())
+        .ok_or_else(|| CadpError::Emit(format!("no {name} was emitted")))
 }
 
 pub struct ExecutorOptions {

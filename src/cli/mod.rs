@@ -149,6 +149,11 @@ enum Command {
         /// check the properties N at a time (default 1)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
+        /// With --backend cadp and the compositional workflow: run the jobs on the machines of
+        /// FILE (one `HOST [SLOTS]` per line) through `$LABS_SSH` (default `ssh`); they must see
+        /// the working directory (--keep-files) at the same path
+        #[arg(long, value_name = "FILE", conflicts_with = "jobs")]
+        hosts: Option<PathBuf>,
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
@@ -398,6 +403,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             json,
             threads,
             jobs,
+            hosts,
             timeout,
             max_states,
             memory,
@@ -434,6 +440,26 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
                 );
             }
+            if hosts.is_some() && backend != Backend::Cadp {
+                return Err(Failure::new(exit::USAGE, "--hosts applies to --backend cadp"));
+            }
+            if hosts.is_some() && keep_files.is_none() {
+                eprintln!(
+                    "warning: --hosts: the jobs run in a temporary directory of this machine; the hosts must see it \
+                     at the same path (use --keep-files DIR on a shared file system)"
+                );
+            }
+            let hosts = match &hosts {
+                Some(f) => Some(verify_cadp::read_hosts_file(f)?),
+                None => None,
+            };
+            let cadp_runner = match (&hosts, jobs) {
+                (Some(h), _) => {
+                    Some(crate::cadp::jobs::Runner::Hosts { ssh: verify_cadp::ssh_command(), hosts: h.clone() })
+                }
+                (None, Some(j)) if j > 1 => Some(crate::cadp::jobs::Runner::Local { jobs: j as usize }),
+                _ => None,
+            };
             let jobs = jobs.unwrap_or(1) as usize;
             if lnt_dialect.is_some() && backend != Backend::Lnt {
                 return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
@@ -454,6 +480,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     quiet,
                     cross_check,
                     report,
+                    runner: cadp_runner,
                 };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
