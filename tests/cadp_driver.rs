@@ -65,11 +65,22 @@ echo "end $(pwd) $(date +%s.%N)" >> "$plan/times"
 const FAKE_LNT_OPEN: &str = r#"#!/bin/sh
 # Stands in for `lnt.open M.lnt executor DEPTH 3 SEED`: prints $CADP/plan/executor-SEED.
 echo "lnt.open $*" >> "$CADP/plan/ran"
+# `lnt.open M.lnt distributor CONF.gcf RESULT.pbg` (the distributor manual page): a PBG file
+# naming the GCF file, which must be there.
+if [ "$2" = distributor ]; then
+  [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
+  printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
+fi
 [ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
 [ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
 echo "lnt.open: running \`\`executor $3 3 $5'' for \`\`$1''"
 cat "$CADP/plan/executor-$5"
 "#;
+
+/// Stands in for `bcg_merge INPUT.pbg OUTPUT.bcg` (the bcg_merge manual page).
+const FAKE_BCG_MERGE: &str = "#!/bin/sh\necho \"bcg_merge $*\" >> \"$CADP/plan/ran\"\n\
+[ -f \"$1\" ] && [ \"$#\" = 2 ] || { echo \"bcg_merge: unexpected arguments $*\"; exit 2; }\n\
+printf 'merged %s\\n' \"$1\" > \"$2\"\n";
 
 const FAKE_BCG_IO: &str = "#!/bin/sh\n# The stand-in's diagnostics are already .aut text.\ncp \"$1\" \"$2\"\n";
 
@@ -83,7 +94,13 @@ impl FakeCadp {
     fn new() -> FakeCadp {
         let root = Scratch::path("fake-cadp", "cadp");
         let arch = "#!/bin/sh\necho x64\n";
-        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO), ("lnt.open", FAKE_LNT_OPEN), ("arch", arch)] {
+        for (name, text) in [
+            ("svl", FAKE_SVL),
+            ("bcg_io", FAKE_BCG_IO),
+            ("lnt.open", FAKE_LNT_OPEN),
+            ("bcg_merge", FAKE_BCG_MERGE),
+            ("arch", arch),
+        ] {
             let p = root.join("com").join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
@@ -653,5 +670,53 @@ fn bad_jobs_and_hosts_are_usage_errors() {
         let o = cadp.labs(&[&["verify", spec.as_str(), "n=3", "--backend", "cadp"][..], &extra].concat());
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(needle), "{extra:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn the_distributor_generates_and_bcg_merge_merges_before_the_monolithic_verification() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let gcf = Scratch::file("gcf", "cluster.gcf", "(a grid configuration file, copied as it is)\n");
+    let kept = Scratch::path("dist", "work");
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    let o = cadp.labs(&[
+        "verify",
+        &spec,
+        "n=3",
+        "--backend",
+        "cadp",
+        "--json",
+        "--distributor",
+        gcf.as_str(),
+        "--keep-files",
+        kept.as_str(),
+    ]);
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    // The commands of the manual pages, in this order, then svl on the script without its
+    // generation statement.
+    assert_eq!(
+        cadp.scripts_run(),
+        [
+            "lnt.open leader.lnt distributor cluster.gcf leader_mono.pbg",
+            "bcg_merge leader_mono.pbg leader_mono.bcg",
+            "leader_dist.svl"
+        ]
+    );
+    let dist = std::fs::read_to_string(kept.join("leader_dist.svl")).unwrap();
+    let mono = std::fs::read_to_string(kept.join("leader_mono.svl")).unwrap();
+    assert!(mono.contains("\"leader_mono.bcg\" = generation of") && !dist.contains("generation of"), "{dist}");
+    assert_eq!(dist.matches(" = verify ").count(), mono.matches(" = verify ").count());
+    assert_eq!(
+        std::fs::read_to_string(kept.join("cluster.gcf")).unwrap(),
+        "(a grid configuration file, copied as it is)\n"
+    );
+    // Bad paths are usage errors.
+    for (bad, needle) in [("/nonexistent/c.gcf", "cannot read"), (spec.as_str(), "not a grid configuration file")] {
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--distributor", bad]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
     }
 }

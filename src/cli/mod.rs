@@ -154,6 +154,11 @@ enum Command {
         /// the working directory (--keep-files) at the same path
         #[arg(long, value_name = "FILE", conflicts_with = "jobs")]
         hosts: Option<PathBuf>,
+        /// With --backend cadp: generate the whole LTS with CADP's distributor over the machines
+        /// of this grid configuration file, merge it with bcg_merge, then reduce and verify it
+        /// (the monolithic workflow)
+        #[arg(long, value_name = "FILE.gcf", conflicts_with_all = ["jobs", "hosts"])]
+        distributor: Option<PathBuf>,
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
@@ -404,6 +409,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             threads,
             jobs,
             hosts,
+            distributor,
             timeout,
             max_states,
             memory,
@@ -426,9 +432,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             let workflow = match workflow {
-                Workflow::Compositional => crate::cadp::Workflow::Compositional,
-                Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
+                Workflow::Compositional if distributor.is_none() => crate::cadp::Workflow::Compositional,
+                _ => crate::cadp::Workflow::Monolithic,
             };
+            if let Some(gcf) = &distributor {
+                verify_cadp::check_gcf(gcf, backend == Backend::Cadp)?;
+            }
             if jobs.is_some() && backend == Backend::Native {
                 return Err(Failure::new(
                     exit::USAGE,
@@ -481,6 +490,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     cross_check,
                     report,
                     runner: cadp_runner,
+                    distributor,
                 };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
