@@ -69,21 +69,16 @@ fn shape_checks_the_marks() {
 
 #[test]
 fn examples() {
-    agree(&format!("{EX}/counter.labs"), &["n=2", "atomic=0"], "monolithic");
-    agree(&format!("{EX}/leader.labs"), &["n=3"], "compositional");
-    agree(&format!("{EX}/philosophers.labs"), &["n=3", "asym=0"], "compositional");
-    agree(&format!("{EX}/twophase.labs"), &["workers=2"], "monolithic");
-    agree(&format!("{EX}/majority.labs"), &["yes=1", "no=2"], "compositional");
-    // `pick`, then four reads of the picked agent's `state` in one assignment (issue 26)
-    agree(&fixtures::path_str("tests/specs/majority_pick.labs"), &[], "compositional");
-    agree(&format!("{EX}/line.labs"), &["n=3", "size=5", "gap=2"], "monolithic");
-    agree(&format!("{EX}/flocking.labs"), &["birds=2", "grid=3", "delta=1"], "monolithic");
+    for (spec, externs, workflow) in fixtures::lnt_instances().iter().filter(|(s, ..)| !s.starts_with(BENCH)) {
+        agree(spec, externs, workflow);
+    }
 }
 
 #[test]
 fn benchmarks() {
-    agree(&format!("{BENCH}/philosophers.labs"), &["n=3"], "compositional");
-    agree(&format!("{BENCH}/formation.labs"), &["n=2", "range=2", "size=3"], "monolithic");
+    for (spec, externs, workflow) in fixtures::lnt_instances().iter().filter(|(s, ..)| s.starts_with(BENCH)) {
+        agree(spec, externs, workflow);
+    }
 }
 
 /// Each result names its query (`BASE_P.mcl`, as the script's `verify` statement does) and

@@ -3,7 +3,9 @@
 //! results and diagnostics they print come from labs's LNT interpreter run on the same spec
 //! (`lntcheck`), not from the driver, so these tests check that the driver runs the right
 //! script, reads every verdict, turns every diagnostic into a LAbS trace that replays and
-//! shows the violation, and reports CADP's failures with the documented exit codes.
+//! shows the violation, and reports CADP's failures with the documented exit codes; and that
+//! `--jobs` and `--hosts` run the split script's jobs concurrently, each in its own directory,
+//! with the sequential verdicts (the stand-in logs when each job starts and ends, and where).
 
 mod fixtures;
 
@@ -38,8 +40,11 @@ plan="$CADP/plan"
 echo "$script" >> "$plan/ran"
 printf '%s\n%s\n' "$CADP" "$PATH" > "$plan/env"
 if [ -f "$plan/fail" ]; then cat "$plan/fail"; exit 1; fi
+echo "start $(pwd) $(date +%s.%N)" >> "$plan/times"
 if [ -f "$plan/sleep" ]; then sleep "$(cat "$plan/sleep")"; fi
 : > "$log"
+# A job of a split script: the LTS files its statements define (the real svl writes BCG).
+grep -E '^"[^"]*[.]bcg" = ' "$script" | sed 's/^"\([^"]*\)".*/\1/' | while read -r f; do : > "$f"; done
 name=""
 grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest; do
   if [ "$first" = property ]; then
@@ -54,16 +59,28 @@ grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest
   if [ -f "$plan/$name" ]; then cat "$plan/$name" >> "$log"; else printf '\nTRUE\nPASS\n' >> "$log"; fi
 done
 cat "$log"
+echo "end $(pwd) $(date +%s.%N)" >> "$plan/times"
 "#;
 
 const FAKE_LNT_OPEN: &str = r#"#!/bin/sh
 # Stands in for `lnt.open M.lnt executor DEPTH 3 SEED`: prints $CADP/plan/executor-SEED.
 echo "lnt.open $*" >> "$CADP/plan/ran"
+# `lnt.open M.lnt distributor CONF.gcf RESULT.pbg` (the distributor manual page): a PBG file
+# naming the GCF file, which must be there.
+if [ "$2" = distributor ]; then
+  [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
+  printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
+fi
 [ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
 [ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
 echo "lnt.open: running \`\`executor $3 3 $5'' for \`\`$1''"
 cat "$CADP/plan/executor-$5"
 "#;
+
+/// Stands in for `bcg_merge INPUT.pbg OUTPUT.bcg` (the bcg_merge manual page).
+const FAKE_BCG_MERGE: &str = "#!/bin/sh\necho \"bcg_merge $*\" >> \"$CADP/plan/ran\"\n\
+[ -f \"$1\" ] && [ \"$#\" = 2 ] || { echo \"bcg_merge: unexpected arguments $*\"; exit 2; }\n\
+printf 'merged %s\\n' \"$1\" > \"$2\"\n";
 
 const FAKE_BCG_IO: &str = "#!/bin/sh\n# The stand-in's diagnostics are already .aut text.\ncp \"$1\" \"$2\"\n";
 
@@ -77,7 +94,13 @@ impl FakeCadp {
     fn new() -> FakeCadp {
         let root = Scratch::path("fake-cadp", "cadp");
         let arch = "#!/bin/sh\necho x64\n";
-        for (name, text) in [("svl", FAKE_SVL), ("bcg_io", FAKE_BCG_IO), ("lnt.open", FAKE_LNT_OPEN), ("arch", arch)] {
+        for (name, text) in [
+            ("svl", FAKE_SVL),
+            ("bcg_io", FAKE_BCG_IO),
+            ("lnt.open", FAKE_LNT_OPEN),
+            ("bcg_merge", FAKE_BCG_MERGE),
+            ("arch", arch),
+        ] {
             let p = root.join("com").join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(&p, text).unwrap();
@@ -338,7 +361,10 @@ fn no_file_of_the_installation_is_written() {
     let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let after: BTreeSet<PathBuf> = walk(&cadp.root);
-    let new: Vec<_> = after.difference(&before).filter(|p| !p.ends_with("ran") && !p.ends_with("env")).collect();
+    let new: Vec<_> = after
+        .difference(&before)
+        .filter(|p| !p.ends_with("ran") && !p.ends_with("env") && !p.ends_with("times"))
+        .collect();
     assert!(new.is_empty(), "{new:?}");
 }
 
@@ -524,5 +550,173 @@ fn the_dialect_follows_the_installed_release() {
         assert!(e.status.success(), "{}", stderr(&e));
         assert!(stderr(&e).contains(&format!("LNT dialect {dialect} (detected from $CADP)")), "{}", stderr(&e));
         assert_eq!(std::fs::read_to_string(out.join("leader.lnt")).unwrap(), lnt, "{version}");
+    }
+}
+
+/// (directory, start, end) of every svl run the stand-in logged since `plan/times` was removed.
+fn job_times(cadp: &FakeCadp) -> Vec<(String, f64, f64)> {
+    let text = std::fs::read_to_string(cadp.root.join("plan/times")).unwrap_or_default();
+    let mut open: Vec<(String, f64)> = vec![];
+    let mut out = vec![];
+    for line in text.lines() {
+        let w: Vec<&str> = line.split(' ').collect();
+        let (dir, t) = (w[1..w.len() - 1].join(" "), w[w.len() - 1].parse::<f64>().unwrap());
+        match w[0] {
+            "start" => open.push((dir, t)),
+            _ => {
+                let k = open.iter().position(|(d, _)| *d == dir).expect("an end after its start");
+                let (d, s) = open.remove(k);
+                out.push((d, s, t));
+            }
+        }
+    }
+    assert!(open.is_empty(), "jobs that never ended: {open:?}");
+    out
+}
+
+#[test]
+fn jobs_overlap_in_their_own_directories_with_the_sequential_verdicts() {
+    let spec = format!("{BENCH}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    cadp.plan("sleep", "0.3");
+    let base = ["verify", spec.as_str(), "n=3", "--backend", "cadp", "--json"];
+    let sequential = cadp.labs(&base);
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    assert_eq!(sequential.status.code(), expected.status.code(), "{}", stderr(&sequential));
+    assert_eq!(job_times(&cadp).len(), 1, "the single script is one svl run");
+    std::fs::remove_file(cadp.root.join("plan/times")).unwrap();
+    let kept = Scratch::path("split-jobs", "work");
+    let o = cadp.labs(&[&base[..], &["--jobs", "2", "--keep-files", kept.as_str()]].concat());
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&sequential)));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    let times = job_times(&cadp);
+    // leader n=3: the timestamps and three agents (four leaf jobs, the same for every
+    // property), then one job per property
+    assert_eq!(times.len(), 4 + verdicts(&json(&expected)).len(), "{times:?}");
+    let dirs: BTreeSet<&String> = times.iter().map(|(d, ..)| d).collect();
+    assert_eq!(dirs.len(), times.len(), "two jobs shared a directory: {times:?}");
+    for (d, ..) in &times {
+        assert!(Path::new(d).starts_with(&*kept) && Path::new(d) != &*kept, "{d} is not a job directory");
+    }
+    let overlap = |a: &(String, f64, f64), b: &(String, f64, f64)| a.1 < b.2 && b.1 < a.2;
+    let pairs = times.iter().enumerate().flat_map(|(i, a)| times[i + 1..].iter().map(move |b| (a, b)));
+    assert!(pairs.clone().any(|(a, b)| overlap(a, b)), "no two jobs ran at the same time: {times:?}");
+    // never more than two at a time
+    for (_, s, _) in &times {
+        assert!(times.iter().filter(|t| t.1 <= *s && *s < t.2).count() <= 2, "{times:?}");
+    }
+}
+
+/// A stand-in `ssh HOST COMMAND…`: logs the host and runs the command here; fails for the
+/// host `down`.
+const FAKE_SSH: &str = "#!/bin/sh\nhost=\"$1\"; shift\necho \"$host $*\" >> \"$CADP/plan/ssh\"\n\
+[ \"$host\" = down ] && { echo \"ssh: connect to host down: Connection refused\"; exit 255; }\nexec \"$@\"\n";
+
+#[test]
+fn hosts_run_the_jobs_through_ssh_and_a_failing_host_is_replaced() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let ssh = cadp.root.join("ssh");
+    std::fs::write(&ssh, FAKE_SSH).unwrap();
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    let hosts = Scratch::file("hosts", "hosts.txt", "# two machines\nup 2\ndown 1\n");
+    let kept = Scratch::path("hosts-jobs", "work");
+    let run = |hosts: &str| {
+        Command::new(env!("CARGO_BIN_EXE_labs"))
+            .args(["verify", &spec, "n=3", "--backend", "cadp", "--json", "--hosts", hosts])
+            .args(["--keep-files", kept.as_str()])
+            .env("CADP", &*cadp.root)
+            .env("CADP_TMP", &*cadp.tmp)
+            .env("LABS_SSH", &ssh)
+            .output()
+            .unwrap()
+    };
+    let o = run(hosts.as_str());
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    let log = std::fs::read_to_string(cadp.root.join("plan/ssh")).unwrap();
+    let on = |host: &str| -> BTreeSet<String> {
+        log.lines()
+            .filter(|l| l.starts_with(&format!("{host} ")))
+            .map(|l| l.split_once(' ').unwrap().1.to_string())
+            .collect()
+    };
+    assert!(log.lines().all(|l| l.contains("sh -c cd '") && l.ends_with("&& svl job.svl")), "{log}");
+    assert!(!on("down").is_empty(), "the failing host got no job: {log}");
+    assert!(on("down").is_subset(&on("up")), "a job failed on `down` was not run on `up`: {log}");
+    // A job that fails on every host ends the run.
+    let all_down = Scratch::file("hosts", "down.txt", "down 2\n");
+    let o = run(all_down.as_str());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("failed on every host") && stderr(&o).contains("Connection refused"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_jobs_and_hosts_are_usage_errors() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    let empty = Scratch::file("hosts", "empty.txt", "# nobody\n");
+    let bad = Scratch::file("hosts", "bad.txt", "alpha many\n");
+    for (extra, needle) in [
+        (vec!["--jobs", "0"], "--jobs"),
+        (vec!["--hosts", "/nonexistent/hosts.txt"], "cannot read"),
+        (vec!["--hosts", empty.as_str()], "no host"),
+        (vec!["--hosts", bad.as_str()], "line 1"),
+    ] {
+        let o = cadp.labs(&[&["verify", spec.as_str(), "n=3", "--backend", "cadp"][..], &extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{extra:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn the_distributor_generates_and_bcg_merge_merges_before_the_monolithic_verification() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let gcf = Scratch::file("gcf", "cluster.gcf", "(a grid configuration file, copied as it is)\n");
+    let kept = Scratch::path("dist", "work");
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    let o = cadp.labs(&[
+        "verify",
+        &spec,
+        "n=3",
+        "--backend",
+        "cadp",
+        "--json",
+        "--distributor",
+        gcf.as_str(),
+        "--keep-files",
+        kept.as_str(),
+    ]);
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    // The commands of the manual pages, in this order, then svl on the script without its
+    // generation statement.
+    assert_eq!(
+        cadp.scripts_run(),
+        [
+            "lnt.open leader.lnt distributor cluster.gcf leader_mono.pbg",
+            "bcg_merge leader_mono.pbg leader_mono.bcg",
+            "leader_dist.svl"
+        ]
+    );
+    let dist = std::fs::read_to_string(kept.join("leader_dist.svl")).unwrap();
+    let mono = std::fs::read_to_string(kept.join("leader_mono.svl")).unwrap();
+    assert!(mono.contains("\"leader_mono.bcg\" = generation of") && !dist.contains("generation of"), "{dist}");
+    assert_eq!(dist.matches(" = verify ").count(), mono.matches(" = verify ").count());
+    assert_eq!(
+        std::fs::read_to_string(kept.join("cluster.gcf")).unwrap(),
+        "(a grid configuration file, copied as it is)\n"
+    );
+    // Bad paths are usage errors.
+    for (bad, needle) in [("/nonexistent/c.gcf", "cannot read"), (spec.as_str(), "not a grid configuration file")] {
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--distributor", bad]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
     }
 }

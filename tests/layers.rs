@@ -103,35 +103,63 @@ fn stages_depend_only_on_earlier_stages() {
     assert_eq!(seen, listed, "ARCHITECTURE.md's order and the stages in src/ differ");
 }
 
+/// Within every folder of a stage (the stage's own, and one level below, as `lntcheck/svl/`),
+/// the files and subfolders do not depend on each other in a cycle: a file's dependencies are
+/// the members of the folder it names through `crate::…` or as many `super::` as lead there.
 #[test]
 fn files_of_a_stage_do_not_depend_on_each_other_in_a_cycle() {
     let src = fixtures::path("src");
     let mut files = vec![];
     rust_files(&src, &mut files);
-    // stage -> file -> sibling files it uses
-    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
-    let mut siblings: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for p in &files {
-        if let Some((stage, file)) = place(&src, p)
-            && !file.is_empty()
-        {
-            siblings.entry(stage).or_default().insert(file);
+    // module path of each file (`mod` dropped): engine/state/arena -> ["engine", "state", "arena"]
+    let modules: Vec<(PathBuf, Vec<String>)> = files
+        .iter()
+        .filter_map(|p| {
+            let rel: Vec<String> = p
+                .strip_prefix(&src)
+                .ok()?
+                .with_extension("")
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            if rel.len() < 2 || rel[0] == "bin" {
+                return None;
+            }
+            let mut m = rel;
+            if m.last().is_some_and(|l| l == "mod") {
+                m.pop();
+            }
+            Some((p.clone(), m))
+        })
+        .collect();
+    // folder -> member -> members it uses
+    let mut graph: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (_, m) in &modules {
+        for d in 1..m.len() {
+            graph.entry(m[..d].to_vec()).or_default().entry(m[d].clone()).or_default();
         }
     }
-    for p in &files {
-        let Some((stage, file)) = place(&src, p) else { continue };
-        if file.is_empty() || p.parent().is_some_and(|d| d.file_name().is_some_and(|n| n != stage.as_str())) {
-            continue; // a stage's mod.rs, or a file nested one level deeper
-        }
+    for (p, m) in &modules {
         let text = code(p);
-        let mut used = names_after(&text, "super::");
-        used.extend(names_after(&text, &format!("crate::{stage}::")));
-        let sib = &siblings[&stage];
-        let deps = used.into_iter().filter(|u| *u != file && sib.contains(u)).collect();
-        graph.entry(stage).or_default().insert(file, deps);
+        for d in 1..m.len() {
+            let folder = &m[..d];
+            let member = &m[d];
+            let mut used = names_after(&text, &format!("crate::{}::", folder.join("::")));
+            // `super::` from a file is its parent module; each further `super::` one more up.
+            for k in 1..m.len() {
+                if m[..m.len() - k] == *folder {
+                    used.extend(names_after(&text, &"super::".repeat(k)));
+                }
+            }
+            let g = graph.get_mut(folder).expect("every folder is a node");
+            let known: BTreeSet<String> = g.keys().cloned().collect();
+            let deps = g.get_mut(member).expect("every member is a node");
+            deps.extend(used.into_iter().filter(|u| u != member && known.contains(u)));
+        }
     }
     let mut cycles = vec![];
-    for (stage, g) in &graph {
+    for (folder, g) in &graph {
+        let stage = folder.join("/");
         for (a, deps) in g {
             for b in deps {
                 if a < b && g.get(b).is_some_and(|d| d.contains(a)) {
@@ -154,6 +182,7 @@ fn files_of_a_stage_do_not_depend_on_each_other_in_a_cycle() {
             }
         }
     }
+    assert!(graph.contains_key(&vec!["lntcheck".to_string(), "svl".to_string()]), "nested folders are checked");
     cycles.sort();
     cycles.dedup();
     assert!(cycles.is_empty(), "{}", cycles.join("\n"));

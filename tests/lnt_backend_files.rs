@@ -57,7 +57,7 @@ fn run_files(
     let run = files::run_script(
         dir.path(),
         &script,
-        &RunOptions { max_states: Some(MAX_STATES), write_aut: false, limits: Default::default() },
+        &RunOptions { max_states: Some(MAX_STATES), ..Default::default() },
         &evaluate,
     )
     .map_err(|e| format!("{script}: {e:?}"))?;

@@ -89,7 +89,7 @@ fn labs_parser() {
 // ---------------------------------------------------------------- SVL
 
 fn svl_reads(what: &str, text: String) {
-    within(what, move || labs::lntcheck::svl::parse(&text).map(|_| ()));
+    within(what, move || labs::lntcheck::svl::parse(&text).map(|_| ()).map_err(|e| e.to_string()));
 }
 
 fn svl_script(behaviour: &str) -> String {
@@ -179,7 +179,9 @@ fn seq_reader() {
 
 #[test]
 fn svl_escapes_before_multibyte_characters_do_not_panic() {
-    within("svl escape", || labs::lntcheck::svl::parse("\"x.bcg\" = generation of \"a\\é\";\n").map(|_| ()));
+    within("svl escape", || {
+        labs::lntcheck::svl::parse("\"x.bcg\" = generation of \"a\\é\";\n").map(|_| ()).map_err(|e| e.to_string())
+    });
 }
 
 // ---------------------------------------------------------------- LNT (`labs lts --lnt`)

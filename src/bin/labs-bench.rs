@@ -8,7 +8,7 @@
 //! lists the failures on stderr and exits with 1, so a regression cannot pass unnoticed.
 //!
 //! With `--lts-table`, prints instead the LTS sizes of the compositional workflow executed by
-//! labs's LNT interpreter (`src/lntcheck/svl.rs`): every leaf of the emitted SVL script with
+//! labs's LNT interpreter (`src/lntcheck/svl/`): every leaf of the emitted SVL script with
 //! and without the value-analysis constraints, the whole `MAIN`, and the LTS each property's
 //! block builds, before and after its reduction (with the verdict checked on it and the native
 //! verdict, which must agree).
@@ -155,6 +155,7 @@ labs-bench: the native engine on the published benchmark instances
 
 Usage: labs-bench [--quick] [--threads N] [--runs N] [--benchmarks DIR]
        labs-bench --lts-table [--benchmarks DIR]
+       labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
@@ -170,7 +171,9 @@ Options:
                      first run takes over 10 s runs once)
   --benchmarks DIR   where the .labs files are (default: the repository's benchmarks/)
   --lts-table        instead: the LTS sizes of the compositional SVL workflow run by labs's
-                     LNT interpreter (docs/lntcheck.md)
+                     LNT interpreter (docs/lntcheck.md), then the --jobs table
+  --jobs-table       instead: `verify --backend lnt` with --jobs 1 and --jobs 2 on specs with
+                     several leaves and properties (the fastest of --runs runs each)
   --mcl-table        instead: the MCL evaluator's times on the emitted queries, on MAIN LTSs
                      and on rings of up to a million states (--quick: up to 100,000)
   -h, --help         print this text
@@ -179,6 +182,7 @@ Options:
 struct Options {
     quick: bool,
     lts_table: bool,
+    jobs_table: bool,
     mcl_table: bool,
     threads: usize,
     runs: usize,
@@ -193,6 +197,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
     let mut o = Options {
         quick: false,
         lts_table: false,
+        jobs_table: false,
         mcl_table: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
@@ -204,6 +209,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "-h" | "--help" => return Ok(None),
             "--quick" => o.quick = true,
             "--lts-table" => o.lts_table = true,
+            "--jobs-table" => o.jobs_table = true,
             "--mcl-table" => o.mcl_table = true,
             "--threads" => {
                 o.threads = args
@@ -250,6 +256,8 @@ fn main() {
     };
     let failures = if o.lts_table {
         lts_table(&o)
+    } else if o.jobs_table {
+        jobs_table(&o)
     } else if o.mcl_table {
         mcl_table(&o)
     } else {
@@ -521,17 +529,19 @@ fn lts_table(o: &Options) -> Vec<String> {
             let analysis = analyse(&model, &behs);
             let coarse = analysis.coarse();
             let dialect = labs::lnt::Dialect::CURRENT;
-            let (lnt, script) = svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect)?;
-            let (lnt_c, script_c) = svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect)?;
+            let (lnt, script) =
+                svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect).map_err(|e| e.to_string())?;
+            let (lnt_c, script_c) =
+                svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect).map_err(|e| e.to_string())?;
             let leaf_sizes = |lnt: &str, script: &str| -> Result<Vec<(String, usize, usize, usize)>, String> {
                 let prog = labs::lntcheck::load(lnt, None).map_err(|d| d.to_string())?;
-                let sc = svl::parse(script)?;
+                let sc = svl::parse(script).map_err(|e| e.to_string())?;
                 let first = &sc.blocks.first().ok_or("no block")?.beh;
                 let mut c = Composer::new(&prog, Some(20_000_000));
                 let mut out = vec![];
                 for call in svl::calls(first) {
                     if let Beh::Call { process, gates, args } = call {
-                        let l = c.leaf(process, gates, args)?;
+                        let l = c.leaf(process, gates, args).map_err(|e| e.to_string())?;
                         let a: Vec<String> = args.iter().map(|a| a.to_string()).collect();
                         let name = if a.is_empty() { process.clone() } else { format!("{process} ({})", a.join(", ")) };
                         let mut per_state = vec![0usize; l.nstates];
@@ -570,7 +580,8 @@ fn lts_table(o: &Options) -> Vec<String> {
                 start.elapsed().as_secs_f64()
             ));
             let start = Instant::now();
-            let runs = svl::check_script(&model, &behs, *fair, &lnt, &script, Some(20_000_000))?;
+            let runs =
+                svl::check_script(&model, &behs, *fair, &lnt, &script, Some(20_000_000)).map_err(|e| e.to_string())?;
             let secs = start.elapsed().as_secs_f64();
             let native = labs::engine::verify(
                 &model,
@@ -629,7 +640,80 @@ fn lts_table(o: &Options) -> Vec<String> {
     for r in &comp_rows {
         println!("{r}");
     }
+    failures.extend(jobs_table(o));
     failures
+}
+
+/// `labs verify --backend lnt` with `--jobs 1` and `--jobs 2` on specs with several leaves and
+/// properties (the leaves generated, then the properties checked, two at a time): the fastest
+/// of `--runs` runs each; the verdicts must be the same.
+fn jobs_table(o: &Options) -> Vec<String> {
+    let labs = labs_binary();
+    let mut failures = vec![];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let specs: &[(&str, &[&str])] =
+        &[("examples/majority.labs", &["yes=2", "no=3"]), ("examples/leader.labs", &["n=4"])];
+    println!("\nverify --backend lnt (compositional workflow), leaves and properties on 1 and 2 threads\n");
+    println!("| spec | externs | leaves | properties | --jobs 1 (s) | --jobs 2 (s) | speed-up |");
+    println!("|---|---|---|---|---|---|---|");
+    for (file, externs) in specs {
+        let run = |jobs: &str| -> Result<(f64, String, usize), String> {
+            let mut best = f64::INFINITY;
+            let mut verdicts = String::new();
+            let mut props = 0;
+            for _ in 0..o.runs {
+                let start = std::time::Instant::now();
+                let out = Command::new(&labs)
+                    .arg("verify")
+                    .arg(root.join(file))
+                    .args(*externs)
+                    .args(["--backend", "lnt", "--json", "--jobs", jobs])
+                    .output()
+                    .map_err(|e| e.to_string())?;
+                best = best.min(start.elapsed().as_secs_f64());
+                if !matches!(out.status.code(), Some(0 | 10)) {
+                    return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+                }
+                let doc: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?;
+                let results = doc["results"].as_array().cloned().unwrap_or_default();
+                props = results.len();
+                verdicts = results
+                    .iter()
+                    .map(|r| format!("{} {}", r["property"], r["verdict"]))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
+            Ok((best, verdicts, props))
+        };
+        let leaves = emitted_leaves(root, file, externs).unwrap_or(0);
+        match (run("1"), run("2")) {
+            (Ok((t1, v1, props)), Ok((t2, v2, _))) => {
+                if v1 != v2 {
+                    failures.push(format!("{file}: --jobs 2 gives {v2}, --jobs 1 {v1}"));
+                }
+                println!(
+                    "| {file} | {} | {leaves} | {props} | {t1:.2} | {t2:.2} | {:.2} |",
+                    externs.join(" "),
+                    t1 / t2
+                );
+            }
+            (Err(e), _) | (_, Err(e)) => failures.push(format!("{file} --backend lnt: {e}")),
+        }
+    }
+    failures
+}
+
+/// The number of leaves of the compositional script's first block.
+fn emitted_leaves(root: &Path, file: &str, externs: &[&str]) -> Result<usize, String> {
+    let dir = root.join(Path::new(file).parent().unwrap_or(Path::new(".")));
+    let name = Path::new(file).file_name().and_then(|n| n.to_str()).unwrap_or(file);
+    let (model, behs) = load_spec(&dir, name, externs)?;
+    let analysis = analyse(&model, &behs);
+    let stem = name.trim_end_matches(".labs");
+    let (_, script) = svl::emit_program(&model, &behs, &analysis, stem, false, labs::lnt::Dialect::CURRENT)
+        .map_err(|e| e.to_string())?;
+    let sc = svl::parse(&script).map_err(|e| e.to_string())?;
+    Ok(sc.blocks.first().map_or(0, |b| svl::calls(&b.beh).len()))
 }
 
 /// A spec's model and compiled behaviours.

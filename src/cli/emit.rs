@@ -36,6 +36,7 @@ pub fn run(
     out_dir: &Path,
     force: bool,
     dialect: Option<&str>,
+    split: bool,
 ) -> Result<i32, Failure> {
     let (dialect, why) = choose_dialect(dialect)?;
     if let Some(p) = properties.iter().find(|p| !l.model.properties.iter().any(|q| &q.name == *p)) {
@@ -50,8 +51,12 @@ pub fn run(
         source: source_text(l),
     };
     let analysis = analyse(&l.model, &l.behaviours);
-    let files =
+    let mut files =
         lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| Failure::new(exit::BACKEND, e.message))?;
+    if split {
+        let jobs = crate::cadp::split::split_files(&opts.base, &files)?;
+        files.extend(jobs);
+    }
     if !force {
         refuse_foreign_files(out_dir, &files)?;
     }

@@ -43,6 +43,12 @@ impl From<crate::cadp::WorkDirError> for Failure {
     }
 }
 
+impl From<crate::lntcheck::LntcheckError> for Failure {
+    fn from(e: crate::lntcheck::LntcheckError) -> Failure {
+        Failure::new(exit::BACKEND, e.to_string())
+    }
+}
+
 /// A trace about to be shown that fails the independent replay is a bug of labs.
 impl From<crate::trace::ShownTraceError> for Failure {
     fn from(e: crate::trace::ShownTraceError) -> Failure {

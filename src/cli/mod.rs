@@ -83,6 +83,20 @@ enum Command {
         /// Exploration threads (default: all cores)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
+        /// With --backend lnt or cadp and the compositional workflow: generate the leaves and
+        /// check the properties N at a time (default 1)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        jobs: Option<u64>,
+        /// With --backend cadp and the compositional workflow: run the jobs on the machines of
+        /// FILE (one `HOST [SLOTS]` per line) through `$LABS_SSH` (default `ssh`); they must see
+        /// the working directory (--keep-files) at the same path
+        #[arg(long, value_name = "FILE", conflicts_with = "jobs")]
+        hosts: Option<PathBuf>,
+        /// With --backend cadp: generate the whole LTS with CADP's distributor over the machines
+        /// of this grid configuration file, merge it with bcg_merge, then reduce and verify it
+        /// (the monolithic workflow)
+        #[arg(long, value_name = "FILE.gcf", conflicts_with_all = ["jobs", "hosts"])]
+        distributor: Option<PathBuf>,
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
@@ -198,6 +212,10 @@ enum Command {
         /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
+        /// Also write the compositional script split into jobs (one script per leaf and per
+        /// property) and a Makefile that runs them with `make -j N` (docs/scale-out.md)
+        #[arg(long)]
+        split: bool,
     },
     /// The LTS of the emitted LNT program (or of one agent's leaf), by labs's LNT interpreter, as .aut
     Lts {
@@ -327,6 +345,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             lnt_dialect,
             json,
             threads,
+            jobs,
+            hosts,
+            distributor,
             timeout,
             max_states,
             memory,
@@ -349,9 +370,44 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             let workflow = match workflow {
-                Workflow::Compositional => crate::cadp::Workflow::Compositional,
-                Workflow::Monolithic => crate::cadp::Workflow::Monolithic,
+                Workflow::Compositional if distributor.is_none() => crate::cadp::Workflow::Compositional,
+                _ => crate::cadp::Workflow::Monolithic,
             };
+            if let Some(gcf) = &distributor {
+                verify_cadp::check_gcf(gcf, backend == Backend::Cadp)?;
+            }
+            if jobs.is_some() && backend == Backend::Native {
+                return Err(Failure::new(
+                    exit::USAGE,
+                    "--jobs applies to --backend lnt or cadp (the native engine takes --threads)",
+                ));
+            }
+            if jobs.is_some_and(|j| j > 1) && workflow == crate::cadp::Workflow::Monolithic {
+                eprintln!(
+                    "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
+                );
+            }
+            if hosts.is_some() && backend != Backend::Cadp {
+                return Err(Failure::new(exit::USAGE, "--hosts applies to --backend cadp"));
+            }
+            if hosts.is_some() && keep_files.is_none() {
+                eprintln!(
+                    "warning: --hosts: the jobs run in a temporary directory of this machine; the hosts must see it \
+                     at the same path (use --keep-files DIR on a shared file system)"
+                );
+            }
+            let hosts = match &hosts {
+                Some(f) => Some(verify_cadp::read_hosts_file(f)?),
+                None => None,
+            };
+            let cadp_runner = match (&hosts, jobs) {
+                (Some(h), _) => {
+                    Some(crate::cadp::jobs::Runner::Hosts { ssh: verify_cadp::ssh_command(), hosts: h.clone() })
+                }
+                (None, Some(j)) if j > 1 => Some(crate::cadp::jobs::Runner::Local { jobs: j as usize }),
+                _ => None,
+            };
+            let jobs = jobs.unwrap_or(1) as usize;
             if lnt_dialect.is_some() && backend != Backend::Lnt {
                 return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
             }
@@ -371,6 +427,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     quiet,
                     cross_check,
                     report,
+                    runner: cadp_runner,
+                    distributor,
                 };
                 return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
             }
@@ -388,6 +446,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     dialect: lnt_dialect,
                     limits,
                     report,
+                    jobs,
                 };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
@@ -433,12 +492,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Emit { spec, fair, property, output, force, lnt_dialect } => {
+        Command::Emit { spec, fair, property, output, force, lnt_dialect, split } => {
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref())
+            emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref(), split)
         }
         Command::Mcl { query, lts, diag, json, timeout, memory } => {
             let limits = bounds::limits(timeout, None, memory);

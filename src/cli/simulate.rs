@@ -81,7 +81,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
             a.fair,
             crate::lnt::Dialect::CURRENT,
         )
-        .map_err(|m| Failure::new(exit::BACKEND, m))?;
+        .map_err(Failure::from)?;
         crate::lntcheck::simulate::simulate(&l.model, &l.behaviours, &src, &opts)
     } else {
         engine::simulate(&l.model, &l.behaviours, &opts)

@@ -31,6 +31,39 @@ pub struct CadpVerifyArgs {
     pub cross_check: bool,
     /// `--report FILE.html`.
     pub report: Option<PathBuf>,
+    /// `--jobs N` / `--hosts FILE`.
+    pub runner: Option<crate::cadp::jobs::Runner>,
+    /// `--distributor FILE.gcf`.
+    pub distributor: Option<PathBuf>,
+}
+
+/// `--distributor FILE.gcf` needs `--backend cadp` and a readable `.gcf` file (usage errors).
+pub fn check_gcf(gcf: &std::path::Path, cadp: bool) -> Result<(), Failure> {
+    let usage = |m: String| Failure::new(super::exit::USAGE, m);
+    if !cadp {
+        return Err(usage("--distributor applies to --backend cadp".to_string()));
+    }
+    if gcf.extension().is_none_or(|e| e != "gcf") {
+        return Err(usage(format!("--distributor: `{}` is not a grid configuration file (FILE.gcf)", gcf.display())));
+    }
+    match std::fs::File::open(gcf).and_then(|f| f.metadata()) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(_) => Err(usage(format!("--distributor: `{}` is not a file", gcf.display()))),
+        Err(e) => Err(usage(format!("--distributor: cannot read `{}`: {e}", gcf.display()))),
+    }
+}
+
+/// The hosts of `--hosts FILE`; an unreadable, empty or malformed file is a usage error.
+pub fn read_hosts_file(f: &std::path::Path) -> Result<Vec<crate::cadp::jobs::Host>, Failure> {
+    let text = std::fs::read_to_string(f)
+        .map_err(|e| Failure::new(super::exit::USAGE, format!("--hosts: cannot read `{}`: {e}", f.display())))?;
+    crate::cadp::jobs::read_hosts(&text)
+        .map_err(|m| Failure::new(super::exit::USAGE, format!("--hosts `{}`: {m}", f.display())))
+}
+
+/// The command that runs a job on a host: `$LABS_SSH`, else `ssh`.
+pub fn ssh_command() -> PathBuf {
+    std::env::var_os("LABS_SSH").filter(|s| !s.is_empty()).map_or_else(|| PathBuf::from("ssh"), PathBuf::from)
 }
 
 pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i32, Failure> {
@@ -48,6 +81,8 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         base: names::module_name(&l.stem()),
         source: super::emit::source_text(l),
         progress: if show_progress { Some(Arc::new(|line: &str| eprintln!("cadp: {line}"))) } else { None },
+        runner: a.runner.clone(),
+        distributor: a.distributor.clone(),
     };
     let analysis = analyse(&l.model, &l.behaviours);
     if a.workflow == Workflow::Compositional {

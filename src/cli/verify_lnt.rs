@@ -33,6 +33,8 @@ pub struct LntVerifyArgs<'a> {
     pub limits: crate::limits::Limits,
     /// `--report FILE.html`.
     pub report: Option<PathBuf>,
+    /// `--jobs`: leaves generated and properties checked that many at a time.
+    pub jobs: usize,
 }
 
 pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32, Failure> {
@@ -75,7 +77,8 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
 
     let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
     let evaluate = files::mcl_evaluator(a.limits.clone());
-    let run_opts = RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone() };
+    let run_opts =
+        RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone(), jobs: a.jobs };
     let stopped = |s| {
         Failure::new(
             super::bounds::stop_code(s),

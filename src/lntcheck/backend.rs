@@ -5,6 +5,7 @@
 //! from real state `r` is any sequence of non-`DONE` transitions from `r` followed by one
 //! `DONE` (docs/lntcheck.md, "From LTS to LAbS states").
 
+use super::LntcheckError;
 use super::interp::{self, GenOptions, Net, SysState};
 use super::lts::Lts;
 use super::sem::{Program, Value};
@@ -27,7 +28,7 @@ pub fn emit_lnt(
     stem: &str,
     fair: bool,
     dialect: Dialect,
-) -> Result<String, String> {
+) -> Result<String, LntcheckError> {
     let opts = EmitOptions {
         fair,
         properties: vec![],
@@ -35,8 +36,12 @@ pub fn emit_lnt(
         base: lnt::names::module_name(stem),
         source: stem.to_string(),
     };
-    let files = lnt::emit(model, behs, analysis, &opts).map_err(|e| e.message)?;
-    files.into_iter().find(|f| f.name.ends_with(".lnt")).map(|f| f.contents).ok_or_else(|| "no .lnt file".into())
+    let files = lnt::emit(model, behs, analysis, &opts).map_err(|e| LntcheckError::Program(e.message))?;
+    files
+        .into_iter()
+        .find(|f| f.name.ends_with(".lnt"))
+        .map(|f| f.contents)
+        .ok_or_else(|| LntcheckError::Program("no .lnt file".into()))
 }
 
 /// The LTS of `MAIN` seen as a LAbS state graph.
@@ -174,7 +179,7 @@ pub fn undef_value(prog: &Program) -> i64 {
 }
 
 /// Runs the emitted program and builds the LAbS view of its LTS.
-pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) -> Result<LabsView, String> {
+pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) -> Result<LabsView, LntcheckError> {
     explore_within(model, src, fair, max_states, &crate::limits::Limits::none())
 }
 
@@ -185,14 +190,15 @@ pub fn explore_within(
     fair: bool,
     max_states: Option<u64>,
     limits: &crate::limits::Limits,
-) -> Result<LabsView, String> {
-    let prog = super::load(src, None).map_err(|d| format!("emitted LNT:{d}"))?;
+) -> Result<LabsView, LntcheckError> {
+    let emitted = |d: super::Diag| LntcheckError::Program(format!("emitted LNT:{d}"));
+    let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
-        return Err(format!("emitted LNT:{d}"));
+        return Err(emitted(d));
     }
-    let net = interp::build_net(&prog, "MAIN").map_err(|d| format!("emitted LNT:{d}"))?;
-    let (lts, states) = interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone() })
-        .map_err(|d| format!("emitted LNT:{d}"))?;
+    let net = interp::build_net(&prog, "MAIN").map_err(emitted)?;
+    let (lts, states) =
+        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone() }).map_err(emitted)?;
     let undef = undef_value(&prog);
     let main_gates: Vec<String> = prog
         .module
@@ -210,7 +216,7 @@ pub fn explore_within(
 
 /// The LAbS view of an explicit LTS whose visible observation gates are among `gates` (any
 /// other label is not an observation); `from_vars` is left empty.
-pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i64) -> Result<LabsView, String> {
+pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i64) -> Result<LabsView, LntcheckError> {
     let lay = Layout::new(model, fair);
     // observation gates
     let mut obs: HashMap<String, usize> = HashMap::new();
@@ -226,7 +232,7 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
     // different pending observations; a real state must not).
     let adj = lts.adjacency();
     let n = lts.nstates;
-    let apply = |cur: &Vec<i32>, lab: &str| -> Result<Vec<i32>, String> {
+    let apply = |cur: &Vec<i32>, lab: &str| -> Result<Vec<i32>, LntcheckError> {
         let mut nv = cur.clone();
         if let Some(&v) = obs.get(Lts::gate(lab)) {
             let nums: Vec<i64> = lab.split(" !").skip(1).filter_map(|x| x.parse().ok()).collect();
@@ -236,12 +242,12 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
                 (Store::Env, [e, x]) => nv[var.offset + *e as usize] = conv(*x),
                 (Store::Attr, [a, e, x]) => nv[lay.attr(*a as usize, var.offset + *e as usize)] = conv(*x),
                 (Store::Stig { .. }, [a, e, x]) => nv[lay.stig(*a as usize, var.offset + *e as usize)] = conv(*x),
-                _ => return Err(format!("observation label `{lab}`: unexpected offers")),
+                _ => return Err(LntcheckError::Encoding(format!("observation label `{lab}`: unexpected offers"))),
             }
         }
         Ok(nv)
     };
-    let done_targets = |from: u32, val: &Vec<i32>| -> Result<Vec<(u32, Vec<i32>)>, String> {
+    let done_targets = |from: u32, val: &Vec<i32>| -> Result<Vec<(u32, Vec<i32>)>, LntcheckError> {
         let mut stack = vec![(from, val.clone())];
         let mut out = vec![];
         let mut visited: std::collections::HashSet<(u32, Vec<i32>)> = [(from, val.clone())].into_iter().collect();
@@ -264,27 +270,31 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
     let mut real: Vec<u32> = vec![];
     let mut from_labels: Vec<Vec<i32>> = vec![];
     let mut parent = vec![];
-    let mut add =
-        |t: u32, nv: Vec<i32>, par: u32, real: &mut Vec<u32>, from_labels: &mut Vec<Vec<i32>>| -> Result<u32, String> {
-            match index.get(&t) {
-                Some(x) => {
-                    if from_labels[*x as usize] != nv {
-                        return Err(format!(
-                            "LTS state {t} (reached by DONE) is reached with two different observed valuations"
-                        ));
-                    }
-                    Ok(*x)
+    let mut add = |t: u32,
+                   nv: Vec<i32>,
+                   par: u32,
+                   real: &mut Vec<u32>,
+                   from_labels: &mut Vec<Vec<i32>>|
+     -> Result<u32, LntcheckError> {
+        match index.get(&t) {
+            Some(x) => {
+                if from_labels[*x as usize] != nv {
+                    return Err(LntcheckError::Encoding(format!(
+                        "LTS state {t} (reached by DONE) is reached with two different observed valuations"
+                    )));
                 }
-                None => {
-                    let x = real.len() as u32;
-                    index.insert(t, x);
-                    real.push(t);
-                    from_labels.push(nv);
-                    parent.push(par);
-                    Ok(x)
-                }
+                Ok(*x)
             }
-        };
+            None => {
+                let x = real.len() as u32;
+                index.insert(t, x);
+                real.push(t);
+                from_labels.push(nv);
+                parent.push(par);
+                Ok(x)
+            }
+        }
+    };
     for (t, nv) in done_targets(0, &vec![0; lay.len])? {
         add(t, nv, NO_PARENT, &mut real, &mut from_labels)?;
     }
@@ -352,7 +362,12 @@ pub struct LntResult {
 }
 
 /// Checks every property of the model on the LAbS view, with the native checker.
-pub fn check_properties(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsView) -> Result<Vec<LntResult>, String> {
+pub fn check_properties(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    v: &LabsView,
+) -> Result<Vec<LntResult>, LntcheckError> {
     check_properties_within(model, behs, fair, v, &crate::limits::Limits::none())
 }
 
@@ -363,12 +378,15 @@ pub fn check_properties_within(
     fair: bool,
     v: &LabsView,
     limits: &crate::limits::Limits,
-) -> Result<Vec<LntResult>, String> {
+) -> Result<Vec<LntResult>, LntcheckError> {
     let stepper = Stepper::new(model, behs, fair);
     let g = to_graph(v, stepper.lay.len);
     let mut sc = Default::default();
-    let mut ev = |q: &crate::model::QPred| -> Result<Vec<bool>, String> {
-        v.from_labels.iter().map(|st| eval_pred(&stepper, st, &mut sc, q).map_err(|e| e.0)).collect()
+    let mut ev = |q: &crate::model::QPred| -> Result<Vec<bool>, LntcheckError> {
+        v.from_labels
+            .iter()
+            .map(|st| eval_pred(&stepper, st, &mut sc, q).map_err(|e| LntcheckError::Native(e.0)))
+            .collect()
     };
     let mut rev: Option<Reverse> = None;
     let mut out = vec![];

@@ -1,6 +1,7 @@
 //! Differential comparison of the native engine and the `lnt` back end on one spec: verdicts,
 //! reachable LAbS valuations, and counterexamples replayed on the other side.
 
+use super::LntcheckError;
 use super::backend::{self, LabsView};
 use crate::analysis::values::analyse;
 use crate::behaviour::Behaviour;
@@ -57,13 +58,13 @@ pub fn differential(
     fair: bool,
     dialect: Dialect,
     max_states: Option<u64>,
-) -> Result<DiffReport, String> {
+) -> Result<DiffReport, LntcheckError> {
     let mut r = DiffReport::default();
     // native
     let opts = VerifyOptions { fair, properties: None, threads: 1, max_states, ..Default::default() };
-    let rep = verify(model, behs, &opts).map_err(|e| format!("native: {e:?}"))?;
+    let rep = verify(model, behs, &opts).map_err(|e| LntcheckError::Native(format!("native: {e:?}")))?;
     let stepper = Stepper::new(model, behs, fair);
-    let init = stepper.initial_states().map_err(|e| e.0)?;
+    let init = stepper.initial_states().map_err(|e| LntcheckError::Native(e.0))?;
     let g: Graph =
         explore(&stepper, &init, &ExploreOptions { threads: 1, max_states, keep_edges: true, ..Default::default() });
     let lay = Layout::new(model, fair);

@@ -297,26 +297,27 @@ impl Ev<'_> {
 }
 
 /// The finite domain of an input of type `t` within `[lo, hi]`; `Err` names what is unbounded.
-pub fn domain(p: &Program, t: Ty, lo: Option<i64>, hi: Option<i64>) -> Result<Vec<Value>, String> {
+pub fn domain(p: &Program, t: Ty, lo: Option<i64>, hi: Option<i64>) -> Result<Vec<Value>, super::LntcheckError> {
     const MAX: i64 = 1 << 20;
+    let unsupported = super::LntcheckError::Unsupported;
     match t {
         Ty::Bool => Ok(vec![Value::B(false), Value::B(true)]),
         Ty::User(i) => match &p.types[i as usize].kind {
             TyKind::Enum { first, n } => Ok((*first..first + n).map(Value::E).collect()),
-            TyKind::Array { .. } => Err("an input of an array type cannot be enumerated".into()),
+            TyKind::Array { .. } => Err(unsupported("an input of an array type cannot be enumerated".into())),
         },
         Ty::Nat | Ty::Int => {
             let lo = match (t, lo) {
                 (Ty::Nat, l) => l.unwrap_or(0).max(0),
                 (_, Some(l)) => l,
-                _ => return Err("no lower bound".into()),
+                _ => return Err(unsupported("no lower bound".into())),
             };
-            let Some(hi) = hi else { return Err("no upper bound".into()) };
+            let Some(hi) = hi else { return Err(unsupported("no upper bound".into())) };
             if hi < lo {
                 return Ok(vec![]);
             }
             if hi - lo > MAX {
-                return Err(format!("domain {lo} .. {hi} too large"));
+                return Err(unsupported(format!("domain {lo} .. {hi} too large")));
             }
             Ok((lo..=hi).map(Value::I).collect())
         }

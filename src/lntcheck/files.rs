@@ -5,11 +5,12 @@
 //! directory and evaluated on the LTS that statement names. The verdict is the evaluator's; no
 //! LAbS state is rebuilt here.
 
+use super::LntcheckError;
 use super::interp::{self, GenOptions};
 use super::lts::Lts;
 use super::reduce::{Reduction, minimise};
 use super::sem::Program;
-use super::svl::{self, Composer, Derived, Script};
+use super::svl::{self, Beh, Composer, Derived, Script};
 use crate::analysis::values::ValueAnalysis;
 use crate::engine::StopReason;
 use crate::mcl;
@@ -57,28 +58,28 @@ pub struct QueryOutcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     /// A file, a statement or a query that cannot be executed (the message says which).
-    Failed(String),
+    Failed(LntcheckError),
     /// A bound of the evaluation (`Limits`) was reached.
     Stopped(StopReason),
 }
 
-impl From<String> for RunError {
-    fn from(m: String) -> RunError {
-        RunError::Failed(m)
+impl From<LntcheckError> for RunError {
+    fn from(e: LntcheckError) -> RunError {
+        RunError::Failed(e)
     }
 }
 
 /// An MCL evaluator: the text of a query, evaluated on an LTS (its initial state is 0).
-pub type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + 'a;
+pub type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync + 'a;
 
 /// The MCL evaluator of `crate::mcl` (evaluator4's syntax) within `limits`. A diagnostic that
 /// ends in a state without successors is a path to a deadlock.
-pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Result<QueryOutcome, RunError> {
+pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync {
     move |text, lts| {
         let query = mcl::parse(text).map_err(|errs| {
             let e = &errs[0];
             let (line, col) = e.line_col(text);
-            RunError::Failed(format!("{line}:{col}: {}", e.message))
+            RunError::Failed(LntcheckError::Syntax(format!("{line}:{col}: {}", e.message)))
         })?;
         let succ = lts.adjacency();
         let view = mcl::LtsView { initial: 0, labels: &lts.labels, succ: &succ };
@@ -87,12 +88,13 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
             mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
             mcl::EvalError::StateLimit { .. } => RunError::Stopped(StopReason::MaxStates),
             mcl::EvalError::Memory => RunError::Stopped(StopReason::Memory),
-            e => RunError::Failed(e.to_string()),
+            e => RunError::Failed(LntcheckError::Unsupported(e.to_string())),
         })?;
         let (diagnostic, diagnostic_aut) = match &ev.diagnostic {
             Some(d) => {
                 let aut = d.to_aut();
-                let mut path = parse_aut_path(&aut).map_err(|m| format!("the evaluator's diagnostic: {m}"))?;
+                let mut path = parse_aut_path(&aut)
+                    .map_err(|m| LntcheckError::Encoding(format!("the evaluator's diagnostic: {m}")))?;
                 let last = d.states.last().copied().unwrap_or(0);
                 path.deadlock = d.loop_start.is_none() && succ.get(last as usize).is_none_or(Vec::is_empty);
                 (Some(path), Some(aut))
@@ -143,6 +145,10 @@ pub struct RunOptions {
     pub write_aut: bool,
     /// The run's bounds, polled while each LTS is generated.
     pub limits: crate::limits::Limits,
+    /// Threads for a compositional script (`--jobs`): its leaves generated, then its
+    /// properties composed and evaluated, that many at a time; 0 or 1: one after another.
+    /// The results are the same whatever the number (gathered in script order).
+    pub jobs: usize,
 }
 
 /// Executes the script `script_file` of `dir`: every `verify` statement, each LTS computed
@@ -154,9 +160,17 @@ pub fn run_script(
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
     let read = |f: &str| {
-        std::fs::read_to_string(dir.join(f)).map_err(|e| format!("cannot read `{}`: {e}", dir.join(f).display()))
+        std::fs::read_to_string(dir.join(f))
+            .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
     };
-    let script = svl::parse(&read(script_file)?).map_err(|m| format!("{script_file}: {m}"))?;
+    let script = svl::parse(&read(script_file)?).map_err(|e| e.prefixed(format!("{script_file}: ")))?;
+    if opts.jobs > 1
+        && let Some(f) = &script.process_file
+        && script.derived.is_empty()
+        && script.verifies.iter().all(|v| script.blocks.iter().any(|b| b.bcg == v.bcg))
+    {
+        return run_concurrently(dir, &script, &read(f)?, f, opts, evaluate);
+    }
     // The programs the script reads: its default process file and any `generation of`.
     let mut programs: HashMap<String, Program> = HashMap::new();
     let mut files: Vec<&str> = script.process_file.iter().map(String::as_str).collect();
@@ -167,9 +181,9 @@ pub fn run_script(
     }
     for f in files {
         if !programs.contains_key(f) {
-            let prog = super::load(&read(f)?, None).map_err(|d| format!("{f}:{d}"))?;
+            let prog = super::load(&read(f)?, None).map_err(|d| LntcheckError::Program(format!("{f}:{d}")))?;
             if let Some(d) = super::check::check(&prog).into_iter().next() {
-                return Err(format!("{f}:{d}").into());
+                return Err(LntcheckError::Program(format!("{f}:{d}")).into());
             }
             programs.insert(f.to_string(), prog);
         }
@@ -183,15 +197,11 @@ pub fn run_script(
         Execution { dir, script: &script, programs: &programs, composer, opts, done: HashMap::new(), sizes: vec![] };
     let mut verifies = vec![];
     for v in &script.verifies {
-        let expected = match v.expected.as_str() {
-            "TRUE" => true,
-            "FALSE" => false,
-            x => return Err(format!("property {}: expected {x}: not TRUE or FALSE", v.property).into()),
-        };
+        let expected = expected(v)?;
         let lts = exec.lts(&v.bcg)?;
         let query = read(&v.mcl)?;
         let outcome = evaluate(&query, lts).map_err(|e| match e {
-            RunError::Failed(m) => RunError::Failed(format!("{}: {m}", v.mcl)),
+            RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
             e => e,
         })?;
         if opts.write_aut
@@ -209,7 +219,127 @@ pub fn run_script(
             outcome,
         });
     }
+    // The statements no `verify` reads (a split script's leaf job): computed and written too.
+    let defined: Vec<String> =
+        script.blocks.iter().map(|b| b.bcg.clone()).chain(script.derived.iter().map(|(f, _)| f.clone())).collect();
+    for bcg in &defined {
+        exec.lts(bcg)?;
+    }
     Ok(ScriptRun { verifies, lts: exec.sizes })
+}
+
+/// The expected verdict of a `verify` statement (`expected TRUE` in the emitted scripts).
+fn expected(v: &svl::Verify) -> Result<bool, RunError> {
+    match v.expected.as_str() {
+        "TRUE" => Ok(true),
+        "FALSE" => Ok(false),
+        x => Err(LntcheckError::Syntax(format!("property {}: expected {x}: not TRUE or FALSE", v.property)).into()),
+    }
+}
+
+/// `run_script` for a compositional script on `opts.jobs` threads: every distinct leaf
+/// generated once, then each `verify` statement's block composed from those leaves and its
+/// query evaluated. Each thread loads its own copy of the program (`jobs.rs`). The verdicts,
+/// sizes and errors are those of the sequential run: results are taken in script order and
+/// the first error in that order is the one returned.
+fn run_concurrently(
+    dir: &Path,
+    script: &Script,
+    lnt_text: &str,
+    lnt_file: &str,
+    opts: &RunOptions,
+    evaluate: &Evaluator,
+) -> Result<ScriptRun, RunError> {
+    let load = || -> Result<Program, RunError> {
+        let prog = super::load(lnt_text, None).map_err(|d| LntcheckError::Program(format!("{lnt_file}:{d}")))?;
+        if let Some(d) = super::check::check(&prog).into_iter().next() {
+            return Err(LntcheckError::Program(format!("{lnt_file}:{d}")).into());
+        }
+        Ok(prog)
+    };
+    fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
+        let mut c = Composer::new(prog, opts.max_states);
+        c.limits = opts.limits.clone();
+        c
+    }
+    let verifies: Vec<(&svl::Verify, &svl::Block, bool)> = script
+        .verifies
+        .iter()
+        .map(|v| Ok((v, script.blocks.iter().find(|b| b.bcg == v.bcg).expect("checked by the caller"), expected(v)?)))
+        .collect::<Result<_, RunError>>()?;
+    // The distinct leaves of the blocks verified, in script order.
+    let mut leaves: Vec<(String, &Beh)> = vec![];
+    for (_, b, _) in &verifies {
+        for call in svl::calls(&b.beh) {
+            if let Beh::Call { process, gates, args } = call {
+                let key = Composer::leaf_key(process, gates, args);
+                if !leaves.iter().any(|(k, _)| *k == key) {
+                    leaves.push((key, call));
+                }
+            }
+        }
+    }
+    let generated = super::jobs::on_threads(opts.jobs, leaves.len(), load, |prog, i| {
+        let Beh::Call { process, gates, args } = leaves[i].1 else { unreachable!("only calls are collected") };
+        composer(prog, opts).leaf(process, gates, args).map_err(RunError::from)
+    });
+    let mut lts_of_leaf: HashMap<&str, Lts> = HashMap::new();
+    for ((key, _), l) in leaves.iter().zip(generated) {
+        // A leaf that fails is the first error of the block that meets it first.
+        if let Ok(l) = l {
+            lts_of_leaf.insert(key, l);
+        }
+    }
+    let checked = super::jobs::on_threads(opts.jobs, verifies.len(), load, |prog, i| {
+        let (v, b, expected) = verifies[i];
+        let mut c = composer(prog, opts);
+        for call in svl::calls(&b.beh) {
+            if let Beh::Call { process, gates, args } = call {
+                let key = Composer::leaf_key(process, gates, args);
+                if let Some(l) = lts_of_leaf.get(key.as_str()) {
+                    c.insert_leaf(key, l.clone());
+                }
+            }
+        }
+        let r = Reduction::from_svl(&b.reduction, &b.hold).ok_or_else(|| {
+            LntcheckError::Unsupported(format!("`{} reduction` is not supported", b.reduction))
+                .prefixed(format!("{}: ", b.bcg))
+        })?;
+        c.reduction = Some(r);
+        let lts = c.compose(&b.beh, true).map_err(|e| e.prefixed(format!("{}: ", b.bcg)))?;
+        if opts.write_aut {
+            write(dir, &b.bcg, &lts.to_aut())?;
+        }
+        let query = std::fs::read_to_string(dir.join(&v.mcl))
+            .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(&v.mcl).display())))?;
+        let outcome = evaluate(&query, &lts).map_err(|e| match e {
+            RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
+            e => e,
+        })?;
+        if opts.write_aut
+            && let Some(d) = &outcome.diagnostic_aut
+        {
+            write(dir, &v.diag, d)?;
+        }
+        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates, transitions: lts.trans.len() };
+        let run = VerifyRun {
+            property: v.property.clone(),
+            mcl: v.mcl.clone(),
+            bcg: v.bcg.clone(),
+            states: lts.nstates,
+            transitions: lts.trans.len(),
+            expected,
+            outcome,
+        };
+        Ok((run, size))
+    });
+    let mut out = ScriptRun { verifies: vec![], lts: vec![] };
+    for r in checked {
+        let (run, size) = r?;
+        out.verifies.push(run);
+        out.lts.push(size);
+    }
+    Ok(out)
 }
 
 /// The state of one execution: LTSs computed so far, by file name.
@@ -225,9 +355,9 @@ struct Execution<'a> {
 }
 
 impl Execution<'_> {
-    fn lts(&mut self, bcg: &str) -> Result<&Lts, String> {
+    fn lts(&mut self, bcg: &str) -> Result<&Lts, LntcheckError> {
         if !self.done.contains_key(bcg) {
-            let lts = self.compute(bcg).map_err(|m| format!("{bcg}: {m}"))?;
+            let lts = self.compute(bcg).map_err(|e| e.prefixed(format!("{bcg}: ")))?;
             self.sizes.push(LtsSize { file: bcg.to_string(), states: lts.nstates, transitions: lts.trans.len() });
             if self.opts.write_aut {
                 write(self.dir, bcg, &lts.to_aut())?;
@@ -237,14 +367,18 @@ impl Execution<'_> {
         Ok(&self.done[bcg])
     }
 
-    fn compute(&mut self, bcg: &str) -> Result<Lts, String> {
+    fn compute(&mut self, bcg: &str) -> Result<Lts, LntcheckError> {
         let reduction = |name: &str, hold: &[String]| {
-            Reduction::from_svl(name, hold).ok_or_else(|| format!("`{name} reduction` is not supported"))
+            Reduction::from_svl(name, hold)
+                .ok_or_else(|| LntcheckError::Unsupported(format!("`{name} reduction` is not supported")))
         };
         let script = self.script;
         if let Some(b) = script.blocks.iter().find(|b| b.bcg == bcg) {
             let r = reduction(&b.reduction, &b.hold)?;
-            let c = self.composer.as_mut().ok_or("`root leaf` needs a DEFAULT_PROCESS_FILE")?;
+            let c = self
+                .composer
+                .as_mut()
+                .ok_or_else(|| LntcheckError::Syntax("`root leaf` needs a DEFAULT_PROCESS_FILE".into()))?;
             c.reduction = Some(r);
             return c.compose(&b.beh, true);
         }
@@ -252,13 +386,31 @@ impl Execution<'_> {
             .derived
             .iter()
             .find(|(f, _)| f == bcg)
-            .ok_or_else(|| "no statement of the script defines it".to_string())?;
+            .ok_or_else(|| LntcheckError::Syntax("no statement of the script defines it".into()))?;
         match d {
+            Derived::ReductionOf { reduction: name, hold, beh } => {
+                let r = reduction(name, hold)?;
+                let mut read = vec![];
+                for f in svl::files(beh) {
+                    let lts = if script.defines(f) { self.lts(f)?.clone() } else { read_lts(self.dir, f)? };
+                    read.push((f.to_string(), lts));
+                }
+                let c = self.composer.as_mut().ok_or_else(|| {
+                    LntcheckError::Syntax("a reduction of a behaviour needs a DEFAULT_PROCESS_FILE".into())
+                })?;
+                for (f, lts) in read {
+                    c.insert_file(f, lts);
+                }
+                c.reduction = None;
+                let lts = c.compose(beh, true)?;
+                minimise(&lts, &r, &self.opts.limits)
+            }
             Derived::Generation { lnt } => {
                 let prog = &self.programs[lnt.as_str()];
-                let net = interp::build_net(prog, "MAIN").map_err(|d| format!("{lnt}:{d}"))?;
+                let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{d}"));
+                let net = interp::build_net(prog, "MAIN").map_err(program)?;
                 let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
-                Ok(interp::generate(prog, &net, &gen_opts).map_err(|d| format!("{lnt}:{d}"))?.0)
+                Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)
             }
             Derived::Reduction { reduction: name, hold, keep, of } => {
                 let r = reduction(name, hold)?;
@@ -279,9 +431,38 @@ impl Execution<'_> {
     }
 }
 
+/// The LTS the script names `name` (`F.bcg`), read from its Aldebaran form `F.aut` in `dir`
+/// (written by an earlier job of a split script, `RunOptions::write_aut`).
+fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
+    let file = dir.join(Path::new(name).with_extension("aut"));
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", file.display())))?;
+    let aut = mcl::read_aut(&text).map_err(|e| LntcheckError::Syntax(format!("{}: {e}", file.display())))?;
+    // Renumbered so that the initial state is 0, as everywhere in this stage.
+    let n = aut.succ.len();
+    let init = aut.initial as usize;
+    let id = |s: usize| -> u32 {
+        if s == init {
+            0
+        } else if s == 0 {
+            init as u32
+        } else {
+            s as u32
+        }
+    };
+    let mut lts = Lts::new();
+    for (s, out) in aut.succ.iter().enumerate() {
+        for &(l, t) in out {
+            lts.add(id(s), &aut.labels[l as usize], id(t as usize));
+        }
+    }
+    lts.nstates = n.max(1);
+    Ok(lts)
+}
+
 /// Writes `text` as the file the script names `name`, with the extension `.aut` (the script
 /// names `.bcg` files, a binary format of CADP's).
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
-    std::fs::write(&file, text).map_err(|e| format!("cannot write `{}`: {e}", file.display()))
+    std::fs::write(&file, text).map_err(|e| LntcheckError::Io(format!("cannot write `{}`: {e}", file.display())))
 }

@@ -61,8 +61,9 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
 }
 
 /// A `total prio` pattern: a regular expression matching a whole label.
-pub fn prio_pattern(p: &str) -> Result<regex::Regex, String> {
-    regex::Regex::new(&format!("^(?:{p})$")).map_err(|e| format!("priority pattern \"{p}\": {e}"))
+pub fn prio_pattern(p: &str) -> Result<regex::Regex, super::LntcheckError> {
+    regex::Regex::new(&format!("^(?:{p})$"))
+        .map_err(|e| super::LntcheckError::Syntax(format!("priority pattern \"{p}\": {e}")))
 }
 
 impl Lts {

@@ -5,9 +5,11 @@
 
 pub mod ast;
 pub mod backend;
+mod error;
 pub(crate) mod eval;
 pub mod files;
 pub mod interp;
+pub mod jobs;
 pub(crate) mod lexer;
 pub mod lts;
 pub(crate) mod parser;
@@ -16,6 +18,7 @@ pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
 
+pub use error::LntcheckError;
 pub use lexer::Diag;
 
 /// Parses and compiles an LNT module.

@@ -1,6 +1,7 @@
 //! The LNT labels of a LAbS path of the `lnt` back end: what CADP would print for the same
 //! counterexample (hidden steps omitted), to be translated back by `trace::from_labels`.
 
+use super::LntcheckError;
 use super::backend::LabsView;
 use std::collections::{HashMap, VecDeque};
 
@@ -12,7 +13,7 @@ pub fn visible_labels(
     v: &LabsView,
     path: &[u32],
     loop_start: Option<usize>,
-) -> Result<(Vec<String>, Option<usize>), String> {
+) -> Result<(Vec<String>, Option<usize>), LntcheckError> {
     let adj = v.lts.adjacency();
     let mut labels = vec![];
     let mut loop_at = None;
@@ -35,7 +36,12 @@ pub fn visible_labels(
 
 /// A shortest LTS path from `from` to the real state `to` that ends with its only `DONE`, as
 /// (label, target LTS state) pairs; `adj` is `v.lts.adjacency()`.
-pub fn step_path(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Result<Vec<(String, u32)>, String> {
+pub fn step_path(
+    v: &LabsView,
+    adj: &[Vec<(u32, u32)>],
+    from: u32,
+    to: u32,
+) -> Result<Vec<(String, u32)>, LntcheckError> {
     let mut prev: HashMap<u32, (u32, u32)> = HashMap::new();
     let mut queue = VecDeque::from([from]);
     while let Some(s) = queue.pop_front() {
@@ -59,5 +65,5 @@ pub fn step_path(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> R
             }
         }
     }
-    Err(format!("no LTS step from state {from} to the real state {to}"))
+    Err(LntcheckError::Encoding(format!("no LTS step from state {from} to the real state {to}")))
 }

@@ -12,6 +12,7 @@
 //! split every block by signature until nothing splits. Inert steps are followed through the
 //! strongly connected components of the inert-step graph, in reverse topological order.
 
+use super::LntcheckError;
 use super::lts::Lts;
 use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
@@ -46,8 +47,8 @@ impl Reduction {
 
 /// The minimal LTS of `lts` (its reachable part) modulo `r`; divergent classes keep an internal
 /// self-loop, as CADP's divergence-preserving reductions do.
-pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, String> {
-    let stopped = |r: StopReason| format!("stopped while minimising ({r:?})");
+pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, LntcheckError> {
+    let stopped = |r: StopReason| LntcheckError::Stopped(format!("stopped while minimising ({r:?})"));
     let lts = lts.reachable();
     let n = lts.nstates;
     if n == 0 {

@@ -15,6 +15,7 @@
 //! native step with the same state and the same event skeleton; an LNT step with no such
 //! native step, or a native step the LNT program lacks, is an error.
 
+use super::LntcheckError;
 use super::interp::{Explorer, Net, SysState, Trans};
 use super::sem::{Program, Value};
 use crate::behaviour::Behaviour;
@@ -25,6 +26,11 @@ use crate::engine::{EngineError, SimulateOptions, SimulateReport, simulate_with}
 use crate::model::{Model, Store};
 use crate::trace::Trace;
 use rustc_hash::FxHashSet;
+
+/// An LNT state or label that breaks the encoding.
+fn encoding(m: String) -> LntcheckError {
+    LntcheckError::Encoding(m)
+}
 
 /// What the hidden labels of one LAbS step say about its event.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,17 +59,17 @@ fn insert_sorted(v: &mut Vec<usize>, x: usize) {
 
 impl Skeleton {
     /// Accounts for one transition (label before hiding).
-    fn add(&mut self, orig: &str) -> Result<(), String> {
+    fn add(&mut self, orig: &str) -> Result<(), LntcheckError> {
         let gate = orig.split(' ').next().unwrap_or("");
         let args = nums(orig);
-        let num = |i: usize| -> Result<usize, String> {
-            args.get(i).and_then(|x| x.parse().ok()).ok_or_else(|| format!("unexpected offers in `{orig}`"))
+        let num = |i: usize| -> Result<usize, LntcheckError> {
+            args.get(i).and_then(|x| x.parse().ok()).ok_or_else(|| encoding(format!("unexpected offers in `{orig}`")))
         };
         match gate {
             "TICK" => {
                 let a = num(0)?;
                 if self.agent.is_some_and(|b| b != a) || self.message.is_some() {
-                    return Err(format!("`{orig}`: a second action in one LAbS step"));
+                    return Err(encoding(format!("`{orig}`: a second action in one LAbS step")));
                 }
                 self.agent = Some(a);
             }
@@ -77,9 +83,9 @@ impl Skeleton {
                 }
             }
             g if g.starts_with("PUT_") || g.starts_with("QRY_") => {
-                let k: usize = g[4..].parse().map_err(|_| format!("unexpected gate in `{orig}`"))?;
+                let k: usize = g[4..].parse().map_err(|_| encoding(format!("unexpected gate in `{orig}`")))?;
                 if self.agent.is_some() || self.message.is_some() {
-                    return Err(format!("`{orig}`: a second action in one LAbS step"));
+                    return Err(encoding(format!("`{orig}`: a second action in one LAbS step")));
                 }
                 self.message = Some((num(0)?, k, g.starts_with("QRY_")));
             }
@@ -195,7 +201,7 @@ impl<'a> LntWalk<'a> {
 
     /// Every distinct LAbS step from `from`: (skeleton, real state reached by `DONE`), in a
     /// reproducible order (depth first, transitions in the interpreter's order).
-    pub fn labs_steps(&mut self, from: &SysState) -> Result<Vec<(Skeleton, SysState)>, String> {
+    pub fn labs_steps(&mut self, from: &SysState) -> Result<Vec<(Skeleton, SysState)>, LntcheckError> {
         let mut out: Vec<(Skeleton, SysState)> = vec![];
         // Intermediate states are remembered by a 128-bit fingerprint, not kept whole: an
         // initialisation can pass through millions of them (two independent 64-bit hashes;
@@ -206,11 +212,13 @@ impl<'a> LntWalk<'a> {
         visited.insert(fingerprint(&(&Skeleton::default(), from)));
         let mut first = true;
         while let Some((sk, st)) = stack.pop() {
-            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
+            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(d.to_string()))?;
             if succ.is_empty() && !first {
-                return Err("the LNT program blocks in the middle of a step (a state without successors, not \
-                            reached by DONE)"
-                    .into());
+                return Err(encoding(
+                    "the LNT program blocks in the middle of a step (a state without successors, not reached by \
+                     DONE)"
+                        .into(),
+                ));
             }
             // Partial-order reduction: a transition that is the only move of each leaf taking
             // part in it (an observation label, a private step) happens on every path to
@@ -247,12 +255,12 @@ impl<'a> LntWalk<'a> {
     /// each agent in id order, each part ending with `INIT !j` (j = 0: the environment, j = a + 1:
     /// agent a), so a path is abandoned as soon as a part it finished disagrees with `target`.
     /// (Should the program not follow that order, no path is abandoned: only slower.)
-    fn find_initial(&mut self, target: &[i32]) -> Result<SysState, String> {
-        let init = self.ex.initial().map_err(|d| format!("{d}"))?;
+    fn find_initial(&mut self, target: &[i32]) -> Result<SysState, LntcheckError> {
+        let init = self.ex.initial().map_err(|d| LntcheckError::Program(d.to_string()))?;
         let mut visited: FxHashSet<u128> = FxHashSet::default();
         let mut stack = vec![init];
         while let Some(st) = stack.pop() {
-            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| format!("{d}"))?;
+            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(d.to_string()))?;
             let mut next = vec![];
             for t in succ {
                 if t.label == "DONE" {
@@ -273,10 +281,10 @@ impl<'a> LntWalk<'a> {
             }
             stack.extend(next.into_iter().rev());
         }
-        Err(format!(
+        Err(encoding(format!(
             "no way through it reaches the initial state {target:?} of the native semantics (the initial states \
              differ)"
-        ))
+        )))
     }
 
     /// Whether the part `j` of the initialisation (0: the environment, a + 1: agent a) gave
@@ -306,13 +314,13 @@ impl<'a> LntWalk<'a> {
     }
 
     /// The LAbS state (native layout) of a real state, from the processes' variables.
-    pub fn labs_state(&self, st: &SysState) -> Result<Vec<i32>, String> {
+    pub fn labs_state(&self, st: &SysState) -> Result<Vec<i32>, LntcheckError> {
         let model = self.model;
         let lay: &Layout = &self.stepper.lay;
-        let arr = |leaf: usize, slot: Option<usize>, what: &str| -> Result<Vec<Value>, String> {
+        let arr = |leaf: usize, slot: Option<usize>, what: &str| -> Result<Vec<Value>, LntcheckError> {
             match slot.and_then(|s| st[leaf].env.get(s).cloned().flatten()) {
                 Some(Value::A(xs)) => Ok(xs.to_vec()),
-                _ => Err(format!("no array `{what}` in {}", self.ex.net.leaves[leaf].name)),
+                _ => Err(encoding(format!("no array `{what}` in {}", self.ex.net.leaves[leaf].name))),
             }
         };
         let mut out = vec![BOT; lay.len];
@@ -325,7 +333,7 @@ impl<'a> LntWalk<'a> {
             }
         }
         for a in 0..lay.n_agents {
-            let (leaf, sl) = self.places.agents[a].ok_or_else(|| format!("no LNT process for agent {a}"))?;
+            let (leaf, sl) = self.places.agents[a].ok_or_else(|| encoding(format!("no LNT process for agent {a}")))?;
             let ty = self.stepper.type_of[a];
             let iv = arr(leaf, sl[0], "I")?;
             let lv = arr(leaf, sl[1], "L")?;
@@ -359,7 +367,7 @@ impl<'a> LntWalk<'a> {
             }
             out[lay.ctl(a)] = match sl[4].and_then(|s| st[leaf].env.get(s).cloned().flatten()) {
                 Some(Value::I(pc)) => pc as i32,
-                _ => return Err(format!("no `pc` in {}", self.ex.net.leaves[leaf].name)),
+                _ => return Err(encoding(format!("no `pc` in {}", self.ex.net.leaves[leaf].name))),
             };
             for k in 0..lay.n_tuples {
                 out[lay.rank(a, k)] = 0;
@@ -372,7 +380,7 @@ impl<'a> LntWalk<'a> {
             if hs.is_empty() {
                 continue;
             }
-            let (leaf, s) = self.places.ranks[k].ok_or_else(|| format!("no `Timestamps ({k})` process"))?;
+            let (leaf, s) = self.places.ranks[k].ok_or_else(|| encoding(format!("no `Timestamps ({k})` process")))?;
             let r = arr(leaf, Some(s), "r")?;
             let rv: Vec<i64> = hs
                 .iter()
@@ -389,10 +397,10 @@ impl<'a> LntWalk<'a> {
             }
         }
         if lay.fair {
-            let (leaf, s) = self.places.sched.ok_or("no `Sched` process under --fair")?;
+            let (leaf, s) = self.places.sched.ok_or_else(|| encoding("no `Sched` process under --fair".into()))?;
             out[lay.turn()] = match st[leaf].env.get(s).cloned().flatten() {
                 Some(Value::I(t)) => t as i32,
-                _ => return Err("no turn `t` in Sched".into()),
+                _ => return Err(encoding("no turn `t` in Sched".into())),
             };
         }
         Ok(out)
@@ -419,6 +427,7 @@ impl Walk for LntWalk<'_> {
     fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
         let from = self.cur.clone().expect("a started run");
         let internal = |m: String| EngineError::Internal(format!("simulate --backend lnt: {m}"));
+        let internal_lnt = |e: LntcheckError| internal(e.to_string());
         let steps = self.labs_steps(&from).map_err(|m| EngineError::Runtime {
             message: format!("in the emitted LNT program: {m}"),
             trace: Some(Box::new(trace.clone())),
@@ -431,7 +440,7 @@ impl Walk for LntWalk<'_> {
         self.pending.clear();
         let mut lnt: Vec<(Skeleton, Vec<i32>)> = vec![];
         for (sk, st) in steps {
-            let v = self.labs_state(&st).map_err(internal)?;
+            let v = self.labs_state(&st).map_err(internal_lnt)?;
             let found = native.iter().position(|(e, s)| *s == v && sk.matches(e));
             let Some(i) = found else {
                 return Err(internal(format!(

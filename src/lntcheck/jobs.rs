@@ -1,0 +1,72 @@
+//! Indexed jobs on a few threads, results in index order (so that what a caller builds from
+//! them does not depend on which thread finished first). Each thread builds its own state
+//! first: the interpreter's `Program` shares values through `Rc`, so every thread loads its
+//! own copy of the program instead of sharing one.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The stack of a job thread: the interpreter and the reductions recurse along the program's
+/// nesting, as they do on the main thread.
+const STACK: usize = 64 << 20;
+
+/// Runs `work(state, i)` for every `i < n` on at most `threads` threads, each with the state
+/// `init()` made on that thread; the results in index order. A thread whose `init` fails
+/// gives that error for each job it takes.
+pub fn on_threads<S, T, E>(
+    threads: usize,
+    n: usize,
+    init: impl Fn() -> Result<S, E> + Sync,
+    work: impl Fn(&mut S, usize) -> Result<T, E> + Sync,
+) -> Vec<Result<T, E>>
+where
+    T: Send,
+    E: Send + Clone,
+{
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<T, E>>>> = Mutex::new((0..n).map(|_| None).collect());
+    let threads = threads.clamp(1, n.max(1));
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (next, results, init, work) = (&next, &results, &init, &work);
+            std::thread::Builder::new()
+                .name(format!("labs-job-{t}"))
+                .stack_size(STACK)
+                .spawn_scoped(scope, move || {
+                    let mut state = init();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= n {
+                            break;
+                        }
+                        let r = match &mut state {
+                            Ok(s) => work(s, i),
+                            Err(e) => Err(e.clone()),
+                        };
+                        results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+                    }
+                })
+                .expect("spawn a job thread");
+        }
+    });
+    results.into_inner().unwrap_or_else(|p| p.into_inner()).into_iter().map(|r| r.expect("every job ran")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::on_threads;
+
+    #[test]
+    fn results_come_in_index_order_whatever_the_thread_count() {
+        for threads in [1, 2, 5] {
+            let r: Vec<Result<usize, String>> = on_threads(threads, 20, || Ok(()), |_, i| Ok(i * i));
+            assert_eq!(r, (0..20).map(|i| Ok(i * i)).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_failed_init_fails_the_jobs_of_its_thread() {
+        let r: Vec<Result<(), String>> = on_threads(1, 3, || Err::<(), _>("no".to_string()), |_, _| Ok(()));
+        assert_eq!(r, vec![Err("no".to_string()); 3]);
+    }
+}

@@ -1,0 +1,100 @@
+//! The tokens of the SVL subset, each with its line.
+
+use crate::lntcheck::LntcheckError;
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Tok {
+    Id(String),
+    Str(String),
+    Num(i64),
+    Sym(&'static str),
+    Directive(String),
+}
+
+/// The line (from 1) of byte offsets asked in increasing order: counts each newline once,
+/// so that lexing stays linear.
+struct Lines<'s> {
+    src: &'s [u8],
+    at: usize,
+    line: usize,
+}
+
+impl Lines<'_> {
+    fn of(&mut self, i: usize) -> usize {
+        if i > self.at {
+            self.line += self.src[self.at..i].iter().filter(|&&c| c == b'\n').count();
+            self.at = i;
+        }
+        self.line
+    }
+}
+
+fn syntax(m: String) -> LntcheckError {
+    LntcheckError::Syntax(m)
+}
+
+pub(super) fn lex(src: &str) -> Result<Vec<(Tok, usize)>, LntcheckError> {
+    let b = src.as_bytes();
+    let mut out = vec![];
+    let mut i = 0;
+    let mut lines = Lines { src: b, at: 0, line: 1 };
+    let mut line = |i: usize| lines.of(i);
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if src[i..].starts_with("(*") {
+            let end =
+                src[i + 2..].find("*)").ok_or_else(|| syntax(format!("line {}: unterminated comment", line(i))))?;
+            i += end + 4;
+        } else if c == b'%' && (i == 0 || b[i - 1] == b'\n') {
+            let end = src[i..].find('\n').map_or(b.len(), |e| i + e);
+            out.push((Tok::Directive(src[i + 1..end].trim().to_string()), line(i)));
+            i = end;
+        } else if c == b'"' {
+            let mut s = String::new();
+            let mut j = i + 1;
+            loop {
+                match b.get(j) {
+                    None => return Err(LntcheckError::Syntax(format!("line {}: unterminated string", line(i)))),
+                    Some(b'"') => break,
+                    Some(b'\\') if j + 1 < b.len() => {
+                        let ch = src[j + 1..].chars().next().expect("a char");
+                        s.push(ch);
+                        j += 1 + ch.len_utf8();
+                    }
+                    Some(_) => {
+                        let ch = src[j..].chars().next().expect("a char");
+                        s.push(ch);
+                        j += ch.len_utf8();
+                    }
+                }
+            }
+            out.push((Tok::Str(s), line(i)));
+            i = j + 1;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            out.push((Tok::Id(src[i..j].to_string()), line(i)));
+            i = j;
+        } else if c.is_ascii_digit() || (c == b'-' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit())) {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let n = src[i..j].parse().map_err(|_| syntax(format!("line {}: bad number", line(i))))?;
+            out.push((Tok::Num(n), line(i)));
+            i = j;
+        } else {
+            let sym = ["||", "->", "=", "(", ")", "[", "]", ",", ";", ">"]
+                .into_iter()
+                .find(|s| src[i..].starts_with(s))
+                .ok_or_else(|| syntax(format!("line {}: unexpected character `{}`", line(i), c as char)))?;
+            out.push((Tok::Sym(sym), line(i)));
+            i += sym.len();
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,184 @@
+//! The product of a network of explicit leaves, explored once from its root: states are
+//! vectors of leaf states; `hide` and `total prio` act on the moves their operand offers.
+
+use crate::lntcheck::LntcheckError;
+use crate::lntcheck::lts::Lts;
+use std::collections::HashMap;
+
+/// A network node over explicit leaves (label ids interned in `OnTheFly`).
+pub(super) enum Node {
+    Leaf(usize),
+    Hide {
+        gates: Vec<String>,
+        all_but: bool,
+        body: Box<Node>,
+    },
+    /// `ranks`: per label id, its position in each chain.
+    Prio {
+        chains: Vec<Vec<regex::Regex>>,
+        body: Box<Node>,
+        ranks: HashMap<u32, Vec<Option<usize>>>,
+    },
+    /// `parts`: per label id, the kids that synchronise on it (computed once).
+    Par {
+        global: Vec<String>,
+        iface: Vec<Option<Vec<String>>>,
+        kids: Vec<Node>,
+        parts: HashMap<u32, Vec<usize>>,
+    },
+}
+
+/// A transition of a subnetwork: label id and the leaves it moves.
+pub(super) type Move = (u32, Vec<(usize, u32)>);
+
+#[derive(Default)]
+pub(super) struct OnTheFly {
+    pub(super) labels: Vec<String>,
+    pub(super) ids: HashMap<String, u32>,
+    /// Per leaf: successors (label id, target) by state.
+    pub(super) leaves: Vec<Vec<Vec<(u32, u32)>>>,
+}
+
+impl OnTheFly {
+    pub(super) fn id(&mut self, l: &str) -> u32 {
+        if let Some(i) = self.ids.get(l) {
+            return *i;
+        }
+        let i = self.labels.len() as u32;
+        self.labels.push(l.to_string());
+        self.ids.insert(l.to_string(), i);
+        i
+    }
+
+    fn gate(&self, l: u32) -> &str {
+        Lts::gate(&self.labels[l as usize])
+    }
+
+    fn moves(&self, n: &mut Node, st: &[u32]) -> Vec<Move> {
+        match n {
+            Node::Leaf(k) => self.leaves[*k][st[*k] as usize].iter().map(|(l, t)| (*l, vec![(*k, *t)])).collect(),
+            Node::Hide { gates, all_but, body } => {
+                let mut v = self.moves(body, st);
+                for m in &mut v {
+                    if m.0 != 0 && gates.iter().any(|g| g == self.gate(m.0)) != *all_but {
+                        m.0 = 0;
+                    }
+                }
+                v
+            }
+            Node::Prio { chains, body, ranks } => {
+                let v = self.moves(body, st);
+                for m in &v {
+                    ranks.entry(m.0).or_insert_with(|| {
+                        chains.iter().map(|ch| ch.iter().position(|r| r.is_match(&self.labels[m.0 as usize]))).collect()
+                    });
+                }
+                let best: Vec<Option<usize>> =
+                    (0..chains.len()).map(|c| v.iter().filter_map(|m| ranks[&m.0][c]).min()).collect();
+                v.into_iter()
+                    .filter(|m| {
+                        ranks[&m.0].iter().zip(&best).all(|(r, b)| match (r, b) {
+                            (Some(r), Some(b)) => r <= b,
+                            _ => true,
+                        })
+                    })
+                    .collect()
+            }
+            Node::Par { global, iface, kids, parts } => {
+                let nk = kids.len();
+                let mut kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
+                let mut out = vec![];
+                // The labels to synchronise, in the order first met (the order of the output).
+                let mut sync: Vec<u32> = vec![];
+                for (k, ms) in kid_moves.iter().enumerate() {
+                    for m in ms {
+                        let ps = parts.entry(m.0).or_insert_with(|| {
+                            let g = self.gate(m.0);
+                            if g == "i" {
+                                vec![]
+                            } else if global.iter().any(|x| x == g) {
+                                (0..nk).collect()
+                            } else {
+                                (0..nk)
+                                    .filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g)))
+                                    .collect()
+                            }
+                        });
+                        if ps.contains(&k) {
+                            if !sync.contains(&m.0) {
+                                sync.push(m.0);
+                            }
+                        } else {
+                            out.push(m.clone());
+                        }
+                    }
+                }
+                // Each kid's moves by label, for the products below (stable: the order of the
+                // moves of one label is kept).
+                for ms in &mut kid_moves {
+                    ms.sort_by_key(|m| m.0);
+                }
+                let of_label = |k: usize, l: u32| -> &[Move] {
+                    let ms = &kid_moves[k];
+                    let a = ms.partition_point(|m| m.0 < l);
+                    let b = ms.partition_point(|m| m.0 <= l);
+                    &ms[a..b]
+                };
+                for l in sync {
+                    let mut acc: Vec<Vec<(usize, u32)>> = vec![vec![]];
+                    for &k in &parts[&l] {
+                        let mut next = vec![];
+                        for a in &acc {
+                            for m in of_label(k, l) {
+                                let mut c = a.clone();
+                                c.extend(&m.1);
+                                next.push(c);
+                            }
+                        }
+                        acc = next;
+                        if acc.is_empty() {
+                            break;
+                        }
+                    }
+                    out.extend(acc.into_iter().map(|c| (l, c)));
+                }
+                out
+            }
+        }
+    }
+
+    /// The network's LTS from the root, within `limits` (polled for every state, and asked
+    /// before the state table or the transition list doubles).
+    pub(super) fn explore(mut self, mut root: Node, limits: &crate::limits::Limits) -> Result<Lts, LntcheckError> {
+        let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
+        let mut out = Lts::new();
+        let mut i = 0;
+        while i < states.len() {
+            if let Some(r) = limits.stopped() {
+                return Err(LntcheckError::Stopped(format!(
+                    "stopped after {} states of the composition ({r:?})",
+                    states.len()
+                )));
+            }
+            let st = states.states[i].clone();
+            for (l, ch) in self.moves(&mut root, &st) {
+                let mut n = st.clone();
+                for (k, t) in ch {
+                    n[k] = t;
+                }
+                if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
+                    return Err(LntcheckError::Stopped(format!(
+                        "stopped after {} states of the composition (Memory)",
+                        states.len()
+                    )));
+                }
+                let (id, _) = states.number(n);
+                out.add(i as u32, &self.labels[l as usize], id);
+            }
+            i += 1;
+        }
+        out.nstates = states.len();
+        self.leaves.clear();
+        Ok(out)
+    }
+}
