@@ -4,11 +4,8 @@
 mod engine_common;
 mod fixtures;
 use engine_common::*;
+use fixtures::bench;
 use labs::engine::{SimulateOptions, simulate};
-
-fn bench(name: &str) -> String {
-    format!("{BENCH}/{name}")
-}
 
 #[test]
 fn leader3_free() {

@@ -2,13 +2,12 @@
 //! labs's own interpreter) must agree on verdicts, reachable LAbS valuations and counterexamples.
 
 mod fixtures;
+use fixtures::{bench, example as ex};
 
 mod engine_common;
 use engine_common::*;
 use labs::lnt::Dialect;
 use labs::lntcheck::diff::differential;
-
-use fixtures::EXAMPLES;
 
 fn case(path: &str, externs: &[&str]) {
     let (m, b) = load(path, externs);
@@ -33,13 +32,6 @@ fn case(path: &str, externs: &[&str]) {
             assert_eq!(r.native.len(), r.lnt.len());
         }
     }
-}
-
-fn bench(n: &str) -> String {
-    format!("{BENCH}/{n}")
-}
-fn ex(n: &str) -> String {
-    format!("{EXAMPLES}/{n}")
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! replay checker of `labs::trace`), and runs are reproducible from the seed.
 
 mod fixtures;
+use fixtures::{bench, example as ex};
 
 mod engine_common;
 use engine_common::*;
@@ -13,8 +14,6 @@ use labs::lnt::Dialect;
 use labs::lntcheck::backend::emit_lnt;
 use labs::model::Model;
 use labs::trace::replay;
-
-use fixtures::EXAMPLES;
 
 fn emitted(m: &Model, b: &[Behaviour], stem: &str, fair: bool) -> String {
     emit_lnt(m, b, &analyse(m, b), stem, fair, Dialect::V2025).expect("emit")
@@ -47,13 +46,6 @@ fn case(path: &str, externs: &[&str], steps: usize) {
             }
         }
     }
-}
-
-fn bench(n: &str) -> String {
-    format!("{BENCH}/{n}")
-}
-fn ex(n: &str) -> String {
-    format!("{EXAMPLES}/{n}")
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //! engine's verdict.
 
 mod fixtures;
+use fixtures::{bench, example as ex};
 
 mod engine_common;
 use engine_common::*;
@@ -236,8 +237,6 @@ end property
 
 // ---- (b), (c) on the examples and benchmarks ------------------------------------------------
 
-use fixtures::EXAMPLES;
-
 fn case(path: &str, externs: &[&str]) {
     run_case(path, externs, false)
 }
@@ -321,13 +320,6 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
             }
         }
     }
-}
-
-fn bench(n: &str) -> String {
-    format!("{BENCH}/{n}")
-}
-fn ex(n: &str) -> String {
-    format!("{EXAMPLES}/{n}")
 }
 
 #[test]
