@@ -7,7 +7,7 @@
 
 mod distributor;
 pub(crate) mod install;
-pub mod jobs;
+pub(crate) mod jobs;
 pub(crate) mod log;
 pub(crate) mod process;
 pub mod split;

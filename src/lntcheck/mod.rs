@@ -9,7 +9,7 @@ mod error;
 pub(crate) mod eval;
 pub mod files;
 pub mod interp;
-pub mod jobs;
+pub(crate) mod jobs;
 pub(crate) mod lexer;
 pub mod lts;
 pub(crate) mod parser;
