@@ -28,9 +28,41 @@ pub enum Runner {
     Hosts { ssh: PathBuf, hosts: Vec<Host> },
 }
 
+/// Why a hosts file cannot be read (`--hosts FILE`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostsError {
+    /// A slot count that is not a positive integer, on this line (from 1).
+    BadSlots {
+        line: usize,
+        word: String,
+    },
+    /// More than `HOST [SLOTS]` on this line.
+    Unexpected {
+        line: usize,
+        word: String,
+    },
+    NoHost,
+}
+
+impl std::fmt::Display for HostsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostsError::BadSlots { line, word } => {
+                write!(f, "line {line}: `{word}` is not a number of jobs (a positive integer)")
+            }
+            HostsError::Unexpected { line, word } => {
+                write!(f, "line {line}: unexpected `{word}` (expected `HOST [SLOTS]`)")
+            }
+            HostsError::NoHost => f.write_str("no host in it"),
+        }
+    }
+}
+
+impl std::error::Error for HostsError {}
+
 /// Reads a hosts file: one host per line, optionally followed by its number of slots (default
 /// 1); blank lines and `#` comments are skipped.
-pub fn read_hosts(text: &str) -> Result<Vec<Host>, String> {
+pub fn read_hosts(text: &str) -> Result<Vec<Host>, HostsError> {
     let mut hosts = vec![];
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();
@@ -45,15 +77,15 @@ pub fn read_hosts(text: &str) -> Result<Vec<Host>, String> {
                 .parse()
                 .ok()
                 .filter(|&n: &usize| n > 0)
-                .ok_or_else(|| format!("line {}: `{w}` is not a number of jobs (a positive integer)", i + 1))?,
+                .ok_or_else(|| HostsError::BadSlots { line: i + 1, word: w.to_string() })?,
         };
         if let Some(extra) = words.next() {
-            return Err(format!("line {}: unexpected `{extra}` (expected `HOST [SLOTS]`)", i + 1));
+            return Err(HostsError::Unexpected { line: i + 1, word: extra.to_string() });
         }
         hosts.push(Host { name, slots });
     }
     if hosts.is_empty() {
-        return Err("no host in it".to_string());
+        return Err(HostsError::NoHost);
     }
     Ok(hosts)
 }
@@ -225,16 +257,16 @@ fn shell_quote(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Host, read_hosts};
+    use super::{Host, HostsError, read_hosts};
 
     #[test]
     fn hosts_files() {
         let h = read_hosts("# cluster\nalpha 4\n\nbeta\n  gamma 2  # fast\n").unwrap();
         let want = [("alpha", 4), ("beta", 1), ("gamma", 2)];
         assert_eq!(h, want.map(|(n, s)| Host { name: n.to_string(), slots: s }).to_vec());
-        assert!(read_hosts("\n# nothing\n").unwrap_err().contains("no host"));
-        assert!(read_hosts("alpha zero\n").unwrap_err().contains("line 1"));
+        assert_eq!(read_hosts("\n# nothing\n"), Err(HostsError::NoHost));
+        assert_eq!(read_hosts("alpha zero\n"), Err(HostsError::BadSlots { line: 1, word: "zero".into() }));
         assert!(read_hosts("alpha 0\n").is_err());
-        assert!(read_hosts("alpha 2 3\n").unwrap_err().contains("unexpected `3`"));
+        assert!(read_hosts("alpha 2 3\n").unwrap_err().to_string().contains("unexpected `3`"));
     }
 }
