@@ -51,13 +51,24 @@ fn code(p: &Path) -> String {
 }
 
 /// Identifiers following `prefix` in `text` (`crate::engine::step` gives `engine` for
-/// `crate::`), including the members of a `prefix{a, b::c}` group.
+/// `crate::`), including the members of a `prefix{a, b::c}` group; not where the prefix
+/// continues a longer path.
 fn names_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    idents_after(text, prefix, false)
+}
+
+/// The same, also where the prefix continues a path (`labs::engine::step` gives `step` for
+/// `engine::`).
+fn paths_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    idents_after(text, prefix, true)
+}
+
+fn idents_after(text: &str, prefix: &str, within_path: bool) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
     for (i, _) in text.match_indices(prefix) {
         let before = text[..i].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || (c == ':' && !within_path)) {
             continue;
         }
         let rest = &text[i + prefix.len()..];
@@ -243,27 +254,6 @@ fn library_errors_become_exit_codes_in_one_place() {
     }
     assert!(found >= 3, "cli/failure.rs maps the stages' errors and defines the exit codes");
     assert!(bad.is_empty(), "outside cli/failure.rs:\n{}", bad.join("\n"));
-}
-
-/// The identifiers after `prefix` in `text`, including the members of a `prefix{a, b::c}`
-/// group, where the prefix starts a path or continues one (`labs::engine::step` gives `step`
-/// for `engine::`).
-fn paths_after(text: &str, prefix: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
-    for (i, _) in text.match_indices(prefix) {
-        if text[..i].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue;
-        }
-        let rest = &text[i + prefix.len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let group = &group[..group.find('}').unwrap_or(group.len())];
-            out.extend(group.split(',').map(|g| ident(g.trim())).filter(|g| !g.is_empty()));
-        } else {
-            out.insert(ident(rest));
-        }
-    }
-    out
 }
 
 /// ARCHITECTURE.md ("Layers"): each stage's `pub` surface is its `mod.rs` and the modules that

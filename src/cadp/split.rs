@@ -197,12 +197,7 @@ fn indent(text: &str, by: &str) -> String {
 /// A behaviour in the SVL syntax `lntcheck::svl` reads (one operator per line).
 fn print(b: &Beh) -> String {
     match b {
-        Beh::Call { process, gates, args } if args.is_empty() => format!("{process} [{}]", gates.join(", ")),
-        Beh::Call { process, gates, args } => format!(
-            "{process} [{}] ({})",
-            gates.join(", "),
-            args.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ")
-        ),
+        Beh::Call { .. } => svl::call_text(b),
         Beh::File(f) => quote(f),
         Beh::Hide { gates, body } if matches!(**body, Beh::Call { .. }) => {
             format!("hide {} in {} end hide", gates.join(", "), print(body))

@@ -159,10 +159,7 @@ pub fn run_script(
     opts: &RunOptions,
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
-    let read = |f: &str| {
-        std::fs::read_to_string(dir.join(f))
-            .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
-    };
+    let read = |f: &str| read_file(dir, f);
     let script = svl::parse(&read(script_file)?).map_err(|e| e.prefixed(format!("{script_file}: ")))?;
     if opts.jobs > 1
         && let Some(f) = &script.process_file
@@ -181,43 +178,17 @@ pub fn run_script(
     }
     for f in files {
         if !programs.contains_key(f) {
-            let prog = super::load(&read(f)?, None).map_err(|d| LntcheckError::Program(format!("{f}:{d}")))?;
-            if let Some(d) = super::check::check(&prog).into_iter().next() {
-                return Err(LntcheckError::Program(format!("{f}:{d}")).into());
-            }
-            programs.insert(f.to_string(), prog);
+            programs.insert(f.to_string(), load_program(&read(f)?, f)?);
         }
     }
-    let composer = script.process_file.as_ref().map(|f| {
-        let mut c = Composer::new(&programs[f.as_str()], opts.max_states);
-        c.limits = opts.limits.clone();
-        c
-    });
+    let composer = script.process_file.as_ref().map(|f| composer(&programs[f.as_str()], opts));
     let mut exec =
         Execution { dir, script: &script, programs: &programs, composer, opts, done: HashMap::new(), sizes: vec![] };
     let mut verifies = vec![];
     for v in &script.verifies {
         let expected = expected(v)?;
         let lts = exec.lts(&v.bcg)?;
-        let query = read(&v.mcl)?;
-        let outcome = evaluate(&query, lts).map_err(|e| match e {
-            RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
-            e => e,
-        })?;
-        if opts.write_aut
-            && let Some(d) = &outcome.diagnostic_aut
-        {
-            write(dir, &v.diag, d)?;
-        }
-        verifies.push(VerifyRun {
-            property: v.property.clone(),
-            mcl: v.mcl.clone(),
-            bcg: v.bcg.clone(),
-            states: lts.nstates,
-            transitions: lts.trans.len(),
-            expected,
-            outcome,
-        });
+        verifies.push(verify_run(dir, v, lts, expected, opts, evaluate)?);
     }
     // The statements no `verify` reads (a split script's leaf job): computed and written too.
     let defined: Vec<String> =
@@ -226,6 +197,59 @@ pub fn run_script(
         exec.lts(bcg)?;
     }
     Ok(ScriptRun { verifies, lts: exec.sizes })
+}
+
+/// A file of the script's directory.
+fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
+    std::fs::read_to_string(dir.join(f))
+        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
+}
+
+/// The LNT program of `file` (its text), parsed and checked.
+fn load_program(text: &str, file: &str) -> Result<Program, RunError> {
+    let prog = super::load(text, None).map_err(|d| LntcheckError::Program(format!("{file}:{d}")))?;
+    if let Some(d) = super::check::check(&prog).into_iter().next() {
+        return Err(LntcheckError::Program(format!("{file}:{d}")).into());
+    }
+    Ok(prog)
+}
+
+/// A composer of `prog`'s processes within the run's bounds.
+fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
+    let mut c = Composer::new(prog, opts.max_states);
+    c.limits = opts.limits.clone();
+    c
+}
+
+/// Runs `verify` statement `v` on its LTS: the query read and evaluated, its diagnostic written
+/// when asked.
+fn verify_run(
+    dir: &Path,
+    v: &svl::Verify,
+    lts: &Lts,
+    expected: bool,
+    opts: &RunOptions,
+    evaluate: &Evaluator,
+) -> Result<VerifyRun, RunError> {
+    let query = read_file(dir, &v.mcl)?;
+    let outcome = evaluate(&query, lts).map_err(|e| match e {
+        RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
+        e => e,
+    })?;
+    if opts.write_aut
+        && let Some(d) = &outcome.diagnostic_aut
+    {
+        write(dir, &v.diag, d)?;
+    }
+    Ok(VerifyRun {
+        property: v.property.clone(),
+        mcl: v.mcl.clone(),
+        bcg: v.bcg.clone(),
+        states: lts.nstates,
+        transitions: lts.trans.len(),
+        expected,
+        outcome,
+    })
 }
 
 /// The expected verdict of a `verify` statement (`expected TRUE` in the emitted scripts).
@@ -250,18 +274,7 @@ fn run_concurrently(
     opts: &RunOptions,
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
-    let load = || -> Result<Program, RunError> {
-        let prog = super::load(lnt_text, None).map_err(|d| LntcheckError::Program(format!("{lnt_file}:{d}")))?;
-        if let Some(d) = super::check::check(&prog).into_iter().next() {
-            return Err(LntcheckError::Program(format!("{lnt_file}:{d}")).into());
-        }
-        Ok(prog)
-    };
-    fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
-        let mut c = Composer::new(prog, opts.max_states);
-        c.limits = opts.limits.clone();
-        c
-    }
+    let load = || load_program(lnt_text, lnt_file);
     let verifies: Vec<(&svl::Verify, &svl::Block, bool)> = script
         .verifies
         .iter()
@@ -310,28 +323,8 @@ fn run_concurrently(
         if opts.write_aut {
             write(dir, &b.bcg, &lts.to_aut())?;
         }
-        let query = std::fs::read_to_string(dir.join(&v.mcl))
-            .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(&v.mcl).display())))?;
-        let outcome = evaluate(&query, &lts).map_err(|e| match e {
-            RunError::Failed(m) => RunError::Failed(m.prefixed(format!("{}: ", v.mcl))),
-            e => e,
-        })?;
-        if opts.write_aut
-            && let Some(d) = &outcome.diagnostic_aut
-        {
-            write(dir, &v.diag, d)?;
-        }
         let size = LtsSize { file: v.bcg.clone(), states: lts.nstates, transitions: lts.trans.len() };
-        let run = VerifyRun {
-            property: v.property.clone(),
-            mcl: v.mcl.clone(),
-            bcg: v.bcg.clone(),
-            states: lts.nstates,
-            transitions: lts.trans.len(),
-            expected,
-            outcome,
-        };
-        Ok((run, size))
+        Ok((verify_run(dir, v, &lts, expected, opts, evaluate)?, size))
     });
     let mut out = ScriptRun { verifies: vec![], lts: vec![] };
     for r in checked {

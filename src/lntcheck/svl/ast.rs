@@ -103,7 +103,7 @@ pub(super) fn hidden_text(gates: &[String], leaf: &str) -> String {
 }
 
 /// A process instance as the script writes it.
-pub(super) fn call_text(b: &Beh) -> String {
+pub fn call_text(b: &Beh) -> String {
     match b {
         Beh::Call { process, gates, args } if args.is_empty() => format!("{process} [{}]", gates.join(", ")),
         Beh::Call { process, gates, args } => format!(

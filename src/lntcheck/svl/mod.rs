@@ -38,7 +38,7 @@ mod lexer;
 mod parser;
 mod product;
 
-pub use ast::{Beh, Block, Derived, Script, Verify, agent_leaf, calls, files, kept_gates};
+pub use ast::{Beh, Block, Derived, Script, Verify, agent_leaf, call_text, calls, files, kept_gates};
 pub use compose::{Composer, LeafSize};
 pub use driver::{PropertyRun, check_script, emit_program, strip_hides};
 pub use parser::parse;
