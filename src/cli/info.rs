@@ -1,8 +1,59 @@
 //! `labs info`: the resolved model, for humans (as JSON: `json::InfoDoc`).
 
 use super::load::Loaded;
+use crate::engine::symmetry::{self, Asymmetry, TypeSymmetry};
 use crate::model::{Store, print};
 use std::fmt::Write;
+
+/// Reasons shown per type and scheduling; the rest are counted.
+const MAX_REASONS: usize = 3;
+
+/// One scheduling's verdict on a type, in words (`labs info`, text and JSON).
+pub(super) fn symmetry_word(s: &TypeSymmetry) -> &'static str {
+    match s {
+        TypeSymmetry::Interchangeable => "interchangeable",
+        TypeSymmetry::Rotations => "rotations",
+        TypeSymmetry::Trivial => "trivial",
+        TypeSymmetry::Broken(_) => "not symmetric",
+    }
+}
+
+/// A reason with its place: `the behaviour of Node uses … (leader.labs:17:18)`.
+pub(super) fn reason_text(l: &Loaded, r: &Asymmetry) -> String {
+    match r.span {
+        Some(sp) => {
+            let (line, col) = l.file.line_col(sp.start);
+            format!("{} ({}:{line}:{col})", r.text, l.file.name)
+        }
+        None => r.text.clone(),
+    }
+}
+
+/// The symmetry section: per agent type, what `labs verify` reduces without and with
+/// `--fair`, and why not where it does not.
+fn symmetry_text(l: &Loaded, s: &mut String) {
+    let m = &l.model;
+    let free = symmetry::analyse(m, &l.behaviours, false);
+    let fair = symmetry::analyse(m, &l.behaviours, true);
+    let _ = writeln!(s, "\nsymmetry reduction (labs verify; --no-reduction turns it off):");
+    for ((t, a), b) in m.agent_types.iter().zip(&free.types).zip(&fair.types) {
+        let _ = writeln!(s, "  {:<12} {} (free interleaving), {} (--fair)", t.name, symmetry_word(a), symmetry_word(b));
+        let mut reasons: Vec<&Asymmetry> = Vec::new();
+        for r in
+            [a, b].into_iter().filter_map(|x| if let TypeSymmetry::Broken(r) = x { Some(r) } else { None }).flatten()
+        {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+        for r in reasons.iter().take(MAX_REASONS) {
+            let _ = writeln!(s, "    - {}", reason_text(l, r));
+        }
+        if reasons.len() > MAX_REASONS {
+            let _ = writeln!(s, "    - and {} more", reasons.len() - MAX_REASONS);
+        }
+    }
+}
 
 pub fn info_text(l: &Loaded) -> String {
     let m = &l.model;
@@ -28,6 +79,7 @@ pub fn info_text(l: &Loaded) -> String {
             b.edge_count()
         );
     }
+    symmetry_text(l, &mut s);
     let _ = writeln!(s, "\nvariables:");
     for v in &m.vars {
         let store = match v.store {

@@ -4,6 +4,7 @@
 //! them: the field order of these types does not matter.
 
 use super::load::Loaded;
+use crate::engine::symmetry::{self, TypeSymmetry};
 use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
 use crate::model::{Store, print};
@@ -82,6 +83,9 @@ pub enum StatsDoc {
         store_bytes: u64,
         state_bytes: u64,
         complete: bool,
+        /// The reduction the counts are of (absent: every state counted).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reduction: Option<String>,
     },
     Lts {
         seconds: f64,
@@ -145,6 +149,7 @@ impl<'a> VerifyDoc<'a> {
                 store_bytes: st.store_bytes,
                 state_bytes: st.state_bytes,
                 complete: st.complete,
+                reduction: st.reduction.clone(),
             },
             stopped: r.stopped,
             lnt: None,
@@ -215,6 +220,32 @@ pub struct AgentTypeDoc {
     pub attributes: Vec<String>,
     pub stigmergies: Vec<String>,
     pub behaviour: BehaviourDoc,
+    pub symmetry: SymmetryDoc,
+}
+
+/// What `labs verify` reduces for one agent type, without and with `--fair`.
+#[derive(Serialize)]
+pub struct SymmetryDoc {
+    pub free: SchedulingSymmetryDoc,
+    pub fair: SchedulingSymmetryDoc,
+}
+
+#[derive(Serialize)]
+pub struct SchedulingSymmetryDoc {
+    /// `interchangeable`, `rotations`, `trivial` (fewer than two agents) or `not symmetric`.
+    pub status: &'static str,
+    /// Why not, each with its place (`file:line:col`) where there is one.
+    pub reasons: Vec<String>,
+}
+
+impl SchedulingSymmetryDoc {
+    fn new(l: &Loaded, s: &TypeSymmetry) -> Self {
+        let reasons = match s {
+            TypeSymmetry::Broken(r) => r.iter().map(|r| super::info::reason_text(l, r)).collect(),
+            _ => Vec::new(),
+        };
+        SchedulingSymmetryDoc { status: super::info::symmetry_word(s), reasons }
+    }
 }
 
 #[derive(Serialize)]
@@ -267,17 +298,24 @@ pub struct PropertyDoc {
 impl<'a> InfoDoc<'a> {
     pub fn new(l: &'a Loaded) -> Self {
         let m = &l.model;
+        let free = symmetry::analyse(m, &l.behaviours, false);
+        let fair = symmetry::analyse(m, &l.behaviours, true);
         let agent_types = m
             .agent_types
             .iter()
             .zip(&l.behaviours)
-            .map(|(t, b)| AgentTypeDoc {
+            .enumerate()
+            .map(|(i, (t, b))| AgentTypeDoc {
                 name: t.name.clone(),
                 count: t.count,
                 ids: (t.count > 0).then(|| [t.first_id, t.first_id + t.count - 1]),
                 attributes: t.attrs.iter().map(|&v| m.vars[v].name.clone()).collect(),
                 stigmergies: t.stigmergies.iter().map(|&s| m.stigmergies[s].name.clone()).collect(),
                 behaviour: BehaviourDoc { control_states: b.states.len(), actions: b.edge_count() },
+                symmetry: SymmetryDoc {
+                    free: SchedulingSymmetryDoc::new(l, &free.types[i]),
+                    fair: SchedulingSymmetryDoc::new(l, &fair.types[i]),
+                },
             })
             .collect();
         let variables = m

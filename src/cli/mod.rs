@@ -114,6 +114,10 @@ enum Command {
         /// (exit 1) if a verdict differs
         #[arg(long)]
         cross_check: bool,
+        /// Explore every state: no symmetry reduction (the native engine reduces by default
+        /// wherever agents are interchangeable, see `labs info`)
+        #[arg(long)]
+        no_reduction: bool,
         /// No progress line on stderr
         #[arg(long, short)]
         quiet: bool,
@@ -353,6 +357,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             memory,
             keep_files,
             cross_check,
+            no_reduction,
             quiet,
             report,
         } => {
@@ -450,7 +455,20 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 };
                 return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
             }
-            let args = verify::VerifyArgs { properties, fair, json, workers, max_states, limits, quiet, report };
+            if no_reduction && backend != Backend::Native {
+                eprintln!("warning: --no-reduction applies to the native engine; the other back ends never reduce");
+            }
+            let args = verify::VerifyArgs {
+                properties,
+                fair,
+                json,
+                workers,
+                max_states,
+                limits,
+                quiet,
+                report,
+                symmetry: !no_reduction,
+            };
             verify::verify(&loaded, &spec_name(&spec), &args)
         }
         Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json, timeout, memory, report } => {

@@ -22,6 +22,8 @@ pub struct VerifyArgs {
     pub quiet: bool,
     /// `--report FILE.html`.
     pub report: Option<std::path::PathBuf>,
+    /// Symmetry reduction where sound (not `--no-reduction`).
+    pub symmetry: bool,
 }
 
 fn progress_line(p: &Progress) {
@@ -69,6 +71,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         max_states: a.max_states,
         limits: a.limits.clone(),
         progress: if show_progress { Some(Arc::new(progress_line)) } else { None },
+        symmetry: a.symmetry,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
@@ -133,6 +136,9 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
         st.seconds,
         st.peak_rss_mib
     );
+    if let Some(red) = &st.reduction {
+        let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
+    }
     if let Some(stop) = r.stopped {
         let _ = writeln!(
             s,

@@ -8,8 +8,10 @@
 //! identical for any thread count (see docs/performance.md).
 
 use super::par::Workers;
-use super::state::{BatchIds, StateStore, encode_into, hash_bytes, width_needed};
+use super::state::{BatchIds, Layout, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
+use super::symmetry::Group;
+use super::symmetry::canon::CanonScratch;
 use super::sysalloc::SystemVec;
 use crate::limits::Limits;
 pub use crate::limits::StopReason;
@@ -44,6 +46,9 @@ pub struct ExploreOptions {
     /// Threads started beforehand (`threads` is then theirs); started here otherwise. The
     /// time their start took counts as exploration time.
     pub workers: Option<Arc<Workers>>,
+    /// Store one representative per orbit of these permutations of agents (symmetry
+    /// reduction): every state, initial or successor, is canonicalised before it is looked up.
+    pub symmetry: Option<Arc<Group>>,
 }
 
 impl ExploreOptions {
@@ -149,8 +154,10 @@ fn expand_chunk(
     keep: bool,
     limits: &Limits,
     too_many: Option<usize>,
+    symmetry: Option<&Group>,
 ) -> ChunkOut {
     let mut w = Work::default();
+    let mut canon = CanonScratch::default();
     let mut st = Vec::new();
     let width = store.width();
     let sb = store.state_bytes();
@@ -199,7 +206,10 @@ fn expand_chunk(
         cur.encs.clear();
         match stepper.successors_packed(&st, store.packed(i), width, &mut w, &mut cur.encs) {
             Ok(n) => {
-                for enc in cur.encs.chunks_exact(sb).take(n) {
+                for enc in cur.encs.chunks_exact_mut(sb).take(n) {
+                    if let Some(g) = symmetry {
+                        g.canonicalise(&stepper.lay, width, enc, &mut canon);
+                    }
                     let h = hash_bytes(enc);
                     store.prefetch_slot(h);
                     cur.hs.push(h);
@@ -364,6 +374,7 @@ type InitialFn<'a> = dyn FnMut(&mut dyn FnMut(&[i32]) -> bool) -> Result<(), Run
 /// sequential insertion), stopping once a bound is exceeded.
 fn add_initial(
     g: &mut Graph,
+    lay: &Layout,
     workers: &Workers,
     opts: &ExploreOptions,
     initial: &mut InitialFn,
@@ -376,6 +387,7 @@ fn add_initial(
         |g: &Graph| opts.limits.stopped().or_else(|| opts.over_states(g.store.len()).then_some(StopReason::MaxStates));
     let mut enc = Vec::new();
     let mut key = 0u64;
+    let mut canon = CanonScratch::default();
     initial(&mut |s| {
         let need = width_needed(s);
         if need > g.store.width() {
@@ -389,6 +401,9 @@ fn add_initial(
         }
         enc.resize(g.store.state_bytes(), 0);
         encode_into(s, g.store.width(), &mut enc);
+        if let Some(sym) = &opts.symmetry {
+            sym.canonicalise(lay, g.store.width(), &mut enc, &mut canon);
+        }
         g.store.insert_shared(&enc, hash_bytes(&enc), key);
         key += 1;
         if key.is_multiple_of(BATCH as u64) {
@@ -440,7 +455,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         g.stopped = Some(StopReason::Memory);
         return Ok(g);
     }
-    add_initial(&mut g, &workers, opts, initial)?;
+    add_initial(&mut g, &stepper.lay, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
         g.seconds = seconds();
@@ -458,14 +473,30 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         // for the other), at least a few per thread; results are kept in chunk order, which
         // is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
-            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, keep, &opts.limits, too_many)]
+            vec![expand_chunk(
+                stepper,
+                &g.store,
+                next as u32..end as u32,
+                keep,
+                &opts.limits,
+                too_many,
+                opts.symmetry.as_deref(),
+            )]
         } else {
             let store = &g.store;
             let chunk = ((end - next) / (4 * threads)).clamp(MIN_CHUNK, CHUNK);
             let chunks = (end - next).div_ceil(chunk);
             workers.in_chunks(chunks, |c| {
                 let lo = next + c * chunk;
-                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, keep, &opts.limits, too_many)
+                expand_chunk(
+                    stepper,
+                    store,
+                    lo as u32..(lo + chunk).min(end) as u32,
+                    keep,
+                    &opts.limits,
+                    too_many,
+                    opts.symmetry.as_deref(),
+                )
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);

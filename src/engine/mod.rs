@@ -22,6 +22,7 @@ pub mod simulate;
 mod spin;
 pub mod state;
 pub mod step;
+pub mod symmetry;
 pub(crate) mod sysalloc;
 
 use crate::behaviour::Behaviour;
@@ -57,6 +58,9 @@ pub struct VerifyOptions {
     /// Threads started beforehand for this verification (`threads` is then theirs), e.g.
     /// while the model was loading; started here otherwise.
     pub workers: Option<Arc<Workers>>,
+    /// Symmetry reduction wherever `symmetry::analyse` finds agents interchangeable (the
+    /// CLI's default; `--no-reduction` turns it off).
+    pub symmetry: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -109,6 +113,9 @@ pub struct Stats {
     /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
     pub state_bytes: u64,
     pub complete: bool,
+    /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
+    /// `None`: the counts are semantics §8b's.
+    pub reduction: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -191,6 +198,27 @@ pub(crate) fn build_trace(stepper: &Stepper, g: &Graph, path: &[u32]) -> Trace {
     trace_of_states(stepper, &states)
 }
 
+/// The trace of a counterexample `path` (with its `loop_start`) of a graph explored under
+/// `group`: the representatives' path lifted to a concrete run (`symmetry::lift`).
+fn concrete_trace(
+    stepper: &Stepper,
+    g: &Graph,
+    group: Option<&symmetry::Group>,
+    path: &[u32],
+    loop_start: Option<usize>,
+) -> Result<Trace, EngineError> {
+    let Some(group) = group else {
+        let mut t = build_trace(stepper, g, path);
+        t.loop_start = loop_start;
+        return Ok(t);
+    };
+    let (states, loop_start) = symmetry::lift::lift(stepper, g, group, path, loop_start)
+        .map_err(|e| EngineError::Internal(format!("cannot lift a counterexample: {e}")))?;
+    let mut t = trace_of_states(stepper, &states);
+    t.loop_start = loop_start;
+    Ok(t)
+}
+
 pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
     let mut w = Work::default();
     let mut steps = Vec::new();
@@ -268,8 +296,21 @@ fn eval_all(
     Ok(out)
 }
 
-fn runtime(stepper: &Stepper, g: &Graph, state: u32, message: String) -> EngineError {
-    EngineError::Runtime { message, trace: Some(Box::new(build_trace(stepper, g, &g.path_to(state)))) }
+/// The run-time error met at `state`, with the trace that reaches it. Under symmetry
+/// reduction the trace reaches a permutation of the stored state, where the error is
+/// recomputed so that its message names the agents of the trace.
+fn runtime(stepper: &Stepper, g: &Graph, group: Option<&symmetry::Group>, state: u32, message: String) -> EngineError {
+    match concrete_trace(stepper, g, group, &g.path_to(state), None) {
+        Ok(t) => {
+            let mut w = Work::default();
+            let message = match (group, stepper.successors(t.last(), &mut w, false, &mut |_, _| {})) {
+                (Some(_), Err(e)) => e.0,
+                _ => message,
+            };
+            EngineError::Runtime { message, trace: Some(Box::new(t)) }
+        }
+        Err(e) => e,
+    }
 }
 
 /// Decides one property on an explored graph; `psi` evaluates a predicate on every state
@@ -327,6 +368,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
     let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
+    let sym = opts.symmetry.then(|| symmetry::analyse(model, behs, opts.fair));
+    let group = sym.as_ref().and_then(|s| s.group.clone()).map(Arc::new);
     let eopts = ExploreOptions {
         threads: workers.threads(),
         workers: Some(workers.clone()),
@@ -334,11 +377,13 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         limits: opts.limits.clone(),
         progress: opts.progress.clone(),
         keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
+        symmetry: group.clone(),
     };
+    let group = group.as_deref();
     let g =
         explore::explore_initial(&stepper, &eopts).map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     if let Some((s, m)) = g.error.clone() {
-        return Err(runtime(&stepper, &g, s, m));
+        return Err(runtime(&stepper, &g, group, s, m));
     }
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
@@ -346,7 +391,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let mut stopped = false;
         let ev = |q: &QPred, stopped: &mut bool| match eval_all(&stepper, &g, q, &workers, &opts.limits) {
             Ok(v) => Ok(v),
-            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, s, m)),
+            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m)),
             Err(EvalStop::Stopped) => {
                 // Any vector will do: `check_property` sees the stop and answers `Unknown`.
                 *stopped = true;
@@ -359,8 +404,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Outcome::Holds => (Verdict::Holds, None),
             Outcome::Unknown => (Verdict::Unknown, None),
             Outcome::Violated(c) => {
-                let mut t = build_trace(&stepper, &g, &c.path);
-                t.loop_start = c.loop_start;
+                let mut t = concrete_trace(&stepper, &g, group, &c.path, c.loop_start)?;
                 t.ends_in_deadlock = c.deadlock;
                 t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
                 (Verdict::Violated, Some(t))
@@ -380,6 +424,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         state_slots: stepper.lay.len as u64,
         state_bytes: g.store.state_bytes() as u64,
         complete: g.stopped.is_none(),
+        reduction: group.and(sym.as_ref()).and_then(|s| s.describe(model)),
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
     Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })

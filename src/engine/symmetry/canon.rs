@@ -1,0 +1,135 @@
+//! Canonical representatives on packed states: within each class of interchangeable agents
+//! the agent blocks are sorted, slot by slot by value (⊥ first), so that the representative
+//! is the least state of its orbit in the order of the decoded slots, whatever the packing
+//! width (the store re-encodes its states when it widens); under round-robin the agents are
+//! rotated so that the turn is agent 0.
+//!
+//! An agent's block holds everything that belongs to the agent: its attributes, its copies of
+//! the stigmergic variables, its timestamp ranks (dense ranks among all holders, which a
+//! permutation leaves unchanged), its `Zp`/`Zc` masks (of tuples, not agents) and its control
+//! state. Nothing outside the blocks refers to an agent except the turn.
+
+use super::Group;
+use crate::engine::state::Layout;
+use std::cmp::Ordering;
+
+/// Reusable buffers of `canonicalise`.
+#[derive(Default)]
+pub struct CanonScratch {
+    block: Vec<u8>,
+    order: Vec<u32>,
+    out: Vec<u8>,
+}
+
+/// Agents per class up to which blocks are sorted in place by insertion (few moves of small
+/// blocks); larger classes sort indices.
+const INSERTION_MAX: usize = 12;
+
+impl Group {
+    /// Replaces the packed state `enc` (`width` bytes per slot, layout `lay`) by the
+    /// representative of its orbit.
+    pub fn canonicalise(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut CanonScratch) {
+        let b = lay.agent_stride * width;
+        let base = lay.env_len * width;
+        if let Some(n) = self.rotations {
+            let at = lay.turn() * width;
+            let turn = read_slot(&enc[at..at + width]);
+            if turn > 0 && (turn as usize) < n {
+                enc[base..base + n * b].rotate_left(turn as usize * b);
+                enc[at..at + width].fill(0);
+            }
+            return;
+        }
+        for c in &self.classes {
+            let (lo, hi) = (base + c.start * b, base + c.end * b);
+            if c.len() <= INSERTION_MAX {
+                insertion_sort(&mut enc[lo..hi], b, width, &mut sc.block);
+            } else {
+                sort_by_index(&mut enc[lo..hi], b, width, sc);
+            }
+        }
+    }
+}
+
+/// Compares two packed blocks slot by slot by value: from the first byte that differs, only
+/// that slot is decoded.
+#[inline]
+fn cmp_blocks(a: &[u8], b: &[u8], width: usize) -> Ordering {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        None => Ordering::Equal,
+        Some(i) => {
+            let s = i / width * width;
+            read_slot(&a[s..s + width]).cmp(&read_slot(&b[s..s + width]))
+        }
+    }
+}
+
+/// Sorts the `b`-byte blocks of `blocks` in place.
+fn insertion_sort(blocks: &mut [u8], b: usize, width: usize, tmp: &mut Vec<u8>) {
+    let n = blocks.len() / b;
+    for i in 1..n {
+        if cmp_blocks(&blocks[(i - 1) * b..i * b], &blocks[i * b..(i + 1) * b], width) != Ordering::Greater {
+            continue;
+        }
+        tmp.clear();
+        tmp.extend_from_slice(&blocks[i * b..(i + 1) * b]);
+        let mut j = i;
+        while j > 0 && cmp_blocks(&blocks[(j - 1) * b..j * b], tmp, width) == Ordering::Greater {
+            blocks.copy_within((j - 1) * b..j * b, j * b);
+            j -= 1;
+        }
+        blocks[j * b..(j + 1) * b].copy_from_slice(tmp);
+    }
+}
+
+fn sort_by_index(blocks: &mut [u8], b: usize, width: usize, sc: &mut CanonScratch) {
+    let n = blocks.len() / b;
+    sc.order.clear();
+    sc.order.extend(0..n as u32);
+    let blk = |i: u32| &blocks[i as usize * b..(i as usize + 1) * b];
+    sc.order.sort_unstable_by(|&x, &y| cmp_blocks(blk(x), blk(y), width));
+    sc.out.clear();
+    for &i in &sc.order {
+        sc.out.extend_from_slice(blk(i));
+    }
+    blocks.copy_from_slice(&sc.out);
+}
+
+/// A packed slot's value, ⊥ as the least value of the width (as encoded).
+fn read_slot(b: &[u8]) -> i32 {
+    match b.len() {
+        1 => b[0] as i8 as i32,
+        2 => i16::from_le_bytes([b[0], b[1]]) as i32,
+        _ => i32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of two 1-byte slots: sorted by signed value, ⊥ (0x80) first.
+    #[test]
+    fn both_sorts_order_blocks_by_signed_slot_values() {
+        let vals: [[i8; 2]; 9] = [[5, 1], [3, -9], [0, 2], [3, 4], [-128, 0], [1, 1], [3, -9], [1, 0], [0, 7]];
+        let blocks: Vec<u8> = vals.iter().flat_map(|p| p.map(|v| v as u8)).collect();
+        let mut a = blocks.clone();
+        insertion_sort(&mut a, 2, 1, &mut Vec::new());
+        let mut b = blocks.clone();
+        sort_by_index(&mut b, 2, 1, &mut CanonScratch::default());
+        assert_eq!(a, b);
+        let mut sorted = vals;
+        sorted.sort();
+        let want: Vec<u8> = sorted.iter().flat_map(|p| p.map(|v| v as u8)).collect();
+        assert_eq!(a, want);
+    }
+
+    /// Width 2 (little-endian): the order is by value, not by the bytes' order.
+    #[test]
+    fn wide_slots_compare_by_value() {
+        let enc = |v: i16| v.to_le_bytes();
+        assert_eq!(cmp_blocks(&enc(256), &enc(1), 2), Ordering::Greater);
+        assert_eq!(cmp_blocks(&enc(-1), &enc(1), 2), Ordering::Less);
+        assert_eq!(cmp_blocks(&enc(i16::MIN), &enc(-300), 2), Ordering::Less);
+    }
+}

@@ -1,0 +1,118 @@
+//! Symmetry reduction (docs/reductions.md): which agents are interchangeable (`analysis`),
+//! one representative per class of states equal up to a permutation of interchangeable
+//! agents (`canon`, on packed states), and concrete counterexamples from the representatives'
+//! paths (`lift`).
+//!
+//! Without `--fair`, the agents of a symmetric type may be permuted in any way: a state's
+//! representative has that type's agent blocks sorted. With `--fair`, the turn passes in id
+//! order, so only rotations of all agents preserve the steps, and only when all agents are of
+//! one type: the representative is the rotation whose turn is agent 0.
+
+mod analysis;
+pub(crate) mod canon;
+pub(crate) mod lift;
+
+pub use analysis::Asymmetry;
+
+use crate::behaviour::Behaviour;
+use crate::model::Model;
+use std::ops::Range;
+
+/// What the analysis concluded for one agent type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeSymmetry {
+    /// Any permutation of its agents maps steps to steps.
+    Interchangeable,
+    /// With `--fair`: rotations of all agents (of this, the only type) do.
+    Rotations,
+    /// No agents, or one: nothing to permute.
+    Trivial,
+    /// Not reduced, and why.
+    Broken(Vec<Asymmetry>),
+}
+
+/// The permutations the explorer quotients by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// Agent id ranges whose blocks may be permuted freely (each of 2 agents or more).
+    pub classes: Vec<Range<usize>>,
+    /// Rotations of all agents instead (`--fair`, one type).
+    pub rotations: Option<usize>,
+}
+
+impl Group {
+    /// The number of permutations in the group (saturating): the largest reduction factor.
+    pub fn order(&self) -> u64 {
+        if let Some(n) = self.rotations {
+            return n as u64;
+        }
+        self.classes
+            .iter()
+            .map(|c| (1..=c.len() as u64).fold(1u64, |a, b| a.saturating_mul(b)))
+            .fold(1, u64::saturating_mul)
+    }
+}
+
+/// The analysis of a model under one scheduling.
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    /// One entry per agent type.
+    pub types: Vec<TypeSymmetry>,
+    /// `None` when nothing can be reduced.
+    pub group: Option<Group>,
+}
+
+impl Symmetry {
+    /// `stats.reduction` and the human statistics line: `symmetry (Bird: 3 interchangeable
+    /// agents)`.
+    pub fn describe(&self, model: &Model) -> Option<String> {
+        let g = self.group.as_ref()?;
+        let parts: Vec<String> = model
+            .agent_types
+            .iter()
+            .zip(&self.types)
+            .filter_map(|(t, s)| match s {
+                TypeSymmetry::Interchangeable => Some(format!("{}: {} interchangeable agents", t.name, t.count)),
+                TypeSymmetry::Rotations => Some(format!("{}: rotations of {} agents", t.name, t.count)),
+                _ => None,
+            })
+            .collect();
+        debug_assert!(!parts.is_empty() && g.order() > 1);
+        Some(format!("symmetry ({})", parts.join("; ")))
+    }
+}
+
+/// Which agent types are symmetric, with and without round-robin scheduling (`fair`).
+pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
+    let broken = analysis::asymmetries(model, behs);
+    let populated = model.agent_types.iter().filter(|t| t.count > 0).count();
+    let mut types = Vec::new();
+    for (t, reasons) in model.agent_types.iter().zip(broken) {
+        types.push(if t.count <= 1 {
+            TypeSymmetry::Trivial
+        } else if fair && populated > 1 {
+            let mut r = vec![Asymmetry {
+                text: "--fair gives the turn to the agents of every type in one id order".into(),
+                span: None,
+            }];
+            r.extend(reasons);
+            TypeSymmetry::Broken(r)
+        } else if !reasons.is_empty() {
+            TypeSymmetry::Broken(reasons)
+        } else if fair {
+            TypeSymmetry::Rotations
+        } else {
+            TypeSymmetry::Interchangeable
+        });
+    }
+    let classes: Vec<Range<usize>> = model
+        .agent_types
+        .iter()
+        .zip(&types)
+        .filter(|(_, s)| **s == TypeSymmetry::Interchangeable)
+        .map(|(t, _)| t.ids())
+        .collect();
+    let rotations = types.contains(&TypeSymmetry::Rotations).then(|| model.n_agents());
+    let group = (!classes.is_empty() || rotations.is_some()).then_some(Group { classes, rotations });
+    Symmetry { types, group }
+}
