@@ -16,7 +16,13 @@ use proptest::prelude::*;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-fn run_with(model: &Model, behs: &[Behaviour], fair: bool, symmetry: bool, threads: usize) -> Result<VerifyReport, EngineError> {
+fn run_with(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    symmetry: bool,
+    threads: usize,
+) -> Result<VerifyReport, EngineError> {
     verify(model, behs, &VerifyOptions { fair, threads, symmetry, ..Default::default() })
 }
 
@@ -93,7 +99,11 @@ fn every_instance_gets_the_same_verdicts_and_replayable_counterexamples() {
                     reduced_somewhere += 1;
                     // One thread: the same counts and the same counterexamples.
                     let one = run_with(&model, &behs, fair, true, 1).unwrap();
-                    assert_eq!((one.stats.states, one.stats.transitions), (r.stats.states, r.stats.transitions), "{tag}");
+                    assert_eq!(
+                        (one.stats.states, one.stats.transitions),
+                        (r.stats.states, r.stats.transitions),
+                        "{tag}"
+                    );
                     for (a, b) in one.results.iter().zip(&r.results) {
                         assert_eq!(a.trace.as_ref().map(|t| &t.steps), b.trace.as_ref().map(|t| &t.steps), "{tag}");
                     }
@@ -181,10 +191,13 @@ fn check_orbits(tag: &str, model: &Model, behs: &[Behaviour], fair: bool) -> boo
     let sym = symmetry::analyse(model, behs, fair);
     let Some(group) = sym.group else { return false };
     let stepper = Stepper::new(model, behs, fair);
-    let full = explore_initial(&stepper, &ExploreOptions { threads: 1, keep_edges: true, ..Default::default() }).unwrap();
-    let opts = ExploreOptions { threads: 2, keep_edges: true, symmetry: Some(Arc::new(group.clone())), ..Default::default() };
+    let full =
+        explore_initial(&stepper, &ExploreOptions { threads: 1, keep_edges: true, ..Default::default() }).unwrap();
+    let opts =
+        ExploreOptions { threads: 2, keep_edges: true, symmetry: Some(Arc::new(group.clone())), ..Default::default() };
     let red = explore_initial(&stepper, &opts).unwrap();
-    let keys: Vec<Vec<i32>> = (0..full.states() as u32).map(|i| orbit_key(&group, &stepper, &full.store.get(i))).collect();
+    let keys: Vec<Vec<i32>> =
+        (0..full.states() as u32).map(|i| orbit_key(&group, &stepper, &full.store.get(i))).collect();
     let orbits: HashSet<&Vec<i32>> = keys.iter().collect();
     assert_eq!(red.states(), orbits.len(), "{tag}: reduced states vs orbits");
     let mut edges = HashSet::new();
@@ -257,9 +270,15 @@ fn spec(behaviour: &str, link: &str, property: &str) -> String {
 fn the_analysis_accepts_ids_used_only_to_name_agents() {
     let ok = [
         spec("a <- a of [0..3]", "a of c1 = a of c2", "always forall A x, a of x < 2"),
-        spec("v <~ a", "id of c1 != id of c2", "finally exists A x, exists A y, id of x != id of y and a of x = a of y"),
+        spec(
+            "v <~ a",
+            "id of c1 != id of c2",
+            "finally exists A x, exists A y, id of x != id of y and a of x = a of y",
+        ),
         spec("{ p[] := pick 1 A where a of c2 = a of c1; a <- a of p[0] }", "true", "always forall A x, a of x >= 0"),
         spec("{ c := count A y, a of y = 1; a <- c % 2 }", "true", "fairly forall A x, a of x = 1"),
+        // A random number that happens to range over the ids is a number, not an agent.
+        spec("a <- [0..3]", "true", "always forall A x, a of x < 3"),
     ];
     for t in &ok {
         assert_eq!(statuses(t, false), vec![("A".to_string(), TypeSymmetry::Interchangeable)], "{t}");
@@ -318,7 +337,8 @@ fn random_spec() -> impl Strategy<Value = (String, bool)> {
     (prop::collection::vec(action, 1..4), link, property, 2usize..4, any::<bool>()).prop_map(
         |(actions, link, property, n, fair)| {
             let body = actions.iter().map(|a| format!("({a})")).collect::<Vec<_>>().join(" ++ ");
-            let text = spec(&body, link, property).replace("A: 3", &format!("A: {n}")).replace("[0..3]", &format!("[0..{n}]"));
+            let text =
+                spec(&body, link, property).replace("A: 3", &format!("A: {n}")).replace("[0..3]", &format!("[0..{n}]"));
             (text, fair)
         },
     )

@@ -34,6 +34,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "labs-bench/reduction.rs"]
+mod reduction;
+
 struct Instance {
     name: &'static str,
     file: &'static str,
@@ -157,6 +160,7 @@ Usage: labs-bench [--quick] [--threads N] [--runs N] [--benchmarks DIR]
        labs-bench --lts-table [--benchmarks DIR]
        labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
+       labs-bench --reduction-table [--quick] [--threads N]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
 `labs` binary built beside this one) and prints one table: system, externs, fair, property,
@@ -176,6 +180,8 @@ Options:
                      several leaves and properties (the fastest of --runs runs each)
   --mcl-table        instead: the MCL evaluator's times on the emitted queries, on MAIN LTSs
                      and on rings of up to a million states (--quick: up to 100,000)
+  --reduction-table  instead: states, seconds and memory with and without symmetry reduction
+                     (--quick: without the flock instances and leader n=9)
   -h, --help         print this text
 ";
 
@@ -184,6 +190,7 @@ struct Options {
     lts_table: bool,
     jobs_table: bool,
     mcl_table: bool,
+    reduction_table: bool,
     threads: usize,
     runs: usize,
     benchmarks: PathBuf,
@@ -199,6 +206,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         lts_table: false,
         jobs_table: false,
         mcl_table: false,
+        reduction_table: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
         benchmarks: Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks"),
@@ -211,6 +219,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--lts-table" => o.lts_table = true,
             "--jobs-table" => o.jobs_table = true,
             "--mcl-table" => o.mcl_table = true,
+            "--reduction-table" => o.reduction_table = true,
             "--threads" => {
                 o.threads = args
                     .next()
@@ -260,6 +269,8 @@ fn main() {
         jobs_table(&o)
     } else if o.mcl_table {
         mcl_table(&o)
+    } else if o.reduction_table {
+        reduction::reduction_table(&labs_binary(), o.threads, o.quick)
     } else {
         let labs = labs_binary();
         if !labs.exists() {
@@ -282,7 +293,7 @@ fn main() {
 /// The main table; returns the instances that failed, with why.
 fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
     println!(
-        "native engine, {} thread(s); fastest of {} run(s) (runs over {LONG_RUN_SECONDS} s: one); peak memory per instance (separate processes)\n",
+        "native engine, {} thread(s), symmetry reduction where sound (the default; see --reduction-table); fastest of {} run(s) (runs over {LONG_RUN_SECONDS} s: one); peak memory per instance (separate processes)\n",
         o.threads, o.runs
     );
     println!(

@@ -78,16 +78,17 @@ impl Finder<'_> {
             Expr::Local { slot, .. } => {
                 cx.picks.iter().find(|(first, n, _)| (*first..first + n).contains(slot)).map(|(_, _, t)| t.clone())
             }
-            // `[a..b]` over whole types: a random agent of those types.
-            Expr::NonDet(a, b) => {
-                let (a, b) = (constant(a)?, constant(b)?);
-                let types = &self.model.agent_types;
-                let whole =
-                    types.iter().any(|t| t.first_id as i64 == a) && types.iter().any(|t| t.ids().end as i64 == b);
-                (whole && a < b).then(|| types.iter().map(|t| (a..b).contains(&(t.first_id as i64))).collect())
-            }
             _ => None,
         }
+    }
+
+    /// Whether `e` is `[a..b]` over the ids of whole types: `x of [a..b]` reads a random agent
+    /// of those types, a set every permutation of a type maps to itself.
+    fn whole_types_choice(&self, e: &Expr) -> bool {
+        let Expr::NonDet(a, b) = e else { return false };
+        let (Some(a), Some(b)) = (constant(a), constant(b)) else { return false };
+        let types = &self.model.agent_types;
+        a < b && types.iter().any(|t| t.first_id as i64 == a) && types.iter().any(|t| t.ids().end as i64 == b)
     }
 
     fn expr(&mut self, e: &Expr, cx: &Ctx, as_agent: bool) {
@@ -127,6 +128,9 @@ impl Finder<'_> {
         let AgentRef::Of(e) = owner else { return };
         if self.agent_types(e, cx).is_some() {
             self.expr(e, cx, true);
+            return;
+        }
+        if self.whole_types_choice(e) {
             return;
         }
         if let Expr::Const(k) = **e
