@@ -23,16 +23,17 @@ fn info_names_symmetric_types_and_points_at_what_breaks_symmetry() {
     assert_eq!(code, Some(0));
     let free = &v["agent_types"][0]["symmetry"]["free"];
     assert_eq!(free["status"], "not symmetric");
-    let reason = free["reasons"][0].as_str().unwrap();
-    // `… (FILE:LINE:COL)`: the place must be where the spec writes `leader <~ id`.
-    let place = reason.rsplit_once('(').unwrap().1.trim_end_matches(')');
-    let mut parts = place.rsplitn(3, ':');
-    let col: usize = parts.next().unwrap().parse().unwrap();
-    let line: usize = parts.next().unwrap().parse().unwrap();
+    let reason = &free["reasons"][0];
+    // The place must be where the spec writes `leader <~ id`.
+    let line = reason["line"].as_u64().unwrap() as usize;
+    let col = reason["column"].as_u64().unwrap() as usize;
     let text = std::fs::read_to_string(&file).unwrap();
     let src = text.lines().nth(line - 1).unwrap();
     assert!(src[col - 1..].starts_with("leader <~ id"), "{reason} points at `{src}`");
-    assert!(reason.contains("`id` as a number"), "{reason}");
+    assert!(reason["text"].as_str().unwrap().contains("`id` as a number"), "{reason}");
+    // The text form names the same place.
+    let o = labs(&["info", &file, "n=3"]);
+    assert!(stdout(&o).contains(&format!("leader.labs:{line}:{col})")), "{}", stdout(&o));
 }
 
 #[test]

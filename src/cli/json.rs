@@ -234,14 +234,30 @@ pub struct SymmetryDoc {
 pub struct SchedulingSymmetryDoc {
     /// `interchangeable`, `rotations`, `trivial` (fewer than two agents) or `not symmetric`.
     pub status: &'static str,
-    /// Why not, each with its place (`file:line:col`) where there is one.
-    pub reasons: Vec<String>,
+    /// Why not.
+    pub reasons: Vec<ReasonDoc>,
+}
+
+/// A reason, with its place in the spec where one place is to blame.
+#[derive(Serialize)]
+pub struct ReasonDoc {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 impl SchedulingSymmetryDoc {
     fn new(l: &Loaded, s: &TypeSymmetry) -> Self {
         let reasons = match s {
-            TypeSymmetry::Broken(r) => r.iter().map(|r| super::info::reason_text(l, r)).collect(),
+            TypeSymmetry::Broken(r) => r
+                .iter()
+                .map(|r| {
+                    let at = r.span.map(|sp| l.file.line_col(sp.start));
+                    ReasonDoc { text: r.text.clone(), line: at.map(|a| a.0), column: at.map(|a| a.1) }
+                })
+                .collect(),
             _ => Vec::new(),
         };
         SchedulingSymmetryDoc { status: super::info::symmetry_word(s), reasons }
