@@ -3,7 +3,9 @@
 //! so in its statistics, and `--no-reduction` gives every state.
 
 mod fixtures;
+mod scratch;
 use fixtures::{bench, example, labs, stderr, stdout};
+use scratch::Scratch;
 
 fn json(args: &[&str]) -> (Option<i32>, serde_json::Value) {
     let o = labs(args);
@@ -55,6 +57,12 @@ fn verify_reduces_by_default_and_no_reduction_counts_every_state() {
     assert!(stdout(&o).contains("counts of representatives up to symmetry (Worker: 3 interchangeable agents)"));
     let o = labs(&["verify", &spec, "workers=3", "--no-reduction"]);
     assert!(!stdout(&o).contains("representatives"), "{}", stdout(&o));
+    // The HTML report says what the counts are.
+    let page = Scratch::path("symmetry", "twophase.html");
+    let o = labs(&["verify", &spec, "workers=3", "-q", "--report", page.as_str()]);
+    assert_eq!(o.status.code(), c1);
+    let html = std::fs::read_to_string(page.as_str()).unwrap();
+    assert!(html.contains("representatives up to</dt><dd>symmetry (Worker: 3 interchangeable agents)"));
 }
 
 #[test]

@@ -88,6 +88,9 @@ pub fn verify_page(model: &Model, behs: &[Behaviour], meta: &Meta, r: &VerifyRep
         stats.push(("states".to_string(), st.states.to_string()));
         stats.push(("transitions".to_string(), st.transitions.to_string()));
         stats.push(("deadlocks".to_string(), st.deadlocks.to_string()));
+        if let Some(red) = &st.reduction {
+            stats.push(("counts of representatives up to".to_string(), red.clone()));
+        }
     }
     stats.push(("wall time".to_string(), format!("{wall_seconds:.2} s")));
     stats.push(("peak memory".to_string(), format!("{} MiB", st.peak_rss_mib)));
