@@ -41,6 +41,21 @@ struct Ctx<'a> {
     span: Option<Span>,
 }
 
+impl<'a> Ctx<'a> {
+    /// The same place, inside a quantifier over agents of these types.
+    fn quantifying(&self, quants: Vec<TypeId>) -> Ctx<'a> {
+        Ctx {
+            own: self.own,
+            c1: self.c1.clone(),
+            c2: self.c2.clone(),
+            quants,
+            picks: self.picks.clone(),
+            place: self.place,
+            span: self.span,
+        }
+    }
+}
+
 struct Finder<'m> {
     model: &'m Model,
     /// Per type: the reasons found so far.
@@ -258,28 +273,10 @@ impl Finder<'_> {
                 cx.picks.push((*slot, *count, cands));
             }
             Stmt::Quant { pred, .. } => {
-                let qcx = Ctx {
-                    own: cx.own,
-                    c1: cx.c1.clone(),
-                    c2: cx.c2.clone(),
-                    quants: pred.quants.iter().map(|&(_, t)| t).collect(),
-                    picks: cx.picks.clone(),
-                    place: cx.place,
-                    span: cx.span,
-                };
-                self.bexpr(&pred.body, &qcx);
+                self.bexpr(&pred.body, &cx.quantifying(pred.quants.iter().map(|&(_, t)| t).collect()));
             }
             Stmt::Count { agent_type, pred, .. } => {
-                let qcx = Ctx {
-                    own: cx.own,
-                    c1: cx.c1.clone(),
-                    c2: cx.c2.clone(),
-                    quants: vec![*agent_type],
-                    picks: cx.picks.clone(),
-                    place: cx.place,
-                    span: cx.span,
-                };
-                self.bexpr(pred, &qcx);
+                self.bexpr(pred, &cx.quantifying(vec![*agent_type]));
             }
         }
     }
