@@ -1,0 +1,263 @@
+//! Expressions compiled for one binding of `id`, `c1` and `c2`: agent references fold to
+//! constants, so every variable becomes an absolute slot position and every index a
+//! constant checked once, when compiling. What is left is arithmetic over slots.
+//!
+//! Evaluation agrees with `Ctx::eval` / `Ctx::eval_b` on every value and on ⊥. It has no
+//! error messages of its own: any run-time error (overflow, division by zero) makes it
+//! return `Fallback`, and the caller evaluates the original expression, which reports it.
+
+use crate::engine::state::{BOT, Layout};
+use crate::model::arith;
+use crate::model::{AgentRef, BExpr, Expr, Model, Store, VarRef};
+use crate::syntax::ast::{BinOp, CmpOp, MinMax};
+
+/// A run-time error: the caller evaluates the original expression instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fallback;
+
+/// The agents `id`, `c1` and `c2` denote (`None`: not bound here).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Binding {
+    pub me: Option<usize>,
+    pub c1: Option<usize>,
+    pub c2: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub enum CExpr {
+    Const(i64),
+    /// A state slot (may hold ⊥).
+    Slot(u32),
+    Neg(Box<CExpr>),
+    Abs(Box<CExpr>),
+    Bin(BinOp, Box<CExpr>, Box<CExpr>),
+    MinMax(MinMax, Box<CExpr>, Box<CExpr>),
+    If(Box<CBExpr>, Box<CExpr>, Box<CExpr>),
+}
+
+#[derive(Clone, Debug)]
+pub enum CBExpr {
+    Const(bool),
+    Not(Box<CBExpr>),
+    Cmp(CmpOp, CExpr, CExpr),
+    And(Box<CBExpr>, Box<CBExpr>),
+    Or(Box<CBExpr>, Box<CBExpr>),
+}
+
+/// What compiling reads: the model, the layout and the binding.
+pub struct Compiler<'a> {
+    pub model: &'a Model,
+    pub lay: &'a Layout,
+    pub bind: Binding,
+}
+
+impl Compiler<'_> {
+    /// The compiled form of `e`, or `None` when it needs the evaluator: block locals,
+    /// quantified variables, `[a..b]`, an index or agent that is not constant for this
+    /// binding, or a constant part that is a run-time error.
+    pub fn expr(&self, e: &Expr) -> Option<CExpr> {
+        Some(match e {
+            Expr::Const(c) if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(c) => CExpr::Const(*c),
+            Expr::Const(_) => return None,
+            Expr::AgentId(r) => CExpr::Const(self.agent(r)? as i64),
+            Expr::Var(vr) => CExpr::Slot(self.slot(vr)? as u32),
+            Expr::Local { .. } | Expr::QVar(_) | Expr::NonDet(..) => return None,
+            Expr::Neg(a) => match self.expr(a)? {
+                CExpr::Const(x) => CExpr::Const(arith::neg(x).ok()?),
+                a => CExpr::Neg(Box::new(a)),
+            },
+            Expr::Abs(a) => match self.expr(a)? {
+                CExpr::Const(x) => CExpr::Const(arith::abs(x).ok()?),
+                a => CExpr::Abs(Box::new(a)),
+            },
+            Expr::Bin(op, a, b) => match (self.expr(a)?, self.expr(b)?) {
+                (CExpr::Const(x), CExpr::Const(y)) => CExpr::Const(arith::binary(*op, x, y).ok()?),
+                (a, b) => CExpr::Bin(*op, Box::new(a), Box::new(b)),
+            },
+            Expr::MinMax(m, a, b) => match (self.expr(a)?, self.expr(b)?) {
+                (CExpr::Const(x), CExpr::Const(y)) => CExpr::Const(min_max(*m, x, y)),
+                (a, b) => CExpr::MinMax(*m, Box::new(a), Box::new(b)),
+            },
+            Expr::If(c, a, b) => {
+                let (c, a, b) = (self.bexpr(c)?, self.expr(a)?, self.expr(b)?);
+                match c {
+                    CBExpr::Const(true) => a,
+                    CBExpr::Const(false) => b,
+                    c => CExpr::If(Box::new(c), Box::new(a), Box::new(b)),
+                }
+            }
+        })
+    }
+
+    /// The compiled form of `b` (see `expr`). Only constant left operands of `and` / `or`
+    /// are folded: a constant right operand must not hide an error on the left.
+    pub fn bexpr(&self, b: &BExpr) -> Option<CBExpr> {
+        Some(match b {
+            BExpr::Const(c) => CBExpr::Const(*c),
+            BExpr::Not(x) => match self.bexpr(x)? {
+                CBExpr::Const(c) => CBExpr::Const(!c),
+                x => CBExpr::Not(Box::new(x)),
+            },
+            BExpr::Cmp(op, a, b) => match (self.expr(a)?, self.expr(b)?) {
+                (CExpr::Const(x), CExpr::Const(y)) => CBExpr::Const(op.holds(x, y)),
+                (a, b) => CBExpr::Cmp(*op, a, b),
+            },
+            BExpr::And(x, y) => match (self.bexpr(x)?, self.bexpr(y)?) {
+                (CBExpr::Const(false), _) => CBExpr::Const(false),
+                (CBExpr::Const(true), y) => y,
+                (x, y) => CBExpr::And(Box::new(x), Box::new(y)),
+            },
+            BExpr::Or(x, y) => match (self.bexpr(x)?, self.bexpr(y)?) {
+                (CBExpr::Const(true), _) => CBExpr::Const(true),
+                (CBExpr::Const(false), y) => y,
+                (x, y) => CBExpr::Or(Box::new(x), Box::new(y)),
+            },
+        })
+    }
+
+    /// The agent `r` denotes, when it is constant and in range.
+    fn agent(&self, r: &AgentRef) -> Option<usize> {
+        let a = match r {
+            AgentRef::Own => self.bind.me?,
+            AgentRef::C1 => self.bind.c1?,
+            AgentRef::C2 => self.bind.c2?,
+            AgentRef::Of(e) => match self.expr(e)? {
+                CExpr::Const(a) if a >= 0 && (a as usize) < self.lay.n_agents => a as usize,
+                _ => return None,
+            },
+        };
+        Some(a)
+    }
+
+    /// The absolute slot `vr` denotes (as `Ctx::var_slot`), when its owner and indices are
+    /// constant and in range.
+    pub fn slot(&self, vr: &VarRef) -> Option<usize> {
+        let var = &self.model.vars[vr.var];
+        let k = self.element(&var.dims, &vr.indices)?;
+        let slot = var.offset + k;
+        Some(match var.store {
+            Store::Env => slot,
+            Store::Attr => self.lay.attr(self.agent(&vr.owner)?, slot),
+            Store::Stig { .. } => self.lay.stig(self.agent(&vr.owner)?, slot),
+        })
+    }
+
+    /// Row-major element number of constant `indices` within `dims` (as `Ctx::index`).
+    pub fn element(&self, dims: &[usize], indices: &[Expr]) -> Option<usize> {
+        let mut k = 0usize;
+        for (d, ie) in dims.iter().zip(indices) {
+            match self.expr(ie)? {
+                CExpr::Const(i) if i >= 0 && (i as usize) < *d => k = k * d + i as usize,
+                _ => return None,
+            }
+        }
+        Some(k)
+    }
+}
+
+#[inline]
+fn min_max(m: MinMax, x: i64, y: i64) -> i64 {
+    match m {
+        MinMax::Min => x.min(y),
+        MinMax::Max => x.max(y),
+    }
+}
+
+/// `CExpr::eval`'s result for ⊥. Values are never below `arith::MIN_VALUE`, so neither this
+/// nor `FAIL` is a value.
+pub const NONE: i64 = i64::MIN;
+/// `CExpr::eval`'s result for a run-time error (`Fallback`).
+pub const FAIL: i64 = i64::MIN + 1;
+
+/// `checked` of `arith`, with `FAIL` for an overflow.
+#[inline(always)]
+fn in_range(v: i64) -> i64 {
+    if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(&v) { v } else { FAIL }
+}
+
+impl CExpr {
+    /// The value of the expression in `st`: a value, `NONE` (⊥) or `FAIL` (a run-time
+    /// error). Sentinels rather than `Result<Option<i64>>` keep every node a few
+    /// instructions. Operands are values within `arith`'s 32-bit range, so `+`, `-` and `*`
+    /// cannot overflow an `i64` before the range check.
+    #[inline]
+    pub fn eval(&self, st: &[i32]) -> i64 {
+        match self {
+            CExpr::Const(c) => *c,
+            CExpr::Slot(p) => {
+                let v = st[*p as usize];
+                if v == BOT { NONE } else { v as i64 }
+            }
+            CExpr::Neg(a) => match a.eval(st) {
+                x @ (NONE | FAIL) => x,
+                x => in_range(-x),
+            },
+            CExpr::Abs(a) => match a.eval(st) {
+                x @ (NONE | FAIL) => x,
+                x => in_range(x.abs()),
+            },
+            CExpr::Bin(op, a, b) => {
+                let x = a.eval(st);
+                if x == FAIL {
+                    return FAIL;
+                }
+                let y = b.eval(st);
+                if y == FAIL {
+                    return FAIL;
+                }
+                if x == NONE || y == NONE {
+                    return NONE;
+                }
+                match op {
+                    BinOp::Add => in_range(x + y),
+                    BinOp::Sub => in_range(x - y),
+                    BinOp::Mul => in_range(x * y),
+                    _ => arith::binary(*op, x, y).unwrap_or(FAIL),
+                }
+            }
+            CExpr::MinMax(m, a, b) => {
+                let x = a.eval(st);
+                if x == FAIL {
+                    return FAIL;
+                }
+                let y = b.eval(st);
+                if y == FAIL {
+                    return FAIL;
+                }
+                if x == NONE || y == NONE {
+                    return NONE;
+                }
+                min_max(*m, x, y)
+            }
+            CExpr::If(c, a, b) => match c.eval(st) {
+                Ok(true) => a.eval(st),
+                Ok(false) => b.eval(st),
+                Err(Fallback) => FAIL,
+            },
+        }
+    }
+}
+
+impl CBExpr {
+    /// Whether the predicate holds in `st`; a comparison with ⊥ is false (D10).
+    #[inline]
+    pub fn eval(&self, st: &[i32]) -> Result<bool, Fallback> {
+        Ok(match self {
+            CBExpr::Const(c) => *c,
+            CBExpr::Not(x) => !x.eval(st)?,
+            CBExpr::Cmp(op, a, b) => {
+                let x = a.eval(st);
+                if x == FAIL {
+                    return Err(Fallback);
+                }
+                let y = b.eval(st);
+                if y == FAIL {
+                    return Err(Fallback);
+                }
+                x != NONE && y != NONE && op.holds(x, y)
+            }
+            CBExpr::And(x, y) => x.eval(st)? && y.eval(st)?,
+            CBExpr::Or(x, y) => x.eval(st)? || y.eval(st)?,
+        })
+    }
+}
