@@ -18,7 +18,7 @@ mod expr;
 mod link;
 
 pub use expr::Fallback;
-use expr::{Binding, CBExpr, CExpr, Compiler};
+use expr::{Binding, CBExpr, Compiler, Prog};
 pub use link::Links;
 
 use super::state::{BOT, Layout};
@@ -30,7 +30,7 @@ use crate::model::{ActionKind, Expr, Model, Store, TupleId};
 #[derive(Clone, Debug)]
 struct Assignment {
     pos: u32,
-    value: CExpr,
+    value: Prog,
     plain_copy: bool,
 }
 
@@ -70,7 +70,7 @@ impl FastEdge {
                     }
                 };
                 let plain_copy = matches!(e, Expr::Var(_) | Expr::Local { .. });
-                f.assigns.push(Assignment { pos: pos as u32, value: cx.expr(e)?, plain_copy });
+                f.assigns.push(Assignment { pos: pos as u32, value: Prog::of(&cx.expr(e)?)?, plain_copy });
             }
         }
         Some(f)

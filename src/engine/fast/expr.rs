@@ -39,7 +39,7 @@ pub enum CExpr {
 pub enum CBExpr {
     Const(bool),
     Not(Box<CBExpr>),
-    Cmp(CmpOp, CExpr, CExpr),
+    Cmp(CmpOp, Prog, Prog),
     And(Box<CBExpr>, Box<CBExpr>),
     Or(Box<CBExpr>, Box<CBExpr>),
 }
@@ -100,7 +100,7 @@ impl Compiler<'_> {
             },
             BExpr::Cmp(op, a, b) => match (self.expr(a)?, self.expr(b)?) {
                 (CExpr::Const(x), CExpr::Const(y)) => CBExpr::Const(op.holds(x, y)),
-                (a, b) => CBExpr::Cmp(*op, a, b),
+                (a, b) => CBExpr::Cmp(*op, Prog::of(&a)?, Prog::of(&b)?),
             },
             BExpr::And(x, y) => match (self.bexpr(x)?, self.bexpr(y)?) {
                 (CBExpr::Const(false), _) => CBExpr::Const(false),
@@ -163,10 +163,10 @@ fn min_max(m: MinMax, x: i64, y: i64) -> i64 {
     }
 }
 
-/// `CExpr::eval`'s result for ⊥. Values are never below `arith::MIN_VALUE`, so neither this
+/// `Prog::eval`'s result for ⊥. Values are never below `arith::MIN_VALUE`, so neither this
 /// nor `FAIL` is a value.
 pub const NONE: i64 = i64::MIN;
-/// `CExpr::eval`'s result for a run-time error (`Fallback`).
+/// `Prog::eval`'s result for a run-time error (`Fallback`).
 pub const FAIL: i64 = i64::MIN + 1;
 
 /// `checked` of `arith`, with `FAIL` for an overflow.
@@ -175,66 +175,135 @@ fn in_range(v: i64) -> i64 {
     if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(&v) { v } else { FAIL }
 }
 
-impl CExpr {
+/// An expression as a postfix program over a small stack: the form that is evaluated
+/// (a loop over a flat array, where the tree cost a call per node).
+#[derive(Clone, Debug)]
+pub struct Prog(Box<[Op]>);
+
+#[derive(Clone, Debug)]
+enum Op {
+    Const(i64),
+    Slot(u32),
+    Neg,
+    Abs,
+    Bin(BinOp),
+    MinMax(MinMax),
+    /// `if c then a else b`, rare: evaluated by nested programs.
+    If(Box<(CBExpr, Prog, Prog)>),
+}
+
+/// The evaluation stack's size; deeper expressions are not compiled.
+const STACK: usize = 16;
+
+impl Prog {
+    /// The program of `e`, if its stack fits `STACK`.
+    pub fn of(e: &CExpr) -> Option<Prog> {
+        let mut ops = Vec::new();
+        (flatten(e, &mut ops)? <= STACK).then(|| Prog(ops.into()))
+    }
+
     /// The value of the expression in `st`: a value, `NONE` (⊥) or `FAIL` (a run-time
-    /// error). Sentinels rather than `Result<Option<i64>>` keep every node a few
-    /// instructions. Operands are values within `arith`'s 32-bit range, so `+`, `-` and `*`
-    /// cannot overflow an `i64` before the range check.
+    /// error). Sentinels rather than `Result<Option<i64>>` keep every operation a few
+    /// instructions. Every operand is evaluated, where the evaluator stops at the first
+    /// error; evaluation has no effect, and `FAIL` wins over `NONE` and values, so the
+    /// result is the same. Operands are values within `arith`'s 32-bit range, so `+`, `-`
+    /// and `*` cannot overflow an `i64` before the range check.
     #[inline]
     pub fn eval(&self, st: &[i32]) -> i64 {
-        match self {
-            CExpr::Const(c) => *c,
-            CExpr::Slot(p) => {
-                let v = st[*p as usize];
-                if v == BOT { NONE } else { v as i64 }
+        let mut s = [0i64; STACK];
+        let mut n = 0;
+        for op in self.0.iter() {
+            match op {
+                Op::Const(c) => {
+                    s[n] = *c;
+                    n += 1;
+                }
+                Op::Slot(p) => {
+                    let v = st[*p as usize];
+                    s[n] = if v == BOT { NONE } else { v as i64 };
+                    n += 1;
+                }
+                Op::Neg => s[n - 1] = unary(s[n - 1], |x| in_range(-x)),
+                Op::Abs => s[n - 1] = unary(s[n - 1], |x| in_range(x.abs())),
+                Op::Bin(op) => {
+                    n -= 1;
+                    s[n - 1] = binary(*op, s[n - 1], s[n]);
+                }
+                Op::MinMax(m) => {
+                    n -= 1;
+                    let (x, y) = (s[n - 1], s[n]);
+                    s[n - 1] = if x == FAIL || y == FAIL {
+                        FAIL
+                    } else if x == NONE || y == NONE {
+                        NONE
+                    } else {
+                        min_max(*m, x, y)
+                    };
+                }
+                Op::If(b) => {
+                    s[n] = match b.0.eval(st) {
+                        Ok(true) => b.1.eval(st),
+                        Ok(false) => b.2.eval(st),
+                        Err(Fallback) => FAIL,
+                    };
+                    n += 1;
+                }
             }
-            CExpr::Neg(a) => match a.eval(st) {
-                x @ (NONE | FAIL) => x,
-                x => in_range(-x),
-            },
-            CExpr::Abs(a) => match a.eval(st) {
-                x @ (NONE | FAIL) => x,
-                x => in_range(x.abs()),
-            },
-            CExpr::Bin(op, a, b) => {
-                let x = a.eval(st);
-                if x == FAIL {
-                    return FAIL;
-                }
-                let y = b.eval(st);
-                if y == FAIL {
-                    return FAIL;
-                }
-                if x == NONE || y == NONE {
-                    return NONE;
-                }
-                match op {
-                    BinOp::Add => in_range(x + y),
-                    BinOp::Sub => in_range(x - y),
-                    BinOp::Mul => in_range(x * y),
-                    _ => arith::binary(*op, x, y).unwrap_or(FAIL),
-                }
-            }
-            CExpr::MinMax(m, a, b) => {
-                let x = a.eval(st);
-                if x == FAIL {
-                    return FAIL;
-                }
-                let y = b.eval(st);
-                if y == FAIL {
-                    return FAIL;
-                }
-                if x == NONE || y == NONE {
-                    return NONE;
-                }
-                min_max(*m, x, y)
-            }
-            CExpr::If(c, a, b) => match c.eval(st) {
-                Ok(true) => a.eval(st),
-                Ok(false) => b.eval(st),
-                Err(Fallback) => FAIL,
-            },
         }
+        s[0]
+    }
+}
+
+/// Appends the postfix form of `e` to `ops`; returns the stack depth it needs.
+fn flatten(e: &CExpr, ops: &mut Vec<Op>) -> Option<usize> {
+    Some(match e {
+        CExpr::Const(c) => {
+            ops.push(Op::Const(*c));
+            1
+        }
+        CExpr::Slot(p) => {
+            ops.push(Op::Slot(*p));
+            1
+        }
+        CExpr::Neg(a) | CExpr::Abs(a) => {
+            let d = flatten(a, ops)?;
+            ops.push(if matches!(e, CExpr::Neg(_)) { Op::Neg } else { Op::Abs });
+            d
+        }
+        CExpr::Bin(_, a, b) | CExpr::MinMax(_, a, b) => {
+            let (da, db) = (flatten(a, ops)?, flatten(b, ops)?);
+            ops.push(match e {
+                CExpr::Bin(op, ..) => Op::Bin(*op),
+                CExpr::MinMax(m, ..) => Op::MinMax(*m),
+                _ => unreachable!("matched above"),
+            });
+            da.max(db + 1)
+        }
+        CExpr::If(c, a, b) => {
+            ops.push(Op::If(Box::new(((**c).clone(), Prog::of(a)?, Prog::of(b)?))));
+            1
+        }
+    })
+}
+
+#[inline(always)]
+fn unary(x: i64, f: impl Fn(i64) -> i64) -> i64 {
+    if x == FAIL || x == NONE { x } else { f(x) }
+}
+
+#[inline(always)]
+fn binary(op: BinOp, x: i64, y: i64) -> i64 {
+    if x == FAIL || y == FAIL {
+        return FAIL;
+    }
+    if x == NONE || y == NONE {
+        return NONE;
+    }
+    match op {
+        BinOp::Add => in_range(x + y),
+        BinOp::Sub => in_range(x - y),
+        BinOp::Mul => in_range(x * y),
+        _ => arith::binary(op, x, y).unwrap_or(FAIL),
     }
 }
 
@@ -261,3 +330,7 @@ impl CBExpr {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "expr_tests.rs"]
+mod tests;
