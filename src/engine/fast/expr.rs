@@ -210,6 +210,15 @@ impl Prog {
     /// and `*` cannot overflow an `i64` before the range check.
     #[inline]
     pub fn eval(&self, st: &[i32]) -> i64 {
+        // Most operands are one constant or one slot: no stack for them.
+        match &*self.0 {
+            [Op::Const(c)] => return *c,
+            [Op::Slot(p)] => {
+                let v = st[*p as usize];
+                return if v == BOT { NONE } else { v as i64 };
+            }
+            _ => {}
+        }
         let mut s = [0i64; STACK];
         let mut n = 0;
         for op in self.0.iter() {
