@@ -179,14 +179,14 @@ fn measured(cmd: &mut Command, tool: &str) -> Result<(String, f64, f64), PeerErr
 fn print_table(n: usize, runs: usize, rows: &[Run]) {
     println!("philosophers n={n}: SPIN and labs side by side, fastest of {runs} run(s) each\n");
     println!(
-        "| {:<26} | {:>10} | {:>8} | {:>8} | {:>17} | {:>17} |",
+        "| {:<28} | {:>10} | {:>8} | {:>8} | {:>17} | {:>17} |",
         "tool", "states", "wall s", "peak MiB", "time / SPIN 2 co.", "mem. / SPIN 2 co."
     );
-    println!("|{}|", [28, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    println!("|{}|", [30, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
     let base = &rows[1];
     for r in rows {
         println!(
-            "| {:<26} | {:>10} | {:>8.2} | {:>8.0} | {:>17.2} | {:>17.2} |",
+            "| {:<28} | {:>10} | {:>8.2} | {:>8.0} | {:>17.2} | {:>17.2} |",
             r.tool,
             r.states,
             r.wall,
