@@ -6,6 +6,7 @@
 mod engine_common;
 mod fixtures;
 use engine_common::*;
+use fixtures::EXAMPLES;
 use labs::behaviour::Behaviour;
 use labs::engine::explore::{ExploreOptions, explore};
 use labs::engine::state::{encode_into, width_needed};
@@ -190,5 +191,108 @@ fn chunked_parallel_exploration_builds_the_sequential_graph() {
                 assert_eq!(g.store.packed(i), g1.store.packed(i), "{file} threads={threads}: state {i}");
             }
         }
+    }
+}
+
+/// The compiled steps and links (`fast`) must be what the explorer uses on the benchmarks:
+/// by reading the specs, every edge of philosophers (array elements indexed by `id` and
+/// `(id + 1) % n`), leader, twophase (`agree = id - 1`, `min(agree + 1, n)`), formation
+/// (`max`, `min`, `_size - 1`) and flock (`(x + dirx) % grid`) is a guarded simultaneous
+/// assignment with constant indices, and every link (formation, flock) reads only `c1`'s and
+/// `c2`'s scalars: all of them compile. The specs' packed successors are compared with the
+/// reference above, so these counts say the comparison covered the compiled paths.
+#[test]
+fn the_benchmarks_take_the_compiled_paths() {
+    let cases: &[(&str, &[&str], usize)] = &[
+        ("philosophers.labs", &["n=3"], 0),
+        ("leader.labs", &["n=4"], 0),
+        ("twophase.labs", &["workers=2"], 0),
+        ("twophasecommit.labs", &["workers=2"], 0),
+        // Two tuples with links (Left, Right), 2 × 2 (sender, receiver) pairs each.
+        ("formation.labs", &["n=2", "size=4", "range=1"], 2 * 2 * 2),
+        // One tuple (dirx, diry) with a link, 2 × 2 pairs.
+        ("flock.labs", &["birds=2", "grid=3", "delta=1"], 2 * 2),
+    ];
+    for (file, externs, pairs) in cases {
+        let (m, b) = load(&format!("{BENCH}/{file}"), externs);
+        let c = Stepper::new(&m, &b, false).compiled_counts();
+        assert!(c.edges > 0, "{file}: no edges");
+        assert_eq!(c.compiled_edges, c.edges, "{file}: edges without a compiled form");
+        assert_eq!(c.link_pairs, *pairs, "{file}: link pairs");
+        assert_eq!(c.compiled_link_pairs, *pairs, "{file}: links without a compiled form");
+    }
+    // The majority example observes `op of [0 .. n]` in a block: nondeterminism, which only
+    // the evaluator handles.
+    let (m, b) = load(&format!("{EXAMPLES}/majority.labs"), &["yes=1", "no=2"]);
+    let c = Stepper::new(&m, &b, false).compiled_counts();
+    assert_eq!(c.compiled_edges, 0, "majority: {c:?}");
+}
+
+/// The example specs and the specs of tests/specs (blocks, `pick`, nondeterminism next to
+/// compiled edges) give the reference successors too.
+#[test]
+fn packed_successors_match_on_the_examples() {
+    let cases: &[(&str, &[&str], bool)] = &[
+        ("majority.labs", &["yes=1", "no=2"], false),
+        ("philosophers.labs", &["n=3", "asym=1"], false),
+        ("flocking.labs", &["birds=2", "grid=3", "delta=1"], true),
+        ("line.labs", &["n=3", "size=5", "gap=2"], false),
+        ("counter.labs", &["n=2", "atomic=1"], false),
+        ("twophase.labs", &["workers=2"], false),
+    ];
+    let mut checked = 0;
+    for (file, externs, fair) in cases {
+        let path = format!("{EXAMPLES}/{file}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let externs: Vec<String> = externs.iter().map(|s| s.to_string()).collect();
+        let (m, b) = load_text(&text, &externs).expect("loads");
+        let stepper = Stepper::new(&m, &b, *fair);
+        let initial = stepper.initial_states().expect("initial states");
+        let opts = ExploreOptions { threads: 1, max_states: Some(20_000), ..Default::default() };
+        let g = explore(&stepper, &initial, &opts);
+        assert!(g.error.is_none(), "{path}: {:?}", g.error);
+        let (n, _) = compare_successors(&stepper, &g, &path);
+        assert!(n > 0, "{path}: no successor checked");
+        checked += 1;
+    }
+    for name in ["distinct_reads.labs", "majority_pick.labs"] {
+        let path = fixtures::path(&format!("tests/specs/{name}"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (m, b) = load_text(&text, &[]).expect("loads");
+        for fair in [false, true] {
+            check(&m, &b, fair, &format!("{name} fair={fair}"));
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+/// A compiled step or link that meets a run-time error hands over to the evaluator, so the
+/// explorer reports the reference's error (semantics D9, messages of `engine::eval`): the
+/// first state whose expansion fails is the one the reference search meets first, with the
+/// same message.
+#[test]
+fn run_time_errors_in_compiled_steps_and_links_are_the_evaluators() {
+    let step = "system {\n  spawn = N: 1\n}\n\
+                agent N {\n  interface = x: 1\n  Behavior = x > 0 -> x <- x * 1000; Behavior\n}\ncheck {\n}\n";
+    let link = "system {\n  spawn = N: 2\n}\n\
+                stigmergy S {\n  link = x of c1 / (x of c2 - x of c1) > 0\n  s: 0\n}\n\
+                agent N {\n  interface = x: 0\n  stigmergies = S\n  Behavior = s <~ 1\n}\ncheck {\n}\n";
+    // 1, 1000, 10^6, 10^9, then 10^12 overflows; both agents have x = 0, so the link
+    // divides by zero on the first message.
+    for (text, message, compiled_links) in
+        [(step, "arithmetic overflow (in a step of N 0)", 0), (link, "division by zero (in a link predicate)", 4)]
+    {
+        let (m, b) = load_text(text, &[]).expect("loads");
+        let stepper = Stepper::new(&m, &b, false);
+        let c = stepper.compiled_counts();
+        assert_eq!((c.compiled_edges, c.compiled_link_pairs), (c.edges, compiled_links), "{c:?}");
+        let g = explore(&stepper, &stepper.initial_states().unwrap(), &ExploreOptions::default());
+        let (at, got) = g.error.expect("a run-time error");
+        let mut st = Vec::new();
+        g.store.get_into(at, &mut st);
+        let reference = stepper.successors(&st, &mut Work::default(), false, &mut |_, _| {}).expect_err("reference");
+        assert_eq!(got, reference.0);
+        assert_eq!(got, message);
     }
 }

@@ -27,13 +27,13 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// (stage, file within the stage) of a source file: `src/engine/step.rs` is ("engine", "step"),
-/// `src/engine/mod.rs` ("engine", ""), `src/limits.rs` ("limits", "").
+/// `src/engine/mod.rs` ("engine", ""), `src/limits.rs` ("limits", ""); binaries (`src/bin/`, with their modules) are no stage.
 fn place(src: &Path, p: &Path) -> Option<(String, String)> {
     let rel: Vec<String> =
         p.strip_prefix(src).ok()?.with_extension("").iter().map(|c| c.to_string_lossy().into_owned()).collect();
     match rel.as_slice() {
         [one] if one == "lib" || one == "main" => None,
-        [dir, _] if dir == "bin" => None,
+        [dir, ..] if dir == "bin" => None,
         [one] => Some((one.clone(), String::new())),
         [stage, file] if file == "mod" => Some((stage.clone(), String::new())),
         [stage, file, ..] => Some((stage.clone(), file.clone())),

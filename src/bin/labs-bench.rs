@@ -23,6 +23,11 @@
 //! over `LONG_RUN_SECONDS` runs once. The machine's noise is one-sided (a run is slowed, never
 //! sped up), so the fastest run is the best estimate of the program's own speed.
 
+#[path = "bench/reduction.rs"]
+mod reduction;
+#[path = "bench/spin_peer.rs"]
+mod spin_peer;
+
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::engine::reachable_values;
@@ -33,9 +38,6 @@ use labs::syntax::parse;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-
-#[path = "labs-bench/reduction.rs"]
-mod reduction;
 
 struct Instance {
     name: &'static str,
@@ -161,6 +163,7 @@ Usage: labs-bench [--quick] [--threads N] [--runs N] [--benchmarks DIR]
        labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
        labs-bench --reduction-table [--quick] [--threads N]
+       labs-bench --peer spin [--n N] [--runs N] [--benchmarks DIR]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
 `labs` binary built beside this one) and prints one table: system, externs, fair, property,
@@ -182,6 +185,11 @@ Options:
                      and on rings of up to a million states (--quick: up to 100,000)
   --reduction-table  instead: states, seconds and memory with and without symmetry reduction
                      (--quick: without the flock instances and leader n=9)
+  --peer spin        instead: SPIN's BFS (1 and 2 cores) on benchmarks/peers/philosophers.pml
+                     and labs (1 and 2 threads) on philosophers.labs, same instance; checks
+                     the state counts are equal; exits with 2 without `spin` or `cc`
+                     (one run each unless --runs is given)
+  --n N              philosophers for --peer (default 9)
   -h, --help         print this text
 ";
 
@@ -194,6 +202,10 @@ struct Options {
     threads: usize,
     runs: usize,
     benchmarks: PathBuf,
+    /// `--peer spin`, with the philosophers' number and the runs of each tool.
+    peer: bool,
+    peer_n: usize,
+    peer_runs: usize,
 }
 
 /// Instances whose first run takes longer are not repeated.
@@ -210,6 +222,9 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
         benchmarks: Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks"),
+        peer: false,
+        peer_n: 9,
+        peer_runs: 1,
     };
     let mut args = args.into_iter();
     while let Some(a) = args.next() {
@@ -233,6 +248,15 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
                     .and_then(|v| v.parse().ok())
                     .filter(|&n| n > 0)
                     .ok_or("--runs needs a positive number")?;
+                o.peer_runs = o.runs;
+            }
+            "--peer" => match args.next().as_deref() {
+                Some("spin") => o.peer = true,
+                _ => return Err("--peer needs a peer: spin".into()),
+            },
+            "--n" => {
+                o.peer_n =
+                    args.next().and_then(|v| v.parse().ok()).filter(|&n| n >= 2).ok_or("--n needs a number >= 2")?
             }
             "--benchmarks" => o.benchmarks = PathBuf::from(args.next().ok_or("--benchmarks needs a directory")?),
             "--bench" => {} // passed by `cargo bench`
@@ -263,6 +287,19 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if o.peer {
+        match spin_peer::run(&o.benchmarks, &labs_binary(), o.peer_n, o.peer_runs) {
+            Ok(()) => return,
+            Err(spin_peer::PeerError::Missing(e)) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+            Err(spin_peer::PeerError::Failed(e)) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
     let failures = if o.lts_table {
         lts_table(&o)
     } else if o.jobs_table {

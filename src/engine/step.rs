@@ -2,7 +2,7 @@
 //! ones the explorer uses in `packed`, the initial states (§3) in `initial`.
 
 use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
-use super::fast::FastEdge;
+use super::fast::{FastEdge, Links};
 use super::state::{BOT, Layout, encode_into, width_needed};
 use crate::behaviour::{Behaviour, Step};
 use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
@@ -97,8 +97,20 @@ pub struct Stepper<'a> {
     plans: Vec<Vec<HolderPos>>,
     /// Position of each agent in `holders[k]` (`u32::MAX` if it does not hold `k`).
     holder_index: Vec<Vec<u32>>,
-    /// The compiled form of each edge (per agent type and control state), where it has one.
+    /// The compiled form of each edge (per agent and control state), where it has one.
     fast: Vec<Vec<Vec<Option<FastEdge>>>>,
+    /// The compiled link predicates (per tuple, sender and receiver).
+    links: Links,
+}
+
+/// The edges (per agent and control state) and the (tuple, sender, receiver) link
+/// predicates other than `true`, and how many of each have a compiled form (`fast`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompiledCounts {
+    pub edges: usize,
+    pub compiled_edges: usize,
+    pub link_pairs: usize,
+    pub compiled_link_pairs: usize,
 }
 
 /// Where a holder of a tuple keeps what a message of that tuple reads and writes.
@@ -177,10 +189,13 @@ impl<'a> Stepper<'a> {
                 (consecutive && hs.len() < 64).then_some((first as u32, sl.len() as u32))
             })
             .collect();
-        let fast = behs
-            .iter()
-            .map(|b| b.edges.iter().map(|es| es.iter().map(|e| FastEdge::compile(model, &lay, e)).collect()).collect())
+        let fast = (0..n)
+            .map(|a| {
+                let edges = &behs[type_of[a]].edges;
+                edges.iter().map(|es| es.iter().map(|e| FastEdge::compile(model, &lay, a, e)).collect()).collect()
+            })
             .collect();
+        let links = Links::compile(model, &lay);
         Stepper {
             model,
             behs,
@@ -194,6 +209,19 @@ impl<'a> Stepper<'a> {
             plans,
             holder_index,
             fast,
+            links,
+        }
+    }
+
+    /// How much of the model has a compiled form, for tests and the benchmark.
+    pub fn compiled_counts(&self) -> CompiledCounts {
+        let edges = self.fast.iter().flatten().flatten();
+        let (pairs, compiled_pairs) = self.links.counts();
+        CompiledCounts {
+            edges: edges.clone().count(),
+            compiled_edges: edges.filter(|e| e.is_some()).count(),
+            link_pairs: pairs,
+            compiled_link_pairs: compiled_pairs,
         }
     }
 
@@ -317,18 +345,27 @@ impl<'a> Stepper<'a> {
         let ty = self.type_of[a];
         let ctl = st[lay.ctl(a)] as usize;
         let edge = &self.behs[ty].edges[ctl][ei];
-        if fast && let Some(f) = &self.fast[ty][ctl][ei] {
-            if !f.enabled(st, lay, a) {
-                return Err(Stop::Disabled);
+        if fast && let Some(f) = &self.fast[a][ctl][ei] {
+            // A `Fallback` (a run-time error) goes on to the evaluator, which reports it.
+            match f.enabled(st) {
+                Ok(false) => return Err(Stop::Disabled),
+                Ok(true) => {
+                    w.buf.clear();
+                    w.buf.extend_from_slice(st);
+                    match f.apply(st, &mut w.buf) {
+                        Ok(false) => return Err(Stop::Disabled),
+                        Ok(true) => {
+                            w.assigned.clear();
+                            w.written.clear();
+                            w.written.extend_from_slice(&f.written);
+                            self.finish_step(a, edge, w);
+                            return Ok(());
+                        }
+                        Err(_) => {}
+                    }
+                }
+                Err(_) => {}
             }
-            w.buf.clear();
-            w.buf.extend_from_slice(st);
-            w.assigned.clear();
-            w.written.clear();
-            f.apply(st, &mut w.buf, lay, a);
-            w.written.extend_from_slice(&f.written);
-            self.finish_step(a, edge, w);
-            return Ok(());
         }
         let cx = self.ctx(Some(a), Mode::Step);
         for g in &edge.guards {
@@ -545,7 +582,7 @@ impl<'a> Stepper<'a> {
         for h in plan {
             let r = h.agent as usize;
             let tr = st[h.rank as usize];
-            match self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], &mut w.sc)? {
+            match self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], false, &mut w.sc)? {
                 Receive::Skip => continue,
                 Receive::Refresh => {
                     let zp = h.zp as usize;
@@ -579,7 +616,8 @@ impl<'a> Stepper<'a> {
     /// What a message of tuple `k` from `s`, whose copy has rank `ts`, does to holder `h`
     /// (semantics §5): nothing for the sender itself, a holder with the same timestamp, a
     /// newer one under propagation, or an unlinked one; otherwise the holder copies an older
-    /// value, or (confirmation only) re-propagates its newer one.
+    /// value, or (confirmation only) re-propagates its newer one. `compiled`: whether the link
+    /// may use its compiled form (the explorer) or is evaluated (the reference).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn receive(
@@ -592,20 +630,37 @@ impl<'a> Stepper<'a> {
         tr: i32,
         ts: i32,
         link_true: bool,
+        compiled: bool,
         sc: &mut Scratch,
     ) -> Result<Receive, RuntimeError> {
         let r = h.agent as usize;
         if r == s || tr == ts || (!confirm && tr > ts) {
             return Ok(Receive::Skip);
         }
-        if !link_true && !self.linked(st, s, r, k, sc)? {
+        if !link_true && !self.linked(st, s, r, k, compiled, sc)? {
             return Ok(Receive::Skip);
         }
         Ok(if tr < ts { Receive::Copy } else { Receive::Refresh })
     }
 
-    /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`.
-    fn linked(&self, st: &[i32], s: usize, r: usize, k: TupleId, sc: &mut Scratch) -> Result<bool, RuntimeError> {
+    /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`
+    /// (`compiled`: as `receive`).
+    fn linked(
+        &self,
+        st: &[i32],
+        s: usize,
+        r: usize,
+        k: TupleId,
+        compiled: bool,
+        sc: &mut Scratch,
+    ) -> Result<bool, RuntimeError> {
+        // A `Fallback` (a run-time error) goes on to the evaluator, which reports it.
+        if compiled
+            && let Some(link) = self.links.get(k, s, r)
+            && let Ok(b) = link.eval(st)
+        {
+            return Ok(b);
+        }
         let link = &self.model.stigmergies[self.model.tuples[k].stigmergy].link;
         let cx = Ctx { c1: Some(s), c2: Some(r), ..self.ctx(None, Mode::Pred) };
         match cx.eval_b(st, sc, link) {

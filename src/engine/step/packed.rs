@@ -229,7 +229,8 @@ impl Stepper<'_> {
         for h in plan {
             // SAFETY: plan positions are below `lay.len` (asserted above).
             let tr = unsafe { sp.get(h.rank) };
-            let action = self.receive(st, s, k, confirm, h, tr, ts, LINK_TRUE, &mut w.sc).map_err(PackedStop::Error)?;
+            let action =
+                self.receive(st, s, k, confirm, h, tr, ts, LINK_TRUE, true, &mut w.sc).map_err(PackedStop::Error)?;
             if action != Receive::Copy {
                 present |= 1u64 << tr;
                 if action == Receive::Skip {
@@ -291,8 +292,9 @@ impl Stepper<'_> {
         let mut any_copy = false;
         for (i, h) in plan.iter().enumerate() {
             let tr = st[h.rank as usize];
-            let action =
-                self.receive(st, s, k, confirm, h, tr, ts, self.link_true[k], &mut w.sc).map_err(PackedStop::Error)?;
+            let action = self
+                .receive(st, s, k, confirm, h, tr, ts, self.link_true[k], true, &mut w.sc)
+                .map_err(PackedStop::Error)?;
             if action == Receive::Skip {
                 continue;
             }

@@ -1,0 +1,200 @@
+//! `labs-bench --peer spin`: SPIN on the Promela peer model of the philosophers benchmark
+//! (`benchmarks/peers/philosophers.pml`, one Promela statement per LAbS action, so that SPIN
+//! explores exactly labs's state space), next to labs on the same instance, as an expert runs
+//! SPIN for a full search: breadth-first, no partial-order reduction (it reduces nothing
+//! here), a 2^25-slot hash table, and `-DBFS_PAR -u2` for its multi-core BFS. Benchmark only:
+//! never run by the tests or CI.
+//!
+//! Every run is a child process whose wall time and peak resident memory (`wait4`'s
+//! `ru_maxrss`) are measured the same way for both tools. The state counts must be equal.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// One measured run.
+struct Run {
+    tool: String,
+    states: u64,
+    wall: f64,
+    peak_mib: f64,
+}
+
+/// Why the comparison could not run.
+pub enum PeerError {
+    /// SPIN or a C compiler is missing (exit 2).
+    Missing(String),
+    /// A run failed or the counts differ (exit 1).
+    Failed(String),
+}
+
+/// Runs SPIN (1 and 2 cores) and labs (1 and 2 threads) on philosophers with `n`
+/// philosophers, `runs` times each (the fastest kept), and prints the table.
+pub fn run(benchmarks: &Path, labs: &Path, n: usize, runs: usize) -> Result<(), PeerError> {
+    for (tool, arg) in [("spin", "-V"), ("cc", "--version")] {
+        let ok = Command::new(tool).arg(arg).output().is_ok_and(|o| o.status.success());
+        if !ok {
+            return Err(PeerError::Missing(format!(
+                "`{tool}` is not installed: --peer spin needs SPIN and a C compiler (Debian: apt-get install spin gcc)"
+            )));
+        }
+    }
+    let model = benchmarks.join("peers/philosophers.pml");
+    let spec = benchmarks.join("philosophers.labs");
+    for f in [&model, &spec] {
+        if !f.is_file() {
+            return Err(PeerError::Failed(format!("{}: not found", f.display())));
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("labs-bench-spin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| PeerError::Failed(format!("{}: {e}", dir.display())))?;
+    let result = compare(&model, &spec, labs, &dir, n, runs);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn compare(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: usize) -> Result<(), PeerError> {
+    let pans = build_pans(model, dir, n)?;
+    let mut rows = Vec::new();
+    for (cores, pan) in [1, 2].iter().zip(&pans) {
+        let mut args = vec!["-E".to_string(), "-w25".to_string()];
+        if *cores > 1 {
+            args.push(format!("-u{cores}"));
+        }
+        let tool =
+            if *cores == 1 { "SPIN BFS, 1 core".to_string() } else { format!("SPIN multi-core BFS, {cores} cores") };
+        rows.push(fastest(runs, || spin_run(&tool, pan, &args, dir))?);
+    }
+    for threads in [1, 2] {
+        let args: Vec<String> = [
+            "verify".to_string(),
+            spec.display().to_string(),
+            format!("n={n}"),
+            "--property".into(),
+            "P1".into(),
+            "--threads".into(),
+            threads.to_string(),
+            "--json".into(),
+            "-q".into(),
+        ]
+        .into();
+        let tool = if threads == 1 { "labs, 1 thread".to_string() } else { format!("labs, {threads} threads") };
+        rows.push(fastest(runs, || labs_run(&tool, labs, &args))?);
+    }
+    print_table(n, runs, &rows);
+    let spin_states = rows[0].states;
+    if let Some(r) = rows.iter().find(|r| r.states != spin_states) {
+        return Err(PeerError::Failed(format!("{}: {} states, SPIN: {spin_states}", r.tool, r.states)));
+    }
+    Ok(())
+}
+
+/// Generates the verifier with `spin -a` and compiles it twice: BFS (1 core) and
+/// multi-core BFS.
+fn build_pans(model: &Path, dir: &Path, n: usize) -> Result<[PathBuf; 2], PeerError> {
+    std::fs::copy(model, dir.join("m.pml")).map_err(|e| PeerError::Failed(format!("{}: {e}", model.display())))?;
+    checked(Command::new("spin").arg(format!("-DN={n}")).args(["-a", "m.pml"]).current_dir(dir), "spin -a")?;
+    let mut pans = [dir.join("pan1"), dir.join("pan2")];
+    for (bfs, pan) in ["-DBFS", "-DBFS_PAR"].iter().zip(&mut pans) {
+        let mut cc = Command::new("cc");
+        cc.args(["-O3", bfs, "-DNOREDUCE", "-DSAFETY", "-DMEMLIM=16000", "-o"]).arg(&*pan).arg("pan.c");
+        checked(cc.current_dir(dir), "cc pan.c")?;
+    }
+    Ok(pans)
+}
+
+fn checked(cmd: &mut Command, what: &str) -> Result<(), PeerError> {
+    let out = cmd.output().map_err(|e| PeerError::Failed(format!("{what}: {e}")))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(PeerError::Failed(format!("{what}: {}, {}", out.status, err.lines().next().unwrap_or(""))));
+    }
+    Ok(())
+}
+
+fn fastest(runs: usize, mut f: impl FnMut() -> Result<Run, PeerError>) -> Result<Run, PeerError> {
+    let mut best: Option<Run> = None;
+    for _ in 0..runs {
+        let r = f()?;
+        if best.as_ref().is_none_or(|b| r.wall < b.wall) {
+            best = Some(r);
+        }
+    }
+    Ok(best.expect("at least one run"))
+}
+
+fn spin_run(tool: &str, pan: &Path, args: &[String], dir: &Path) -> Result<Run, PeerError> {
+    let mut cmd = Command::new(pan);
+    cmd.args(args).current_dir(dir);
+    let (out, wall, peak_mib) = measured(&mut cmd, tool)?;
+    // SPIN prints `    12544 states, stored` and `errors: 0`.
+    let states = out
+        .lines()
+        .find_map(|l| l.trim().strip_suffix("states, stored").and_then(|s| s.trim().parse().ok()))
+        .ok_or_else(|| PeerError::Failed(format!("{tool}: no `states, stored` in its output")))?;
+    if !out.contains("errors: 0") {
+        return Err(PeerError::Failed(format!("{tool}: the search reported errors")));
+    }
+    Ok(Run { tool: tool.into(), states, wall, peak_mib })
+}
+
+fn labs_run(tool: &str, labs: &Path, args: &[String]) -> Result<Run, PeerError> {
+    let (out, wall, peak_mib) = measured(Command::new(labs).args(args), tool)?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&out).map_err(|e| PeerError::Failed(format!("{tool}: not JSON: {e}")))?;
+    let states = doc["stats"]["states"].as_u64().ok_or_else(|| PeerError::Failed(format!("{tool}: no state count")))?;
+    Ok(Run { tool: tool.into(), states, wall, peak_mib })
+}
+
+/// Runs `cmd` to the end: its standard output, wall seconds and peak resident MiB. Exit
+/// codes 0 and 10 (labs: property violated) are success.
+fn measured(cmd: &mut Command, tool: &str) -> Result<(String, f64, f64), PeerError> {
+    use std::io::Read;
+    let start = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| PeerError::Failed(format!("{tool}: {e}")))?;
+    let mut out = String::new();
+    let read = child.stdout.take().expect("piped").read_to_string(&mut out);
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is valid; `wait4` reaps our own child, which
+    // `Child::wait` is then never asked to do.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let wall = start.elapsed().as_secs_f64();
+    read.map_err(|e| PeerError::Failed(format!("{tool}: {e}")))?;
+    if pid < 0 {
+        return Err(PeerError::Failed(format!("{tool}: wait4 failed")));
+    }
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    if !matches!(code, Some(0 | 10)) {
+        return Err(PeerError::Failed(format!("{tool}: exit status {status}")));
+    }
+    // `ru_maxrss` is in KiB on Linux.
+    Ok((out, wall, usage.ru_maxrss as f64 / 1024.0))
+}
+
+fn print_table(n: usize, runs: usize, rows: &[Run]) {
+    println!("philosophers n={n}: SPIN and labs side by side, fastest of {runs} run(s) each\n");
+    println!(
+        "| {:<28} | {:>10} | {:>8} | {:>8} | {:>17} | {:>17} |",
+        "tool", "states", "wall s", "peak MiB", "time / SPIN 2 co.", "mem. / SPIN 2 co."
+    );
+    println!("|{}|", [30, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    let base = &rows[1];
+    for r in rows {
+        println!(
+            "| {:<28} | {:>10} | {:>8.2} | {:>8.0} | {:>17.2} | {:>17.2} |",
+            r.tool,
+            r.states,
+            r.wall,
+            r.peak_mib,
+            r.wall / base.wall,
+            r.peak_mib / base.peak_mib
+        );
+    }
+    let labs2 = &rows[3];
+    println!("\nlabs 2 threads vs SPIN multi-core BFS on 2 cores: {:.2}x faster", base.wall / labs2.wall);
+}
