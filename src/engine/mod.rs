@@ -212,7 +212,7 @@ fn concrete_trace(
         t.loop_start = loop_start;
         return Ok(t);
     };
-    let (states, loop_start) = symmetry::lift::lift(stepper, g, group, path, loop_start)
+    let (states, loop_start) = symmetry::lift::lift(stepper, &g.store, group, path, loop_start)
         .map_err(|e| EngineError::Internal(format!("cannot lift a counterexample: {e}")))?;
     let mut t = trace_of_states(stepper, &states);
     t.loop_start = loop_start;

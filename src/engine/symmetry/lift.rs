@@ -10,8 +10,7 @@
 
 use super::Group;
 use super::canon::CanonScratch;
-use crate::engine::explore::Graph;
-use crate::engine::state::encode_into;
+use crate::engine::state::{StateStore, encode_into};
 use crate::engine::step::{RuntimeError, Stepper, Work};
 
 /// Why a path could not be lifted (never expected: a bug of the reduction).
@@ -35,7 +34,7 @@ impl std::fmt::Display for LiftError {
 
 struct Lifter<'a> {
     stepper: &'a Stepper<'a>,
-    g: &'a Graph,
+    store: &'a StateStore,
     group: &'a Group,
     enc: Vec<u8>,
     sc: CanonScratch,
@@ -45,14 +44,14 @@ struct Lifter<'a> {
 impl Lifter<'_> {
     /// Whether concrete state `s` is in the orbit of stored representative `id`.
     fn represents(&mut self, s: &[i32], id: u32) -> bool {
-        let width = self.g.store.width();
-        self.enc.resize(self.g.store.state_bytes(), 0);
+        let width = self.store.width();
+        self.enc.resize(self.store.state_bytes(), 0);
         // A value too wide for the store is in no stored orbit.
         if !encode_into(s, width, &mut self.enc) {
             return false;
         }
         self.group.canonicalise(&self.stepper.lay, width, &mut self.enc, &mut self.sc);
-        self.enc == self.g.store.packed(id)
+        self.enc == self.store.packed(id)
     }
 
     /// The first successor of `s` in the orbit of `id`.
@@ -73,17 +72,17 @@ impl Lifter<'_> {
     }
 }
 
-/// Concrete states along `path` (state ids of the reduced graph `g`, from an initial state),
+/// Concrete states along `path` (ids of representatives in `store`, from an initial state),
 /// each a step from the previous one; with `loop_start`, the last state equals the state at
 /// the returned loop start.
 pub fn lift(
     stepper: &Stepper,
-    g: &Graph,
+    store: &StateStore,
     group: &Group,
     path: &[u32],
     loop_start: Option<usize>,
 ) -> Result<(Vec<Vec<i32>>, Option<usize>), LiftError> {
-    let mut l = Lifter { stepper, g, group, enc: Vec::new(), sc: CanonScratch::default(), w: Work::default() };
+    let mut l = Lifter { stepper, store, group, enc: Vec::new(), sc: CanonScratch::default(), w: Work::default() };
     let mut first = None;
     stepper
         .for_each_initial(&mut |s| {
