@@ -18,6 +18,11 @@ pub(super) fn symmetry_word(s: &TypeSymmetry) -> &'static str {
     }
 }
 
+/// The symmetry analysis without and with `--fair` (both shown by `labs info`).
+pub(super) fn symmetry_both(l: &Loaded) -> [symmetry::Symmetry; 2] {
+    [false, true].map(|fair| symmetry::analyse(&l.model, &l.behaviours, fair))
+}
+
 /// A reason with its place: `the behaviour of Node uses … (leader.labs:17:18)`.
 pub(super) fn reason_text(l: &Loaded, r: &Asymmetry) -> String {
     match r.span {
@@ -33,8 +38,7 @@ pub(super) fn reason_text(l: &Loaded, r: &Asymmetry) -> String {
 /// `--fair`, and why not where it does not.
 fn symmetry_text(l: &Loaded, s: &mut String) {
     let m = &l.model;
-    let free = symmetry::analyse(m, &l.behaviours, false);
-    let fair = symmetry::analyse(m, &l.behaviours, true);
+    let [free, fair] = symmetry_both(l);
     let _ = writeln!(s, "\nsymmetry reduction (labs verify; --no-reduction turns it off):");
     for ((t, a), b) in m.agent_types.iter().zip(&free.types).zip(&fair.types) {
         let _ = writeln!(s, "  {:<12} {} (free interleaving), {} (--fair)", t.name, symmetry_word(a), symmetry_word(b));

@@ -4,7 +4,7 @@
 //! them: the field order of these types does not matter.
 
 use super::load::Loaded;
-use crate::engine::symmetry::{self, TypeSymmetry};
+use crate::engine::symmetry::TypeSymmetry;
 use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
 use crate::model::{Store, print};
@@ -314,8 +314,7 @@ pub struct PropertyDoc {
 impl<'a> InfoDoc<'a> {
     pub fn new(l: &'a Loaded) -> Self {
         let m = &l.model;
-        let free = symmetry::analyse(m, &l.behaviours, false);
-        let fair = symmetry::analyse(m, &l.behaviours, true);
+        let [free, fair] = super::info::symmetry_both(l);
         let agent_types = m
             .agent_types
             .iter()

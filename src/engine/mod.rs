@@ -297,16 +297,19 @@ fn eval_all(
 }
 
 /// The run-time error met at `state`, with the trace that reaches it. Under symmetry
-/// reduction the trace reaches a permutation of the stored state, where the error is
-/// recomputed so that its message names the agents of the trace.
-fn runtime(stepper: &Stepper, g: &Graph, group: Option<&symmetry::Group>, state: u32, message: String) -> EngineError {
+/// reduction the trace reaches a permutation of the stored state, where `recompute` gives
+/// the error again, so that its message names the agents of the trace.
+fn runtime(
+    stepper: &Stepper,
+    g: &Graph,
+    group: Option<&symmetry::Group>,
+    state: u32,
+    message: String,
+    recompute: impl FnOnce(&[i32]) -> Option<String>,
+) -> EngineError {
     match concrete_trace(stepper, g, group, &g.path_to(state), None) {
         Ok(t) => {
-            let mut w = Work::default();
-            let message = match (group, stepper.successors(t.last(), &mut w, false, &mut |_, _| {})) {
-                (Some(_), Err(e)) => e.0,
-                _ => message,
-            };
+            let message = if group.is_some() { recompute(t.last()).unwrap_or(message) } else { message };
             EngineError::Runtime { message, trace: Some(Box::new(t)) }
         }
         Err(e) => e,
@@ -383,7 +386,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let g =
         explore::explore_initial(&stepper, &eopts).map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     if let Some((s, m)) = g.error.clone() {
-        return Err(runtime(&stepper, &g, group, s, m));
+        return Err(runtime(&stepper, &g, group, s, m, |st| {
+            stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)
+        }));
     }
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
@@ -391,7 +396,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let mut stopped = false;
         let ev = |q: &QPred, stopped: &mut bool| match eval_all(&stepper, &g, q, &workers, &opts.limits) {
             Ok(v) => Ok(v),
-            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m)),
+            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m, |st| {
+                eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
+            })),
             Err(EvalStop::Stopped) => {
                 // Any vector will do: `check_property` sees the stop and answers `Unknown`.
                 *stopped = true;
@@ -424,7 +431,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         state_slots: stepper.lay.len as u64,
         state_bytes: g.store.state_bytes() as u64,
         complete: g.stopped.is_none(),
-        reduction: group.and(sym.as_ref()).and_then(|s| s.describe(model)),
+        reduction: sym.as_ref().and_then(|s| s.describe(model)),
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
     Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })

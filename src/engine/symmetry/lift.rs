@@ -10,7 +10,7 @@
 
 use super::Group;
 use super::canon::CanonScratch;
-use crate::engine::state::{StateStore, encode_into};
+use crate::engine::state::{Layout, StateStore, encode_into};
 use crate::engine::step::{RuntimeError, Stepper, Work};
 
 /// Why a path could not be lifted (never expected: a bug of the reduction).
@@ -32,16 +32,16 @@ impl std::fmt::Display for LiftError {
     }
 }
 
-struct Lifter<'a> {
-    stepper: &'a Stepper<'a>,
+/// Tells whether concrete states belong to stored orbits.
+struct Orbits<'a> {
     store: &'a StateStore,
     group: &'a Group,
+    lay: &'a Layout,
     enc: Vec<u8>,
     sc: CanonScratch,
-    w: Work,
 }
 
-impl Lifter<'_> {
+impl Orbits<'_> {
     /// Whether concrete state `s` is in the orbit of stored representative `id`.
     fn represents(&mut self, s: &[i32], id: u32) -> bool {
         let width = self.store.width();
@@ -50,15 +50,28 @@ impl Lifter<'_> {
         if !encode_into(s, width, &mut self.enc) {
             return false;
         }
-        self.group.canonicalise(&self.stepper.lay, width, &mut self.enc, &mut self.sc);
+        self.group.canonicalise(self.lay, width, &mut self.enc, &mut self.sc);
         self.enc == self.store.packed(id)
     }
+}
 
+struct Lifter<'a> {
+    stepper: &'a Stepper<'a>,
+    orbits: Orbits<'a>,
+    w: Work,
+}
+
+impl Lifter<'_> {
     /// The first successor of `s` in the orbit of `id`.
     fn step(&mut self, s: &[i32], id: u32) -> Result<Option<Vec<i32>>, RuntimeError> {
-        let mut succs = Vec::new();
-        self.stepper.successors(s, &mut self.w, false, &mut |_, t| succs.push(t.to_vec()))?;
-        Ok(succs.into_iter().find(|t| self.represents(t, id)))
+        let orbits = &mut self.orbits;
+        let mut found = None;
+        self.stepper.successors(s, &mut self.w, false, &mut |_, t| {
+            if found.is_none() && orbits.represents(t, id) {
+                found = Some(t.to_vec());
+            }
+        })?;
+        Ok(found)
     }
 
     /// Appends the concrete states of `ids` after the last state of `out`.
@@ -82,11 +95,12 @@ pub fn lift(
     path: &[u32],
     loop_start: Option<usize>,
 ) -> Result<(Vec<Vec<i32>>, Option<usize>), LiftError> {
-    let mut l = Lifter { stepper, store, group, enc: Vec::new(), sc: CanonScratch::default(), w: Work::default() };
+    let orbits = Orbits { store, group, lay: &stepper.lay, enc: Vec::new(), sc: CanonScratch::default() };
+    let mut l = Lifter { stepper, orbits, w: Work::default() };
     let mut first = None;
     stepper
         .for_each_initial(&mut |s| {
-            if l.represents(s, path[0]) {
+            if l.orbits.represents(s, path[0]) {
                 first = Some(s.to_vec());
             }
             first.is_none()
