@@ -21,7 +21,7 @@ pub use expr::Fallback;
 use expr::{Binding, CBExpr, Compiler, Prog};
 pub use link::Links;
 
-use super::state::{BOT, Layout};
+use super::state::{BOT, Layout, encode_slot, width_of};
 use crate::behaviour::{Edge, Step};
 use crate::model::{ActionKind, Expr, Model, Store, TupleId};
 
@@ -41,13 +41,37 @@ pub struct FastEdge {
     assigns: Vec<Assignment>,
     /// Tuples of the assigned stigmergic variables (each written once).
     pub written: Vec<TupleId>,
+    /// Every tuple the step stamps (`written` and the edge's `writes`), sorted.
+    pub stamps: Vec<TupleId>,
+    /// The tuples the step adds to `Zc` (the edge's `confirms` not stamped), sorted.
+    pub confirms: Vec<TupleId>,
+    /// The control state the step goes to.
+    pub target: i32,
+}
+
+/// Why `FastEdge::apply_packed` wrote no successor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackedApply {
+    /// A value other than a plain copy is ⊥: the step is disabled.
+    Disabled,
+    /// A run-time error: the caller evaluates the edge, which reports it.
+    Fallback,
+    /// A value needs this many bytes per slot.
+    Widen(usize),
 }
 
 impl FastEdge {
     /// The compiled form of `edge` for agent `a`, if it has one.
     pub fn compile(model: &Model, lay: &Layout, a: usize, edge: &Edge) -> Option<FastEdge> {
         let cx = Compiler { model, lay, bind: Binding { me: Some(a), ..Binding::default() } };
-        let mut f = FastEdge { guards: Vec::new(), assigns: Vec::new(), written: Vec::new() };
+        let mut f = FastEdge {
+            guards: Vec::new(),
+            assigns: Vec::new(),
+            written: Vec::new(),
+            stamps: Vec::new(),
+            confirms: Vec::new(),
+            target: edge.target as i32,
+        };
         for g in &edge.guards {
             match cx.bexpr(g)? {
                 expr::CBExpr::Const(true) => {}
@@ -73,6 +97,12 @@ impl FastEdge {
                 f.assigns.push(Assignment { pos: pos as u32, value: Prog::of(&cx.expr(e)?)?, plain_copy });
             }
         }
+        f.stamps = f.written.iter().chain(&edge.writes).copied().collect();
+        f.stamps.sort_unstable();
+        f.stamps.dedup();
+        f.confirms = edge.confirms.iter().copied().filter(|k| !f.stamps.contains(k)).collect();
+        f.confirms.sort_unstable();
+        f.confirms.dedup();
         Some(f)
     }
 
@@ -104,5 +134,26 @@ impl FastEdge {
             buf[asg.pos as usize] = v;
         }
         Ok(true)
+    }
+
+    /// `apply` on packed bytes: `out` holds `st` packed with `W` bytes per slot, and only the
+    /// assigned slots are written. Values are computed in `apply`'s order, so it disables and
+    /// falls back exactly when `apply` does, and asks for a wider store only when the step
+    /// happens; `out` may then be partly written.
+    #[inline]
+    pub fn apply_packed<const W: usize>(&self, st: &[i32], out: &mut [u8]) -> Result<(), PackedApply> {
+        let mut wide = 0;
+        for asg in &self.assigns {
+            let v = match asg.value.eval(st) {
+                expr::FAIL => return Err(PackedApply::Fallback),
+                expr::NONE if !asg.plain_copy => return Err(PackedApply::Disabled),
+                expr::NONE => BOT,
+                x => x as i32,
+            };
+            if !encode_slot::<W>(out, asg.pos as usize, v) {
+                wide = wide.max(width_of(v));
+            }
+        }
+        if wide > 0 { Err(PackedApply::Widen(wide)) } else { Ok(()) }
     }
 }

@@ -23,7 +23,7 @@ mod layout;
 
 use arena::*;
 use encoding::*;
-pub use encoding::{encode_into, hash_bytes, width_needed};
+pub use encoding::{encode_into, encode_slot, hash_bytes, width_needed, width_of};
 pub use layout::{BOT, Layout};
 
 /// An empty index entry.

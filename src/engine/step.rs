@@ -302,35 +302,53 @@ impl<'a> Stepper<'a> {
         if !lay.quiet(st, a) {
             return Ok(());
         }
-        let beh = &self.behs[self.type_of[a]];
         let ctl = st[lay.ctl(a)] as usize;
-        for (ei, edge) in beh.edges[ctl].iter().enumerate() {
-            w.sc.chooser.reset();
-            loop {
-                w.sc.chooser.start();
-                match self.agent_step(st, a, ei, fast, w) {
-                    Ok(()) => {
-                        let ev = want_events.then(|| Event::Agent {
+        for ei in 0..self.behs[self.type_of[a]].edges[ctl].len() {
+            self.edge_steps(st, a, ei, w, want_events, fast, emit)?;
+        }
+        Ok(())
+    }
+
+    /// The steps of agent `a` along edge `ei` of its control state in `st` (one per choice
+    /// of its nondeterministic values).
+    #[allow(clippy::too_many_arguments)]
+    fn edge_steps(
+        &self,
+        st: &[i32],
+        a: usize,
+        ei: usize,
+        w: &mut Work,
+        want_events: bool,
+        fast: bool,
+        emit: &mut impl FnMut(Option<Event>, &[i32]),
+    ) -> Result<(), RuntimeError> {
+        w.sc.chooser.reset();
+        loop {
+            w.sc.chooser.start();
+            match self.agent_step(st, a, ei, fast, w) {
+                Ok(()) => {
+                    let ev = want_events.then(|| {
+                        let edge = &self.behs[self.type_of[a]].edges[st[self.lay.ctl(a)] as usize][ei];
+                        Event::Agent {
                             agent: a,
                             edge: ei,
                             assigned: w.assigned.clone(),
                             written: w.written.clone(),
                             skip: matches!(edge.step, Step::Skip),
-                        });
-                        emit(ev, &w.buf);
-                    }
-                    Err(Stop::Disabled) => {}
-                    Err(Stop::Error(m)) => {
-                        let ty = &self.model.agent_types[self.type_of[a]];
-                        return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
-                    }
+                        }
+                    });
+                    emit(ev, &w.buf);
                 }
-                if !w.sc.chooser.advance() {
-                    break;
+                Err(Stop::Disabled) => {}
+                Err(Stop::Error(m)) => {
+                    let ty = &self.model.agent_types[self.type_of[a]];
+                    return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
                 }
             }
+            if !w.sc.chooser.advance() {
+                return Ok(());
+            }
         }
-        Ok(())
     }
 
     /// Whether `st` has no successor.

@@ -187,6 +187,11 @@ enum Op {
     Neg,
     Abs,
     Bin(BinOp),
+    /// `Bin` of two slots, of a slot and a constant, of a constant and a slot (fused: the
+    /// operands of most operations are leaves, and one dispatch is cheaper than three).
+    BinSS(BinOp, u32, u32),
+    BinSC(BinOp, u32, i32),
+    BinCS(BinOp, i32, u32),
     MinMax(MinMax),
     /// `if c then a else b`, rare: evaluated by nested programs.
     If(Box<(CBExpr, Prog, Prog)>),
@@ -221,41 +226,58 @@ impl Prog {
         }
         let mut s = [0i64; STACK];
         let mut n = 0;
-        for op in self.0.iter() {
-            match op {
-                Op::Const(c) => {
-                    s[n] = *c;
-                    n += 1;
-                }
-                Op::Slot(p) => {
-                    let v = st[*p as usize];
-                    s[n] = if v == BOT { NONE } else { v as i64 };
-                    n += 1;
-                }
-                Op::Neg => s[n - 1] = unary(s[n - 1], |x| in_range(-x)),
-                Op::Abs => s[n - 1] = unary(s[n - 1], |x| in_range(x.abs())),
-                Op::Bin(op) => {
-                    n -= 1;
-                    s[n - 1] = binary(*op, s[n - 1], s[n]);
-                }
-                Op::MinMax(m) => {
-                    n -= 1;
-                    let (x, y) = (s[n - 1], s[n]);
-                    s[n - 1] = if x == FAIL || y == FAIL {
-                        FAIL
-                    } else if x == NONE || y == NONE {
-                        NONE
-                    } else {
-                        min_max(*m, x, y)
-                    };
-                }
-                Op::If(b) => {
-                    s[n] = match b.0.eval(st) {
-                        Ok(true) => b.1.eval(st),
-                        Ok(false) => b.2.eval(st),
-                        Err(Fallback) => FAIL,
-                    };
-                    n += 1;
+        // SAFETY: `Prog::of` only builds well-formed postfix programs whose stack never
+        // exceeds `STACK` (`flatten` computes the depth), so every push is below `STACK`
+        // and every pop finds its operands.
+        unsafe {
+            let top = s.as_mut_ptr();
+            for op in self.0.iter() {
+                match op {
+                    Op::Const(c) => {
+                        *top.add(n) = *c;
+                        n += 1;
+                    }
+                    Op::Slot(p) => {
+                        *top.add(n) = slot(st, *p);
+                        n += 1;
+                    }
+                    Op::Neg => *top.add(n - 1) = unary(*top.add(n - 1), |x| in_range(-x)),
+                    Op::Abs => *top.add(n - 1) = unary(*top.add(n - 1), |x| in_range(x.abs())),
+                    Op::Bin(op) => {
+                        n -= 1;
+                        *top.add(n - 1) = binary(*op, *top.add(n - 1), *top.add(n));
+                    }
+                    Op::BinSS(op, p, q) => {
+                        *top.add(n) = binary(*op, slot(st, *p), slot(st, *q));
+                        n += 1;
+                    }
+                    Op::BinSC(op, p, c) => {
+                        *top.add(n) = binary(*op, slot(st, *p), *c as i64);
+                        n += 1;
+                    }
+                    Op::BinCS(op, c, q) => {
+                        *top.add(n) = binary(*op, *c as i64, slot(st, *q));
+                        n += 1;
+                    }
+                    Op::MinMax(m) => {
+                        n -= 1;
+                        let (x, y) = (*top.add(n - 1), *top.add(n));
+                        *top.add(n - 1) = if x == FAIL || y == FAIL {
+                            FAIL
+                        } else if x == NONE || y == NONE {
+                            NONE
+                        } else {
+                            min_max(*m, x, y)
+                        };
+                    }
+                    Op::If(b) => {
+                        *top.add(n) = match b.0.eval(st) {
+                            Ok(true) => b.1.eval(st),
+                            Ok(false) => b.2.eval(st),
+                            Err(Fallback) => FAIL,
+                        };
+                        n += 1;
+                    }
                 }
             }
         }
@@ -279,6 +301,21 @@ fn flatten(e: &CExpr, ops: &mut Vec<Op>) -> Option<usize> {
             ops.push(if matches!(e, CExpr::Neg(_)) { Op::Neg } else { Op::Abs });
             d
         }
+        CExpr::Bin(op, a, b) if leaf(a).is_some() && leaf(b).is_some() => {
+            ops.push(match (leaf(a)?, leaf(b)?) {
+                (Leaf::Slot(p), Leaf::Slot(q)) => Op::BinSS(*op, p, q),
+                (Leaf::Slot(p), Leaf::Const(c)) => Op::BinSC(*op, p, c),
+                (Leaf::Const(c), Leaf::Slot(q)) => Op::BinCS(*op, c, q),
+                // Folded when compiling; kept general all the same.
+                (Leaf::Const(x), Leaf::Const(y)) => {
+                    ops.push(Op::Const(x as i64));
+                    ops.push(Op::Const(y as i64));
+                    ops.push(Op::Bin(*op));
+                    return Some(2);
+                }
+            });
+            1
+        }
         CExpr::Bin(_, a, b) | CExpr::MinMax(_, a, b) => {
             let (da, db) = (flatten(a, ops)?, flatten(b, ops)?);
             ops.push(match e {
@@ -295,6 +332,27 @@ fn flatten(e: &CExpr, ops: &mut Vec<Op>) -> Option<usize> {
     })
 }
 
+/// An operand that is a slot or a constant within `i32` (every value is).
+enum Leaf {
+    Slot(u32),
+    Const(i32),
+}
+
+fn leaf(e: &CExpr) -> Option<Leaf> {
+    match e {
+        CExpr::Slot(p) => Some(Leaf::Slot(*p)),
+        CExpr::Const(c) => i32::try_from(*c).ok().map(Leaf::Const),
+        _ => None,
+    }
+}
+
+/// Slot `p` of `st` as an operand (`NONE` for ⊥).
+#[inline(always)]
+fn slot(st: &[i32], p: u32) -> i64 {
+    let v = st[p as usize];
+    if v == BOT { NONE } else { v as i64 }
+}
+
 #[inline(always)]
 fn unary(x: i64, f: impl Fn(i64) -> i64) -> i64 {
     if x == FAIL || x == NONE { x } else { f(x) }
@@ -302,11 +360,9 @@ fn unary(x: i64, f: impl Fn(i64) -> i64) -> i64 {
 
 #[inline(always)]
 fn binary(op: BinOp, x: i64, y: i64) -> i64 {
-    if x == FAIL || y == FAIL {
-        return FAIL;
-    }
-    if x == NONE || y == NONE {
-        return NONE;
+    // Both sentinels are below every value: one comparison for the common case.
+    if x.min(y) <= FAIL {
+        return if x == FAIL || y == FAIL { FAIL } else { NONE };
     }
     match op {
         BinOp::Add => in_range(x + y),

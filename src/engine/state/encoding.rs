@@ -36,7 +36,7 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
 
 /// Bytes per slot needed to store `v` (⊥ is the most negative code of each width).
 #[inline]
-pub(super) fn width_of(v: i32) -> usize {
+pub fn width_of(v: i32) -> usize {
     if v == BOT || (-127..=127).contains(&v) {
         1
     } else if (-32767..=32767).contains(&v) {
@@ -90,6 +90,36 @@ pub fn encode_into(s: &[i32], width: usize, out: &mut [u8]) -> bool {
             true
         }
     }
+}
+
+/// Writes `v` into slot `p` of a state packed with `W` bytes per slot, as `encode_into` would;
+/// false (and nothing written) when `v` does not fit `W` bytes.
+#[inline(always)]
+pub fn encode_slot<const W: usize>(out: &mut [u8], p: usize, v: i32) -> bool {
+    match W {
+        1 => {
+            let x = if v == BOT {
+                i8::MIN
+            } else if (-127..=127).contains(&v) {
+                v as i8
+            } else {
+                return false;
+            };
+            out[p] = x as u8;
+        }
+        2 => {
+            let x = if v == BOT {
+                i16::MIN
+            } else if (-32767..=32767).contains(&v) {
+                v as i16
+            } else {
+                return false;
+            };
+            out[2 * p..2 * p + 2].copy_from_slice(&x.to_le_bytes());
+        }
+        _ => out[4 * p..4 * p + 4].copy_from_slice(&v.to_le_bytes()),
+    }
+    true
 }
 
 #[inline]

@@ -3,6 +3,8 @@
 //! bytes directly.
 
 use super::*;
+use crate::engine::fast::PackedApply;
+use crate::engine::state::{encode_slot, width_of};
 
 /// Why `Stepper::successors_packed` stopped.
 #[derive(Debug)]
@@ -136,7 +138,6 @@ impl Stepper<'_> {
         w: &mut Work,
         out: &mut Vec<u8>,
     ) -> Result<usize, PackedStop> {
-        let sb = parent.len();
         let mut n = 0;
         let mut stop = None;
         for a in 0..self.lay.n_agents {
@@ -160,14 +161,66 @@ impl Stepper<'_> {
             if let Some(e) = stop {
                 return Err(e);
             }
-            self.agent_steps(st, a, w, false, true, &mut |_, s| {
+            self.agent_steps_packed::<W>(st, parent, a, w, out, &mut n)?;
+        }
+        Ok(n)
+    }
+
+    /// The agent steps of agent `a` in `st` (as `agent_steps`), packed with `W` bytes per
+    /// slot and appended to `out`; `n` counts them. A compiled edge writes only the slots it
+    /// changes into a copy of `parent`; the other edges are evaluated on `i32` slots and
+    /// packed whole.
+    fn agent_steps_packed<const W: usize>(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        a: usize,
+        w: &mut Work,
+        out: &mut Vec<u8>,
+        n: &mut usize,
+    ) -> Result<(), PackedStop> {
+        let lay = &self.lay;
+        if self.fair && st[lay.turn()] as usize != a {
+            return Ok(());
+        }
+        if !lay.quiet(st, a) {
+            return Ok(());
+        }
+        let ctl = st[lay.ctl(a)] as usize;
+        for (ei, fast) in self.fast[a][ctl].iter().enumerate() {
+            if let Some(f) = fast {
+                // A `Fallback` (a run-time error, or a tuple with too many holders for
+                // `stamp_packed`) goes on to the evaluator, which reports any error.
+                match f.enabled(st) {
+                    Ok(false) => continue,
+                    Ok(true) => {
+                        let at = out.len();
+                        out.extend_from_slice(parent);
+                        match self.step_packed::<W>(st, a, f, &mut out[at..]) {
+                            Ok(()) => {
+                                *n += 1;
+                                continue;
+                            }
+                            Err(PackedApply::Disabled) => {
+                                out.truncate(at);
+                                continue;
+                            }
+                            Err(PackedApply::Widen(wd)) => return Err(PackedStop::Widen(wd)),
+                            Err(PackedApply::Fallback) => out.truncate(at),
+                        }
+                    }
+                    Err(_) => {}
+                }
+            }
+            let mut stop = None;
+            self.edge_steps(st, a, ei, w, false, false, &mut |_, s| {
                 if stop.is_some() {
                     return;
                 }
                 let at = out.len();
-                out.resize(at + sb, 0);
+                out.resize(at + parent.len(), 0);
                 if encode_into(s, W, &mut out[at..]) {
-                    n += 1;
+                    *n += 1;
                 } else {
                     stop = Some(PackedStop::Widen(width_needed(s)));
                 }
@@ -177,7 +230,69 @@ impl Stepper<'_> {
                 return Err(e);
             }
         }
-        Ok(n)
+        Ok(())
+    }
+
+    /// The step of compiled edge `f` of agent `a` (as `agent_step` then `finish_step`),
+    /// applied to `out`, which holds `st` packed with `W` bytes per slot.
+    fn step_packed<const W: usize>(
+        &self,
+        st: &[i32],
+        a: usize,
+        f: &FastEdge,
+        out: &mut [u8],
+    ) -> Result<(), PackedApply> {
+        if f.stamps.iter().any(|&k| self.plans[k].len() >= 64) {
+            return Err(PackedApply::Fallback);
+        }
+        let mut wide = match f.apply_packed::<W>(st, out) {
+            Ok(()) => 0,
+            Err(PackedApply::Widen(x)) => x,
+            Err(e) => return Err(e),
+        };
+        let lay = &self.lay;
+        for &k in &f.stamps {
+            self.stamp_packed::<W>(st, a, k, out);
+        }
+        let mut put = |p: usize, v: i32| {
+            if !encode_slot::<W>(out, p, v) {
+                wide = wide.max(width_of(v));
+            }
+        };
+        or_bits(st, lay.zp(a), &f.stamps, &mut put);
+        or_bits(st, lay.zc(a), &f.confirms, &mut put);
+        put(lay.ctl(a), f.target);
+        if self.fair {
+            put(lay.turn(), ((a + 1) % lay.n_agents) as i32);
+        }
+        if wide > 0 { Err(PackedApply::Widen(wide)) } else { Ok(()) }
+    }
+
+    /// A fresh timestamp of tuple `k` (fewer than 64 holders) for agent `a`, in `out`: the
+    /// newest rank, then the ranks made dense again (as `finish_step` and `renormalise`).
+    #[inline]
+    fn stamp_packed<const W: usize>(&self, st: &[i32], a: usize, k: TupleId, out: &mut [u8]) {
+        let plan = &self.plans[k];
+        let (mut max, mut present) = (0, 0u64);
+        for h in plan {
+            let r = st[h.rank as usize];
+            max = max.max(r);
+            if h.agent as usize != a {
+                present |= 1u64 << r;
+            }
+        }
+        // The state's ranks are dense, so `max + 1` is at most the number of holders (< 64),
+        // and every rank fits every width.
+        let new = max + 1;
+        present |= 1u64 << new;
+        let dense = |r: i32| (present & ((1u64 << r) - 1)).count_ones() as i32;
+        for h in plan {
+            if h.agent as usize == a {
+                encode_slot::<W>(out, h.rank as usize, dense(new));
+            } else if present & (present + 1) != 0 {
+                encode_slot::<W>(out, h.rank as usize, dense(st[h.rank as usize]));
+            }
+        }
     }
 
     /// What a message of tuple `k` from `s` does first, on either packed path: it clears
@@ -321,5 +436,21 @@ impl Stepper<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Sets the bits of `tuples` (sorted) in the mask words from slot `base` of `st`, writing each
+/// changed word once through `put`.
+#[inline]
+fn or_bits(st: &[i32], base: usize, tuples: &[TupleId], put: &mut impl FnMut(usize, i32)) {
+    let mut i = 0;
+    while i < tuples.len() {
+        let wi = tuples[i] / 32;
+        let mut bits = 0u32;
+        while i < tuples.len() && tuples[i] / 32 == wi {
+            bits |= 1 << (tuples[i] % 32);
+            i += 1;
+        }
+        put(base + wi, (st[base + wi] as u32 | bits) as i32);
     }
 }
