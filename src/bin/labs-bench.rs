@@ -158,7 +158,7 @@ const INSTANCES: &[Instance] = &[
 const USAGE: &str = "\
 labs-bench: the native engine on the published benchmark instances
 
-Usage: labs-bench [--quick] [--threads N] [--runs N] [--benchmarks DIR]
+Usage: labs-bench [--quick] [--no-reduction] [--threads N] [--runs N] [--benchmarks DIR]
        labs-bench --lts-table [--benchmarks DIR]
        labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
@@ -173,6 +173,7 @@ the known one), after listing the failures on stderr.
 
 Options:
   --quick            skip the two flock instances (the others take a few seconds)
+  --no-reduction     without symmetry reduction (every state counted; for comparing builds)
   --threads N        exploration threads (default: all cores)
   --runs N           runs per instance, the fastest reported (default 3; an instance whose
                      first run takes over 10 s runs once)
@@ -199,6 +200,7 @@ struct Options {
     jobs_table: bool,
     mcl_table: bool,
     reduction_table: bool,
+    no_reduction: bool,
     threads: usize,
     runs: usize,
     benchmarks: PathBuf,
@@ -219,6 +221,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         jobs_table: false,
         mcl_table: false,
         reduction_table: false,
+        no_reduction: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
         benchmarks: Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks"),
@@ -235,6 +238,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--jobs-table" => o.jobs_table = true,
             "--mcl-table" => o.mcl_table = true,
             "--reduction-table" => o.reduction_table = true,
+            "--no-reduction" => o.no_reduction = true,
             "--threads" => {
                 o.threads = args
                     .next()
@@ -363,6 +367,9 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         cmd.args(["--threads", &o.threads.to_string()]);
         if i.fair {
             cmd.arg("--fair");
+        }
+        if o.no_reduction {
+            cmd.arg("--no-reduction");
         }
         // The fastest run (wall seconds, report), and the fastest exploration.
         let mut best: Option<(f64, serde_json::Value)> = None;

@@ -211,17 +211,26 @@ impl ShardCell {
 }
 
 /// The id of `enc` (hash `h`) among the states stored by earlier batches, in `table`.
+/// `None` also at the first entry of this batch with `h`'s tag: most likely `enc` itself,
+/// which only the locked path can compare and update, and searching on to an empty slot
+/// would cost an unsuccessful search's probes.
 fn find_stored_in(table: &[AtomicU64], arena: &Arena, enc: &[u8], h: u64) -> Option<u32> {
     let cap = table.len();
-    let mut p = home(h as u32, cap);
+    let tag = h as u32;
+    let mut p = home(tag, cap);
     loop {
         let x = table[p].load(Ordering::Relaxed);
         if x == EMPTY {
             return None;
         }
-        let e = x as u32;
-        if e & NEW == 0 && tag_of(x) == h as u32 && same_bytes(arena.get(e), enc) {
-            return Some(e);
+        if tag_of(x) == tag {
+            let e = x as u32;
+            if e & NEW != 0 {
+                return None;
+            }
+            if same_bytes(arena.get(e), enc) {
+                return Some(e);
+            }
         }
         p = next_slot(p, cap);
     }
