@@ -181,7 +181,7 @@ fn expand_chunk(
         }
     };
     // While the states fit in the last-level cache, the rows are found quickly enough, and
-    // prefetching them (under the shard lock) costs more than it saves.
+    // prefetching them costs more than it saves.
     let rows = store.len() * sb >= ROW_PREFETCH_BYTES;
     let prefetch_rows = |p: &Pending| {
         for &h in &p.hs {

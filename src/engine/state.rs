@@ -195,6 +195,37 @@ impl ShardCell {
     /// only miss a state, never find a wrong one.
     #[inline]
     fn find_stored(&self, arena: &Arena, enc: &[u8], h: u64) -> Option<u32> {
+        find_stored_in(self.published()?, arena, enc, h)
+    }
+
+    /// Prefetches the packed bytes of the state stored by an earlier batch that `h` most
+    /// likely refers to, without the lock (as `find_stored`): taking it for a prefetch would
+    /// move the lock's line between the cores for every successor.
+    #[inline]
+    fn prefetch_stored(&self, arena: &Arena, h: u64) {
+        let Some(table) = self.published() else { return };
+        let (cap, tag) = (table.len(), h as u32);
+        let mut p = home(tag, cap);
+        loop {
+            let x = table[p].load(Ordering::Relaxed);
+            if x == EMPTY {
+                return;
+            }
+            if tag_of(x) == tag {
+                let e = x as u32;
+                if e & NEW == 0 {
+                    prefetch(arena.get(e).as_ptr());
+                }
+                return;
+            }
+            p = next_slot(p, cap);
+        }
+    }
+
+    /// The table lookups without the lock read: `None` while it is being replaced, or while
+    /// it is too small to be worth it.
+    #[inline]
+    fn published(&self) -> Option<&[AtomicU64]> {
         let v = self.table_version.load(Ordering::Acquire);
         let ptr = self.table_ptr.load(Ordering::Relaxed) as *const AtomicU64;
         let cap = self.table_len.load(Ordering::Relaxed);
@@ -206,7 +237,7 @@ impl ShardCell {
         // around their reads) for a table that is the shard's current one or, being that
         // large, one retired during this batch; both stay allocated until the batch ends,
         // and lookups only happen during batches.
-        find_stored_in(unsafe { std::slice::from_raw_parts(ptr, cap) }, arena, enc, h)
+        Some(unsafe { std::slice::from_raw_parts(ptr, cap) })
     }
 }
 
@@ -279,24 +310,6 @@ impl Shard {
             &self.new_data[i..i + arena.sb]
         } else {
             arena.get(e)
-        }
-    }
-
-    /// Prefetches the packed bytes of the first entry whose tag matches `h`.
-    #[inline]
-    fn prefetch_match(&self, arena: &Arena, h: u64) {
-        let cap = self.table.len();
-        let mut p = home(h as u32, cap);
-        loop {
-            let x = self.table[p].load(Ordering::Relaxed);
-            if x == EMPTY {
-                return;
-            }
-            if tag_of(x) == h as u32 {
-                prefetch(self.bytes_of(arena, x as u32).as_ptr());
-                return;
-            }
-            p = next_slot(p, cap);
         }
     }
 
@@ -597,7 +610,7 @@ impl StateStore {
     /// Prefetches the packed bytes of the state that `h` most likely refers to, if any.
     #[inline]
     pub fn prefetch_state(&self, h: u64) {
-        self.shards[self.shard_of(h)].shard.lock().prefetch_match(&self.arena, h);
+        self.shards[self.shard_of(h)].prefetch_stored(&self.arena, h);
     }
 
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
