@@ -5,21 +5,24 @@
 //! and (in links, per sender and receiver) of `c1` and `c2` is an absolute slot position
 //! (`expr`). A compiled edge evaluates its guards and assignments over the `i32` slots
 //! without the evaluator's name resolution, agent references or index checks; a compiled
-//! link does the same for one (sender, receiver) pair (`link`).
+//! link does the same for one (sender, receiver) pair (`link`), and a property's quantified
+//! predicate for every tuple of its quantified agents (`pred`).
 //!
 //! Edges with nondeterminism (`[a..b]`), blocks, or an agent or index that is not constant
 //! for the agent have no compiled form and go through the evaluator. A compiled piece that
 //! meets a run-time error returns `Fallback`, and the caller evaluates the original, which
-//! reports the error with its message. Only `Stepper::successors_packed` uses these; the
-//! reference successor function (`Stepper::successors`) always evaluates, and the tests
-//! compare the two.
+//! reports the error with its message. Only `Stepper::successors_packed` uses the steps and
+//! links, and only `engine::eval_all` the predicates; the reference successor function
+//! (`Stepper::successors`) always evaluates, and the tests compare the two.
 
 mod expr;
 mod link;
+mod pred;
 
 pub use expr::Fallback;
 use expr::{Binding, CBExpr, Compiler, Prog};
 pub use link::Links;
+pub use pred::FastPred;
 
 use super::state::{BOT, Layout, encode_slot, width_of};
 use crate::behaviour::{Edge, Step};
@@ -63,7 +66,7 @@ pub enum PackedApply {
 impl FastEdge {
     /// The compiled form of `edge` for agent `a`, if it has one.
     pub fn compile(model: &Model, lay: &Layout, a: usize, edge: &Edge) -> Option<FastEdge> {
-        let cx = Compiler { model, lay, bind: Binding { me: Some(a), ..Binding::default() } };
+        let cx = Compiler { model, lay, bind: Binding { me: Some(a), ..Binding::default() }, quants: &[] };
         let mut f = FastEdge {
             guards: Vec::new(),
             assigns: Vec::new(),

@@ -3,7 +3,8 @@
 //! - `state`: flat state encoding and the hash-indexed state arena;
 //! - `eval`: expressions with ⊥, run-time errors and nondeterminism;
 //! - `step`: the successor relation (agent steps, propagation, confirmation, round-robin);
-//! - `fast`: agent steps compiled to slot operations (the explorer's common case);
+//! - `fast`: agent steps, links and properties' predicates compiled to slot operations (the
+//!   explorer's and `eval_all`'s common case);
 //! - `explore`: parallel breadth-first exploration (same result for any thread count);
 //! - `check`: the property modalities on the explored graph;
 //! - `simulate`: seeded random runs.
@@ -262,7 +263,15 @@ enum EvalStop {
     Stopped,
 }
 
+/// Whether `q` has a compiled form, which `eval_all` then uses on every state (tests check
+/// that every property of the benchmarks and examples has one).
+pub fn predicate_compiles(stepper: &Stepper, q: &QPred) -> bool {
+    fast::FastPred::compile(stepper.model, &stepper.lay, q).is_some()
+}
+
 /// ψ on every stored state, on `workers`; on an error the first failing state (lowest id).
+/// The compiled predicate decides wherever it can; a state where it meets a run-time error
+/// (or a predicate without a compiled form) is evaluated, which reports the error.
 fn eval_all(
     stepper: &Stepper,
     g: &Graph,
@@ -271,6 +280,7 @@ fn eval_all(
     limits: &Limits,
 ) -> Result<Vec<bool>, EvalStop> {
     let n = g.states();
+    let fast = fast::FastPred::compile(stepper.model, &stepper.lay, q);
     // Each chunk stops at its first error, so the first error in chunk order has the
     // lowest id.
     let chunks: Vec<Result<Vec<bool>, EvalStop>> = workers.in_chunks(n.div_ceil(EVAL_CHUNK), |c| {
@@ -282,6 +292,9 @@ fn eval_all(
         (c * EVAL_CHUNK..((c + 1) * EVAL_CHUNK).min(n))
             .map(|i| {
                 g.store.get_into(i as u32, &mut st);
+                if let Some(Ok(b)) = fast.as_ref().map(|f| f.eval(&st)) {
+                    return Ok(b);
+                }
                 eval_pred(stepper, &st, &mut sc, q).map_err(|e| EvalStop::Error(i as u32, e.0))
             })
             .collect()

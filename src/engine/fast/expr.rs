@@ -44,24 +44,27 @@ pub enum CBExpr {
     Or(Box<CBExpr>, Box<CBExpr>),
 }
 
-/// What compiling reads: the model, the layout and the binding.
+/// What compiling reads: the model, the layout, the binding and the agents the quantified
+/// variables of a property's predicate denote (`QVar(i)` is `quants[i]`; empty elsewhere).
 pub struct Compiler<'a> {
     pub model: &'a Model,
     pub lay: &'a Layout,
     pub bind: Binding,
+    pub quants: &'a [usize],
 }
 
 impl Compiler<'_> {
     /// The compiled form of `e`, or `None` when it needs the evaluator: block locals,
-    /// quantified variables, `[a..b]`, an index or agent that is not constant for this
-    /// binding, or a constant part that is a run-time error.
+    /// unbound quantified variables, `[a..b]`, an index or agent that is not constant for
+    /// this binding, or a constant part that is a run-time error.
     pub fn expr(&self, e: &Expr) -> Option<CExpr> {
         Some(match e {
             Expr::Const(c) if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(c) => CExpr::Const(*c),
             Expr::Const(_) => return None,
             Expr::AgentId(r) => CExpr::Const(self.agent(r)? as i64),
             Expr::Var(vr) => CExpr::Slot(self.slot(vr)? as u32),
-            Expr::Local { .. } | Expr::QVar(_) | Expr::NonDet(..) => return None,
+            Expr::QVar(i) => CExpr::Const(*self.quants.get(*i)? as i64),
+            Expr::Local { .. } | Expr::NonDet(..) => return None,
             Expr::Neg(a) => match self.expr(a)? {
                 CExpr::Const(x) => CExpr::Const(arith::neg(x).ok()?),
                 a => CExpr::Neg(Box::new(a)),

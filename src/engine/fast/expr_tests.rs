@@ -102,7 +102,7 @@ proptest! {
         };
         let cx = Ctx { model: &m, lay: &lay, me: bind.me, c1: bind.c1, c2: bind.c2, mode };
         let reference = cx.eval_b(st, &mut Scratch::default(), &b);
-        let compiled = Compiler { model: &m, lay: &lay, bind }.bexpr(&b);
+        let compiled = Compiler { model: &m, lay: &lay, bind, quants: &[] }.bexpr(&b);
         if let Some(c) = compiled {
             match (c.eval(st), reference) {
                 (Ok(x), Ok(y)) => prop_assert_eq!(x, y),

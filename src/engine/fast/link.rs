@@ -30,7 +30,7 @@ impl Links {
                 }
                 let pair = |s, r| {
                     let bind = Binding { me: None, c1: Some(s), c2: Some(r) };
-                    Compiler { model, lay, bind }.bexpr(link)
+                    Compiler { model, lay, bind, quants: &[] }.bexpr(link)
                 };
                 Some((0..n * n).map(|i| pair(i / n, i % n)).collect())
             })
