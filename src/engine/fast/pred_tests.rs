@@ -1,12 +1,11 @@
-//! Compiled quantified predicates against `engine::eval_pred` (the evaluator in `Mode::Pred`,
-//! which `eval_all` falls back to) on random predicates over random states: the same truth
-//! value, or a `Fallback` exactly where the evaluator reports a run-time error.
+//! Compiled quantified predicates against the evaluator in `Mode::Pred` (what
+//! `engine::eval_pred`, which `eval_all` falls back to, runs) on random predicates over
+//! random states: the same truth value, or a `Fallback` exactly where the evaluator reports
+//! a run-time error.
 
 use super::*;
-use crate::engine::eval::Scratch;
-use crate::engine::eval_pred;
+use crate::engine::eval::{Ctx, Mode, Scratch, Stop};
 use crate::engine::state::BOT;
-use crate::engine::step::Stepper;
 use crate::model::externs::parse_externs;
 use crate::model::{AgentRef, BExpr, Expr, VarRef};
 use crate::syntax::ast::{BinOp, CmpOp, MinMax};
@@ -19,11 +18,20 @@ const SPEC: &str = "system {\n  environment = e[2]: 0\n  spawn = A: 2, B: 3\n}\n
                     agent A {\n  interface = a: 0; v[3]: 0\n  Behavior = a <- 1\n}\n\
                     agent B {\n  interface = a: 0; v[3]: 0\n  Behavior = a <- 2\n}\ncheck {\n}\n";
 
-fn model() -> (Model, Vec<crate::behaviour::Behaviour>) {
+fn model() -> Model {
     let spec = crate::syntax::parse(SPEC).spec.expect("parses");
-    let m = crate::model::resolve(&spec, SPEC, &parse_externs(&Vec::<String>::new()).unwrap()).expect("resolves").0;
-    let b = crate::behaviour::compile_all(&m).expect("compiles").0;
-    (m, b)
+    crate::model::resolve(&spec, SPEC, &parse_externs(&Vec::<String>::new()).unwrap()).expect("resolves").0
+}
+
+/// `engine::eval_pred`: the evaluator in `Mode::Pred` with nothing bound, a disabled
+/// evaluation false. (It takes a `Stepper`, which this stage's files do not use.)
+fn eval_pred(m: &Model, lay: &Layout, st: &[i32], q: &QPred) -> Result<bool, String> {
+    let cx = Ctx { model: m, lay, me: None, c1: None, c2: None, mode: Mode::Pred };
+    match cx.eval_q(st, &mut Scratch::default(), q) {
+        Ok(b) => Ok(b),
+        Err(Stop::Disabled) => Ok(false),
+        Err(Stop::Error(e)) => Err(e),
+    }
 }
 
 /// Variable ids of `a`, `v` and `e`.
@@ -128,7 +136,7 @@ fn bexpr(nq: usize, vs: [usize; 3]) -> impl Strategy<Value = BExpr> {
 
 /// Up to three quantifiers of either kind over either type, and a body over them.
 fn qpred() -> impl Strategy<Value = QPred> {
-    let vs = vars(&model().0);
+    let vs = vars(&model());
     let quant = (any::<bool>(), 0usize..2)
         .prop_map(|(exists, ty)| (if exists { QuantKind::Exists } else { QuantKind::Forall }, ty));
     proptest::collection::vec(quant, 0..4)
@@ -138,20 +146,15 @@ fn qpred() -> impl Strategy<Value = QPred> {
 
 /// The compiled form of `q` against the evaluator in `st`; the compiled result, if `q`
 /// compiles.
-fn agree(
-    m: &Model,
-    b: &[crate::behaviour::Behaviour],
-    q: &QPred,
-    st: &[i32],
-) -> Result<Option<Result<bool, Fallback>>, TestCaseError> {
-    let stepper = Stepper::new(m, b, false);
-    let reference = eval_pred(&stepper, st, &mut Scratch::default(), q);
-    let Some(f) = FastPred::compile(m, &stepper.lay, q) else { return Ok(None) };
+fn agree(m: &Model, q: &QPred, st: &[i32]) -> Result<Option<Result<bool, Fallback>>, TestCaseError> {
+    let lay = Layout::new(m, false);
+    let reference = eval_pred(m, &lay, st, q);
+    let Some(f) = FastPred::compile(m, &lay, q) else { return Ok(None) };
     let got = f.eval(st);
     match (got, reference) {
         (Ok(x), Ok(y)) => prop_assert_eq!(x, y),
         (Err(Fallback), Err(_)) => {}
-        (got, want) => prop_assert!(false, "compiled {:?}, evaluator {:?}", got, want.map_err(|e| e.0)),
+        (got, want) => prop_assert!(false, "compiled {:?}, evaluator {:?}", got, want),
     }
     Ok(Some(got))
 }
@@ -165,9 +168,9 @@ proptest! {
 
     #[test]
     fn compiled_quantified_predicates_agree_with_the_evaluator(q in qpred(), slots in state()) {
-        let (m, b) = model();
-        let lay = crate::engine::state::Layout::new(&m, false);
-        agree(&m, &b, &q, &slots[..lay.len])?;
+        let m = model();
+        let lay = Layout::new(&m, false);
+        agree(&m, &q, &slots[..lay.len])?;
     }
 }
 
@@ -175,14 +178,14 @@ proptest! {
 /// true, false and run-time errors, or the proptest above checks little.
 #[test]
 fn random_predicates_compile_and_cover_every_outcome() {
-    let (m, b) = model();
-    let lay = crate::engine::state::Layout::new(&m, false);
+    let m = model();
+    let lay = Layout::new(&m, false);
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let (mut none, mut t, mut f, mut fallback) = (0, 0, 0, 0);
     for _ in 0..500 {
         let q = qpred().new_tree(&mut runner).unwrap().current();
         let st = state().new_tree(&mut runner).unwrap().current();
-        match agree(&m, &b, &q, &st[..lay.len]).unwrap() {
+        match agree(&m, &q, &st[..lay.len]).unwrap() {
             None => none += 1,
             Some(Ok(true)) => t += 1,
             Some(Ok(false)) => f += 1,
@@ -198,9 +201,9 @@ fn random_predicates_compile_and_cover_every_outcome() {
 /// does, so the second instance is reached only when the first does not decide.
 #[test]
 fn quantifiers_stop_where_the_evaluator_does() {
-    let (m, _) = model();
+    let m = model();
     let [a, ..] = vars(&m);
-    let lay = crate::engine::state::Layout::new(&m, false);
+    let lay = Layout::new(&m, false);
     let body = BExpr::Cmp(
         CmpOp::Eq,
         Expr::Bin(BinOp::Div, Box::new(Expr::Const(1)), Box::new(var(a, vec![], AgentRef::Of(Box::new(qv(0)))))),
@@ -226,8 +229,8 @@ fn quantifiers_stop_where_the_evaluator_does() {
 /// predicate with more instances than `MAX_INSTANCES` is left to the evaluator.
 #[test]
 fn instances_are_capped() {
-    let (m, _) = model();
-    let lay = crate::engine::state::Layout::new(&m, false);
+    let m = model();
+    let lay = Layout::new(&m, false);
     let body = BExpr::Cmp(CmpOp::Eq, qv(0), qv(0));
     assert_eq!(m.agent_types[1].ids(), 2..5, "B");
     let q = |n| QPred { quants: vec![(QuantKind::Forall, 1); n], body: body.clone() };
