@@ -114,8 +114,9 @@ impl Stepper<'_> {
     /// The successors of `st`, in the order of `successors`, packed with `width` bytes per
     /// slot and appended to `out`; `parent` is `st` packed. Returns how many there are.
     /// Messages are applied to the packed bytes directly (they only copy values that are
-    /// already in the state, and write ranks and pending bits); agent steps are computed on
-    /// `i32` slots and then packed.
+    /// already in the state, and write ranks and pending bits), and so are compiled agent
+    /// steps (`step_packed`); the other agent steps are computed on `i32` slots and then
+    /// packed.
     pub fn successors_packed(
         &self,
         st: &[i32],
