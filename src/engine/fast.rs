@@ -42,9 +42,8 @@ struct Assignment {
 pub struct FastEdge {
     guards: Vec<CBExpr>,
     assigns: Vec<Assignment>,
-    /// Tuples of the assigned stigmergic variables (each written once).
-    pub written: Vec<TupleId>,
-    /// Every tuple the step stamps (`written` and the edge's `writes`), sorted.
+    /// Every tuple the step stamps (those of the assigned stigmergic variables and the
+    /// edge's `writes`), sorted, each once.
     pub stamps: Vec<TupleId>,
     /// The tuples the step adds to `Zc` (the edge's `confirms` not stamped), sorted.
     pub confirms: Vec<TupleId>,
@@ -70,7 +69,6 @@ impl FastEdge {
         let mut f = FastEdge {
             guards: Vec::new(),
             assigns: Vec::new(),
-            written: Vec::new(),
             stamps: Vec::new(),
             confirms: Vec::new(),
             target: edge.target as i32,
@@ -90,9 +88,7 @@ impl FastEdge {
                     Store::Env => slot,
                     Store::Attr => lay.attr(a, slot),
                     Store::Stig { tuple, .. } => {
-                        if !f.written.contains(&tuple) {
-                            f.written.push(tuple);
-                        }
+                        f.stamps.push(tuple);
                         lay.stig(a, slot)
                     }
                 };
@@ -100,7 +96,7 @@ impl FastEdge {
                 f.assigns.push(Assignment { pos: pos as u32, value: Prog::of(&cx.expr(e)?)?, plain_copy });
             }
         }
-        f.stamps = f.written.iter().chain(&edge.writes).copied().collect();
+        f.stamps.extend_from_slice(&edge.writes);
         f.stamps.sort_unstable();
         f.stamps.dedup();
         f.confirms = edge.confirms.iter().copied().filter(|k| !f.stamps.contains(k)).collect();
@@ -120,29 +116,12 @@ impl FastEdge {
         Ok(true)
     }
 
-    /// Applies the assignments to `buf`, a copy of `st`; every value is read in `st`
-    /// (simultaneous assignment). `Ok(false)`: the step is disabled, because a value other
-    /// than a plain copy is ⊥, and `buf` may be partly written. Values are computed in the
-    /// evaluator's order, so a step it disables is never a `Fallback`, and the reverse.
-    #[inline]
-    pub fn apply(&self, st: &[i32], buf: &mut [i32]) -> Result<bool, Fallback> {
-        for asg in &self.assigns {
-            // Every value `eval` returns is within the slot range.
-            let v = match asg.value.eval(st) {
-                expr::FAIL => return Err(Fallback),
-                expr::NONE if !asg.plain_copy => return Ok(false),
-                expr::NONE => BOT,
-                x => x as i32,
-            };
-            buf[asg.pos as usize] = v;
-        }
-        Ok(true)
-    }
-
-    /// `apply` on packed bytes: `out` holds `st` packed with `W` bytes per slot, and only the
-    /// assigned slots are written. Values are computed in `apply`'s order, so it disables and
-    /// falls back exactly when `apply` does, and asks for a wider store only when the step
-    /// happens; `out` may then be partly written.
+    /// Applies the simultaneous assignment to `out`, which holds `st` packed with `W` bytes
+    /// per slot: every value is read in `st`, and only the assigned slots are written. A
+    /// value other than a plain copy that is ⊥ disables the step. Values are computed in
+    /// the evaluator's order, so a step it disables is never a `Fallback`, and the reverse;
+    /// a wider store is asked for only when the step happens. `out` may be partly written
+    /// when it returns an error.
     #[inline]
     pub fn apply_packed<const W: usize>(&self, st: &[i32], out: &mut [u8]) -> Result<(), PackedApply> {
         let mut wide = 0;

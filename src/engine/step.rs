@@ -259,7 +259,7 @@ impl<'a> Stepper<'a> {
             if let Some(e) = err {
                 return Err(e);
             }
-            self.agent_steps(st, a, w, want_events, false, &mut |ev, s| emit(ev, s))?;
+            self.agent_steps(st, a, w, want_events, &mut |ev, s| emit(ev, s))?;
         }
         Ok(())
     }
@@ -282,36 +282,35 @@ impl<'a> Stepper<'a> {
         }
     }
 
-    /// The agent steps of agent `a` in `st` (none unless it is quiet, and its turn under
-    /// round-robin scheduling).
-    /// `fast`: whether edges with a `FastEdge` use it (the explorer) or are evaluated (the
-    /// reference successor function).
+    /// Whether agent `a` may take a step in `st`: it is quiet, and it has the turn under
+    /// round-robin scheduling.
+    #[inline]
+    fn may_step(&self, st: &[i32], a: usize) -> bool {
+        (!self.fair || st[self.lay.turn()] as usize == a) && self.lay.quiet(st, a)
+    }
+
+    /// The agent steps of agent `a` in `st`, every edge evaluated (the reference; the
+    /// explorer's `successors_packed` runs compiled edges instead).
     fn agent_steps(
         &self,
         st: &[i32],
         a: usize,
         w: &mut Work,
         want_events: bool,
-        fast: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
-        let lay = &self.lay;
-        if self.fair && st[lay.turn()] as usize != a {
+        if !self.may_step(st, a) {
             return Ok(());
         }
-        if !lay.quiet(st, a) {
-            return Ok(());
-        }
-        let ctl = st[lay.ctl(a)] as usize;
+        let ctl = st[self.lay.ctl(a)] as usize;
         for ei in 0..self.behs[self.type_of[a]].edges[ctl].len() {
-            self.edge_steps(st, a, ei, w, want_events, fast, emit)?;
+            self.edge_steps(st, a, ei, w, want_events, emit)?;
         }
         Ok(())
     }
 
-    /// The steps of agent `a` along edge `ei` of its control state in `st` (one per choice
-    /// of its nondeterministic values).
-    #[allow(clippy::too_many_arguments)]
+    /// The steps of agent `a` along edge `ei` of its control state in `st`, evaluated (one
+    /// per choice of its nondeterministic values).
     fn edge_steps(
         &self,
         st: &[i32],
@@ -319,13 +318,12 @@ impl<'a> Stepper<'a> {
         ei: usize,
         w: &mut Work,
         want_events: bool,
-        fast: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
         w.sc.chooser.reset();
         loop {
             w.sc.chooser.start();
-            match self.agent_step(st, a, ei, fast, w) {
+            match self.agent_step(st, a, ei, w) {
                 Ok(()) => {
                     let ev = want_events.then(|| {
                         let edge = &self.behs[self.type_of[a]].edges[st[self.lay.ctl(a)] as usize][ei];
@@ -358,33 +356,11 @@ impl<'a> Stepper<'a> {
         Ok(!any)
     }
 
-    fn agent_step(&self, st: &[i32], a: usize, ei: usize, fast: bool, w: &mut Work) -> R<()> {
+    fn agent_step(&self, st: &[i32], a: usize, ei: usize, w: &mut Work) -> R<()> {
         let lay = &self.lay;
         let ty = self.type_of[a];
         let ctl = st[lay.ctl(a)] as usize;
         let edge = &self.behs[ty].edges[ctl][ei];
-        if fast && let Some(f) = &self.fast[a][ctl][ei] {
-            // A `Fallback` (a run-time error) goes on to the evaluator, which reports it.
-            match f.enabled(st) {
-                Ok(false) => return Err(Stop::Disabled),
-                Ok(true) => {
-                    w.buf.clear();
-                    w.buf.extend_from_slice(st);
-                    match f.apply(st, &mut w.buf) {
-                        Ok(false) => return Err(Stop::Disabled),
-                        Ok(true) => {
-                            w.assigned.clear();
-                            w.written.clear();
-                            w.written.extend_from_slice(&f.written);
-                            self.finish_step(a, edge, w);
-                            return Ok(());
-                        }
-                        Err(_) => {}
-                    }
-                }
-                Err(_) => {}
-            }
-        }
         let cx = self.ctx(Some(a), Mode::Step);
         for g in &edge.guards {
             if !cx.eval_b(st, &mut w.sc, g)? {

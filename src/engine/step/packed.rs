@@ -180,14 +180,10 @@ impl Stepper<'_> {
         out: &mut Vec<u8>,
         n: &mut usize,
     ) -> Result<(), PackedStop> {
-        let lay = &self.lay;
-        if self.fair && st[lay.turn()] as usize != a {
+        if !self.may_step(st, a) {
             return Ok(());
         }
-        if !lay.quiet(st, a) {
-            return Ok(());
-        }
-        let ctl = st[lay.ctl(a)] as usize;
+        let ctl = st[self.lay.ctl(a)] as usize;
         for (ei, fast) in self.fast[a][ctl].iter().enumerate() {
             if let Some(f) = fast {
                 // A `Fallback` (a run-time error, or a tuple with too many holders for
@@ -214,7 +210,7 @@ impl Stepper<'_> {
                 }
             }
             let mut stop = None;
-            self.edge_steps(st, a, ei, w, false, false, &mut |_, s| {
+            self.edge_steps(st, a, ei, w, false, &mut |_, s| {
                 if stop.is_some() {
                     return;
                 }
