@@ -138,8 +138,20 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 }
 
 /// Every image of state `s` under the group, on the `i32` form: agent `pi[k]` of a class takes
-/// the block of its `k`-th agent; a rotation by `r` also moves the turn.
+/// the block of its `k`-th agent; a rotation by `r` also moves the turn; a map of values acts
+/// on the slots it lists.
 fn images(group: &Group, stepper: &Stepper, s: &[i32]) -> Vec<Vec<i32>> {
+    let mut out = agent_images(group, stepper, s);
+    for h in &group.values {
+        let mut t = s.to_vec();
+        h.apply(s, &mut t);
+        out.extend(agent_images(group, stepper, &t));
+    }
+    out
+}
+
+/// Every image of `s` under the permutations of agents of the group.
+fn agent_images(group: &Group, stepper: &Stepper, s: &[i32]) -> Vec<Vec<i32>> {
     let lay = &stepper.lay;
     let block = |st: &[i32], a: usize| st[lay.base(a)..lay.base(a) + lay.agent_stride].to_vec();
     if let Some(n) = group.rotations {
@@ -233,6 +245,10 @@ fn reduced_counts_are_the_numbers_of_orbits() {
         ("examples/flocking.labs", &["birds=3", "grid=2", "delta=1"]),
         ("tests/specs/majority_pick.labs", &[]),
         ("benchmarks/flock.labs", &["birds=3", "grid=2", "delta=1"]),
+        // Symmetries of values: the square's 8 symmetries, with and without agents'.
+        ("benchmarks/flock.labs", &["birds=2", "grid=3", "delta=1"]),
+        ("benchmarks/flock.labs", &["birds=3", "grid=3", "delta=1"]),
+        ("examples/flocking.labs", &["birds=2", "grid=3", "delta=1"]),
     ];
     let mut checked = 0;
     for (file, externs) in instances {

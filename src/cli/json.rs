@@ -205,6 +205,8 @@ pub struct InfoDoc<'a> {
     pub externs: &'a BTreeMap<String, i64>,
     pub agents: usize,
     pub agent_types: Vec<AgentTypeDoc>,
+    /// The symmetries of values `labs verify` reduces by, without and with `--fair`.
+    pub value_symmetries: ValueSymmetryBothDoc,
     pub variables: Vec<VariableDoc>,
     pub stigmergies: Vec<StigmergyDoc>,
     pub assumptions: Vec<NameDoc>,
@@ -236,6 +238,29 @@ pub struct SchedulingSymmetryDoc {
     pub status: &'static str,
     /// Why not.
     pub reasons: Vec<ReasonDoc>,
+}
+
+#[derive(Serialize)]
+pub struct ValueSymmetryBothDoc {
+    pub free: ValueSymmetryDoc,
+    pub fair: ValueSymmetryDoc,
+}
+
+/// A group of symmetries of values (docs/reductions.md).
+#[derive(Serialize)]
+pub struct ValueSymmetryDoc {
+    /// Its number of elements, the identity included (1: none).
+    pub order: usize,
+    /// Maps that generate it, as simultaneous assignments (`x, dirx := 4 - x, -dirx`).
+    pub generators: Vec<String>,
+    /// What limited the search, if anything.
+    pub note: Option<String>,
+}
+
+impl ValueSymmetryDoc {
+    fn new(v: &crate::engine::symmetry::ValueSymmetries) -> Self {
+        ValueSymmetryDoc { order: v.maps.len() + 1, generators: v.generators.clone(), note: v.note.clone() }
+    }
 }
 
 /// A reason, with its place in the spec where one place is to blame.
@@ -375,6 +400,10 @@ impl<'a> InfoDoc<'a> {
             externs: &m.externs,
             agents: m.n_agents(),
             agent_types,
+            value_symmetries: ValueSymmetryBothDoc {
+                free: ValueSymmetryDoc::new(&free.values),
+                fair: ValueSymmetryDoc::new(&fair.values),
+            },
             variables,
             stigmergies,
             assumptions: m.assumptions.iter().map(|a| NameDoc { name: a.name.clone() }).collect(),

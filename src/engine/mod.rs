@@ -31,7 +31,7 @@ use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use check::{Bits, Outcome, Pat, Reverse, Scope};
-use eval::{Ctx, Mode, Scratch, Stop};
+use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
 pub use par::Workers;
@@ -244,12 +244,7 @@ pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
 
 /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
 pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPred) -> Result<bool, RuntimeError> {
-    let cx = Ctx { model: stepper.model, lay: &stepper.lay, me: None, c1: None, c2: None, mode: Mode::Pred };
-    match cx.eval_q(st, sc, q) {
-        Ok(b) => Ok(b),
-        Err(Stop::Disabled) => Ok(false),
-        Err(Stop::Error(m)) => Err(RuntimeError(m)),
-    }
+    stepper.eval_pred(st, sc, q)
 }
 
 /// States per job of `eval_all`.

@@ -349,6 +349,45 @@ impl<'a> Stepper<'a> {
         }
     }
 
+    /// The steps of agent `a` in `st`, evaluated (the symmetry analysis compares them on
+    /// mapped states).
+    pub(crate) fn agent_successors(
+        &self,
+        st: &[i32],
+        a: usize,
+        w: &mut Work,
+        emit: &mut impl FnMut(&[i32]),
+    ) -> Result<(), RuntimeError> {
+        self.agent_steps(st, a, w, false, &mut |_, s| emit(s))
+    }
+
+    /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`,
+    /// evaluated.
+    pub(crate) fn link_holds(
+        &self,
+        st: &[i32],
+        k: TupleId,
+        s: usize,
+        r: usize,
+        sc: &mut Scratch,
+    ) -> Result<bool, RuntimeError> {
+        self.linked(st, s, r, k, false, sc)
+    }
+
+    /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
+    pub(crate) fn eval_pred(
+        &self,
+        st: &[i32],
+        sc: &mut Scratch,
+        q: &crate::model::QPred,
+    ) -> Result<bool, RuntimeError> {
+        match self.ctx(None, Mode::Pred).eval_q(st, sc, q) {
+            Ok(b) => Ok(b),
+            Err(Stop::Disabled) => Ok(false),
+            Err(Stop::Error(m)) => Err(RuntimeError(m)),
+        }
+    }
+
     /// Whether `st` has no successor.
     pub fn is_deadlock(&self, st: &[i32], w: &mut Work) -> Result<bool, RuntimeError> {
         let mut any = false;

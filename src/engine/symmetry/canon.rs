@@ -8,14 +8,26 @@
 //! the stigmergic variables, its timestamp ranks (dense ranks among all holders, which a
 //! permutation leaves unchanged), its `Zp`/`Zc` masks (of tuples, not agents) and its control
 //! state. Nothing outside the blocks refers to an agent except the turn.
+//!
+//! With symmetries of values, each image of the state under them is canonicalised that way
+//! too, and the least of these (slot by slot by value) is the representative: the least state
+//! of the orbit under both groups, which commute.
 
-use super::Group;
+use super::{Group, ValueMap};
 use crate::engine::state::Layout;
 use std::cmp::Ordering;
 
 /// Reusable buffers of `canonicalise`.
 #[derive(Default)]
 pub struct CanonScratch {
+    agents: AgentScratch,
+    best: Vec<u8>,
+    image: Vec<u8>,
+}
+
+/// Reusable buffers of the agent permutations.
+#[derive(Default)]
+struct AgentScratch {
     block: Vec<u8>,
     order: Vec<u32>,
     out: Vec<u8>,
@@ -29,6 +41,25 @@ impl Group {
     /// Replaces the packed state `enc` (`width` bytes per slot, layout `lay`) by the
     /// representative of its orbit.
     pub fn canonicalise(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut CanonScratch) {
+        if self.values.is_empty() {
+            self.permute_agents(lay, width, enc, &mut sc.agents);
+            return;
+        }
+        sc.best.clear();
+        sc.best.extend_from_slice(enc);
+        self.permute_agents(lay, width, &mut sc.best, &mut sc.agents);
+        for h in &self.values {
+            map_packed(h, enc, width, &mut sc.image);
+            self.permute_agents(lay, width, &mut sc.image, &mut sc.agents);
+            if cmp_blocks(&sc.image, &sc.best, width) == Ordering::Less {
+                std::mem::swap(&mut sc.image, &mut sc.best);
+            }
+        }
+        enc.copy_from_slice(&sc.best);
+    }
+
+    /// Replaces `enc` by the representative of its orbit under the permutations of agents.
+    fn permute_agents(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut AgentScratch) {
         let b = lay.agent_stride * width;
         let base = lay.env_len * width;
         if let Some(n) = self.rotations {
@@ -47,6 +78,35 @@ impl Group {
             } else {
                 sort_by_index(&mut enc[lo..hi], b, width, sc);
             }
+        }
+    }
+}
+
+/// `out` := the image of packed state `enc` under `h`. Mirrored values stay within one byte
+/// (the analysis only mirrors such domains), so they fit every width.
+fn map_packed(h: &ValueMap, enc: &[u8], width: usize, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(enc);
+    let bot = match width {
+        1 => i8::MIN as i32,
+        2 => i16::MIN as i32,
+        _ => i32::MIN,
+    };
+    for m in &h.moves {
+        let (from, to) = (m.from as usize * width, m.to as usize * width);
+        let src = &enc[from..from + width];
+        match m.mirror {
+            Some(c) => {
+                let v = read_slot(src);
+                let v = if v == bot { v } else { c - v };
+                let dst = &mut out[to..to + width];
+                match width {
+                    1 => dst[0] = v as i8 as u8,
+                    2 => dst.copy_from_slice(&(v as i16).to_le_bytes()),
+                    _ => dst.copy_from_slice(&v.to_le_bytes()),
+                }
+            }
+            None => out[to..to + width].copy_from_slice(src),
         }
     }
 }
@@ -97,7 +157,7 @@ fn insertion_sort(blocks: &mut [u8], b: usize, width: usize, tmp: &mut Vec<u8>) 
     }
 }
 
-fn sort_by_index(blocks: &mut [u8], b: usize, width: usize, sc: &mut CanonScratch) {
+fn sort_by_index(blocks: &mut [u8], b: usize, width: usize, sc: &mut AgentScratch) {
     let n = blocks.len() / b;
     sc.order.clear();
     sc.order.extend(0..n as u32);
@@ -131,7 +191,7 @@ mod tests {
         let mut a = blocks.clone();
         insertion_sort(&mut a, 2, 1, &mut Vec::new());
         let mut b = blocks.clone();
-        sort_by_index(&mut b, 2, 1, &mut CanonScratch::default());
+        sort_by_index(&mut b, 2, 1, &mut AgentScratch::default());
         assert_eq!(a, b);
         let mut sorted = vals;
         sorted.sort();

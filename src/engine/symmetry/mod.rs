@@ -11,8 +11,10 @@
 mod analysis;
 pub(crate) mod canon;
 pub(crate) mod lift;
+mod values;
 
 pub use analysis::Asymmetry;
+pub use values::{SlotMove, ValueMap, ValueSymmetries};
 
 use crate::behaviour::Behaviour;
 use crate::model::Model;
@@ -38,18 +40,22 @@ pub struct Group {
     pub classes: Vec<Range<usize>>,
     /// Rotations of all agents instead (`--fair`, one type).
     pub rotations: Option<usize>,
+    /// Symmetries of values (the group's elements other than the identity), which commute
+    /// with the permutations of agents.
+    pub values: Vec<ValueMap>,
 }
 
 impl Group {
     /// The number of permutations in the group (saturating): the largest reduction factor.
     pub fn order(&self) -> u64 {
+        let values = self.values.len() as u64 + 1;
         if let Some(n) = self.rotations {
-            return n as u64;
+            return n as u64 * values;
         }
         self.classes
             .iter()
             .map(|c| (1..=c.len() as u64).fold(1u64, |a, b| a.saturating_mul(b)))
-            .fold(1, u64::saturating_mul)
+            .fold(values, u64::saturating_mul)
     }
 }
 
@@ -58,6 +64,8 @@ impl Group {
 pub struct Symmetry {
     /// One entry per agent type.
     pub types: Vec<TypeSymmetry>,
+    /// Symmetries of values, whatever the types.
+    pub values: ValueSymmetries,
     /// `None` when nothing can be reduced.
     pub group: Option<Group>,
 }
@@ -76,14 +84,18 @@ impl Symmetry {
                 TypeSymmetry::Rotations => Some(format!("{}: rotations of {} agents", t.name, t.count)),
                 _ => None,
             })
+            .chain((!g.values.is_empty()).then(|| format!("{} symmetries of values", g.values.len() + 1)))
             .collect();
         debug_assert!(!parts.is_empty() && g.order() > 1);
         Some(format!("symmetry ({})", parts.join("; ")))
     }
 }
 
-/// Which agent types are symmetric, with and without round-robin scheduling (`fair`).
+/// Which agent types are symmetric, with and without round-robin scheduling (`fair`), and
+/// which maps of values are symmetries.
 pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
+    let stepper = crate::engine::step::Stepper::new(model, behs, fair);
+    let values = values::find(model, behs, &stepper, &crate::analysis::values::analyse(model, behs));
     let broken = analysis::asymmetries(model, behs);
     let populated = model.agent_types.iter().filter(|t| t.count > 0).count();
     let mut types = Vec::new();
@@ -113,6 +125,10 @@ pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
         .map(|(t, _)| t.ids())
         .collect();
     let rotations = types.contains(&TypeSymmetry::Rotations).then(|| model.n_agents());
-    let group = (!classes.is_empty() || rotations.is_some()).then_some(Group { classes, rotations });
-    Symmetry { types, group }
+    let group = (!classes.is_empty() || rotations.is_some() || !values.maps.is_empty()).then(|| Group {
+        classes,
+        rotations,
+        values: values.maps.clone(),
+    });
+    Symmetry { types, values, group }
 }
