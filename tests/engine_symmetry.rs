@@ -247,7 +247,6 @@ fn reduced_counts_are_the_numbers_of_orbits() {
         ("benchmarks/flock.labs", &["birds=3", "grid=2", "delta=1"]),
         // Symmetries of values: the square's 8 symmetries, with and without agents'.
         ("benchmarks/flock.labs", &["birds=2", "grid=3", "delta=1"]),
-        ("benchmarks/flock.labs", &["birds=3", "grid=3", "delta=1"]),
         ("examples/flocking.labs", &["birds=2", "grid=3", "delta=1"]),
     ];
     let mut checked = 0;

@@ -13,7 +13,7 @@
 //! too, and the least of these (slot by slot by value) is the representative: the least state
 //! of the orbit under both groups, which commute.
 
-use super::{Group, ValueMap};
+use super::{Group, SlotMove, ValueMap};
 use crate::engine::state::Layout;
 use std::cmp::Ordering;
 
@@ -48,7 +48,50 @@ impl Group {
         sc.best.clear();
         sc.best.extend_from_slice(enc);
         self.permute_agents(lay, width, &mut sc.best, &mut sc.agents);
+        let env = lay.env_len * width;
+        let b = lay.agent_stride * width;
+        // The agents whose blocks may come first in a representative.
+        let first = if let Some(n) = self.rotations {
+            let at = lay.turn() * width;
+            let t = read_slot(&enc[at..at + width]) as usize;
+            if t < n { t..t + 1 } else { 0..1 }
+        } else {
+            match self.classes.first() {
+                Some(c) if c.start == 0 => c.clone(),
+                _ => 0..1,
+            }
+        };
+        let bot = bottom(width);
         for h in &self.values {
+            // An image whose environment, or whose least first block, is greater than the
+            // best representative's cannot give a lesser one: most are dropped here, after
+            // comparing a slot or two, mapped on the fly.
+            let env_order = if h.env.is_empty() {
+                cmp_blocks(&enc[..env], &sc.best[..env], width)
+            } else {
+                map_moves(&h.env, &enc[..env], width, &mut sc.image);
+                cmp_blocks(&sc.image, &sc.best[..env], width)
+            };
+            match env_order {
+                Ordering::Greater => continue,
+                Ordering::Equal if lay.n_agents > 0 => {
+                    let block = |a: usize| &enc[env + a * b..env + (a + 1) * b];
+                    let mut least = first.start;
+                    for a in first.clone().skip(1) {
+                        if cmp_mapped(block(a), &h.blocks[a], block(least), &h.blocks[least], width, bot)
+                            == Ordering::Less
+                        {
+                            least = a;
+                        }
+                    }
+                    if cmp_mapped_plain(block(least), &h.blocks[least], &sc.best[env..env + b], width, bot)
+                        == Ordering::Greater
+                    {
+                        continue;
+                    }
+                }
+                _ => {}
+            }
             map_packed(h, enc, width, &mut sc.image);
             self.permute_agents(lay, width, &mut sc.image, &mut sc.agents);
             if cmp_blocks(&sc.image, &sc.best, width) == Ordering::Less {
@@ -82,17 +125,74 @@ impl Group {
     }
 }
 
-/// `out` := the image of packed state `enc` under `h`. Mirrored values stay within one byte
-/// (the analysis only mirrors such domains), so they fit every width.
-fn map_packed(h: &ValueMap, enc: &[u8], width: usize, out: &mut Vec<u8>) {
-    out.clear();
-    out.extend_from_slice(enc);
-    let bot = match width {
+/// The encoding of ⊥ at `width`, as `read_slot` reads it.
+fn bottom(width: usize) -> i32 {
+    match width {
         1 => i8::MIN as i32,
         2 => i16::MIN as i32,
         _ => i32::MIN,
-    };
-    for m in &h.moves {
+    }
+}
+
+/// The value of slot `m.to` of the image of `block` (`m` from a dense block map).
+#[inline]
+fn mapped(block: &[u8], m: &SlotMove, width: usize, bot: i32) -> i32 {
+    let at = m.from as usize * width;
+    let v = read_slot(&block[at..at + width]);
+    match m.mirror {
+        Some(c) if v != bot => c - v,
+        _ => v,
+    }
+}
+
+/// Compares the images of two blocks under their dense maps, slot by slot by value.
+#[inline]
+fn cmp_mapped(x: &[u8], mx: &[SlotMove], y: &[u8], my: &[SlotMove], width: usize, bot: i32) -> Ordering {
+    for (p, q) in mx.iter().zip(my) {
+        let (u, v) = (mapped(x, p, width, bot), mapped(y, q, width, bot));
+        if u != v {
+            return u.cmp(&v);
+        }
+    }
+    Ordering::Equal
+}
+
+/// Compares the image of block `x` with block `y`, slot by slot by value.
+#[inline]
+fn cmp_mapped_plain(x: &[u8], mx: &[SlotMove], y: &[u8], width: usize, bot: i32) -> Ordering {
+    for (i, p) in mx.iter().enumerate() {
+        let (u, v) = (mapped(x, p, width, bot), read_slot(&y[i * width..(i + 1) * width]));
+        if u != v {
+            return u.cmp(&v);
+        }
+    }
+    Ordering::Equal
+}
+
+/// `out` := the image of packed state `enc` under `h`.
+fn map_packed(h: &ValueMap, enc: &[u8], width: usize, out: &mut Vec<u8>) {
+    map_moves(&h.moves, enc, width, out);
+}
+
+/// `out` := `part` (of a packed state, or of a block) with `moves` (relative to `part`)
+/// applied. Mirrored values stay within one byte (the analysis only mirrors such domains),
+/// so they fit every width.
+#[inline]
+fn map_moves(moves: &[SlotMove], enc: &[u8], width: usize, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(enc);
+    if width == 1 {
+        for m in moves {
+            let x = enc[m.from as usize] as i8;
+            out[m.to as usize] = match m.mirror {
+                Some(c) if x != i8::MIN => (c as i8).wrapping_sub(x) as u8,
+                _ => x as u8,
+            };
+        }
+        return;
+    }
+    let bot = bottom(width);
+    for m in moves {
         let (from, to) = (m.from as usize * width, m.to as usize * width);
         let src = &enc[from..from + width];
         match m.mirror {
@@ -207,6 +307,28 @@ mod tests {
             let mut b = a.clone();
             b[k] ^= 0x40;
             assert_eq!(first_difference(&a, &b), Some(k));
+        }
+    }
+
+    /// A mirror about 4 (`v ↦ 4 - v`) and a move, at widths 1, 2 and 4: the same values
+    /// as the `i32` map, ⊥ kept.
+    #[test]
+    fn packed_maps_agree_with_the_i32_map() {
+        use crate::engine::state::{BOT, encode_into};
+        let moves = [SlotMove { to: 0, from: 0, mirror: Some(4) }, SlotMove { to: 2, from: 1, mirror: None }];
+        let h = ValueMap { moves: moves.to_vec(), text: String::new(), env: vec![], blocks: vec![] };
+        for s in [[0, 7, -3], [BOT, -1, 5], [4, BOT, 0], [127 - 4, 2, 2]] {
+            let mut want = [0; 3];
+            h.apply(&s, &mut want);
+            for width in [1, 2, 4] {
+                let mut enc = vec![0u8; 3 * width];
+                assert!(encode_into(&s, width, &mut enc));
+                let mut got = Vec::new();
+                map_packed(&h, &enc, width, &mut got);
+                let mut exp = vec![0u8; 3 * width];
+                assert!(encode_into(&want, width, &mut exp));
+                assert_eq!(got, exp, "{s:?} at width {width}");
+            }
         }
     }
 

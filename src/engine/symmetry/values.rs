@@ -15,7 +15,7 @@ use crate::analysis::IntervalSet;
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::{Behaviour, Step};
 use crate::engine::eval::Scratch;
-use crate::engine::state::BOT;
+use crate::engine::state::{BOT, Layout};
 use crate::engine::step::{Stepper, Work};
 use crate::model::{ActionKind, AgentRef, Assign, BExpr, Expr, Modality, Model, Pattern, QPred, Stmt, Store, VarId};
 use std::collections::{BTreeSet, HashSet};
@@ -45,9 +45,31 @@ pub struct ValueMap {
     /// Every slot the map changes (all others keep their value).
     pub moves: Vec<SlotMove>,
     pub text: String,
+    /// `moves` within the environment.
+    pub env: Vec<SlotMove>,
+    /// Per agent, per slot of its block: where the slot's image comes from (relative to the
+    /// block) and whether it is mirrored (the identity for slots the map leaves alone).
+    pub blocks: Vec<Vec<SlotMove>>,
 }
 
 impl ValueMap {
+    fn new(moves: Vec<SlotMove>, text: String, lay: &Layout) -> ValueMap {
+        let env = moves.iter().filter(|m| (m.to as usize) < lay.env_len).copied().collect();
+        let blocks = (0..lay.n_agents)
+            .map(|a| {
+                let lo = lay.base(a) as u32;
+                let mut dense: Vec<SlotMove> =
+                    (0..lay.agent_stride as u32).map(|i| SlotMove { to: i, from: i, mirror: None }).collect();
+                for m in moves.iter().filter(|m| (lo..lo + lay.agent_stride as u32).contains(&m.to)) {
+                    debug_assert!(m.from >= lo && m.from - lo < lay.agent_stride as u32, "a map stays within a block");
+                    dense[(m.to - lo) as usize] = SlotMove { to: m.to - lo, from: m.from - lo, mirror: m.mirror };
+                }
+                dense
+            })
+            .collect();
+        ValueMap { moves, text, env, blocks }
+    }
+
     /// `out` := the image of `s`.
     pub fn apply(&self, s: &[i32], out: &mut [i32]) {
         out.copy_from_slice(s);
@@ -482,17 +504,22 @@ impl Finder<'_> {
 
     /// `x, dirx := 4 - x, -dirx`.
     fn describe(&self, m: &VarMap) -> String {
-        let mut lhs = Vec::new();
-        let mut rhs = Vec::new();
-        for v in m.support() {
-            let name = &self.model.vars[v].name;
-            lhs.push(self.model.vars[m.to[v]].name.clone());
-            rhs.push(match (m.mirror[v], self.centre[v]) {
-                (true, Some(0)) => format!("-{name}"),
-                (true, Some(c)) => format!("{c} - {name}"),
-                _ => name.clone(),
-            });
-        }
+        let mut pairs: Vec<(VarId, String)> = m
+            .support()
+            .into_iter()
+            .map(|v| {
+                let name = &self.model.vars[v].name;
+                let value = match (m.mirror[v], self.centre[v]) {
+                    (true, Some(0)) => format!("-{name}"),
+                    (true, Some(c)) => format!("{c} - {name}"),
+                    _ => name.clone(),
+                };
+                (m.to[v], value)
+            })
+            .collect();
+        pairs.sort();
+        let lhs: Vec<&str> = pairs.iter().map(|(v, _)| self.model.vars[*v].name.as_str()).collect();
+        let rhs: Vec<&str> = pairs.iter().map(|(_, x)| x.as_str()).collect();
         format!("{} := {}", lhs.join(", "), rhs.join(", "))
     }
 }
@@ -662,7 +689,7 @@ pub fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &Value
                 continue;
             }
             let support = m.support();
-            let h = ValueMap { moves: f.state_map(&m), text: String::new() };
+            let h = ValueMap::new(f.state_map(&m), String::new(), &stepper.lay);
             if f.preds_agree(&m, &h, &support)
                 && f.steps_agree(&m, &h, &support, &access)
                 && f.links_agree(&m, &h, &support)
@@ -696,7 +723,7 @@ pub fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &Value
     let maps = group
         .iter()
         .filter(|m| !m.is_identity())
-        .map(|m| ValueMap { moves: f.state_map(m), text: f.describe(m) })
+        .map(|m| ValueMap::new(f.state_map(m), f.describe(m), &stepper.lay))
         .collect();
     ValueSymmetries { maps, generators: gens.iter().map(|m| f.describe(m)).collect(), note }
 }
