@@ -51,12 +51,21 @@ fn compose(a: &Table, b: &Table) -> Table {
 
 /// The group's elements, identity included, as tables.
 fn group_tables(model: &Model, behs: &[Behaviour], fair: bool) -> (Vec<Table>, usize) {
-    let len = Stepper::new(model, behs, fair).lay.len;
+    let stepper = Stepper::new(model, behs, fair);
+    let len = stepper.lay.len;
     let sym = symmetry::analyse(model, behs, fair);
     let values = sym.group.map(|g| g.values).unwrap_or_default();
     assert_eq!(values, sym.values.maps, "the group carries the maps the analysis found");
     let mut out = vec![identity(len)];
     out.extend(values.iter().map(|h| table_of(h, len)));
+    // The tables say what `ValueMap::apply` does, which the explorer runs.
+    for s in stepper.initial_states().expect("initial states") {
+        for (h, t) in values.iter().zip(&out[1..]) {
+            let mut img = s.clone();
+            h.apply(&s, &mut img);
+            assert_eq!(img, apply(t, &s), "{}", h.text);
+        }
+    }
     (out, len)
 }
 
