@@ -276,7 +276,7 @@ fn spec(behaviour: &str, link: &str, property: &str) -> String {
     format!(
         "system {{ spawn = A: 3 }}\n\
          stigmergy S {{ link = {link}\n v: 0 }}\n\
-         agent A {{ interface = a: 0..2\n stigmergies = S\n Behavior = {behaviour}; Behavior }}\n\
+         agent A {{ interface = a: 0..2\n stigmergies = S\n Behavior = ({behaviour}); Behavior }}\n\
          check {{ P = {property} }}\n"
     )
 }

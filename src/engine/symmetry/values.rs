@@ -98,7 +98,7 @@ const MAX_CANDIDATES: usize = 4096;
 const MAX_DOMAIN: u64 = 64;
 /// States one check may enumerate, and all checks together.
 const MAX_CHECK_STATES: u64 = 1 << 18;
-const MAX_TOTAL_STATES: u64 = 1 << 22;
+const MAX_TOTAL_STATES: u64 = 1 << 20;
 
 /// A map of values at the level of variables: variable `v`'s values go to variable `to[v]`,
 /// mirrored when `mirror[v]`.
