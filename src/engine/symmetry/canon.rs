@@ -13,7 +13,7 @@
 //! too, and the least of these (slot by slot by value) is the representative: the least state
 //! of the orbit under both groups, which commute.
 
-use super::{Group, SlotMove, ValueMap};
+use super::{Group, SlotMove};
 use crate::engine::state::Layout;
 use std::cmp::Ordering;
 
@@ -92,7 +92,7 @@ impl Group {
                 }
                 _ => {}
             }
-            map_packed(h, enc, width, &mut sc.image);
+            map_moves(&h.moves, enc, width, &mut sc.image);
             self.permute_agents(lay, width, &mut sc.image, &mut sc.agents);
             if cmp_blocks(&sc.image, &sc.best, width) == Ordering::Less {
                 std::mem::swap(&mut sc.image, &mut sc.best);
@@ -167,11 +167,6 @@ fn cmp_mapped_plain(x: &[u8], mx: &[SlotMove], y: &[u8], width: usize, bot: i32)
         }
     }
     Ordering::Equal
-}
-
-/// `out` := the image of packed state `enc` under `h`.
-fn map_packed(h: &ValueMap, enc: &[u8], width: usize, out: &mut Vec<u8>) {
-    map_moves(&h.moves, enc, width, out);
 }
 
 /// `out` := `part` (of a packed state, or of a block) with `moves` (relative to `part`)
@@ -315,6 +310,7 @@ mod tests {
     #[test]
     fn packed_maps_agree_with_the_i32_map() {
         use crate::engine::state::{BOT, encode_into};
+        use crate::engine::symmetry::ValueMap;
         let moves = [SlotMove { to: 0, from: 0, mirror: Some(4) }, SlotMove { to: 2, from: 1, mirror: None }];
         let h = ValueMap { moves: moves.to_vec(), text: String::new(), env: vec![], blocks: vec![] };
         for s in [[0, 7, -3], [BOT, -1, 5], [4, BOT, 0], [127 - 4, 2, 2]] {
@@ -324,7 +320,7 @@ mod tests {
                 let mut enc = vec![0u8; 3 * width];
                 assert!(encode_into(&s, width, &mut enc));
                 let mut got = Vec::new();
-                map_packed(&h, &enc, width, &mut got);
+                map_moves(&h.moves, &enc, width, &mut got);
                 let mut exp = vec![0u8; 3 * width];
                 assert!(encode_into(&want, width, &mut exp));
                 assert_eq!(got, exp, "{s:?} at width {width}");

@@ -16,9 +16,14 @@ use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::{Behaviour, Step};
 use crate::engine::eval::Scratch;
 use crate::engine::state::{BOT, Layout};
-use crate::engine::step::{Stepper, Work};
-use crate::model::{ActionKind, AgentRef, Assign, BExpr, Expr, Modality, Model, Pattern, QPred, Stmt, Store, VarId};
+use crate::engine::step::{RuntimeError, Stepper, Work};
+use crate::model::{
+    ActionKind, AgentRef, Assign, BExpr, Expr, Modality, Model, Pattern, QPred, Stmt, Store, TupleId, VarId,
+};
 use std::collections::{BTreeSet, HashSet};
+
+/// A predicate evaluated on a state (a property's or a link's), as both sides of a check see it.
+type Evaluation<'e> = dyn Fn(&Stepper, &[i32], &mut Scratch) -> Result<bool, RuntimeError> + 'e;
 
 /// One slot of a mapped state: slot `to` takes the value of slot `from`, mirrored about
 /// `mirror / 2` (`v ↦ mirror - v`) when set; ⊥ stays ⊥.
@@ -251,6 +256,12 @@ struct Finder<'a> {
     centre: Vec<Option<i32>>,
     /// A state to fill in: the first initial state.
     template: Vec<i32>,
+    /// The slots of each variable in every agent (and the environment).
+    all_slots: Vec<Vec<usize>>,
+    /// Every property predicate, with the variables it reads.
+    preds: Vec<(&'a QPred, BTreeSet<VarId>)>,
+    /// Each stigmergy whose link is not constant: (stigmergy, its first tuple, what the link reads).
+    links: Vec<(usize, TupleId, Reads)>,
     /// States enumerated so far, against `MAX_TOTAL_STATES`.
     spent: u64,
     /// Why a check could not be made.
@@ -276,10 +287,28 @@ impl Finder<'_> {
 
     /// The slots of `v` in every agent (and the environment).
     fn slots_all(&self, v: VarId) -> Vec<usize> {
-        let mut out: Vec<usize> = (0..self.stepper.lay.n_agents).flat_map(|a| self.slots_in(v, a)).collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+        self.all_slots[v].clone()
+    }
+
+    /// Whether `eval` has the same value (or fails alike) on every assignment of `slots`
+    /// (`None`: a variable with too many values, in `what`) and on its image under `h`.
+    fn values_agree(
+        &mut self,
+        slots: Option<Vec<(usize, Vec<i32>)>>,
+        what: &str,
+        h: &ValueMap,
+        eval: &Evaluation<'_>,
+    ) -> bool {
+        let Some(slots) = slots else {
+            self.too_big.get_or_insert_with(|| format!("{what} reads a variable with too many values"));
+            return false;
+        };
+        let base = self.template.clone();
+        let mut img = base.clone();
+        self.for_all(&base, &slots, &mut |f, st| {
+            h.apply(st, &mut img);
+            same(&eval(f.stepper, st, &mut f.sc), &eval(f.stepper, &img, &mut f.sc))
+        })
     }
 
     /// The state map of `m`.
@@ -359,28 +388,14 @@ impl Finder<'_> {
     /// Whether the property predicates have the same value (or both fail) in each state and
     /// its image.
     fn preds_agree(&mut self, m: &VarMap, h: &ValueMap, support: &BTreeSet<VarId>) -> bool {
-        let model = self.model;
-        for q in property_preds(model) {
-            let mut r = Reads::default();
-            r.bexpr(&q.body);
-            let reads = r.all();
+        for i in 0..self.preds.len() {
+            let (q, reads) = (self.preds[i].0, &self.preds[i].1);
             if reads.is_disjoint(support) {
                 continue;
             }
-            let vars: BTreeSet<VarId> = reads.union(&m.preimage(&reads)).copied().collect();
-            let Some(slots) = self.enumeration(&vars, &|v| self.slots_all(v)) else {
-                self.too_big.get_or_insert_with(|| "a property reads a variable with too many values".into());
-                return false;
-            };
-            let base = self.template.clone();
-            let mut img = base.clone();
-            let ok = self.for_all(&base, &slots, &mut |f, st| {
-                h.apply(st, &mut img);
-                let a = f.stepper.eval_pred(st, &mut f.sc, q);
-                let b = f.stepper.eval_pred(&img, &mut f.sc, q);
-                same(&a, &b)
-            });
-            if !ok {
+            let vars: BTreeSet<VarId> = reads.union(&m.preimage(reads)).copied().collect();
+            let slots = self.enumeration(&vars, &|v| self.slots_all(v));
+            if !self.values_agree(slots, "a property", h, &|st, s, sc| st.eval_pred(s, sc, q)) {
                 return false;
             }
         }
@@ -392,13 +407,8 @@ impl Finder<'_> {
     fn links_agree(&mut self, m: &VarMap, h: &ValueMap, support: &BTreeSet<VarId>) -> bool {
         let model = self.model;
         let n = self.stepper.lay.n_agents;
-        for (si, s) in model.stigmergies.iter().enumerate() {
-            let Some(&k) = s.tuples.first() else { continue };
-            if matches!(s.link, BExpr::Const(_)) {
-                continue;
-            }
-            let mut r = Reads::default();
-            r.bexpr(&s.link);
+        for i in 0..self.links.len() {
+            let (si, k, r) = (self.links[i].0, self.links[i].1, self.links[i].2.clone());
             let reads = r.all();
             if reads.is_disjoint(support) {
                 continue;
@@ -426,19 +436,7 @@ impl Finder<'_> {
                     x.extend(self.slots_in(v, b));
                     x
                 });
-                let Some(slots) = slots else {
-                    self.too_big.get_or_insert_with(|| "a link predicate reads a variable with too many values".into());
-                    return false;
-                };
-                let base = self.template.clone();
-                let mut img = base.clone();
-                let ok = self.for_all(&base, &slots, &mut |f, st| {
-                    h.apply(st, &mut img);
-                    let x = f.stepper.link_holds(st, k, a, b, &mut f.sc);
-                    let y = f.stepper.link_holds(&img, k, a, b, &mut f.sc);
-                    same(&x, &y)
-                });
-                if !ok {
+                if !self.values_agree(slots, "a link predicate", h, &|st, s, sc| st.link_holds(s, k, a, b, sc)) {
                     return false;
                 }
             }
@@ -680,17 +678,47 @@ pub fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &Value
         mirrorable.truncate(fit);
     }
     let access: Vec<TypeAccess> = behs.iter().map(type_access).collect();
+    let preds = property_preds(model)
+        .into_iter()
+        .map(|q| {
+            let mut r = Reads::default();
+            r.bexpr(&q.body);
+            (q, r.all())
+        })
+        .collect();
+    let links = model
+        .stigmergies
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !matches!(s.link, BExpr::Const(_)))
+        .filter_map(|(si, s)| {
+            let mut r = Reads::default();
+            r.bexpr(&s.link);
+            Some((si, *s.tuples.first()?, r))
+        })
+        .collect();
     let mut f = Finder {
         model,
         stepper,
         domain,
         centre,
         template,
+        all_slots: Vec::new(),
+        preds,
+        links,
         spent: 0,
         too_big: None,
         work: Work::default(),
         sc: Scratch::default(),
     };
+    f.all_slots = (0..n)
+        .map(|v| {
+            let mut out: Vec<usize> = (0..stepper.lay.n_agents).flat_map(|a| f.slots_in(v, a)).collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
     // The subgroup generated by the maps accepted so far, kept small enough to map every
     // state by all its elements. Its elements need no check (automorphisms compose), and once
     // it cannot grow within `MAX_GROUP` (a larger group is at least twice as large), the
