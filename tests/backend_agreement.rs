@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn labs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).arg("verify").args(args).output().expect("run labs")
+    fixtures::labs_command().arg("verify").args(args).output().expect("run labs")
 }
 
 fn stdout(args: &[&str]) -> String {

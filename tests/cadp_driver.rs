@@ -121,7 +121,7 @@ impl FakeCadp {
     }
 
     fn labs(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_labs"))
+        fixtures::labs_command()
             .args(args)
             .env("CADP", &*self.root)
             .env("CADP_TMP", &*self.tmp)
@@ -193,7 +193,7 @@ fn plan_from_lnt(cadp: &FakeCadp, spec: &str, externs: &[&str], fair: bool) -> B
 }
 
 fn native(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).arg("--json").output().unwrap()
+    fixtures::labs_command().args(args).arg("--json").output().unwrap()
 }
 
 #[test]
@@ -441,7 +441,7 @@ fn the_tools_run_with_cadp_set_and_its_directories_on_path() {
     let spec = format!("{BENCH}/leader.labs");
     let root = cadp.root.to_str().unwrap().to_string();
     // Found through PATH alone, without $CADP.
-    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let o = fixtures::labs_command()
         .args(["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"])
         .env_remove("CADP")
         .env("PATH", format!("{root}/com:/usr/bin:/bin"))
@@ -460,7 +460,7 @@ fn ctrl_c_stops_cadp_and_exits_130() {
     let cadp = FakeCadp::new();
     cadp.plan("sleep", "30");
     let spec = format!("{BENCH}/leader.labs");
-    let child = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let child = fixtures::labs_command()
         .args(["verify", &spec, "n=3", "--backend", "cadp", "--json"])
         .env("CADP", &*cadp.root)
         .env("CADP_TMP", &*cadp.tmp)
@@ -626,7 +626,7 @@ fn hosts_run_the_jobs_through_ssh_and_a_failing_host_is_replaced() {
     let hosts = Scratch::file("hosts", "hosts.txt", "# two machines\nup 2\ndown 1\n");
     let kept = Scratch::path("hosts-jobs", "work");
     let run = |hosts: &str| {
-        Command::new(env!("CARGO_BIN_EXE_labs"))
+        fixtures::labs_command()
             .args(["verify", &spec, "n=3", "--backend", "cadp", "--json", "--hosts", hosts])
             .args(["--keep-files", kept.as_str()])
             .env("CADP", &*cadp.root)

@@ -265,7 +265,7 @@ fn timeout_is_exit_124() {
 #[test]
 fn cadp_backend_without_cadp_is_exit_1() {
     for command in ["verify", "simulate"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+        let o = fixtures::labs_command()
             .args([command, &shared("benchmarks/leader.labs"), "n=3", "--backend", "cadp"])
             .env_remove("CADP")
             .env("PATH", "/nonexistent")

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn emit_split(spec: &str, externs: &[&str], out: &Path) {
-    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let o = fixtures::labs_command()
         .arg("emit")
         .arg(spec)
         .args(externs)

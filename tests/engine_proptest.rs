@@ -62,7 +62,12 @@ fn check_spec(text: &str) {
             replay_all(&m, &b, &a);
             // `always` alone keeps no successor lists: transitions and deadlocks are then
             // counted while expanding, and must agree with the lists.
-            let opts = VerifyOptions { properties: Some(vec![always_name(text)]), threads: 2, ..Default::default() };
+            let opts = VerifyOptions {
+                properties: Some(vec![always_name(text)]),
+                threads: 2,
+                check_analysis: true,
+                ..Default::default()
+            };
             let inv = verify(&m, &b, &opts).expect("same run, one property");
             assert_eq!(
                 (a.stats.states, a.stats.transitions, a.stats.deadlocks),

@@ -5,16 +5,13 @@
 
 mod engine_common;
 mod fixtures;
+use engine_common::orbits::check_orbits;
 use engine_common::*;
 use labs::behaviour::Behaviour;
-use labs::engine::explore::{ExploreOptions, explore_initial};
-use labs::engine::step::Stepper;
-use labs::engine::symmetry::{self, Group, TypeSymmetry};
+use labs::engine::symmetry::{self, TypeSymmetry};
 use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
 use labs::model::Model;
 use proptest::prelude::*;
-use std::collections::HashSet;
-use std::sync::Arc;
 
 fn run_with(
     model: &Model,
@@ -23,7 +20,7 @@ fn run_with(
     symmetry: bool,
     threads: usize,
 ) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads, symmetry, ..Default::default() })
+    verify(model, behs, &VerifyOptions { fair, threads, symmetry, check_analysis: true, ..Default::default() })
 }
 
 /// Every `# case:` line of the semantics cases and the examples: (file, externs, fair).
@@ -117,122 +114,6 @@ fn every_instance_gets_the_same_verdicts_and_replayable_counterexamples() {
     }
     // The instance list must exercise the reduction, or this test proves nothing.
     assert!(reduced_somewhere >= 5, "only {reduced_somewhere} instances were reduced");
-}
-
-/// All permutations of `0..n` (Heap's algorithm).
-fn permutations(n: usize) -> Vec<Vec<usize>> {
-    fn go(k: usize, a: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if k <= 1 {
-            out.push(a.clone());
-            return;
-        }
-        for i in 0..k {
-            go(k - 1, a, out);
-            let j = if k.is_multiple_of(2) { i } else { 0 };
-            a.swap(j, k - 1);
-        }
-    }
-    let mut out = Vec::new();
-    go(n, &mut (0..n).collect(), &mut out);
-    out
-}
-
-/// Every image of state `s` under the group, on the `i32` form: agent `pi[k]` of a class takes
-/// the block of its `k`-th agent; a rotation by `r` also moves the turn; a map of values acts
-/// on the slots it lists.
-fn images(group: &Group, stepper: &Stepper, s: &[i32]) -> Vec<Vec<i32>> {
-    let mut out = agent_images(group, stepper, s);
-    for h in &group.values {
-        let mut t = s.to_vec();
-        h.apply(s, &mut t);
-        out.extend(agent_images(group, stepper, &t));
-    }
-    out
-}
-
-/// Every image of `s` under the permutations of agents of the group.
-fn agent_images(group: &Group, stepper: &Stepper, s: &[i32]) -> Vec<Vec<i32>> {
-    let lay = &stepper.lay;
-    let block = |st: &[i32], a: usize| st[lay.base(a)..lay.base(a) + lay.agent_stride].to_vec();
-    if let Some(n) = group.rotations {
-        return (0..n)
-            .map(|r| {
-                let mut t = s.to_vec();
-                for a in 0..n {
-                    let b = block(s, a);
-                    let to = (a + r) % n;
-                    t[lay.base(to)..lay.base(to) + lay.agent_stride].copy_from_slice(&b);
-                }
-                let turn = lay.turn();
-                t[turn] = ((s[turn] as usize + r) % n) as i32;
-                t
-            })
-            .collect();
-    }
-    let mut out = vec![s.to_vec()];
-    for c in &group.classes {
-        let perms = permutations(c.len());
-        out = out
-            .iter()
-            .flat_map(|st| {
-                perms.iter().map(move |p| {
-                    let mut t = st.clone();
-                    for (k, &to) in p.iter().enumerate() {
-                        let b = block(st, c.start + k);
-                        let to = c.start + to;
-                        t[lay.base(to)..lay.base(to) + lay.agent_stride].copy_from_slice(&b);
-                    }
-                    t
-                })
-            })
-            .collect();
-    }
-    out
-}
-
-/// The orbit of `s` named by its least image.
-fn orbit_key(group: &Group, stepper: &Stepper, s: &[i32]) -> Vec<i32> {
-    images(group, stepper, s).into_iter().min().unwrap()
-}
-
-/// Explores `model` without and with the reduction and checks the reduced graph against the
-/// orbits of the full one: as many states, transitions, deadlocks and initial states as there
-/// are orbits of states, of (state, successor) pairs, of deadlocks and of initial states; and
-/// (without --fair) each stored representative is the least state of its orbit.
-fn check_orbits(tag: &str, model: &Model, behs: &[Behaviour], fair: bool) -> bool {
-    let sym = symmetry::analyse(model, behs, fair);
-    let Some(group) = sym.group else { return false };
-    let stepper = Stepper::new(model, behs, fair);
-    let full =
-        explore_initial(&stepper, &ExploreOptions { threads: 1, keep_edges: true, ..Default::default() }).unwrap();
-    let opts =
-        ExploreOptions { threads: 2, keep_edges: true, symmetry: Some(Arc::new(group.clone())), ..Default::default() };
-    let red = explore_initial(&stepper, &opts).unwrap();
-    let keys: Vec<Vec<i32>> =
-        (0..full.states() as u32).map(|i| orbit_key(&group, &stepper, &full.store.get(i))).collect();
-    let orbits: HashSet<&Vec<i32>> = keys.iter().collect();
-    assert_eq!(red.states(), orbits.len(), "{tag}: reduced states vs orbits");
-    let mut edges = HashSet::new();
-    let mut dead = HashSet::new();
-    for i in 0..full.states() as u32 {
-        if full.succs(i).is_empty() {
-            dead.insert(&keys[i as usize]);
-        }
-        for &j in full.succs(i) {
-            edges.insert((&keys[i as usize], &keys[j as usize]));
-        }
-    }
-    assert_eq!(red.transitions as usize, edges.len(), "{tag}: reduced transitions vs orbit pairs");
-    assert_eq!(red.deadlocks as usize, dead.len(), "{tag}: reduced deadlocks vs deadlock orbits");
-    let init: HashSet<&Vec<i32>> = keys[..full.n_initial].iter().collect();
-    assert_eq!(red.n_initial, init.len(), "{tag}: initial orbits");
-    if group.rotations.is_none() {
-        for i in 0..red.states() as u32 {
-            let s = red.store.get(i);
-            assert_eq!(orbit_key(&group, &stepper, &s), s, "{tag}: a representative is not its orbit's least state");
-        }
-    }
-    true
 }
 
 #[test]

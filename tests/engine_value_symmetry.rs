@@ -8,17 +8,15 @@
 
 mod engine_common;
 mod fixtures;
+use engine_common::orbits::{Closure, first_failure};
 use engine_common::*;
 use labs::behaviour::Behaviour;
-use labs::engine::explore::{ExploreOptions, explore_initial};
-use labs::engine::step::{Stepper, Work};
+use labs::engine::step::Stepper;
 use labs::engine::symmetry::{self, ValueMap};
 use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
-use labs::model::{Modality, Model, Pattern, Property, QPred, Store};
-use labs::trace::Trace;
-use labs::trace::from_labels::{Shows, shows};
+use labs::model::{Model, Store};
 use proptest::prelude::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 /// A map of states slot by slot: slot `i` of the image is `sign * s[from] + offset` (⊥ left
 /// alone, which these specs never hold). Two maps are equal iff their tables are.
@@ -69,98 +67,9 @@ fn group_tables(model: &Model, behs: &[Behaviour], fair: bool) -> (Vec<Table>, u
     (out, len)
 }
 
-/// Every predicate of every property, as an `always` property (so that `shows` on a trace of
-/// one state tells its value there).
-fn predicates(model: &Model) -> Vec<Property> {
-    let mut out = Vec::new();
-    for p in &model.properties {
-        let mut qs: Vec<&QPred> = vec![&p.pred];
-        if let Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } = &p.modality {
-            qs.extend([open, close]);
-            if let Pattern::Precedes(s) = pattern {
-                qs.push(s);
-            }
-        }
-        for q in qs {
-            out.push(Property { modality: Modality::Always, keyword: "always".into(), pred: q.clone(), ..p.clone() });
-        }
-    }
-    out
-}
-
-/// The value of an `always` property's predicate in `s` (`None`: a run-time error), by the
-/// public checker of counterexamples.
-fn value_in(model: &Model, behs: &[Behaviour], p: &Property, s: &[i32]) -> Option<bool> {
-    let t = Trace {
-        fair: false,
-        initial: s.to_vec(),
-        steps: vec![],
-        loop_start: None,
-        ends_in_deadlock: false,
-        marks: vec![],
-    };
-    match shows(model, behs, &t, p) {
-        Ok(Shows::NoViolation) => Some(true),
-        Ok(Shows::Violation { at: 0 }) => Some(false),
-        Ok(other) => panic!("{}: unexpected {other:?} on one state", p.name),
-        Err(_) => None,
-    }
-}
-
-/// The first way in which one of `maps` is not an automorphism of the unreduced state graph
-/// of `model` under `fair`: an initial state whose image is not initial, a reachable state
-/// whose image is not reachable, successors of an image that are not the images of the
-/// successors, or a property predicate with different values in a state and its image.
-fn first_failure(model: &Model, behs: &[Behaviour], fair: bool, maps: &[Table]) -> Option<String> {
-    let stepper = Stepper::new(model, behs, fair);
-    let g = explore_initial(&stepper, &ExploreOptions { threads: 1, keep_edges: true, ..Default::default() })
-        .expect("the instance explores");
-    assert!(g.error.is_none() && g.stopped.is_none(), "the instance explores completely");
-    let n = g.states();
-    let states: Vec<Vec<i32>> = (0..n as u32).map(|i| g.store.get(i)).collect();
-    let index: HashMap<&[i32], u32> = states.iter().enumerate().map(|(i, s)| (s.as_slice(), i as u32)).collect();
-    let preds = predicates(model);
-    let values: Vec<Vec<Option<bool>>> =
-        preds.iter().map(|p| states.iter().map(|s| value_in(model, behs, p, s)).collect()).collect();
-    let mut w = Work::default();
-    for (mi, t) in maps.iter().enumerate() {
-        for (i, s) in states.iter().enumerate() {
-            let img = apply(t, s);
-            let Some(&j) = index.get(img.as_slice()) else {
-                return Some(format!("map {mi}: the image of reachable state {i} is not reachable"));
-            };
-            if i < g.n_initial && (j as usize) >= g.n_initial {
-                return Some(format!("map {mi}: the image of initial state {i} is not initial"));
-            }
-            // The explorer's successors of `s`, mapped, against the reference successors of
-            // its image.
-            let want: BTreeSet<Option<u32>> = g
-                .succs(i as u32)
-                .iter()
-                .map(|&k| index.get(apply(t, &states[k as usize]).as_slice()).copied())
-                .collect();
-            let mut got = BTreeSet::new();
-            stepper
-                .successors(&img, &mut w, false, &mut |_, u| {
-                    got.insert(index.get(u).copied());
-                })
-                .expect("no run-time error");
-            if want != got {
-                return Some(format!(
-                    "map {mi}: the successors of the image of state {i} are not the images of its successors"
-                ));
-            }
-            for (p, v) in preds.iter().zip(&values) {
-                if v[i] != v[j as usize] {
-                    return Some(format!(
-                        "map {mi}: {} is {:?} in state {i} and {:?} in its image",
-                        p.name, v[i], v[j as usize]
-                    ));
-                }
-            }
-        }
-    }
-    None
+/// Tables as maps of states.
+fn as_maps(tables: &[Table]) -> Vec<impl Fn(&[i32]) -> Vec<i32> + '_> {
+    tables.iter().map(|t| move |s: &[i32]| apply(t, s)).collect()
 }
 
 /// The subgroup of tables generated by `gens`.
@@ -195,7 +104,7 @@ fn check_group_is_sound(tag: &str, model: &Model, behs: &[Behaviour], fair: bool
         }
     }
     assert_eq!(generated(&gens, len), as_set(tables.clone()), "{tag}");
-    if let Some(why) = first_failure(model, behs, fair, &gens) {
+    if let Some(why) = first_failure(model, behs, fair, Closure::Strict, &as_maps(&gens)) {
         panic!("{tag}: {why}");
     }
     tables.len()
@@ -376,9 +285,10 @@ fn a_property_naming_a_column_breaks_the_x_mirror() {
     let (found, len) = group_tables(&model, &behs, false);
     let (mx, my) = mirrors(&model, &behs);
     assert_eq!(found, vec![identity(len), my.clone()], "{text}");
-    let why = first_failure(&model, &behs, false, &[mx]).expect("the x-mirror is not an automorphism");
+    let why = first_failure(&model, &behs, false, Closure::Strict, &as_maps(&[mx]))
+        .expect("the x-mirror is not an automorphism");
     assert!(why.contains("P is"), "{why}");
-    assert_eq!(first_failure(&model, &behs, false, &[my]), None);
+    assert_eq!(first_failure(&model, &behs, false, Closure::Strict, &as_maps(&[my])), None);
 }
 
 #[test]
@@ -392,9 +302,10 @@ fn an_ordered_link_breaks_the_x_mirror() {
     let (found, len) = group_tables(&model, &behs, false);
     let (mx, my) = mirrors(&model, &behs);
     assert_eq!(found, vec![identity(len), my.clone()], "{text}");
-    let why = first_failure(&model, &behs, false, &[mx]).expect("the x-mirror is not an automorphism");
+    let why = first_failure(&model, &behs, false, Closure::Strict, &as_maps(&[mx]))
+        .expect("the x-mirror is not an automorphism");
     assert!(why.contains("successors"), "{why}");
-    assert_eq!(first_failure(&model, &behs, false, &[my]), None);
+    assert_eq!(first_failure(&model, &behs, false, Closure::Strict, &as_maps(&[my])), None);
 }
 
 /// A spec of `n` agents moving on a line of 3 cells with the given moves.
@@ -419,7 +330,8 @@ fn a_walker_going_one_way_has_no_mirror() {
         let s = slot(&model, &lay, "x", a);
         mx[s] = (s, -1, 2);
     }
-    let why = first_failure(&model, &behs, false, &[mx.clone()]).expect("the mirror is not an automorphism");
+    let why = first_failure(&model, &behs, false, Closure::Strict, &as_maps(&[mx.clone()]))
+        .expect("the mirror is not an automorphism");
     assert!(why.contains("successors"), "{why}");
     // Going both ways, the mirror exchanges the two moves: 2 - (x + 1) % 3 = ((2 - x) + 2) % 3.
     let (model, behs) = load_spec(&line(2, "(x <- (x + 1) % 3) ++ (x <- (x + 2) % 3)"));
@@ -453,7 +365,7 @@ fn leader_philosophers_and_twophase_have_no_symmetry_of_values() {
 }
 
 fn verify_with(model: &Model, behs: &[Behaviour], fair: bool, symmetry: bool) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads: 1, symmetry, ..Default::default() })
+    verify(model, behs, &VerifyOptions { fair, threads: 1, symmetry, check_analysis: true, ..Default::default() })
 }
 
 /// Random walkers: moves, link and property drawn from menus that mix maps of values the

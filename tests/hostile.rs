@@ -13,7 +13,7 @@ use scratch::Scratch;
 
 fn labs(args: &[&str]) -> (Output, Duration) {
     let t = Instant::now();
-    let o = Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs");
+    let o = fixtures::labs_command().args(args).output().expect("run labs");
     (o, t.elapsed())
 }
 
@@ -29,7 +29,7 @@ fn timeout_covers_exploration_and_check() {
 }
 
 fn interrupted_within_a_second(signal: i32) {
-    let child = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let child = fixtures::labs_command()
         .args(["verify", &example("twophase.labs"), "workers=7", "--threads", "1", "--no-reduction"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -155,12 +155,8 @@ fn lnt_backend_state_bound_is_inconclusive() {
 fn labs_peak(args: &[&str]) -> (Option<i32>, String, u64, Duration) {
     use std::io::Read;
     let t = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_labs"))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run labs");
+    let mut child =
+        fixtures::labs_command().args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("run labs");
     let mut err = child.stderr.take().expect("stderr");
     let reader = std::thread::spawn(move || {
         let mut s = String::new();

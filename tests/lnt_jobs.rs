@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 fn labs(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs")
+    fixtures::labs_command().args(args).output().expect("run labs")
 }
 
 fn json(args: &[&str]) -> Value {

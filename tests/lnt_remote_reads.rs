@@ -8,7 +8,7 @@ mod fixtures;
 use std::process::Command;
 
 fn labs(args: &[&str]) -> std::process::Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().expect("run labs");
+    let o = fixtures::labs_command().args(args).output().expect("run labs");
     assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     o
 }

@@ -295,7 +295,8 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
         // (c) verdicts on the per-property LTSs == native verdicts
         let runs =
             svl::check_script(&m, &b, fair, &lnt, &script, Some(3_000_000)).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let rep = verify(&m, &b, &VerifyOptions { fair, threads: 1, ..Default::default() }).unwrap();
+        let rep =
+            verify(&m, &b, &VerifyOptions { fair, threads: 1, check_analysis: true, ..Default::default() }).unwrap();
         assert_eq!(runs.len(), m.properties.len(), "{what}: one block per property");
         for r in &runs {
             let native = rep.results.iter().find(|x| x.property == r.property).unwrap().verdict;
@@ -408,7 +409,7 @@ fn root_exploration_equals_nested_operators() {
 /// `labs lts --property` (whole block and one leaf with the property's hiding) and `--svl`.
 #[test]
 fn cli_lts_property() {
-    let run = |args: &[&str]| std::process::Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().unwrap();
+    let run = |args: &[&str]| fixtures::labs_command().args(args).output().unwrap();
     let dir = std::env::temp_dir().join(format!("labs-svl-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = ex("flocking.labs");

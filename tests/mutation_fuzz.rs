@@ -89,7 +89,7 @@ fn labs_specs() {
 fn emitted_files_and_traces() {
     let dir = Scratch::path("mutation", "emitted");
     let labs = |args: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_labs")).args(args).output().unwrap();
+        let o = fixtures::labs_command().args(args).output().unwrap();
         assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
     };
     let leader = fixtures::path_str("examples/leader.labs");

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn labs_in(dir: &Path, args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_labs")).current_dir(dir).args(args).output().expect("run labs")
+    fixtures::labs_command().current_dir(dir).args(args).output().expect("run labs")
 }
 
 fn readme() -> String {

@@ -87,7 +87,7 @@ fn the_leader_report_renders_in_chromium() {
     std::fs::create_dir_all(&*dir).unwrap();
     let page = dir.join("leader.html");
     let leader = format!("{}/leader.labs", fixtures::BENCH);
-    let o = Command::new(env!("CARGO_BIN_EXE_labs"))
+    let o = fixtures::labs_command()
         .args(["verify", &leader, "n=3", "-q", "--report", page.to_str().unwrap()])
         .output()
         .unwrap();

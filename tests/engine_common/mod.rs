@@ -1,6 +1,8 @@
 //! Shared helpers of the engine tests: load a spec (parse → resolve → compile).
 #![allow(dead_code)]
 
+pub mod orbits;
+
 use labs::behaviour::{Behaviour, compile_all};
 use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
 use labs::model::externs::parse_externs;
@@ -39,7 +41,7 @@ pub fn load(path: &str, externs: &[&str]) -> (Model, Vec<Behaviour>) {
 }
 
 pub fn run(model: &Model, behs: &[Behaviour], fair: bool, threads: usize) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads, ..Default::default() })
+    verify(model, behs, &VerifyOptions { fair, threads, check_analysis: true, ..Default::default() })
 }
 
 /// Replays every counterexample of the report with the independent checker.
