@@ -5,6 +5,7 @@
 
 use crate::engine_common;
 use crate::fixtures;
+use crate::tier;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::explore::{ExploreOptions, explore_initial};
@@ -51,13 +52,16 @@ fn case_instances() -> Vec<(String, Vec<String>, bool)> {
         }
     }
     // Benchmark instances small enough for a test, free and round-robin.
-    for (file, externs) in [
-        ("flock.labs", vec!["birds=3", "grid=3", "delta=2"]),
+    let mut benchmarks = vec![
         ("flock.labs", vec!["birds=2", "grid=4", "delta=1"]),
         ("leader.labs", vec!["n=3"]),
         ("twophase.labs", vec!["workers=2"]),
         ("philosophers.labs", vec!["n=3"]),
-    ] {
+    ];
+    if tier::slow("flock birds=3 grid=3 delta=2, about 10 s") {
+        benchmarks.push(("flock.labs", vec!["birds=3", "grid=3", "delta=2"]));
+    }
+    for (file, externs) in benchmarks {
         for fair in [false, true] {
             out.push((fixtures::bench(file), externs.iter().map(|s| s.to_string()).collect(), fair));
         }
@@ -237,18 +241,20 @@ fn check_orbits(tag: &str, model: &Model, behs: &[Behaviour], fair: bool) -> boo
 
 #[test]
 fn reduced_counts_are_the_numbers_of_orbits() {
-    let instances: &[(&str, &[&str])] = &[
+    let mut instances: Vec<(&str, &[&str])> = vec![
         ("examples/majority.labs", &["yes=2", "no=3"]),
         ("examples/counter.labs", &["n=3", "atomic=0"]),
         ("examples/counter.labs", &["n=3", "atomic=1"]),
         ("examples/twophase.labs", &["workers=3"]),
         ("examples/flocking.labs", &["birds=3", "grid=2", "delta=1"]),
         ("tests/specs/majority_pick.labs", &[]),
-        ("benchmarks/flock.labs", &["birds=3", "grid=2", "delta=1"]),
         // Symmetries of values: the square's 8 symmetries, with and without agents'.
         ("benchmarks/flock.labs", &["birds=2", "grid=3", "delta=1"]),
         ("examples/flocking.labs", &["birds=2", "grid=3", "delta=1"]),
     ];
+    if tier::slow("flock birds=3 grid=2 delta=1, about 40 s") {
+        instances.push(("benchmarks/flock.labs", &["birds=3", "grid=2", "delta=1"]));
+    }
     let mut checked = 0;
     for (file, externs) in instances {
         let externs: Vec<String> = externs.iter().map(|s| s.to_string()).collect();

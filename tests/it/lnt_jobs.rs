@@ -4,6 +4,7 @@
 //! LTS sizes, gathered in script order).
 
 use crate::fixtures;
+use crate::tier;
 
 use serde_json::Value;
 use std::process::{Command, Output};
@@ -40,7 +41,12 @@ fn without_timing(mut doc: Value) -> Value {
 #[test]
 fn two_jobs_give_the_native_verdicts_and_the_one_job_report() {
     let mut compositional = 0;
-    for (spec, externs, workflow) in fixtures::lnt_instances() {
+    let mut instances = fixtures::lnt_instances();
+    // The first five: counter, leader, philosophers, twophase and majority of the examples.
+    if !tier::slow("the five larger instances, about 8 s") {
+        instances.truncate(5);
+    }
+    for (spec, externs, workflow) in instances {
         for fair in [false, true] {
             let mut args: Vec<&str> = vec!["verify", &spec];
             args.extend(&externs);

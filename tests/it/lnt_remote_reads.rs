@@ -4,6 +4,7 @@
 //! reads its `state` four times in one assignment.
 
 use crate::fixtures;
+use crate::tier;
 
 use std::process::Command;
 
@@ -142,7 +143,7 @@ fn whole_program_is_generated() {
         args[1] = &spec;
         let start = std::time::Instant::now();
         labs(&args);
-        assert!(start.elapsed().as_secs() < 60, "fair={fair}: {:?}", start.elapsed());
+        tier::assert_within(start.elapsed(), std::time::Duration::from_secs(60), &format!("labs lts, fair={fair}"));
         let (states, transitions, _) = aut_sizes(&aut);
         // at least the 26 (free) or 73 (round-robin) LAbS states of the native engine
         assert!(states >= if fair { 73 } else { 26 }, "fair={fair}: {states} states");

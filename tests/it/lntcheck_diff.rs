@@ -5,6 +5,7 @@ use crate::fixtures;
 use fixtures::{bench, example as ex};
 
 use crate::engine_common;
+use crate::tier;
 use engine_common::*;
 use labs::lnt::Dialect;
 use labs::lntcheck::diff::differential;
@@ -48,14 +49,23 @@ fn philosophers3() {
 }
 #[test]
 fn twophase2() {
+    if !tier::slow("twophase workers=2, about 10 s") {
+        return;
+    }
     case(&bench("twophase.labs"), &["workers=2"]);
 }
 #[test]
 fn twophasecommit2() {
+    if !tier::slow("twophasecommit workers=2, about 10 s") {
+        return;
+    }
     case(&bench("twophasecommit.labs"), &["workers=2"]);
 }
 #[test]
 fn flock2() {
+    if !tier::slow("flock birds=2 grid=3, about 12 s (ex_flocking runs the same grid)") {
+        return;
+    }
     case(&bench("flock.labs"), &["birds=2", "delta=1", "grid=3"]);
 }
 #[test]

@@ -9,6 +9,7 @@ use crate::fixtures;
 use fixtures::{bench, example as ex};
 
 use crate::engine_common;
+use crate::tier;
 use engine_common::*;
 use labs::analysis::values::analyse;
 use labs::engine::{VerifyOptions, verify};
@@ -332,14 +333,23 @@ fn philosophers3() {
 }
 #[test]
 fn twophase2() {
+    if !tier::slow("twophase workers=2, about 8 s") {
+        return;
+    }
     case(&bench("twophase.labs"), &["workers=2"]);
 }
 #[test]
 fn twophasecommit2() {
+    if !tier::slow("twophasecommit workers=2, about 8 s") {
+        return;
+    }
     case(&bench("twophasecommit.labs"), &["workers=2"]);
 }
 #[test]
 fn flock2() {
+    if !tier::slow("flock birds=2 grid=3, about 17 s") {
+        return;
+    }
     case(&bench("flock.labs"), &["birds=2", "delta=1", "grid=3"]);
 }
 #[test]
@@ -370,6 +380,9 @@ fn ex_twophase() {
 }
 #[test]
 fn ex_flocking() {
+    if !tier::slow("flocking birds=2 grid=3, about 8 s") {
+        return;
+    }
     case(&ex("flocking.labs"), &["birds=2", "delta=1", "grid=3"]);
 }
 #[test]

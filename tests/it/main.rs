@@ -1,5 +1,7 @@
 //! The integration tests: one program, each test file a module of it (its tests are named
 //! `MODULE::test`), so that the library and the binaries are linked into one test binary.
+//! `cargo test --profile test-release` runs the default tier, `LABS_SLOW_TESTS=1` adds the
+//! slow one (`tier`).
 //!
 //! A new test file is `tests/it/NAME.rs` with a `mod NAME;` line below, in alphabetical
 //! order; it reaches the shared helpers through `crate::` (`use crate::fixtures;`).
@@ -10,6 +12,7 @@ mod fixtures;
 mod isolate;
 mod lnt_paths;
 mod scratch;
+mod tier;
 
 // The tests, one module per subject.
 mod analysis_props;

@@ -7,6 +7,7 @@ use crate::fixtures;
 use crate::engine_common;
 use crate::lnt_paths;
 use crate::scratch;
+use crate::tier;
 
 use labs::analysis::values::analyse;
 use labs::engine::Verdict;
@@ -195,6 +196,25 @@ fn the_first_set_up_command_gives_the_announced_verdicts_and_exit_10() {
         .map(|(p, v)| (p.to_string(), v.to_string()))
         .collect();
     assert_eq!(got, derived, "{out}");
+}
+
+/// The set-up's test commands, the default tier's and both tiers', are the ones CI runs (with
+/// `--locked`), in that order, and the second turns the slow tier on.
+#[test]
+fn the_set_up_test_commands_are_the_ones_ci_runs() {
+    let text = readme();
+    let set_up = text.split("## Set-up").nth(1).unwrap().split("\n## ").next().unwrap();
+    let readme_commands: Vec<String> = code_blocks(set_up)
+        .iter()
+        .flat_map(|(_, b)| b.lines().map(|l| l.split(" #").next().unwrap().trim().to_string()).collect::<Vec<_>>())
+        .filter(|l| l.contains("cargo test"))
+        .collect();
+    let ci = fixtures::read(".ci/run");
+    let ci_commands: Vec<String> =
+        ci.lines().map(str::trim).filter(|l| l.contains("cargo test")).map(|l| l.replace(" --locked", "")).collect();
+    assert_eq!(readme_commands, ci_commands, "the README's test commands and those of .ci/run");
+    assert_eq!(readme_commands.len(), 2, "{readme_commands:?}");
+    assert_eq!(readme_commands[1], format!("{}=1 {}", tier::VARIABLE, readme_commands[0]));
 }
 
 /// One command of the walk-through, split into words (comments dropped).

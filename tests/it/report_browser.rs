@@ -3,10 +3,12 @@
 //! no console error and produce a screenshot of the expected size that is not blank (compared
 //! with the screenshot of an empty page).
 //!
+//! In the slow tier only (`tier`): Chromium takes seconds to start and may not be installed.
 //! Without Chromium the test fails under CI (`.ci/run` installs it) and is skipped otherwise.
 
 use crate::fixtures;
 use crate::scratch;
+use crate::tier;
 
 use scratch::Scratch;
 use std::path::{Path, PathBuf};
@@ -82,6 +84,9 @@ fn screenshot(bin: &Path, dir: &Path, page: &Path, name: &str) -> (Vec<u8>, Outp
 
 #[test]
 fn the_leader_report_renders_in_chromium() {
+    if !tier::slow("rendering in headless Chromium") {
+        return;
+    }
     let Some(bin) = chromium_or_skip() else { return };
     let dir = Scratch::path("browser", "work");
     std::fs::create_dir_all(&*dir).unwrap();
