@@ -500,7 +500,7 @@ fn random_walker() -> impl Strategy<Value = (String, bool)> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: if tier::slow("21 of 24 random walkers, about a minute") { 24 } else { 3 },
+        cases: if tier::slow("22 of 24 random walkers, about a minute") { 24 } else { 2 },
         ..ProptestConfig::default()
     })]
 

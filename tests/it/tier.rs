@@ -11,7 +11,7 @@ use std::time::Duration;
 pub const VARIABLE: &str = "LABS_SLOW_TESTS";
 
 /// Whether the slow tier runs, without saying anything.
-pub fn enabled() -> bool {
+fn enabled() -> bool {
     std::env::var_os(VARIABLE).is_some_and(|v| v == "1")
 }
 
