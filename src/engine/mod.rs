@@ -11,7 +11,7 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
-pub mod analysis_check;
+pub(crate) mod analysis_check;
 pub(crate) mod check;
 pub(crate) mod eval;
 pub mod explore;
