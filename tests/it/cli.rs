@@ -3,7 +3,6 @@
 use crate::fixtures;
 use fixtures::{labs, stderr, stdout};
 
-
 use crate::scratch;
 use scratch::Scratch;
 

@@ -5,8 +5,8 @@
 
 use crate::engine_common;
 use crate::fixtures;
-use crate::tier;
 use crate::orbits::check_orbits;
+use crate::tier;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::symmetry::{self, TypeSymmetry};

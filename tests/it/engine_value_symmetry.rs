@@ -8,8 +8,8 @@
 
 use crate::engine_common;
 use crate::fixtures;
-use crate::tier;
 use crate::orbits::{Closure, first_failure};
+use crate::tier;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::step::Stepper;

@@ -6,7 +6,6 @@
 use crate::fixtures;
 use crate::tier;
 
-
 fn labs(args: &[&str]) -> std::process::Output {
     let o = fixtures::labs_command().args(args).output().expect("run labs");
     assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
