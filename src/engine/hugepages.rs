@@ -17,17 +17,13 @@ pub fn advise(ptr: *const u8, len: usize) {
         if len < MIN_BYTES {
             return;
         }
-        const MADV_HUGEPAGE: i32 = 14;
-        unsafe extern "C" {
-            fn madvise(addr: *mut core::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
         let start = (ptr as usize).next_multiple_of(4096);
         let end = (ptr as usize + len) & !4095;
         if end > start {
             // SAFETY: the range lies within an allocation owned by the caller; MADV_HUGEPAGE
             // changes no contents and no permissions, and its failure is harmless.
             unsafe {
-                madvise(start as *mut core::ffi::c_void, end - start, MADV_HUGEPAGE);
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
             }
         }
     }

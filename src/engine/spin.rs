@@ -17,6 +17,7 @@ pub struct SpinLock<T> {
 // SAFETY: the lock gives exclusive access to `value` to one thread at a time (acquire on
 // lock, release on unlock), exactly like a mutex.
 unsafe impl<T: Send> Sync for SpinLock<T> {}
+// SAFETY: moving the lock moves its value, which is `Send`.
 unsafe impl<T: Send> Send for SpinLock<T> {}
 
 pub struct SpinGuard<'a, T> {

@@ -29,6 +29,7 @@ pub struct SystemBlock {
 
 // SAFETY: a `SystemBlock` owns its bytes exclusively, like a `Vec<u8>`.
 unsafe impl Send for SystemBlock {}
+// SAFETY: shared references only read the bytes, like `&Vec<u8>`.
 unsafe impl Sync for SystemBlock {}
 
 impl SystemBlock {
@@ -107,6 +108,7 @@ const LARGE: usize = 256 << 10;
 
 // SAFETY: a `SystemVec` owns its values exclusively, like a `Vec<T>`.
 unsafe impl<T: Copy + Send> Send for SystemVec<T> {}
+// SAFETY: shared references only read the values, like `&Vec<T>`.
 unsafe impl<T: Copy + Sync> Sync for SystemVec<T> {}
 
 impl<T: Copy> SystemVec<T> {
@@ -307,6 +309,7 @@ mod tests {
         assert_eq!(spare.len(), 7);
         spare[0].write(4);
         spare[1].write(5);
+        // SAFETY: the two spare bytes were just written.
         unsafe { b.grow_len(2) };
         assert_eq!(&b[..], &[1, 2, 3, 4, 5]);
     }

@@ -159,9 +159,10 @@ fn measured(cmd: &mut Command, tool: &str) -> Result<(String, f64, f64), PeerErr
     let mut out = String::new();
     let read = child.stdout.take().expect("piped").read_to_string(&mut out);
     let mut status = 0;
-    // SAFETY: an all-zero `rusage` is valid; `wait4` reaps our own child, which
-    // `Child::wait` is then never asked to do.
+    // SAFETY: an all-zero `rusage` (integers and timevals) is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `wait4` reaps our own child, which `Child::wait` is then never asked to do, and
+    // writes only into `status` and `usage`, which outlive the call.
     let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
     let wall = start.elapsed().as_secs_f64();
     read.map_err(|e| PeerError::Failed(format!("{tool}: {e}")))?;

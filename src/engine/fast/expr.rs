@@ -235,6 +235,16 @@ impl Prog {
         unsafe {
             let top = s.as_mut_ptr();
             for op in self.0.iter() {
+                // What the SAFETY argument rests on, checked in debug builds and tests: a
+                // push finds room, a unary operation one operand, a binary one two.
+                debug_assert!(
+                    match op {
+                        Op::Neg | Op::Abs => n >= 1,
+                        Op::Bin(_) | Op::MinMax(_) => n >= 2,
+                        _ => n < STACK,
+                    },
+                    "evaluation stack out of bounds: depth {n} at {op:?}"
+                );
                 match op {
                     Op::Const(c) => {
                         *top.add(n) = *c;

@@ -49,6 +49,8 @@ impl<const W: usize> SlotView<'_, W> {
     /// Slot `p` of the parent state. Safety: `p < st.len()`.
     #[inline(always)]
     unsafe fn get(&self, p: u32) -> i32 {
+        debug_assert!((p as usize) < self.st.len(), "slot {p} beyond the state");
+        // SAFETY: the caller's contract, `p < st.len()`.
         unsafe { *self.st.get_unchecked(p as usize) }
     }
 
@@ -57,6 +59,8 @@ impl<const W: usize> SlotView<'_, W> {
     #[inline(always)]
     unsafe fn put(&mut self, p: u32, v: i32) {
         let at = p as usize * W;
+        debug_assert!(at + W <= self.out.len(), "slot {p} beyond the packed state");
+        // SAFETY: the caller's contract, `(p + 1) * W <= out.len()`; unaligned accesses.
         unsafe {
             let o = self.out.as_mut_ptr().add(at);
             match W {
@@ -71,6 +75,8 @@ impl<const W: usize> SlotView<'_, W> {
     #[inline(always)]
     unsafe fn rank(&self, p: u32) -> i32 {
         let at = p as usize * W;
+        debug_assert!(at + W <= self.out.len(), "slot {p} beyond the packed state");
+        // SAFETY: the caller's contract, `(p + 1) * W <= out.len()`; unaligned accesses.
         unsafe {
             let o = self.out.as_ptr().add(at);
             match W {
@@ -85,6 +91,9 @@ impl<const W: usize> SlotView<'_, W> {
     /// Safety: both ranges lie within `out`.
     #[inline(always)]
     unsafe fn copy(&mut self, from: usize, to: usize, len: usize) {
+        debug_assert!((from.max(to) + len) * W <= self.out.len(), "slots beyond the packed state");
+        // SAFETY: the caller's contract, both ranges within `out`; distinct agents' slots do
+        // not overlap.
         unsafe {
             let o = self.out.as_mut_ptr();
             if len == 1 {
@@ -351,7 +360,7 @@ impl Stepper<'_> {
             }
             // Receivers are other agents than the sender, so each of these words is written
             // once by this message: reading it from `st` is reading the current value.
-            // SAFETY (this block): plan positions, and a holder's stigmergic slots
+            // SAFETY: plan positions, and a holder's stigmergic slots
             // `stig + first .. stig + first + len`, are below `lay.len` (asserted above).
             unsafe {
                 let zp = sp.get(h.zp) as u32 | bit;
