@@ -59,16 +59,9 @@ pub struct AnalysisCheck {
 }
 
 /// A value the analysis does not contain (a bug of labs), described for a user.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct AnalysisMiss(pub String);
-
-impl std::fmt::Display for AnalysisMiss {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for AnalysisMiss {}
 
 impl AnalysisCheck {
     pub fn new(model: &Model, lay: &Layout, analysis: &ValueAnalysis) -> AnalysisCheck {

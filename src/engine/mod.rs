@@ -133,37 +133,26 @@ pub struct VerifyReport {
     pub stopped: Option<StopReason>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum EngineError {
     /// A run-time error of the model (division by zero, overflow, index or agent id out of
     /// range); `trace` reaches the state where it happens (`None`: during initialisation).
+    #[error("run-time error: {message}")]
     Runtime { message: String, trace: Option<Box<Trace>> },
     /// `--property NAME` names no property of the model.
+    #[error("no property named `{0}`")]
     UnknownProperty(String),
     /// The behaviours do not match the model (one per agent type is needed).
+    #[error("internal error: {0}")]
     Internal(String),
     /// Run `run` (from 1) of a simulation failed `SimulateOptions::check`.
+    #[error("internal error: the trace of run {run} failed its check: {reason}")]
     RunRefused { run: usize, reason: simulate::RunRefusal },
     /// `VerifyOptions::check_analysis` met a value outside the value analysis' sets (a bug of
     /// labs); `trace` reaches the state (`None` if it could not be built).
+    #[error("internal error: {message}")]
     AnalysisMissed { message: String, trace: Option<Box<Trace>> },
 }
-
-impl std::fmt::Display for EngineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EngineError::Runtime { message, .. } => write!(f, "run-time error: {message}"),
-            EngineError::UnknownProperty(p) => write!(f, "no property named `{p}`"),
-            EngineError::Internal(m) => write!(f, "internal error: {m}"),
-            EngineError::RunRefused { run, reason } => {
-                write!(f, "internal error: the trace of run {run} failed its check: {reason}")
-            }
-            EngineError::AnalysisMissed { message, .. } => write!(f, "internal error: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for EngineError {}
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).
 pub fn peak_rss_mib() -> u64 {

@@ -2,7 +2,6 @@
 //! `(from, "label", to)` per line. Linear time, checked header, no recursion.
 
 use std::collections::HashMap;
-use std::fmt;
 
 /// An explicit LTS as the evaluator sees it: states `0..succ.len()`, the initial state,
 /// labels by index, and the outgoing edges of each state as (label index, target).
@@ -32,19 +31,12 @@ impl Lts {
 }
 
 /// A malformed `.aut` file: the 1-based line and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
 pub struct AutError {
     pub line: usize,
     pub message: String,
 }
-
-impl fmt::Display for AutError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.message)
-    }
-}
-
-impl std::error::Error for AutError {}
 
 fn err(line: usize, message: impl Into<String>) -> AutError {
     AutError { line, message: message.into() }

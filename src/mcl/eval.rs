@@ -15,7 +15,6 @@ use super::diag::Diagnostic;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
 use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
-use std::fmt;
 
 /// The verdict, the path that explains it (explain.rs) and the number of (state, valuation)
 /// pairs explored.
@@ -26,37 +25,28 @@ pub struct Evaluation {
     pub states_explored: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
     /// The deadline of the limits passed.
+    #[error("time limit reached")]
     Timeout,
     /// The run was interrupted (Ctrl-C, SIGTERM).
+    #[error("interrupted")]
     Interrupted,
     /// The memory bound of the limits was reached.
+    #[error("memory bound reached")]
     Memory,
     /// More (state, valuation) pairs than the limits' state bound.
+    #[error("more than {limit} (state, valuation) pairs")]
     StateLimit { limit: u64 },
     /// A data error while evaluating (division by zero, Nat underflow, overflow), as
     /// evaluator4 stops on it.
+    #[error("evaluation error: {message}")]
     Runtime { message: String },
     /// A construct the evaluator does not support, found at evaluation time.
+    #[error("{message} is not supported")]
     Unsupported { message: String },
 }
-
-impl fmt::Display for EvalError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EvalError::Timeout => write!(f, "time limit reached"),
-            EvalError::Interrupted => write!(f, "interrupted"),
-            EvalError::Memory => write!(f, "memory bound reached"),
-            EvalError::StateLimit { limit } => write!(f, "more than {limit} (state, valuation) pairs"),
-            EvalError::Runtime { message } => write!(f, "evaluation error: {message}"),
-            EvalError::Unsupported { message } => write!(f, "{message} is not supported"),
-        }
-    }
-}
-
-impl std::error::Error for EvalError {}
 
 /// Decides `q` on `lts` from its initial state.
 pub fn evaluate(q: &Query, lts: LtsView, limits: &Limits) -> Result<Evaluation, EvalError> {

@@ -17,7 +17,8 @@ pub struct LabelPath {
 }
 
 /// What is wrong with a trace file, and the line (from 1) at fault when there is one.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{message}", line.map(|n| format!("line {n}: ")).unwrap_or_default())]
 pub struct TraceError {
     pub line: Option<usize>,
     pub message: String,
@@ -28,17 +29,6 @@ impl TraceError {
         TraceError { line: Some(line), message: message.into() }
     }
 }
-
-impl std::fmt::Display for TraceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(n) => write!(f, "line {n}: {}", self.message),
-            None => f.write_str(&self.message),
-        }
-    }
-}
-
-impl std::error::Error for TraceError {}
 
 /// Reads any of the supported formats (an `.aut` file starts with `des`).
 pub fn parse_trace(text: &str) -> Result<LabelPath, TraceError> {
