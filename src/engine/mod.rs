@@ -120,7 +120,7 @@ pub struct Stats {
     pub state_bytes: u64,
     pub complete: bool,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
-    /// `None`: the counts are semantics §8b's.
+    /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
 }
 

@@ -1,4 +1,5 @@
-//! The initial states of the model (semantics §3), in a deterministic order.
+//! The initial states of the model (docs/semantics.md, D2 and "Steps in detail"), in a
+//! deterministic order.
 
 use super::*;
 
