@@ -1,13 +1,18 @@
-//! Stage 4: the native explicit-state engine (semantics.md).
+//! The native explicit-state engine (docs/semantics.md), a back end after `behaviour` and
+//! `analysis` (ARCHITECTURE.md lists every module and its invariants):
 //!
 //! - `state`: flat state encoding and the hash-indexed state arena;
 //! - `eval`: expressions with ⊥, run-time errors and nondeterminism;
 //! - `step`: the successor relation (agent steps, propagation, confirmation, round-robin);
 //! - `fast`: agent steps, links and properties' predicates compiled to slot operations (the
 //!   explorer's and `eval_all`'s common case);
-//! - `explore`: parallel breadth-first exploration (same result for any thread count);
+//! - `explore`: parallel breadth-first exploration (same result for any thread count), on the
+//!   threads of `par`;
 //! - `check`: the property modalities on the explored graph;
-//! - `simulate`: seeded random runs.
+//! - `simulate`: seeded random runs;
+//! - `symmetry`: symmetry reduction (docs/reductions.md);
+//! - `path`: the traces every back end shares; `analysis_check` and `reached`: the values
+//!   met, checked against the value analysis or collected.
 //!
 //! Library code never prints or exits: results and typed errors only.
 
