@@ -174,7 +174,7 @@ fn the_citation_finder_finds_them_in_every_file_but_build_output() {
     write("docs/a.md", &format!("The grammar is in `{language}` §3."));
     write("src/b.rs", &format!("//! Read {shared}/spec first.\n"));
     write("tests/c.rs", "// cites docs/language.md §3 only\n");
-    write("target/debug/d.txt", &format!("{language}"));
+    write("target/debug/d.txt", language);
     let found = files_naming(&dir, &outside_documents());
     assert_eq!(found, [format!("docs/a.md: {language}"), format!("src/b.rs: {shared}")]);
 }
