@@ -52,7 +52,7 @@ use step::{RuntimeError, Stepper, Work};
 
 #[derive(Clone, Default)]
 pub struct VerifyOptions {
-    /// Round-robin scheduling (§6).
+    /// Round-robin scheduling (docs/semantics.md, D8).
     pub fair: bool,
     /// Property names to check (`None`: all, in declaration order).
     pub properties: Option<Vec<String>>,

@@ -17,8 +17,9 @@ pub use errors::{ReplayError, ShownTraceError, TranslateError};
 
 pub use crate::engine::path::{Mark, Trace, TraceStep};
 
-/// Concrete timestamps along a trace (§4): initial ones 0, 1, 2, … in initialisation order
-/// (agent by agent, tuple by tuple), then +1 per written tuple; messages copy them.
+/// Concrete timestamps along a trace (docs/semantics.md, "Timestamps as dense ranks"): initial
+/// ones 0, 1, 2, … in initialisation order (agent by agent, tuple by tuple), then +1 per
+/// written tuple; messages copy them.
 pub struct Clock {
     pub ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,

@@ -4,7 +4,7 @@
 use super::*;
 
 impl Stepper<'_> {
-    /// All initial states (§3), in a deterministic order.
+    /// All initial states (docs/semantics.md, "Steps in detail"), in a deterministic order.
     pub fn initial_states(&self) -> Result<Vec<Vec<i32>>, RuntimeError> {
         let mut out = Vec::new();
         self.for_each_initial(&mut |s| {
