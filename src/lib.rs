@@ -1,7 +1,13 @@
 //! `labs`: verification and simulation of LAbS specifications.
 //!
-//! Data flows one way through the stages (see `ARCHITECTURE.md`):
-//! syntax → model → behaviour → {analysis, engine} → trace → cli.
+//! Data flows one way through the stages (`ARCHITECTURE.md` has the map and the layer
+//! order): `syntax` (text → syntax tree) → `model` (names resolved, externs substituted) →
+//! `behaviour` (processes → automata) → the back ends: `engine` (the native explicit-state
+//! engine) and `lnt` (LNT, MCL and SVL for CADP), both using `analysis` (the value analysis);
+//! the emitted files run in `lntcheck` (labs's own LNT and SVL interpreter, with the MCL
+//! evaluator `mcl`) or through `cadp` (the CADP driver) → `trace` (every trace a user sees,
+//! replayed) → `report` (the HTML page) → `cli` (the only printer). `limits` (the bounds of a
+//! run) and `diagnostics` (spans and messages) serve every stage.
 
 pub mod analysis;
 pub mod behaviour;

@@ -1,4 +1,4 @@
-//! Stage 4: value analysis (compositional-encoding.md §3).
+//! Value analysis (docs/semantics.md, "Value analysis").
 //!
 //! The abstract domain is [`IntervalSet`]: a normalised union of integer intervals plus a flag
 //! for ⊥ (`undef`). A fixpoint keeps one `IntervalSet` per variable, grows it with

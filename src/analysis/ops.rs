@@ -1,4 +1,5 @@
-//! Sound abstract versions of the expression operators (semantics.md §7) on [`IntervalSet`]s.
+//! Sound abstract versions of the expression operators (docs/semantics.md, D9, D10) on
+//! [`IntervalSet`]s.
 //!
 //! Soundness is w.r.t. `crate::model::arith`: whenever the concrete operation on values drawn
 //! from the operands yields a value, the abstract result contains it. The operands' integers are

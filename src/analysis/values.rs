@@ -1,5 +1,5 @@
 //! The value analysis fixpoint: for each variable and agent type, an interval set containing
-//! every value the variable can hold in any reachable state (compositional-encoding.md §3).
+//! every value the variable can hold in any reachable state (docs/semantics.md, "Value analysis").
 //!
 //! It runs on the "chaos automaton": every guarded action of every agent type may fire at any
 //! time. Guards only filter (soundly) the values read by the action they guard. Stigmergic

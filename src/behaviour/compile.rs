@@ -5,7 +5,7 @@
 //! Then the reachable control states are enumerated from the entry: a control state is a
 //! node about to run, or a parallel composition with the control state of each branch still
 //! running. The moves of a control state are derived structurally, conjoining guards with the
-//! first action they guard (semantics.md §5).
+//! first action they guard (docs/semantics.md, "Steps in detail").
 
 use super::{Behaviour, CtlId, Edge, Step};
 use crate::diagnostics::{Diagnostic, Diagnostics};

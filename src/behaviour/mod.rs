@@ -1,4 +1,4 @@
-//! Stage 3: each agent type's resolved process → a finite automaton of guarded actions.
+//! Each agent type's resolved process → a finite automaton of guarded actions.
 //!
 //! A control state is a program point of the behaviour: a position in the (inlined)
 //! process tree, and for each parallel composition under way the position of each of its

@@ -1,5 +1,5 @@
 //! Finding CADP: the tools under `$CADP/com` when `$CADP` is set, else on `PATH`
-//! (`reference/cadp-interfaces.md` §5.1).
+//! (docs/cadp-driver.md, "What labs assumes of CADP": "Installation").
 
 use super::CadpError;
 use std::ffi::OsStr;

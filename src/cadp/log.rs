@@ -1,6 +1,6 @@
 //! Reading what `svl` logged: per property block the result Evaluator printed (`TRUE` /
 //! `FALSE`), svl's `PASS` / `FAIL`, an inline diagnostic sequence, and the sizes of the LTSs
-//! it generated. Formats: `reference/cadp-interfaces.md` §1.6 and §2.2. Only lines whose
+//! it generated. Formats: docs/cadp-driver.md, "svl and its log". Only lines whose
 //! meaning is certain are used; anything else is ignored.
 
 use crate::trace::cadp::{LabelPath, parse_seq};
@@ -119,7 +119,7 @@ fn pass_fail(t: &str) -> Option<bool> {
 mod tests {
     use super::*;
 
-    // Line forms as the references quote them from real svl logs (cadp-interfaces.md §1.6).
+    // Line forms of real svl logs (docs/cadp-driver.md, "svl and its log").
     const LOG: &str = r#"
 info about "leader_LeaderIs0.bcg":
     (* 12376 states, 146322 transitions, 271.7 Kbytes *)

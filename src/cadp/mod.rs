@@ -3,7 +3,7 @@
 //! reads each property's verdict from the log and collects the diagnostics as label paths.
 //! Turning those paths into LAbS traces (and replaying them) is the caller's job
 //! (`trace::from_labels`), so nothing CADP says reaches a user unchecked.
-//! Requirements: `compositional-encoding.md` §6.
+//! What a run does and what it assumes of CADP: docs/cadp-driver.md.
 
 mod distributor;
 pub(crate) mod install;
@@ -560,7 +560,7 @@ fn show_progress(log_file: &Path, from: u64, show: &(dyn Fn(&str) + Send + Sync)
 }
 
 /// A tool's output that mentions a licence, when the tool gave no result: CADP refused to run
-/// (the exact messages are not documented, `reference/cadp-interfaces.md` §5.2).
+/// (the exact messages are not documented; docs/cadp-driver.md, "Installation").
 fn licence_refused(output: &str) -> Option<CadpError> {
     output
         .to_ascii_lowercase()

@@ -1,4 +1,5 @@
-//! Property checking on the explored graph (semantics.md §9).
+//! Property checking on the explored graph (docs/semantics.md, D12; scoped patterns:
+//! docs/language.md §6).
 //!
 //! Predicates are evaluated once per state into bit vectors; each modality is a graph
 //! search on top of them. Scoped patterns (`between`/`from … until`) use a small monitor
@@ -365,7 +366,7 @@ pub struct Bits {
 
 /// The monitor reading one state (the first state of a path is read from `IDLE`).
 ///
-/// Reading (labs-language.md §5.8, Dwyer-style): an interval opens at a state where Q holds
+/// Reading (docs/language.md §6, Dwyer-style): an interval opens at a state where Q holds
 /// and R does not, and closes at the next R-state, which is not part of it. `thereIs P`:
 /// some state of the interval satisfies P; `always P`: all do; `S precedes P`: no P-state
 /// of the interval comes before (strictly) the first S-state of the interval. With `between`

@@ -1,13 +1,18 @@
-//! Stage 4: the native explicit-state engine (semantics.md).
+//! The native explicit-state engine (docs/semantics.md), a back end after `behaviour` and
+//! `analysis` (ARCHITECTURE.md lists every module and its invariants):
 //!
 //! - `state`: flat state encoding and the hash-indexed state arena;
 //! - `eval`: expressions with ⊥, run-time errors and nondeterminism;
 //! - `step`: the successor relation (agent steps, propagation, confirmation, round-robin);
 //! - `fast`: agent steps, links and properties' predicates compiled to slot operations (the
 //!   explorer's and `eval_all`'s common case);
-//! - `explore`: parallel breadth-first exploration (same result for any thread count);
+//! - `explore`: parallel breadth-first exploration (same result for any thread count), on the
+//!   threads of `par`;
 //! - `check`: the property modalities on the explored graph;
-//! - `simulate`: seeded random runs.
+//! - `simulate`: seeded random runs;
+//! - `symmetry`: symmetry reduction (docs/reductions.md);
+//! - `path`: the traces every back end shares; `analysis_check` and `reached`: the values
+//!   met, checked against the value analysis or collected.
 //!
 //! Library code never prints or exits: results and typed errors only.
 
@@ -47,7 +52,7 @@ use step::{RuntimeError, Stepper, Work};
 
 #[derive(Clone, Default)]
 pub struct VerifyOptions {
-    /// Round-robin scheduling (§6).
+    /// Round-robin scheduling (docs/semantics.md, D8).
     pub fair: bool,
     /// Property names to check (`None`: all, in declaration order).
     pub properties: Option<Vec<String>>,
@@ -120,7 +125,7 @@ pub struct Stats {
     pub state_bytes: u64,
     pub complete: bool,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
-    /// `None`: the counts are semantics §8b's.
+    /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
 }
 

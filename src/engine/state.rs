@@ -6,7 +6,8 @@
 //! `[attrs (attr_len)] [stigmergic copies (stig_len)] [rank per tuple] [Zp mask] [Zc mask] [ctl]`.
 //! ⊥ is `BOT` (`i32::MIN`, outside `arith::MIN_VALUE..=MAX_VALUE`). Slots a type does not use
 //! (attributes of other types, stigmergies it does not hold) stay ⊥; ranks of tuples an agent
-//! does not hold stay 0. Timestamps are stored as dense ranks among the holders (§4).
+//! does not hold stay 0. Timestamps are stored as dense ranks among the holders
+//! (docs/semantics.md, "Timestamps as dense ranks").
 
 use super::hugepages;
 use super::par::Workers;

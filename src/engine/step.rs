@@ -1,5 +1,6 @@
-//! The successor relation (semantics.md §5–§6): the reference successors here, the packed
-//! ones the explorer uses in `packed`, the initial states (§3) in `initial`.
+//! The successor relation (docs/semantics.md: D3–D8 and "Steps in detail"): the reference
+//! successors here, the packed ones the explorer uses in `packed`, the initial states in
+//! `initial`.
 
 use super::eval::{Ctx, Mode, R, Scratch, Stop, to_slot};
 use super::fast::{FastEdge, Links};
@@ -647,7 +648,7 @@ impl<'a> Stepper<'a> {
     }
 
     /// What a message of tuple `k` from `s`, whose copy has rank `ts`, does to holder `h`
-    /// (semantics §5): nothing for the sender itself, a holder with the same timestamp, a
+    /// (docs/semantics.md, D6): nothing for the sender itself, a holder with the same timestamp, a
     /// newer one under propagation, or an unlinked one; otherwise the holder copies an older
     /// value, or (confirmation only) re-propagates its newer one. `compiled`: whether the link
     /// may use its compiled form (the explorer) or is evaluated (the reference).

@@ -142,8 +142,8 @@ pub fn model_has_undef(model: &Model) -> bool {
     model.vars.iter().any(|v| v.inits.iter().any(|(_, i)| matches!(i, crate::model::Init::Undef)))
 }
 
-/// Whether a Boolean expression reads a variable of another agent (`x of e`), or of `c2` when
-/// `c2_forbidden` (a `pick … where` filter reading the candidate's variables).
+/// Whether a Boolean expression reads a variable of another agent through `x of e` (the
+/// `of c1` and `of c2` of links and `pick … where` filters are not counted).
 pub fn reads_other_agent(b: &BExpr) -> bool {
     let mut found = false;
     b.walk_exprs(&mut |x| {

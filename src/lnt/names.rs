@@ -3,7 +3,7 @@
 //!
 //! Generated identifiers must be distinct from the reserved words below and unique regardless
 //! of case within their scope: LNT identifiers end up upper-cased in LOTOS, C and labels
-//! (`reference/cadp-interfaces.md` §6.1), MCL and SVL keywords are case-insensitive (§2.3, §1.3).
+//! (docs/cadp-driver.md, "Reserved words"), MCL and SVL keywords are case-insensitive.
 
 use crate::model::{Model, Store, VarId};
 
@@ -29,7 +29,7 @@ pub const LNT_PREDEFINED: &[&str] = &[
 ];
 
 /// MCL (evaluator4) keywords, types and predefined functions (CADP's `mcl.vim` 1.8, see
-/// `reference/cadp-interfaces.md` §2.3), and the fixpoint and modality words of MCL v4.
+/// docs/cadp-driver.md, "Reserved words"), and the fixpoint and modality words of MCL v4.
 pub const MCL_RESERVED: &[&str] = &[
     "among",
     "any",
@@ -112,7 +112,7 @@ pub const MCL_RESERVED: &[&str] = &[
     "livelock",
 ];
 
-/// SVL keywords (SVL 1.8 editor files, `reference/cadp-interfaces.md` §1.3, plus `sharp`,
+/// SVL keywords (SVL 1.8 editor files, docs/cadp-driver.md "Reserved words", plus `sharp`,
 /// `divsharp`, `hold` used by newer releases).
 pub const SVL_KEYWORDS: &[&str] = &[
     "abstraction",

@@ -1,4 +1,4 @@
-//! Concrete integer arithmetic of LAbS (semantics.md §7). Every back end and the value
+//! Concrete integer arithmetic of LAbS (docs/semantics.md, D9). Every back end and the value
 //! analysis's soundness tests use these functions, so there is one definition of `/`, `%`, `:`.
 
 use crate::syntax::ast::BinOp;

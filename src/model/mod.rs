@@ -1,4 +1,4 @@
-//! Stage 2: syntax tree + extern values → resolved model.
+//! Syntax tree + extern values → resolved model (the stage after `syntax`).
 //!
 //! The model is what every later stage consumes: agent types with their id ranges (D1),
 //! variables with their store and layout, tuples, link predicates, resolved processes per

@@ -1,9 +1,9 @@
-//! Name resolution and static checks (labs-language.md §4, including the checks of §4.3
-//! that the reference tool misses). Several errors are reported at once where possible.
+//! Name resolution and static checks (docs/language.md §4, including those the reference
+//! tool misses). Several errors are reported at once where possible.
 //!
 //! One file, although long: resolution and the static checks are one pass over the syntax
 //! tree sharing one scope (names, types, stigmergies, what each expression flavour admits),
-//! and read best in the order of `labs-language.md` §4.
+//! and read best in the order of docs/language.md §4.
 
 use super::expr::{AgentRef, BExpr, Expr, QPred, TypeId, VarId, VarRef};
 use super::{

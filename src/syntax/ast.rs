@@ -1,7 +1,7 @@
 //! The syntax tree of a LAbS specification, as written (no name resolution).
 //!
 //! Every node carries the span of its source text. Expressions of all flavours
-//! (process, constant, spawn, link, property: `labs-language.md` §3.9) share one
+//! (process, constant, spawn, link, property: docs/language.md §3.9) share one
 //! type; the parser enforces which forms a flavour admits.
 
 use super::span::Span;

@@ -1,4 +1,4 @@
-//! Maximal-munch tokenizer for LAbS (`labs-language.md` §2).
+//! Maximal-munch tokenizer for LAbS (docs/language.md §2).
 //!
 //! Comments (`#` to end of line) and whitespace are skipped. Identifiers are classified by
 //! their first character; reserved words are recognised by the parser (they are lexed as
@@ -121,7 +121,7 @@ pub struct Token {
     pub span: Span,
 }
 
-/// The reserved words of `labs-language.md` §2.3: never names.
+/// The reserved words (docs/language.md §2.3): never names.
 pub const RESERVED: &[&str] = &[
     "abs", "and", "count", "else", "exists", "false", "forall", "id", "if", "max", "min", "of", "or", "pick", "Skip",
     "then", "true", "undef", "where",

@@ -1,4 +1,4 @@
-//! Stage 1: source text → syntax tree (`ast`), with located diagnostics.
+//! The first stage: source text → syntax tree (`ast`), with located diagnostics.
 
 pub mod ast;
 pub(crate) mod lexer;

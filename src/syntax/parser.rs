@@ -1,13 +1,14 @@
-//! Hand-written recursive-descent parser for LAbS (`labs-language.md` §3).
+//! Hand-written recursive-descent parser for LAbS (docs/language.md §3).
 //!
 //! Expressions of the five flavours (process, constant, spawn, link, property) share one
 //! grammar and one syntax tree; the flavour decides which references and special terms are
 //! admitted. Parentheses that may open either an arithmetic or a Boolean expression are parsed
 //! without backtracking (the contents decide). Processes try a guard first and backtrack to an
-//! action or a parenthesised process (§3.12.2). The first syntax error stops the parse.
+//! action or a parenthesised process (docs/language.md §3.6). The first syntax error stops
+//! the parse.
 //!
 //! One file, although long: it is one grammar, each production a method that calls the
-//! others, and reads best in grammar order next to `labs-language.md` §3.
+//! others, and reads best in grammar order next to docs/language.md §3.
 
 use super::ast::*;
 use super::lexer::{Sym, TokKind, Token, is_reserved, tokenize};
@@ -63,7 +64,7 @@ struct PErr {
 
 type PResult<T> = Result<T, PErr>;
 
-/// Expression flavours (`labs-language.md` §3.9).
+/// Expression flavours (docs/language.md §3.9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fl {
     /// Processes.

@@ -1,7 +1,7 @@
 //! Reading the label paths CADP prints or writes: Executor output and Evaluator's inline
 //! diagnostics (the "full SEQ" format: `<initial state>`, one quoted label per line,
 //! `<goal state>` or `<deadlock>`), plain `.seq` files, and a diagnostic converted to `.aut`
-//! (a path or a lasso). Facts about the formats: shared/spec/reference/cadp-interfaces.md §2.2, §3.
+//! (a path or a lasso). Facts about the formats: docs/cadp-driver.md, "What labs assumes of CADP".
 
 use std::collections::HashMap;
 

@@ -1,5 +1,5 @@
 //! Traces: the initial state and the steps of a path, printed in the human format of
-//! semantics.md §10 or as JSON (product.md), and an independent replay checker.
+//! docs/trace-format.md or as JSON (docs/json.md), and an independent replay checker.
 
 pub mod cadp;
 pub mod checked;
@@ -17,8 +17,9 @@ pub use errors::{ReplayError, ShownTraceError, TranslateError};
 
 pub use crate::engine::path::{Mark, Trace, TraceStep};
 
-/// Concrete timestamps along a trace (§4): initial ones 0, 1, 2, … in initialisation order
-/// (agent by agent, tuple by tuple), then +1 per written tuple; messages copy them.
+/// Concrete timestamps along a trace (docs/semantics.md, "Timestamps as dense ranks"): initial
+/// ones 0, 1, 2, … in initialisation order (agent by agent, tuple by tuple), then +1 per
+/// written tuple; messages copy them.
 pub struct Clock {
     pub ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,
@@ -73,7 +74,7 @@ pub fn tuple_name(model: &Model, k: usize) -> String {
     model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
 }
 
-/// The human form (semantics.md §10).
+/// The human form (docs/trace-format.md).
 pub fn render(model: &Model, behs: &[Behaviour], trace: &Trace) -> String {
     let stepper = Stepper::new(model, behs, trace.fair);
     let lay = &stepper.lay;
@@ -277,7 +278,7 @@ fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st:
     }
 }
 
-/// The JSON form (product.md): `initial`, `steps` (event + state), `loop_start`,
+/// The JSON form (docs/json.md): `initial`, `steps` (event + state), `loop_start`,
 /// `ends_in_deadlock`, plus `marks`.
 pub fn to_json(model: &Model, behs: &[Behaviour], trace: &Trace) -> Value {
     let stepper = Stepper::new(model, behs, trace.fair);

@@ -1,6 +1,7 @@
-//! Behaviour compilation on the cases where the reference tool goes wrong
-//! (`reference/sliver-pipeline.md` §2): three or more parallel branches, and guards in front
-//! of a recursive call. Checked on the compiled automaton and through the engine's counts.
+//! Behaviour compilation on the cases the reference tool's program-counter encoding gets
+//! wrong (docs/semantics.md, "How behaviours are compiled"): three or more parallel branches,
+//! and guards in front of a recursive call. Checked on the compiled automaton and through the
+//! engine's counts.
 
 use labs::behaviour::compile_all;
 use labs::engine::{Verdict, VerifyOptions, verify};

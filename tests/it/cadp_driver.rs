@@ -1,5 +1,5 @@
 //! `labs verify --backend cadp` against a stand-in CADP installation: `svl` and `bcg_io`
-//! scripts that write a log in svl's format (`reference/cadp-interfaces.md` §1.6, §2.2). The
+//! scripts that write a log in svl's format (docs/cadp-driver.md, "svl and its log"). The
 //! results and diagnostics they print come from labs's LNT interpreter run on the same spec
 //! (`lntcheck`), not from the driver, so these tests check that the driver runs the right
 //! script, reads every verdict, turns every diagnostic into a LAbS trace that replays and

@@ -1,7 +1,9 @@
 //! Every file or folder the documentation names exists: markdown links, and code spans that
-//! are paths in the repository (`src/engine/`, `tests/it/engine_store.rs`, `../tests/cases/`).
+//! are paths in the repository (`src/engine/`, `tests/it/engine_store.rs`, `../tests/cases/`);
+//! and no file cites a document outside the repository.
 
 use crate::fixtures;
+use crate::scratch::Scratch;
 
 use std::path::{Path, PathBuf};
 
@@ -107,4 +109,72 @@ fn documents_describe_the_design_not_a_diary() {
         }
     }
     assert!(found.is_empty(), "diary wording in the documentation:\n{}", found.join("\n"));
+}
+
+/// Documents that sit outside the repository, which no file may cite: the repository stands on
+/// its own (its documents are `docs/`, the READMEs and `ARCHITECTURE.md`). Each name is built
+/// from two pieces so that this file does not name it.
+fn outside_documents() -> Vec<String> {
+    [
+        ("labs-language", ".md"),
+        ("product", ".md"),
+        ("compositional-encoding", ".md"),
+        ("cadp-", "interfaces"),
+        ("sliver-", "pipeline"),
+        ("../", "shared"),
+    ]
+    .iter()
+    .map(|(a, b)| format!("{a}{b}"))
+    .collect()
+}
+
+/// `path: name` for every file under `root` (build output and git's files aside) whose bytes
+/// contain one of `names`.
+fn files_naming(root: &Path, names: &[String]) -> Vec<String> {
+    let mut found = vec![];
+    let walk = walkdir::WalkDir::new(root)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.file_type().is_dir() && (e.file_name() == "target" || e.file_name() == ".git")));
+    for entry in walk {
+        let entry = entry.unwrap();
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path()).unwrap();
+        for name in names {
+            if bytes.windows(name.len()).any(|w| w == name.as_bytes()) {
+                let rel = entry.path().strip_prefix(root).unwrap().display().to_string();
+                found.push(format!("{rel}: {name}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_file_cites_a_document_outside_the_repository() {
+    let found = files_naming(fixtures::root(), &outside_documents());
+    assert!(
+        found.is_empty(),
+        "files citing documents outside the repository (cite docs/ instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_citation_finder_finds_them_in_every_file_but_build_output() {
+    let dir = Scratch::path("doc-paths", "repo");
+    let write = |rel: &str, text: &str| {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let [language, .., shared] = &outside_documents()[..] else { unreachable!() };
+    write("docs/a.md", &format!("The grammar is in `{language}` §3."));
+    write("src/b.rs", &format!("//! Read {shared}/spec first.\n"));
+    write("tests/c.rs", "// cites docs/language.md §3 only\n");
+    write("target/debug/d.txt", language);
+    let found = files_naming(&dir, &outside_documents());
+    assert_eq!(found, [format!("docs/a.md: {language}"), format!("src/b.rs: {shared}")]);
 }

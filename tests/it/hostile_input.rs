@@ -1,6 +1,6 @@
 //! Bad and hostile input as a user meets it, through the binary: nothing the user wrote is
 //! overwritten, inconsistent files are refused with a located error, error output stays
-//! short, and every reader stops on any input with the exit code of product.md.
+//! short, and every reader stops on any input with the exit code README.md's table gives.
 
 use crate::fixtures;
 use fixtures::{example, labs, stderr};

@@ -1,9 +1,12 @@
-//! The compositional SVL workflow executed by labs (`src/lntcheck/svl.rs`, `lts.rs`):
+//! The compositional SVL workflow executed by labs (`src/lntcheck/svl/`, `src/lntcheck/lts.rs`):
 //! (a) the explicit-LTS operators on hand-made LTSs with hand-derived results; the parser of the
-//! script subset; (b) the leaves of the emitted script composed with every gate visible give the
-//! LTS of the whole `MAIN` (generated directly by the interpreter); (c) every property checked on
-//! the LTS its SVL block builds (per-leaf hiding, `total prio`, `hide all but`) has the native
-//! engine's verdict.
+//! script subset; (b) the leaves of the emitted script composed with every gate visible give an
+//! LTS bisimilar to, and as large as, the whole `MAIN` (generated directly by the interpreter),
+//! or, where the value analysis leaves an input unbounded, the leaf is refused by name; (c)
+//! every property checked on the LTS its SVL block builds (per-leaf hiding, `total prio`,
+//! `hide all but`) has the native engine's verdict; (d) the root-level exploration equals the
+//! nested composition, and `labs lts --property` (`--leaf`, `--reduce`, `--svl`) through the
+//! binary.
 
 use crate::fixtures;
 use fixtures::{bench, example as ex};

@@ -1,4 +1,4 @@
-//! Parenthesisation and precedence cases of `labs-language.md` §3.12.
+//! Parenthesisation and precedence cases (docs/language.md §3.6, §3.10, §3.11).
 
 use labs::syntax::ast::*;
 use labs::syntax::parse;

@@ -1,4 +1,4 @@
-//! Static errors and warnings of the front end (labs-language.md §4, §4.3): each case asserts
+//! Static errors and warnings of the front end (docs/language.md §4): each case asserts
 //! the message, the line and the column.
 
 use crate::fixtures;

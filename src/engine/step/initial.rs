@@ -1,9 +1,10 @@
-//! The initial states of the model (semantics §3), in a deterministic order.
+//! The initial states of the model (docs/semantics.md, D2 and "Steps in detail"), in a
+//! deterministic order.
 
 use super::*;
 
 impl Stepper<'_> {
-    /// All initial states (§3), in a deterministic order.
+    /// All initial states (docs/semantics.md, "Steps in detail"), in a deterministic order.
     pub fn initial_states(&self) -> Result<Vec<Vec<i32>>, RuntimeError> {
         let mut out = Vec::new();
         self.for_each_initial(&mut |s| {
