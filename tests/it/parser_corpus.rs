@@ -207,21 +207,3 @@ fn link_and_flock_shapes() {
     assert_eq!(spec.assumptions.len(), 1);
     assert!(matches!(spec.stigmergies[0].link, BExpr::Not(..)));
 }
-
-#[test]
-fn extra_corpus_if_present() {
-    let Ok(dir) = std::env::var("LABS_CORPUS") else {
-        return;
-    };
-    let mut failures = Vec::new();
-    for f in labs_files(Path::new(&dir)) {
-        let text = std::fs::read_to_string(&f).unwrap();
-        let out = parse(&text);
-        let file = SourceFile::new(f.display().to_string(), text);
-        match out.spec {
-            Some(spec) => roundtrip(&f, &spec),
-            None => failures.push(out.diagnostics.items.iter().map(|d| d.render(&file)).collect::<Vec<_>>().join("")),
-        }
-    }
-    eprintln!("{}", failures.join("\n"));
-}
