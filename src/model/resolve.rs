@@ -920,11 +920,10 @@ impl<'a> Resolver<'a> {
         let var = self.lookup_var(name, scope, owner.is_some())?;
         let is_env = self.vars[var].store == Store::Env;
         let owner = if is_env {
-            if scope.flavour == Flavour::Process
-                && let Some(Owner::Expr(e)) = owner
-            {
-                // Evaluate nothing: the environment is shared.
-                let _ = e;
+            // The environment is shared: `e of a` reads the one value and evaluates nothing of
+            // `a`, whose names must still exist (a typo is an error, not a silent no-op).
+            if owner.is_some() {
+                self.owner(owner, scope, span)?;
             }
             AgentRef::Own
         } else if scope.flavour == Flavour::Property && owner.is_none() {

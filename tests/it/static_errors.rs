@@ -162,6 +162,16 @@ fn property_needs_owner_for_attributes() {
 }
 
 #[test]
+fn the_owner_of_an_environment_variable_is_checked() {
+    // `of` on the shared environment reads the one value, but a misspelt name after it is
+    // still an error, in a property and in a process.
+    let src = "system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n  P = always e of zz = 0\n}\n";
+    error(src, "`zz` is not a quantified agent here", 9, 19);
+    let src = "system {\n  environment = e: 0\n  spawn = A: 1\n}\nagent A {\n  Behavior = e <-- e of nobody\n}\n";
+    error(&spec(src), "undefined variable `nobody`", 6, 25);
+}
+
+#[test]
 fn quantifier_over_unknown_type() {
     let src = "system {\n  spawn = A: 1\n}\nagent A {\n  interface = x: 0\n  Behavior = Skip\n}\ncheck {\n  P = always forall B b, x of b = 0\n}\n";
     error(src, "agent type `B` is not spawned", 9, 21);
