@@ -83,6 +83,8 @@ pub enum StatsDoc {
         store_bytes: u64,
         state_bytes: u64,
         complete: bool,
+        /// The exploration stopped as soon as every property was decided.
+        decided_early: bool,
         /// The reduction the counts are of (absent: every state counted).
         #[serde(skip_serializing_if = "Option::is_none")]
         reduction: Option<String>,
@@ -149,6 +151,7 @@ impl<'a> VerifyDoc<'a> {
                 store_bytes: st.store_bytes,
                 state_bytes: st.state_bytes,
                 complete: st.complete,
+                decided_early: st.decided_early,
                 reduction: st.reduction.clone(),
             },
             stopped: r.stopped,

@@ -118,6 +118,11 @@ enum Command {
         /// wherever agents are interchangeable, see `labs info`)
         #[arg(long)]
         no_reduction: bool,
+        /// Explore every reachable state even when the verdicts are known earlier: full state
+        /// counts, and run-time errors found wherever they are (the native engine otherwise
+        /// stops as soon as every property is decided)
+        #[arg(long)]
+        exhaustive: bool,
         /// Check every reached state against the value analysis and stop with an internal
         /// error if a value lies outside its analysed set (a self-check of labs; slower;
         /// also on when the environment variable LABS_CHECK_ANALYSIS is set to 1)
@@ -368,6 +373,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             keep_files,
             cross_check,
             no_reduction,
+            exhaustive,
             check_analysis,
             quiet,
             report,
@@ -427,6 +433,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if lnt_dialect.is_some() && backend != Backend::Lnt {
                 return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
             }
+            if exhaustive && backend != Backend::Native {
+                return Err(Failure::new(exit::USAGE, "--exhaustive applies to --backend native"));
+            }
             if backend == Backend::Cadp {
                 if max_states.is_some() || memory.is_some() || threads.is_some() {
                     eprintln!(
@@ -479,6 +488,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 quiet,
                 report,
                 symmetry: !no_reduction,
+                exhaustive,
                 check_analysis,
             };
             verify::verify(&loaded, &spec_name(&spec), &args)

@@ -24,6 +24,8 @@ pub struct VerifyArgs {
     pub report: Option<std::path::PathBuf>,
     /// Symmetry reduction where sound (not `--no-reduction`).
     pub symmetry: bool,
+    /// `--exhaustive`.
+    pub exhaustive: bool,
     /// `--check-analysis`.
     pub check_analysis: bool,
 }
@@ -95,6 +97,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         progress: if show_progress { Some(Arc::new(progress_line)) } else { None },
         symmetry: a.symmetry,
         check_analysis: a.check_analysis,
+        exhaustive: a.exhaustive,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
@@ -161,6 +164,13 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     );
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
+    }
+    if st.decided_early {
+        let _ = writeln!(
+            s,
+            "exploration stopped as soon as every property was decided: the counts are of the explored part \
+             (--exhaustive explores every state)"
+        );
     }
     if let Some(stop) = r.stopped {
         let _ = writeln!(

@@ -162,6 +162,8 @@ fn cross_check(
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         limits: a.limits.clone(),
+        // CADP generates every state: so does the comparison, to meet the same errors.
+        exhaustive: true,
         ..Default::default()
     };
     let native = crate::engine::verify(&l.model, &l.behaviours, &opts)

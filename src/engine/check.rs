@@ -59,7 +59,7 @@ impl Reverse {
 pub fn always(g: &Graph, psi: &[bool]) -> Outcome {
     match psi.iter().position(|&b| !b) {
         Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
-        None if g.stopped.is_some() => Outcome::Unknown,
+        None if !g.complete() => Outcome::Unknown,
         None => Outcome::Holds,
     }
 }
@@ -81,7 +81,7 @@ fn can_reach(g: &Graph, rev: &Reverse, psi: &[bool]) -> Vec<bool> {
 
 /// `fairly ψ`: every state reachable through ψ-free paths can reach ψ.
 pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
-    if g.stopped.is_some() {
+    if !g.complete() {
         return Outcome::Unknown;
     }
     let reach = can_reach(g, rev, psi);
@@ -114,7 +114,7 @@ pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
 
 /// `fairly_inf ψ`: every reachable state can reach ψ.
 pub fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
-    if g.stopped.is_some() {
+    if !g.complete() {
         return Outcome::Unknown;
     }
     let reach = can_reach(g, rev, psi);
@@ -137,7 +137,7 @@ fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
 /// `finally ψ`: violated iff a ψ-free path from an initial state reaches a deadlock or a
 /// cycle (D12).
 pub fn finally(g: &Graph, psi: &[bool]) -> Outcome {
-    if g.stopped.is_some() {
+    if !g.complete() {
         return Outcome::Unknown;
     }
     let starts: Vec<u32> = (0..g.n_initial as u32).collect();
@@ -426,7 +426,7 @@ pub fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
 /// A scoped pattern: a reachable BAD monitor state, or (`from … until … thereIs`) a maximal
 /// path that stays in an open interval without P.
 pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
-    if g.stopped.is_some() {
+    if !g.complete() {
         return Outcome::Unknown;
     }
     let n = g.states() as u32;

@@ -32,6 +32,11 @@ pub struct Progress {
 
 pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
 
+/// Watches the states as they are stored: called on the new ids (in id order, each id once,
+/// the initial states first) after each batch; `true` ends the exploration there
+/// (`Graph::decided_early`).
+pub type WatchFn<'a> = dyn FnMut(&StateStore, std::ops::Range<u32>) -> bool + 'a;
+
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
     pub threads: usize,
@@ -76,10 +81,17 @@ pub struct Graph {
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
     pub error: Option<(u32, String)>,
+    /// The watch (`ExploreOptions::watch`) ended the exploration: not every reachable state
+    /// is stored, although no bound was met.
+    pub decided_early: bool,
     pub seconds: f64,
 }
 
 impl Graph {
+    /// Whether every reachable state is stored and expanded (no bound, no early decision).
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none() && !self.decided_early
+    }
     pub fn states(&self) -> usize {
         self.store.len()
     }
@@ -349,14 +361,19 @@ const BATCH: usize = 1 << 15;
 /// the order in which a sequential BFS discovers them, so ids, BFS parents, counts and
 /// successor lists are the same for any thread count.
 pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -> Graph {
-    let r = explore_with(stepper, opts, &mut |f| {
-        for s in initial {
-            if !f(s) {
-                break;
+    let r = explore_with(
+        stepper,
+        opts,
+        &mut |f| {
+            for s in initial {
+                if !f(s) {
+                    break;
+                }
             }
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+        None,
+    );
     r.expect("no error from a list of initial states")
 }
 
@@ -364,7 +381,13 @@ pub fn explore(stepper: &Stepper, initial: &[Vec<i32>], opts: &ExploreOptions) -
 /// which are added to the store as they are enumerated: the state and memory bounds apply
 /// to them too.
 pub fn explore_initial(stepper: &Stepper, opts: &ExploreOptions) -> Result<Graph, RuntimeError> {
-    explore_with(stepper, opts, &mut |f| stepper.for_each_initial(f))
+    explore_with(stepper, opts, &mut |f| stepper.for_each_initial(f), None)
+}
+
+/// `explore_initial`, with `watch` shown the states as they are stored: the exploration ends
+/// when it returns `true` (checking on the fly).
+pub fn explore_watched(stepper: &Stepper, opts: &ExploreOptions, watch: &mut WatchFn) -> Result<Graph, RuntimeError> {
+    explore_with(stepper, opts, &mut |f| stepper.for_each_initial(f), Some(watch))
 }
 
 /// Enumerates initial states by calling its argument on each (which returns false to stop).
@@ -421,7 +444,12 @@ fn add_initial(
     Ok(())
 }
 
-fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialFn) -> Result<Graph, RuntimeError> {
+fn explore_with(
+    stepper: &Stepper,
+    opts: &ExploreOptions,
+    initial: &mut InitialFn,
+    mut watch: Option<&mut WatchFn>,
+) -> Result<Graph, RuntimeError> {
     let start = Instant::now();
     // Started first, so that the workers start up while the initial states and the first
     // BFS levels (too small to share) are explored on this thread.
@@ -449,6 +477,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         has_edges: opts.keep_edges,
         stopped: None,
         error: None,
+        decided_early: false,
         seconds: 0.0,
     };
     if !block_fits(1) {
@@ -458,6 +487,13 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
     add_initial(&mut g, &stepper.lay, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
+        g.seconds = seconds();
+        return Ok(g);
+    }
+    let mut watched =
+        |g: &Graph, from: usize| watch.as_mut().is_some_and(|w| w(&g.store, from as u32..g.store.len() as u32));
+    if watched(&g, 0) {
+        g.decided_early = true;
         g.seconds = seconds();
         return Ok(g);
     }
@@ -530,6 +566,7 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
             g.seconds = seconds();
             return Ok(g);
         }
+        let stored = g.store.len();
         let bids = g.store.finish_batch_on(&workers);
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
         if keep {
@@ -553,6 +590,10 @@ fn explore_with(stepper: &Stepper, opts: &ExploreOptions, initial: &mut InitialF
         g.expanded += end - next;
         drop(outs);
         next = end;
+        if watched(&g, stored) {
+            g.decided_early = true;
+            break;
+        }
         if let Some(p) = &opts.progress {
             p(&Progress {
                 states: g.store.len() as u64,

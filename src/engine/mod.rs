@@ -72,6 +72,10 @@ pub struct VerifyOptions {
     /// Check every stored state against the value analysis (`--check-analysis`): a value
     /// outside its analysed set is `EngineError::AnalysisMissed`.
     pub check_analysis: bool,
+    /// Explore every reachable state even when the verdicts are known before (`--exhaustive`):
+    /// full counts (D13), and run-time errors found wherever they are. Otherwise the
+    /// exploration stops as soon as every property is decided (`Stats::decided_early`).
+    pub exhaustive: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -124,6 +128,10 @@ pub struct Stats {
     /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
     pub state_bytes: u64,
     pub complete: bool,
+    /// The exploration stopped as soon as every property was decided (each selected `always`
+    /// property violated): the counts are of the explored part, and run-time errors beyond it
+    /// were not searched for (`VerifyOptions::exhaustive`).
+    pub decided_early: bool,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
@@ -253,6 +261,59 @@ pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPr
 /// States per job of `eval_all`.
 const EVAL_CHUNK: usize = 1 << 14;
 
+/// Checks `always` properties on the fly: ψ of each property on the states as they are
+/// stored, until every property has a violating state. The stored ids grow in BFS order, so
+/// the first violating state seen is a nearest one, as `check::always` would pick on the whole
+/// graph, whatever the number of threads.
+struct InvariantWatch<'a> {
+    stepper: &'a Stepper<'a>,
+    preds: Vec<(&'a QPred, Option<fast::FastPred>)>,
+    workers: &'a Workers,
+    limits: &'a Limits,
+    /// ψ of each property on the ids seen so far (`0..len`).
+    psi: Vec<Vec<bool>>,
+    /// Whether a property was seen violated.
+    violated: Vec<bool>,
+    /// A run-time error or a stop cut `psi` short.
+    failed: bool,
+}
+
+impl<'a> InvariantWatch<'a> {
+    fn new(stepper: &'a Stepper<'a>, props: &[&'a Property], workers: &'a Workers, limits: &'a Limits) -> Self {
+        InvariantWatch {
+            stepper,
+            preds: props
+                .iter()
+                .map(|p| (&p.pred, fast::FastPred::compile(stepper.model, &stepper.lay, &p.pred)))
+                .collect(),
+            workers,
+            limits,
+            psi: vec![Vec::new(); props.len()],
+            violated: vec![false; props.len()],
+            failed: false,
+        }
+    }
+
+    /// Evaluates every property on `ids`; `true` when each one has a violating state. A
+    /// run-time error or a stop also ends the exploration: the check then evaluates the
+    /// stored states again and meets them where it would have.
+    fn all_violated(&mut self, store: &state::StateStore, ids: std::ops::Range<u32>) -> bool {
+        for (k, (q, fast)) in self.preds.iter().enumerate() {
+            match eval_range(self.stepper, store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
+                Ok(v) => {
+                    self.violated[k] |= v.contains(&false);
+                    self.psi[k].extend(v);
+                }
+                Err(_) => {
+                    self.failed = true;
+                    return true;
+                }
+            }
+        }
+        self.violated.iter().all(|&v| v)
+    }
+}
+
 /// Why `eval_all` gave no values.
 enum EvalStop {
     /// A run-time error at this state (the lowest id).
@@ -277,20 +338,33 @@ fn eval_all(
     workers: &Workers,
     limits: &Limits,
 ) -> Result<Vec<bool>, EvalStop> {
-    let n = g.states();
     let fast = fast::FastPred::compile(stepper.model, &stepper.lay, q);
+    eval_range(stepper, &g.store, q, fast.as_ref(), 0..g.states() as u32, workers, limits)
+}
+
+/// `eval_all` on the stored states `ids`, with `q`'s compiled form `fast` if it has one.
+fn eval_range(
+    stepper: &Stepper,
+    store: &state::StateStore,
+    q: &QPred,
+    fast: Option<&fast::FastPred>,
+    ids: std::ops::Range<u32>,
+    workers: &Workers,
+    limits: &Limits,
+) -> Result<Vec<bool>, EvalStop> {
+    let (lo, n) = (ids.start as usize, ids.end as usize);
     // Each chunk stops at its first error, so the first error in chunk order has the
     // lowest id.
-    let chunks: Vec<Result<Vec<bool>, EvalStop>> = workers.in_chunks(n.div_ceil(EVAL_CHUNK), |c| {
+    let chunks: Vec<Result<Vec<bool>, EvalStop>> = workers.in_chunks((n - lo).div_ceil(EVAL_CHUNK), |c| {
         if limits.stopped().is_some() {
             return Err(EvalStop::Stopped);
         }
         let mut sc = Scratch::default();
         let mut st = Vec::new();
-        (c * EVAL_CHUNK..((c + 1) * EVAL_CHUNK).min(n))
+        (lo + c * EVAL_CHUNK..(lo + (c + 1) * EVAL_CHUNK).min(n))
             .map(|i| {
-                g.store.get_into(i as u32, &mut st);
-                if let Some(Ok(b)) = fast.as_ref().map(|f| f.eval(&st)) {
+                store.get_into(i as u32, &mut st);
+                if let Some(Ok(b)) = fast.map(|f| f.eval(&st)) {
                     return Ok(b);
                 }
                 eval_pred(stepper, &st, &mut sc, q).map_err(|e| EvalStop::Error(i as u32, e.0))
@@ -415,8 +489,19 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         symmetry: group.clone(),
     };
     let group = group.as_deref();
-    let g =
-        explore::explore_initial(&stepper, &eopts).map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+    let mut watch =
+        (!opts.exhaustive && !props.is_empty() && props.iter().all(|p| matches!(p.modality, Modality::Always)))
+            .then(|| InvariantWatch::new(&stepper, &props, &workers, &opts.limits));
+    let g = match &mut watch {
+        Some(w) => explore::explore_watched(&stepper, &eopts, &mut |store, ids| w.all_violated(store, ids)),
+        None => explore::explore_initial(&stepper, &eopts),
+    }
+    .map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+    // The watch's values of ψ serve the check when they cover every stored state.
+    let mut watched: Vec<Option<Vec<bool>>> = match watch {
+        Some(w) if !w.failed && w.psi.iter().all(|v| v.len() == g.states()) => w.psi.into_iter().map(Some).collect(),
+        _ => vec![None; props.len()],
+    };
     if opts.check_analysis {
         let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
         check_stored_states(&stepper, &g, group, &check)?;
@@ -428,9 +513,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     }
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
-    for p in props {
+    for (p, known) in props.into_iter().zip(&mut watched) {
         let mut stopped = false;
-        let ev = |q: &QPred, stopped: &mut bool| match eval_all(&stepper, &g, q, &workers, &opts.limits) {
+        let mut ev = |q: &QPred, stopped: &mut bool| match known
+            .take()
+            .map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok)
+        {
             Ok(v) => Ok(v),
             Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m, |st| {
                 eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
@@ -466,7 +554,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         store_bytes: g.store.bytes() as u64,
         state_slots: stepper.lay.len as u64,
         state_bytes: g.store.state_bytes() as u64,
-        complete: g.stopped.is_none(),
+        complete: g.complete(),
+        decided_early: g.decided_early,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.

@@ -348,6 +348,7 @@ pub fn to_graph(v: &LabsView, stride: usize) -> Graph {
         has_edges: true,
         stopped: None,
         error: None,
+        decided_early: false,
         seconds: 0.0,
     }
 }

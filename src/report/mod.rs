@@ -91,6 +91,9 @@ pub fn verify_page(model: &Model, behs: &[Behaviour], meta: &Meta, r: &VerifyRep
         if let Some(red) = &st.reduction {
             stats.push(("counts of representatives up to".to_string(), red.clone()));
         }
+        if st.decided_early {
+            stats.push(("exploration".to_string(), "stopped as soon as every property was decided".to_string()));
+        }
     }
     stats.push(("wall time".to_string(), format!("{wall_seconds:.2} s")));
     stats.push(("peak memory".to_string(), format!("{} MiB", st.peak_rss_mib)));

@@ -13,8 +13,9 @@ fn run(src: &str) -> (Vec<(usize, usize)>, labs::engine::VerifyReport) {
     let (model, _) = resolve(&spec, src, &Default::default()).expect("resolves");
     let (b, _) = compile_all(&model).expect("compiles");
     let sizes = b.iter().map(|b| (b.states.len(), b.edge_count())).collect();
-    let report = verify(&model, &b, &VerifyOptions { threads: 1, check_analysis: true, ..Default::default() })
-        .expect("verifies");
+    let report =
+        verify(&model, &b, &VerifyOptions { threads: 1, check_analysis: true, exhaustive: true, ..Default::default() })
+            .expect("verifies");
     (sizes, report)
 }
 

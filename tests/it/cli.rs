@@ -183,7 +183,15 @@ fn verify_holds_is_exit_0_and_selects_properties() {
 
 #[test]
 fn verify_json_counterexample_has_states_and_events() {
-    let o = labs(&["verify", &shared("tests/cases/leader2.labs"), "n=2", "--property", "LeaderNot0", "--json"]);
+    let o = labs(&[
+        "verify",
+        &shared("tests/cases/leader2.labs"),
+        "n=2",
+        "--property",
+        "LeaderNot0",
+        "--json",
+        "--exhaustive",
+    ]);
     assert_eq!(o.status.code(), Some(10));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let t = &v["results"][0]["trace"];
@@ -193,6 +201,8 @@ fn verify_json_counterexample_has_states_and_events() {
     assert_eq!(t["ends_in_deadlock"], false);
     assert_eq!(v["stats"]["states"], 11);
     assert_eq!(v["stats"]["transitions"], 15);
+    assert_eq!(v["stats"]["complete"], true);
+    assert_eq!(v["stats"]["decided_early"], false);
 }
 
 #[test]

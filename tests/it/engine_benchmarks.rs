@@ -102,7 +102,13 @@ fn bounds_give_unknown() {
     let rep = labs::engine::verify(
         &m,
         &b,
-        &labs::engine::VerifyOptions { max_states: Some(10), threads: 1, check_analysis: true, ..Default::default() },
+        &labs::engine::VerifyOptions {
+            max_states: Some(10),
+            threads: 1,
+            check_analysis: true,
+            exhaustive: true,
+            ..Default::default()
+        },
     )
     .unwrap();
     assert_eq!(rep.stopped, Some(labs::engine::StopReason::MaxStates));
@@ -122,8 +128,13 @@ fn threads_started_beforehand_give_the_same_results() {
     let workers = std::sync::Arc::new(Workers::new(2));
     assert_eq!(workers.threads(), 2);
     for _ in 0..2 {
-        let opts =
-            VerifyOptions { threads: 2, workers: Some(workers.clone()), check_analysis: true, ..Default::default() };
+        let opts = VerifyOptions {
+            threads: 2,
+            workers: Some(workers.clone()),
+            check_analysis: true,
+            exhaustive: true,
+            ..Default::default()
+        };
         let rep = verify(&model, &behs, &opts).expect("verifies");
         let counts = |r: &labs::engine::VerifyReport| (r.stats.states, r.stats.transitions, r.stats.deadlocks);
         assert_eq!(counts(&rep), counts(&own));

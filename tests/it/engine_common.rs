@@ -37,7 +37,7 @@ pub fn load(path: &str, externs: &[&str]) -> (Model, Vec<Behaviour>) {
 }
 
 pub fn run(model: &Model, behs: &[Behaviour], fair: bool, threads: usize) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads, check_analysis: true, ..Default::default() })
+    verify(model, behs, &VerifyOptions { fair, threads, check_analysis: true, exhaustive: true, ..Default::default() })
 }
 
 /// Replays every counterexample of the report with the independent checker.

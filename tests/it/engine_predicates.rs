@@ -83,7 +83,7 @@ fn runtime_error(text: &str, symmetry: bool, threads: usize) -> (String, Trace, 
     let (m, b) = load_text(text, &[]).expect("loads");
     let stepper = Stepper::new(&m, &b, false);
     assert!(predicate_compiles(&stepper, &m.properties[0].pred), "the test needs the compiled path");
-    let opts = VerifyOptions { threads, symmetry, check_analysis: true, ..Default::default() };
+    let opts = VerifyOptions { threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() };
     match verify(&m, &b, &opts) {
         Err(EngineError::Runtime { message, trace: Some(t) }) => {
             labs::trace::replay(&m, &b, &t).expect("the error trace replays");

@@ -1,9 +1,11 @@
 //! Random small specs (LAbS text from templates with random constants) never panic and give
-//! the same counts and verdicts with 1 and 2 threads; counterexamples replay.
+//! the same counts and verdicts with 1 and 2 threads; counterexamples replay; an `always`
+//! property checked on the fly gets the exhaustive run's verdict and counterexample.
 
 use crate::engine_common;
 use engine_common::*;
-use labs::engine::{EngineError, VerifyOptions, verify};
+use labs::behaviour::Behaviour;
+use labs::engine::{EngineError, Verdict, VerifyOptions, VerifyReport, verify};
 use proptest::prelude::*;
 
 fn env_template(c0: i32, c1: i32, k: i32, d: i32, m: i32, md: i32, n: u8) -> String {
@@ -65,6 +67,7 @@ fn check_spec(text: &str) {
                 properties: Some(vec![always_name(text)]),
                 threads: 2,
                 check_analysis: true,
+                exhaustive: true,
                 ..Default::default()
             };
             let inv = verify(&m, &b, &opts).expect("same run, one property");
@@ -73,6 +76,7 @@ fn check_spec(text: &str) {
                 (inv.stats.states, inv.stats.transitions, inv.stats.deadlocks),
                 "counts without successor lists\n{text}"
             );
+            on_the_fly_agrees(&m, &b, &inv, opts.properties.clone(), text);
         }
         (Err(EngineError::Runtime { message: m1, .. }), Err(EngineError::Runtime { message: m2, .. })) => {
             assert_eq!(m1, m2)
@@ -97,6 +101,32 @@ fn check_spec(text: &str) {
             assert_eq!(m1, m2, "fair\n{text}")
         }
         (x, y) => panic!("different fair outcomes: {:?} / {:?}\n{text}", x.is_ok(), y.is_ok()),
+    }
+}
+
+/// The same `always` property checked on the fly (stopping at its first violation), on 1 and
+/// 2 threads: the exhaustive run's verdict and counterexample (a shortest one, the first in
+/// BFS order), and the exhaustive counts when it holds.
+fn on_the_fly_agrees(
+    m: &labs::model::Model,
+    b: &[Behaviour],
+    full: &VerifyReport,
+    props: Option<Vec<String>>,
+    text: &str,
+) {
+    for threads in [1, 2] {
+        let opts = VerifyOptions { properties: props.clone(), threads, check_analysis: true, ..Default::default() };
+        let otf = verify(m, b, &opts).expect("the exhaustive run met no error");
+        let (x, y) = (&full.results[0], &otf.results[0]);
+        assert_eq!(x.verdict, y.verdict, "on the fly, {threads} threads\n{text}");
+        assert_eq!(x.trace, y.trace, "on the fly, {threads} threads: another counterexample\n{text}");
+        if y.verdict == Verdict::Violated {
+            assert!(otf.stats.decided_early && !otf.stats.complete, "{text}");
+            assert!(otf.stats.states <= full.stats.states, "{text}");
+        } else {
+            assert!(!otf.stats.decided_early && otf.stats.complete, "{text}");
+            assert_eq!(otf.stats.states, full.stats.states, "{text}");
+        }
     }
 }
 

@@ -21,7 +21,11 @@ fn run_with(
     symmetry: bool,
     threads: usize,
 ) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads, symmetry, check_analysis: true, ..Default::default() })
+    verify(
+        model,
+        behs,
+        &VerifyOptions { fair, threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
+    )
 }
 
 /// Every `# case:` line of the semantics cases and the examples: (file, externs, fair).

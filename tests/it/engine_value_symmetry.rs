@@ -368,7 +368,11 @@ fn leader_philosophers_and_twophase_have_no_symmetry_of_values() {
 }
 
 fn verify_with(model: &Model, behs: &[Behaviour], fair: bool, symmetry: bool) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads: 1, symmetry, check_analysis: true, ..Default::default() })
+    verify(
+        model,
+        behs,
+        &VerifyOptions { fair, threads: 1, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
+    )
 }
 
 /// Random walkers: moves, link and property drawn from menus that mix maps of values the

@@ -299,8 +299,12 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
         // (c) verdicts on the per-property LTSs == native verdicts
         let runs =
             svl::check_script(&m, &b, fair, &lnt, &script, Some(3_000_000)).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let rep =
-            verify(&m, &b, &VerifyOptions { fair, threads: 1, check_analysis: true, ..Default::default() }).unwrap();
+        let rep = verify(
+            &m,
+            &b,
+            &VerifyOptions { fair, threads: 1, check_analysis: true, exhaustive: true, ..Default::default() },
+        )
+        .unwrap();
         assert_eq!(runs.len(), m.properties.len(), "{what}: one block per property");
         for r in &runs {
             let native = rep.results.iter().find(|x| x.property == r.property).unwrap().verdict;

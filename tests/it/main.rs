@@ -56,6 +56,7 @@ mod mcl;
 mod mcl_diag;
 mod model_expr;
 mod mutation_fuzz;
+mod on_the_fly;
 mod parser_corpus;
 mod parser_disambiguation;
 mod parser_errors;

@@ -32,7 +32,7 @@ fn run(
     fair: bool,
 ) -> (labs::model::Model, Vec<labs::behaviour::Behaviour>, VerifyReport) {
     let (m, b) = load(path, externs);
-    let opts = VerifyOptions { fair, threads: 1, check_analysis: true, ..Default::default() };
+    let opts = VerifyOptions { fair, threads: 1, check_analysis: true, exhaustive: true, ..Default::default() };
     let r = verify(&m, &b, &opts).unwrap();
     (m, b, r)
 }

@@ -74,7 +74,11 @@ fn run_with(
     symmetry: bool,
     threads: usize,
 ) -> Result<VerifyReport, EngineError> {
-    verify(model, behs, &VerifyOptions { fair, threads, symmetry, check_analysis: true, ..Default::default() })
+    verify(
+        model,
+        behs,
+        &VerifyOptions { fair, threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
+    )
 }
 
 /// An agent expression of A's or B's behaviour (`n` agents in all). Constants are rarer:

@@ -1,0 +1,101 @@
+//! Checking on the fly: when every property checked is an `always` property, the native engine
+//! stops as soon as each one is violated, with the counterexample the exhaustive run gives (a
+//! shortest one), whatever the number of threads; otherwise it explores everything.
+
+use crate::engine_common::{load, load_text, replay_all, verdict};
+use crate::fixtures::{self, labs, path_str as shared};
+use labs::engine::{VerifyOptions, VerifyReport, verify};
+
+fn check(
+    m: &labs::model::Model,
+    b: &[labs::behaviour::Behaviour],
+    props: &[&str],
+    threads: usize,
+    exhaustive: bool,
+) -> VerifyReport {
+    let opts = VerifyOptions {
+        properties: Some(props.iter().map(|p| p.to_string()).collect()),
+        threads,
+        check_analysis: true,
+        exhaustive,
+        ..Default::default()
+    };
+    verify(m, b, &opts).expect("no run-time error")
+}
+
+/// leader.labs: every node starts with `leader = n`; node 0 writes 0 and propagates it to
+/// all (link = true), after which no node holds a value other than 0. No shorter path
+/// violates `LeaderNot0` (any other write is of an id above 0), so the shortest
+/// counterexample has two steps, found among the first few levels of a space of millions.
+#[test]
+fn a_shallow_violation_stops_the_search_on_one_and_two_threads() {
+    let (m, b) = load(&shared("benchmarks/leader.labs"), &["n=8"]);
+    let one = check(&m, &b, &["LeaderNot0"], 1, false);
+    let two = check(&m, &b, &["LeaderNot0"], 2, false);
+    for r in [&one, &two] {
+        assert_eq!(verdict(r, "LeaderNot0"), "violated");
+        assert!(r.stats.decided_early && !r.stats.complete);
+        assert!(r.stats.states < 2_000, "explored {} states", r.stats.states);
+        assert_eq!(r.results[0].trace.as_ref().unwrap().steps.len(), 2);
+        assert!(r.stopped.is_none(), "no bound was met");
+        replay_all(&m, &b, r);
+    }
+    assert_eq!(one.results[0].trace, two.results[0].trace);
+}
+
+#[test]
+fn the_counterexample_is_the_exhaustive_runs() {
+    let (m, b) = load(&shared("benchmarks/leader.labs"), &["n=4"]);
+    let full = check(&m, &b, &["LeaderNot0"], 1, true);
+    assert!(full.stats.complete && !full.stats.decided_early);
+    for threads in [1, 2] {
+        let otf = check(&m, &b, &["LeaderNot0"], threads, false);
+        assert_eq!(otf.results[0].trace, full.results[0].trace);
+        assert!(otf.stats.states < full.stats.states);
+    }
+}
+
+const TWO_INVARIANTS: &str = "system {\n  environment = x: 0\n  spawn = P: 2\n}\n\
+    agent P {\n  Behavior = x < 5 -> x <-- x + 1; Behavior\n}\n\
+    check {\n  Small = always x < 3\n  Bounded = always x <= 5\n  Reaches = finally x = 5\n}\n";
+
+/// `Bounded` holds (x never passes 5), so the search must go on to the end even though
+/// `Small` is violated at depth 3.
+#[test]
+fn a_property_that_holds_needs_the_whole_space() {
+    let (m, b) = load_text(TWO_INVARIANTS, &[]).unwrap();
+    let full = check(&m, &b, &["Small", "Bounded"], 1, true);
+    let r = check(&m, &b, &["Small", "Bounded"], 2, false);
+    assert_eq!((verdict(&r, "Small"), verdict(&r, "Bounded")), ("violated", "holds"));
+    assert!(r.stats.complete && !r.stats.decided_early);
+    assert_eq!(r.stats.states, full.stats.states);
+    assert_eq!(r.results[0].trace.as_ref().unwrap().steps.len(), 3);
+}
+
+/// A `finally` property needs the whole graph: the violated `always` beside it is still
+/// decided, and so is the `finally` (x reaches 5 on every path and stays there).
+#[test]
+fn always_beside_finally_decides_both() {
+    let (m, b) = load_text(TWO_INVARIANTS, &[]).unwrap();
+    let r = check(&m, &b, &["Small", "Reaches"], 1, false);
+    assert_eq!((verdict(&r, "Small"), verdict(&r, "Reaches")), ("violated", "holds"));
+    assert!(r.stats.complete);
+}
+
+#[test]
+fn the_cli_says_it_stopped_early_and_exhaustive_explores_everything() {
+    let spec = shared("benchmarks/leader.labs");
+    let o = labs(&["verify", &spec, "n=5", "--property", "LeaderNot0", "--json"]);
+    assert_eq!(o.status.code(), Some(10), "{}", fixtures::stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["stats"]["decided_early"].as_bool(), v["stats"]["complete"].as_bool()), (Some(true), Some(false)));
+    let o = labs(&["verify", &spec, "n=5", "--property", "LeaderNot0", "--json", "--exhaustive"]);
+    let w: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((w["stats"]["decided_early"].as_bool(), w["stats"]["complete"].as_bool()), (Some(false), Some(true)));
+    assert!(w["stats"]["states"].as_u64() > v["stats"]["states"].as_u64());
+    assert_eq!(v["results"][0]["trace"], w["results"][0]["trace"]);
+    let o = labs(&["verify", &spec, "n=5", "--property", "LeaderNot0"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stopped as soon as every property was decided"));
+    let o = labs(&["verify", &spec, "n=3", "--backend", "lnt", "--exhaustive"]);
+    assert_eq!(o.status.code(), Some(2), "--exhaustive is the native engine's");
+}
