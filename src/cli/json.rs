@@ -83,7 +83,7 @@ pub enum StatsDoc {
         store_bytes: u64,
         state_bytes: u64,
         complete: bool,
-        /// The exploration stopped as soon as every property was decided.
+        /// The exploration stopped as soon as every property was decided (each violated).
         decided_early: bool,
         /// The reduction the counts are of (absent: every state counted).
         #[serde(skip_serializing_if = "Option::is_none")]

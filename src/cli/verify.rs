@@ -106,7 +106,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     }
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     replayed(l, &report)?;
-    if report.stats.initial_states == 0 {
+    if report.stats.initial_states == 0 && !report.stats.decided_early {
         eprintln!(
             "warning: the system has no initial state (the assumptions or an empty range initialiser exclude \
              every one): every property holds vacuously"

@@ -35,7 +35,7 @@ pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
 /// Watches the states as they are stored: called on the new ids (in id order, each id once,
 /// the initial states first) after each batch; `true` ends the exploration there
 /// (`Graph::decided_early`).
-pub type WatchFn<'a> = dyn FnMut(&StateStore, std::ops::Range<u32>) -> bool + 'a;
+pub type WatchFn<'a> = dyn FnMut(&Graph, std::ops::Range<u32>) -> bool + 'a;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -484,14 +484,19 @@ fn explore_with(
         g.stopped = Some(StopReason::Memory);
         return Ok(g);
     }
+    // The watch may know its answer before any state is stored (found by other means).
+    if watch.as_mut().is_some_and(|w| w(&g, 0..0)) {
+        g.decided_early = true;
+        g.seconds = seconds();
+        return Ok(g);
+    }
     add_initial(&mut g, &stepper.lay, &workers, opts, initial)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
         g.seconds = seconds();
         return Ok(g);
     }
-    let mut watched =
-        |g: &Graph, from: usize| watch.as_mut().is_some_and(|w| w(&g.store, from as u32..g.store.len() as u32));
+    let mut watched = |g: &Graph, from: usize| watch.as_mut().is_some_and(|w| w(g, from as u32..g.store.len() as u32));
     if watched(&g, 0) {
         g.decided_early = true;
         g.seconds = seconds();
@@ -590,7 +595,8 @@ fn explore_with(
         g.expanded += end - next;
         drop(outs);
         next = end;
-        if watched(&g, stored) {
+        // Called on the last batch too, so that the watch sees every state.
+        if watched(&g, stored) && next < g.store.len() {
             g.decided_early = true;
             break;
         }

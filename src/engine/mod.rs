@@ -8,7 +8,8 @@
 //!   explorer's and `eval_all`'s common case);
 //! - `explore`: parallel breadth-first exploration (same result for any thread count), on the
 //!   threads of `par`;
-//! - `check`: the property modalities on the explored graph;
+//! - `check`: the property modalities on the explored graph; `on_the_fly`: the same, while
+//!   exploring, to stop once every property is decided;
 //! - `simulate`: seeded random runs;
 //! - `symmetry`: symmetry reduction (docs/reductions.md);
 //! - `path`: the traces every back end shares; `analysis_check` and `reached`: the values
@@ -22,6 +23,8 @@ pub(crate) mod eval;
 pub mod explore;
 mod fast;
 mod hugepages;
+mod lasso_search;
+mod on_the_fly;
 mod par;
 pub(crate) mod path;
 mod reached;
@@ -41,6 +44,7 @@ use check::{Bits, Outcome, Pat, Reverse, Scope};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+use on_the_fly::{Found, OnTheFly};
 pub use par::Workers;
 pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
@@ -129,7 +133,7 @@ pub struct Stats {
     pub state_bytes: u64,
     pub complete: bool,
     /// The exploration stopped as soon as every property was decided (each selected `always`
-    /// property violated): the counts are of the explored part, and run-time errors beyond it
+    /// or `finally` property violated): the counts are of the explored part, and run-time errors beyond it
     /// were not searched for (`VerifyOptions::exhaustive`).
     pub decided_early: bool,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
@@ -260,59 +264,6 @@ pub(crate) fn eval_pred(stepper: &Stepper, st: &[i32], sc: &mut Scratch, q: &QPr
 
 /// States per job of `eval_all`.
 const EVAL_CHUNK: usize = 1 << 14;
-
-/// Checks `always` properties on the fly: ψ of each property on the states as they are
-/// stored, until every property has a violating state. The stored ids grow in BFS order, so
-/// the first violating state seen is a nearest one, as `check::always` would pick on the whole
-/// graph, whatever the number of threads.
-struct InvariantWatch<'a> {
-    stepper: &'a Stepper<'a>,
-    preds: Vec<(&'a QPred, Option<fast::FastPred>)>,
-    workers: &'a Workers,
-    limits: &'a Limits,
-    /// ψ of each property on the ids seen so far (`0..len`).
-    psi: Vec<Vec<bool>>,
-    /// Whether a property was seen violated.
-    violated: Vec<bool>,
-    /// A run-time error or a stop cut `psi` short.
-    failed: bool,
-}
-
-impl<'a> InvariantWatch<'a> {
-    fn new(stepper: &'a Stepper<'a>, props: &[&'a Property], workers: &'a Workers, limits: &'a Limits) -> Self {
-        InvariantWatch {
-            stepper,
-            preds: props
-                .iter()
-                .map(|p| (&p.pred, fast::FastPred::compile(stepper.model, &stepper.lay, &p.pred)))
-                .collect(),
-            workers,
-            limits,
-            psi: vec![Vec::new(); props.len()],
-            violated: vec![false; props.len()],
-            failed: false,
-        }
-    }
-
-    /// Evaluates every property on `ids`; `true` when each one has a violating state. A
-    /// run-time error or a stop also ends the exploration: the check then evaluates the
-    /// stored states again and meets them where it would have.
-    fn all_violated(&mut self, store: &state::StateStore, ids: std::ops::Range<u32>) -> bool {
-        for (k, (q, fast)) in self.preds.iter().enumerate() {
-            match eval_range(self.stepper, store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
-                Ok(v) => {
-                    self.violated[k] |= v.contains(&false);
-                    self.psi[k].extend(v);
-                }
-                Err(_) => {
-                    self.failed = true;
-                    return true;
-                }
-            }
-        }
-        self.violated.iter().all(|&v| v)
-    }
-}
 
 /// Why `eval_all` gave no values.
 enum EvalStop {
@@ -489,18 +440,21 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         symmetry: group.clone(),
     };
     let group = group.as_deref();
-    let mut watch =
-        (!opts.exhaustive && !props.is_empty() && props.iter().all(|p| matches!(p.modality, Modality::Always)))
-            .then(|| InvariantWatch::new(&stepper, &props, &workers, &opts.limits));
-    let g = match &mut watch {
-        Some(w) => explore::explore_watched(&stepper, &eopts, &mut |store, ids| w.all_violated(store, ids)),
+    let mut otf = (!opts.exhaustive && OnTheFly::applies(&props))
+        .then(|| OnTheFly::new(&stepper, &props, &workers, &opts.limits));
+    let g = match &mut otf {
+        Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
     }
     .map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
-    // The watch's values of ψ serve the check when they cover every stored state.
-    let mut watched: Vec<Option<Vec<bool>>> = match watch {
-        Some(w) if !w.failed && w.psi.iter().all(|v| v.len() == g.states()) => w.psi.into_iter().map(Some).collect(),
-        _ => vec![None; props.len()],
+    // What the watch computed: ψ serves the check when it covers every stored state; a
+    // violation found decides its property where the graph is not whole.
+    let (mut known, mut found): (Vec<Option<Vec<bool>>>, Vec<Option<Found>>) = match otf {
+        Some(w) => {
+            let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
+            (w.psi.into_iter().map(|v| whole.then_some(v)).collect(), w.found)
+        }
+        None => (vec![None; props.len()], props.iter().map(|_| None).collect()),
     };
     if opts.check_analysis {
         let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
@@ -513,7 +467,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     }
     let mut rev: Option<Reverse> = None;
     let mut results = Vec::new();
-    for (p, known) in props.into_iter().zip(&mut watched) {
+    for ((p, known), found) in props.into_iter().zip(&mut known).zip(&mut found) {
         let mut stopped = false;
         let mut ev = |q: &QPred, stopped: &mut bool| match known
             .take()
@@ -529,16 +483,30 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                 Ok(Vec::new())
             }
         };
-        let outcome = check_property(&g, &mut rev, p, &mut |q| ev(q, &mut stopped), &opts.limits)?;
-        let outcome = if stopped { Outcome::Unknown } else { outcome };
+        // Where the whole graph is known, its check gives the shortest counterexample.
+        let outcome = match found.take() {
+            Some(Found::Graph(c)) if !g.complete() => Ok(Outcome::Violated(c)),
+            Some(Found::Concrete(l)) if !g.complete() => Err(l),
+            _ => Ok(check_property(&g, &mut rev, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
+        };
+        let outcome = if stopped { Ok(Outcome::Unknown) } else { outcome };
+        let violated = |mut t: Trace| {
+            t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
+            (Verdict::Violated, Some(t))
+        };
         let (verdict, trace) = match outcome {
-            Outcome::Holds => (Verdict::Holds, None),
-            Outcome::Unknown => (Verdict::Unknown, None),
-            Outcome::Violated(c) => {
+            Ok(Outcome::Holds) => (Verdict::Holds, None),
+            Ok(Outcome::Unknown) => (Verdict::Unknown, None),
+            Ok(Outcome::Violated(c)) => {
                 let mut t = concrete_trace(&stepper, &g, group, &c.path, c.loop_start)?;
                 t.ends_in_deadlock = c.deadlock;
-                t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
-                (Verdict::Violated, Some(t))
+                violated(t)
+            }
+            Err(l) => {
+                let mut t = trace_of_states(&stepper, &l.states);
+                t.ends_in_deadlock = l.loop_start.is_none();
+                t.loop_start = l.loop_start;
+                violated(t)
             }
         };
         results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace });

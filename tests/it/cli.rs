@@ -265,6 +265,8 @@ fn timeout_is_exit_124() {
         "0.5",
         "--property",
         "Consensus",
+        // Violated: found on the fly before the time limit, otherwise.
+        "--exhaustive",
     ]);
     assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
     assert!(stdout(&o).contains("time limit"), "{}", stdout(&o));

@@ -6,6 +6,7 @@ use crate::engine_common;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::{EngineError, Verdict, VerifyOptions, VerifyReport, verify};
+use labs::model::Modality;
 use proptest::prelude::*;
 
 fn env_template(c0: i32, c1: i32, k: i32, d: i32, m: i32, md: i32, n: u8) -> String {
@@ -77,6 +78,7 @@ fn check_spec(text: &str) {
                 "counts without successor lists\n{text}"
             );
             on_the_fly_agrees(&m, &b, &inv, opts.properties.clone(), text);
+            finally_on_the_fly_agrees(&m, &b, &a, text);
         }
         (Err(EngineError::Runtime { message: m1, .. }), Err(EngineError::Runtime { message: m2, .. })) => {
             assert_eq!(m1, m2)
@@ -127,6 +129,37 @@ fn on_the_fly_agrees(
             assert!(!otf.stats.decided_early && otf.stats.complete, "{text}");
             assert_eq!(otf.stats.states, full.stats.states, "{text}");
         }
+    }
+}
+
+/// Every `finally` property with every `always` one, checked on the fly: the exhaustive
+/// verdicts, and counterexamples that replay as violations (a lasso found on the fly may be
+/// longer than the exhaustive run's).
+fn finally_on_the_fly_agrees(m: &labs::model::Model, b: &[Behaviour], full: &VerifyReport, text: &str) {
+    let props: Vec<String> = m
+        .properties
+        .iter()
+        .filter(|p| matches!(p.modality, Modality::Always | Modality::Finally))
+        .map(|p| p.name.clone())
+        .collect();
+    if !props.iter().any(|p| m.properties.iter().any(|q| q.name == *p && matches!(q.modality, Modality::Finally))) {
+        return;
+    }
+    // All of them, and each `finally` alone (then only the depth-first search decides early).
+    let finals = m.properties.iter().filter(|p| matches!(p.modality, Modality::Finally)).map(|p| vec![p.name.clone()]);
+    for (threads, props) in [(1, props.clone()), (2, props)].into_iter().chain(finals.map(|p| (1, p))) {
+        let opts = VerifyOptions { properties: Some(props), threads, check_analysis: true, ..Default::default() };
+        let otf = verify(m, b, &opts).expect("the exhaustive run met no error");
+        for y in &otf.results {
+            let x = full.results.iter().find(|x| x.property == y.property).unwrap();
+            assert_eq!(x.verdict, y.verdict, "{} on the fly, {threads} threads\n{text}", y.property);
+        }
+        if otf.stats.decided_early {
+            assert!(otf.results.iter().all(|y| y.verdict == Verdict::Violated), "{text}");
+        } else {
+            assert_eq!(otf.stats.states, full.stats.states, "{text}");
+        }
+        replay_all(m, b, &otf);
     }
 }
 

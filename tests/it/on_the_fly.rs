@@ -1,6 +1,7 @@
-//! Checking on the fly: when every property checked is an `always` property, the native engine
-//! stops as soon as each one is violated, with the counterexample the exhaustive run gives (a
-//! shortest one), whatever the number of threads; otherwise it explores everything.
+//! Checking on the fly: when every property checked is an `always` or a `finally` property,
+//! the native engine stops as soon as each one is violated (for `always` with the
+//! counterexample the exhaustive run gives, a shortest one), whatever the number of threads;
+//! otherwise it explores everything.
 
 use crate::engine_common::{load, load_text, replay_all, verdict};
 use crate::fixtures::{self, labs, path_str as shared};
@@ -98,4 +99,26 @@ fn the_cli_says_it_stopped_early_and_exhaustive_explores_everything() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("stopped as soon as every property was decided"));
     let o = labs(&["verify", &spec, "n=3", "--backend", "lnt", "--exhaustive"]);
     assert_eq!(o.status.code(), Some(2), "--exhaustive is the native engine's");
+}
+
+/// `LeaderIs100` never holds (no node ever holds 100), and the system ends in a deadlock once
+/// every node holds 0 and has propagated it: the last level of the breadth-first order, but
+/// the first thing a depth-first search meets. The shortest such path has n + 1 = 9 steps
+/// (node 0 writes 0, then each of the 8 nodes propagates the value it holds, as every receiver
+/// of a newer value must); on the fly the path may be longer, never shorter.
+#[test]
+fn a_finally_violation_is_found_without_the_whole_space() {
+    let (m, b) = load(&shared("benchmarks/leader.labs"), &["n=8"]);
+    for threads in [1, 2] {
+        let r = check(&m, &b, &["LeaderIs100", "LeaderNot0"], threads, false);
+        assert_eq!((verdict(&r, "LeaderIs100"), verdict(&r, "LeaderNot0")), ("violated", "violated"));
+        assert!(r.stats.decided_early && r.stats.states < 20_000, "explored {} states", r.stats.states);
+        let t = r.results[0].trace.as_ref().unwrap();
+        assert!(t.ends_in_deadlock);
+        assert!(t.steps.len() >= 9, "{} steps", t.steps.len());
+        replay_all(&m, &b, &r);
+    }
+    let small = load(&shared("benchmarks/leader.labs"), &["n=3"]);
+    let full = check(&small.0, &small.1, &["LeaderIs100"], 1, true);
+    assert_eq!(full.results[0].trace.as_ref().unwrap().steps.len(), 4, "n + 1 steps for n = 3");
 }

@@ -1,0 +1,133 @@
+//! Checking on the fly: the properties evaluated on the states as the exploration stores
+//! them, so that it can stop as soon as every property is decided. Only violations decide
+//! early (a property that holds needs every state), so this applies when every property
+//! checked is an `always` or a `finally` property:
+//!
+//! - `always ψ`: the first stored state where ψ fails. Ids are numbered in BFS order whatever
+//!   the number of threads, so it is the state `check::always` picks on the whole graph: the
+//!   same shortest counterexample.
+//! - `finally ψ`: first a depth-first search within a budget (`lasso_search`), since where a
+//!   system settles or loops is often the last level the breadth-first order reaches; then,
+//!   during the exploration, a ψ-free path from an initial state to a deadlock or a ψ-free
+//!   cycle among the expanded states (each with its complete successor list), looked for
+//!   whenever the number of stored states has doubled, so that the searches cost at most
+//!   about twice the last one. What either finds is a real violation; it may be longer than
+//!   the shortest one the whole graph gives.
+
+use super::check::{self, Cex, SubGraph};
+use super::explore::Graph;
+use super::lasso_search::{self, Lasso};
+use super::par::Workers;
+use super::step::Stepper;
+use super::{EvalStop, eval_range, fast};
+use crate::limits::Limits;
+use crate::model::{Modality, Property, QPred};
+use std::ops::Range;
+
+pub(super) struct OnTheFly<'a> {
+    stepper: &'a Stepper<'a>,
+    /// Each property's predicate, its compiled form, and whether it is a `finally` one.
+    preds: Vec<(&'a QPred, Option<fast::FastPred>, bool)>,
+    workers: &'a Workers,
+    limits: &'a Limits,
+    /// ψ of each property on the ids seen so far (`0..len`), for the check afterwards.
+    pub psi: Vec<Vec<bool>>,
+    /// A violation found so far, per property.
+    pub found: Vec<Option<Found>>,
+    /// A run-time error cut `psi` short (the check meets it again).
+    pub failed: bool,
+    /// The next `finally` search waits for this many stored states.
+    next_search: usize,
+}
+
+/// A violation found before the whole graph is known.
+pub(super) enum Found {
+    /// A path of the explored graph (ids).
+    Graph(Cex),
+    /// Concrete states (the depth-first search).
+    Concrete(Lasso),
+}
+
+/// The depth-first search's budget of states per `finally` property: a fraction of a second.
+const SEARCH_BUDGET: usize = 1 << 16;
+
+impl<'a> OnTheFly<'a> {
+    /// Whether checking on the fly can decide `props` before the end: each is `always` or
+    /// `finally`.
+    pub fn applies(props: &[&Property]) -> bool {
+        !props.is_empty() && props.iter().all(|p| matches!(p.modality, Modality::Always | Modality::Finally))
+    }
+
+    pub fn new(stepper: &'a Stepper<'a>, props: &[&'a Property], workers: &'a Workers, limits: &'a Limits) -> Self {
+        OnTheFly {
+            stepper,
+            preds: props
+                .iter()
+                .map(|p| {
+                    let fast = fast::FastPred::compile(stepper.model, &stepper.lay, &p.pred);
+                    (&p.pred, fast, matches!(p.modality, Modality::Finally))
+                })
+                .collect(),
+            workers,
+            limits,
+            psi: vec![Vec::new(); props.len()],
+            found: props
+                .iter()
+                .map(|p| match p.modality {
+                    Modality::Finally => {
+                        lasso_search::find(stepper, &p.pred, SEARCH_BUDGET, limits).map(Found::Concrete)
+                    }
+                    _ => None,
+                })
+                .collect(),
+            failed: false,
+            next_search: 0,
+        }
+    }
+
+    /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
+    /// (or on a run-time error, which the check then reports where it would have).
+    pub fn decided(&mut self, g: &Graph, ids: Range<u32>) -> bool {
+        for (k, (q, fast, _)) in self.preds.iter().enumerate() {
+            match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
+                Ok(v) => self.psi[k].extend(v),
+                Err(EvalStop::Error(..)) => {
+                    self.failed = true;
+                    return true;
+                }
+                // The exploration sees the stop itself.
+                Err(EvalStop::Stopped) => return false,
+            }
+        }
+        for k in 0..self.preds.len() {
+            if self.found[k].is_none() && !self.preds[k].2 {
+                let first = self.psi[k][ids.start as usize..].iter().position(|&b| !b);
+                self.found[k] = first.map(|i| {
+                    Found::Graph(Cex { path: g.path_to(ids.start + i as u32), loop_start: None, deadlock: false })
+                });
+            }
+        }
+        if g.states() >= self.next_search {
+            self.next_search = g.states() * 2;
+            for k in 0..self.preds.len() {
+                if self.found[k].is_none() && self.preds[k].2 {
+                    self.found[k] = violation_of_finally(g, &self.psi[k]).map(Found::Graph);
+                }
+            }
+        }
+        self.found.iter().all(Option::is_some)
+    }
+}
+
+/// A ψ-free path through expanded states that ends in a deadlock or a cycle.
+fn violation_of_finally(g: &Graph, psi: &[bool]) -> Option<Cex> {
+    let expanded = g.expanded() as u32;
+    let starts: Vec<u32> = (0..g.n_initial as u32).collect();
+    let sub = SubGraph {
+        n: g.states(),
+        succ: &|s, out: &mut Vec<u32>| out.extend_from_slice(g.succs(s)),
+        allowed: &|s| s < expanded && !psi[s as usize],
+        dead: &|s| s < expanded && g.succs(s).is_empty(),
+    };
+    check::bad_path(&sub, &starts)
+}
