@@ -101,8 +101,51 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     };
 
     let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
+    // The checks that no run-time error is reachable come first in the script, as the native
+    // engine explores (and meets the errors of steps) before it checks the properties.
+    let selected = crate::lnt::mcl::select_properties(&l.model, a.properties).map_err(|e| backend_err(e.message))?;
+    let errors_id = names::errors_id(&l.model);
+    let internal = |what: String, work_dir: &mut WorkDir| {
+        let dir = work_dir.keep();
+        backend_err(format!(
+            "internal error of the LNT encoding: {what}\n  = note: the generated files are kept in `{}`",
+            dir.display()
+        ))
+    };
     let mut results = vec![];
     for v in &run.verifies {
+        let error_check = if v.property == errors_id {
+            Some(None)
+        } else {
+            selected.iter().find(|p| names::property_errors_id(&l.model, &p.name) == v.property).map(|p| Some(*p))
+        };
+        if let Some(prop) = error_check {
+            if v.outcome.holds == v.expected {
+                continue;
+            }
+            let Some(path) = v.outcome.diagnostic.as_ref() else {
+                return Err(internal(
+                    format!("{} ({} on {}) failed without a diagnostic", v.property, v.mcl, v.bcg),
+                    &mut work_dir,
+                ));
+            };
+            // The labels the checked LTS keeps visible: those of the property it was built for.
+            let observed = match prop.or(selected.first().copied()) {
+                Some(p) => reader.observed(p).map_err(|e| backend_err(e.to_string()))?,
+                None => Default::default(),
+            };
+            return match reader.runtime_error(path, &observed, prop) {
+                Ok((message, trace)) => Err(super::verify::engine_failure(
+                    l,
+                    crate::engine::EngineError::Runtime { message, trace: trace.map(Box::new) },
+                    a.json,
+                )),
+                Err(e) => Err(internal(
+                    format!("the path to a run-time error of {} ({} on {}) {e}", v.property, v.mcl, v.bcg),
+                    &mut work_dir,
+                )),
+            };
+        }
         let prop = l
             .model
             .properties
