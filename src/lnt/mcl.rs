@@ -157,6 +157,8 @@ fn not(b: MBool) -> MBool {
     match b {
         MBool::Const(c) => MBool::Const(!c),
         MBool::Not(x) => *x,
+        // The query's values are integers (⊥ is one of them): `not (x < y)` is `x >= y`.
+        MBool::Cmp(op, x, y) => cmp(crate::analysis::ops::negate(op), x, y),
         x => MBool::Not(Box::new(x)),
     }
 }

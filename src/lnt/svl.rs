@@ -59,6 +59,44 @@ pub struct Block {
     pub leaf_hides: Vec<Vec<String>>,
 }
 
+/// What a `property` block of the emitted scripts checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckKind {
+    /// No run-time error of the model is reachable (steps, messages, initialisation,
+    /// assumptions).
+    Errors,
+    /// The predicate of this property meets no run-time error in a reachable state.
+    PredicateErrors(String),
+    /// This property.
+    Property(String),
+}
+
+/// The checks of the emitted scripts, in script order, by the identifier of their `property`
+/// block: the run-time errors first (if the program can meet any), then per property of
+/// `selected`, its predicate's run-time errors (if it can meet any) and the property. `files`
+/// are the emitted files (an error check has a query file when it is made).
+pub fn checks(
+    model: &Model,
+    selected: &[&crate::model::Property],
+    files: &[super::EmittedFile],
+    base: &str,
+) -> Vec<(String, CheckKind)> {
+    let emitted = |id: &str| files.iter().any(|f| f.name == mcl_file(base, id));
+    let mut out = vec![];
+    let errors = names::errors_id(model);
+    if emitted(&errors) {
+        out.push((errors, CheckKind::Errors));
+    }
+    for p in selected {
+        let e = names::property_errors_id(model, &p.name);
+        if emitted(&e) {
+            out.push((e, CheckKind::PredicateErrors(p.name.clone())));
+        }
+        out.push((names::property_id(model, &p.name), CheckKind::Property(p.name.clone())));
+    }
+    out
+}
+
 /// The query of the property whose identifier is `id` ([`names::property_id`]).
 pub fn mcl_file(base: &str, id: &str) -> String {
     format!("{base}_{id}.mcl")

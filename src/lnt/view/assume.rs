@@ -32,7 +32,7 @@ pub(super) fn assume_code(model: &Model, analysis: &ValueAnalysis) -> Result<Opt
         g.abs = Some(&abs);
         let mut body = vec![];
         for a in &model.assumptions {
-            body.push(Ln::S(format!("-- {}", a.name)));
+            body.push(Ln::Comment(a.name.clone()));
             let pred = expand_quants(model, &a.pred, 0, &mut vec![]);
             let b = g.bexpr(&mut body, &pred)?;
             body.push(Ln::If(vec![(format!("not ({b})"), vec![Ln::Exit(code::R_OFF)])], vec![]));

@@ -37,6 +37,8 @@ pub use crate::lnt::errors::{E_AGENT, E_DIV, E_INDEX, E_OVERFLOW, error_code};
 #[derive(Clone, Debug)]
 pub(super) enum Ln {
     S(String),
+    /// A `--` comment line (not a statement).
+    Comment(String),
     /// Leaves the evaluation with a status.
     Exit(u32),
     /// `if c1 then … elsif c2 then … else … end if`.
@@ -59,37 +61,51 @@ pub(super) fn print(block: &[Ln], indent: usize, style: ExitStyle) -> Vec<String
 
 fn print_into(block: &[Ln], indent: usize, style: ExitStyle, out: &mut Vec<String>) {
     let pad = " ".repeat(indent);
-    if block.is_empty() {
-        out.push(format!("{pad}null"));
-        return;
-    }
-    for (i, l) in block.iter().enumerate() {
-        if i > 0 {
-            out.last_mut().expect("a previous line").push(';');
-        }
+    // Each statement's lines, comments before it; `;` between statements.
+    let mut groups: Vec<Vec<String>> = vec![];
+    let mut comments: Vec<String> = vec![];
+    for l in block {
+        let mut lines = std::mem::take(&mut comments);
         match l {
-            Ln::S(s) => out.push(format!("{pad}{s}")),
+            Ln::Comment(c) => {
+                comments = lines;
+                comments.push(format!("{pad}-- {c}"));
+                continue;
+            }
+            Ln::S(s) => lines.push(format!("{pad}{s}")),
             Ln::Exit(c) => match style {
                 ExitStyle::Proc => {
-                    out.push(format!("{pad}r := {c};"));
-                    out.push(format!("{pad}return"));
+                    lines.push(format!("{pad}r := {c};"));
+                    lines.push(format!("{pad}return"));
                 }
-                ExitStyle::Func => out.push(format!("{pad}return {c}")),
+                ExitStyle::Func => lines.push(format!("{pad}return {c}")),
             },
             Ln::If(arms, els) => {
                 for (k, (c, body)) in arms.iter().enumerate() {
                     let kw = if k == 0 { "if" } else { "elsif" };
-                    out.push(format!("{pad}{kw} {c} then"));
-                    print_into(body, indent + 3, style, out);
+                    lines.push(format!("{pad}{kw} {c} then"));
+                    print_into(body, indent + 3, style, &mut lines);
                 }
                 if !els.is_empty() {
-                    out.push(format!("{pad}else"));
-                    print_into(els, indent + 3, style, out);
+                    lines.push(format!("{pad}else"));
+                    print_into(els, indent + 3, style, &mut lines);
                 }
-                out.push(format!("{pad}end if"));
+                lines.push(format!("{pad}end if"));
             }
         }
+        groups.push(lines);
     }
+    if groups.is_empty() {
+        groups.push(vec![format!("{pad}null")]);
+    }
+    let last = groups.len() - 1;
+    for (i, mut g) in groups.into_iter().enumerate() {
+        if i < last {
+            g.last_mut().expect("a statement has a line").push(';');
+        }
+        out.extend(g);
+    }
+    out.extend(comments);
 }
 
 /// Whether the code can leave with a run-time error.
@@ -97,13 +113,33 @@ pub(super) fn has_error_exit(block: &[Ln]) -> bool {
     block.iter().any(|l| match l {
         Ln::Exit(c) => *c >= E_DIV,
         Ln::If(arms, els) => arms.iter().any(|(_, b)| has_error_exit(b)) || has_error_exit(els),
-        Ln::S(_) => false,
+        Ln::S(_) | Ln::Comment(_) => false,
     })
 }
 
-/// `if c then <exit> end if`.
+/// `if c then <exit> end if` (`c` "true": the exit alone).
 fn exit_if(c: String, code: u32) -> Ln {
+    if c == "true" {
+        return Ln::Exit(code);
+    }
     Ln::If(vec![(c, vec![Ln::Exit(code)])], vec![])
+}
+
+/// The value of an operand that is an integer literal (`5`, `(-5)`).
+fn literal(text: &str) -> Option<i64> {
+    let t = text.strip_prefix("(-").and_then(|t| t.strip_suffix(')')).map(|t| format!("-{t}"));
+    t.as_deref().unwrap_or(text).parse().ok()
+}
+
+/// The condition "`v` lies outside `0 .. n - 1`" (`n` written `n_text` in LNT), decided here
+/// when `v` is a literal (LNT cannot type a comparison of two literals): `None` when it
+/// cannot hold, `"true"` when it always does.
+fn outside(v: &Val, n: i64, n_text: &str) -> Option<String> {
+    match literal(&v.text) {
+        Some(x) if (0..n).contains(&x) => None,
+        Some(_) => Some("true".into()),
+        None => Some(format!("({0} < 0) or ({0} >= {n_text})", v.text)),
+    }
 }
 
 /// Where the evaluated expressions take their values.
@@ -373,12 +409,15 @@ impl<'a> Gen<'a> {
                     arms.push((c.join(" or "), vec![Ln::S(format!("{t} := LAB_BOT"))]));
                 }
                 if fails {
-                    let c = if test.is_empty() {
-                        format!("{} == 0", y.text)
-                    } else {
-                        format!("not ({test} ({}, {}))", x.text, y.text)
+                    let c = match (test.is_empty(), literal(&y.text)) {
+                        (true, Some(0)) => Some("true".to_string()),
+                        (true, Some(_)) => None,
+                        (true, None) => Some(format!("{} == 0", y.text)),
+                        (false, _) => Some(format!("not ({test} ({}, {}))", x.text, y.text)),
                     };
-                    arms.push((c, vec![Ln::Exit(code)]));
+                    if let Some(c) = c {
+                        arms.push((c, vec![Ln::Exit(code)]));
+                    }
                 }
                 let set = vec![Ln::S(format!("{t} := {value}"))];
                 if arms.is_empty() {
@@ -431,10 +470,13 @@ impl<'a> Gen<'a> {
                 }
                 // An empty range disables the step; so does a choice outside it (another
                 // choice is the right one).
-                out.push(exit_if(
-                    format!("({0} >= {1}) or (nd_{i} < {0}) or (nd_{i} >= {1})", lo.text, hi.text),
-                    R_OFF,
-                ));
+                let outside = format!("(nd_{i} < {0}) or (nd_{i} >= {1})", lo.text, hi.text);
+                let test = match (literal(&lo.text), literal(&hi.text)) {
+                    (Some(l), Some(h)) if l >= h => "true".to_string(),
+                    (Some(_), Some(_)) => outside,
+                    _ => format!("({} >= {}) or {outside}", lo.text, hi.text),
+                };
+                out.push(exit_if(test, R_OFF));
                 out.push(Ln::S(format!("U[{i}] := true")));
                 Val::known(format!("nd_{i}"))
             }
@@ -448,8 +490,11 @@ impl<'a> Gen<'a> {
                 let a = self.expr(out, e)?;
                 let t = self.int();
                 let mut rest = vec![];
-                if self.may_leave(e, 0, self.model.n_agents() as i64 - 1) {
-                    rest.push(exit_if(format!("({0} < 0) or ({0} >= NatToInt (N_AGENTS))", a.text), E_AGENT));
+                let n = self.model.n_agents() as i64;
+                if self.may_leave(e, 0, n - 1)
+                    && let Some(c) = outside(&a, n, "NatToInt (N_AGENTS)")
+                {
+                    rest.push(exit_if(c, E_AGENT));
                 }
                 rest.push(Ln::S(format!("{t} := {}", a.text)));
                 self.need_defined(&a, out, Some(&t), rest);
@@ -478,8 +523,10 @@ impl<'a> Gen<'a> {
                 let x = self.expr(out, i)?;
                 let t = self.int();
                 let mut rest = vec![];
-                if self.may_leave(i, 0, len as i64 - 1) {
-                    rest.push(exit_if(format!("({0} < 0) or ({0} >= {len})", x.text), E_INDEX));
+                if self.may_leave(i, 0, len as i64 - 1)
+                    && let Some(c) = outside(&x, len as i64, &len.to_string())
+                {
+                    rest.push(exit_if(c, E_INDEX));
                 }
                 rest.push(Ln::S(format!("{t} := LOC[IntToNat ({slot} + {})]", x.text)));
                 self.need_defined(&x, out, Some(&t), rest);
@@ -497,7 +544,7 @@ impl<'a> Gen<'a> {
         out: &mut Vec<Ln>,
         var: VarId,
         indices: &[Expr],
-        result: &str,
+        result: Option<&str>,
         k: &mut dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError>,
     ) -> Result<(), EmitError> {
         let v = &self.model.vars[var];
@@ -526,7 +573,7 @@ impl<'a> Gen<'a> {
         indices: &[Expr],
         j: usize,
         flat: &str,
-        result: &str,
+        result: Option<&str>,
         k: &mut dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError>,
     ) -> Result<(), EmitError> {
         if j == indices.len() {
@@ -537,8 +584,10 @@ impl<'a> Gen<'a> {
         let x = self.expr(out, &indices[j])?;
         let d = dims[j];
         let mut rest = vec![];
-        if self.may_leave(&indices[j], 0, d as i64 - 1) {
-            rest.push(exit_if(format!("({0} < 0) or ({0} >= {d})", x.text), E_INDEX));
+        if self.may_leave(&indices[j], 0, d as i64 - 1)
+            && let Some(c) = outside(&x, d as i64, &d.to_string())
+        {
+            rest.push(exit_if(c, E_INDEX));
         }
         rest.push(Ln::S(if j == 0 {
             format!("{flat} := IntToNat ({})", x.text)
@@ -546,7 +595,7 @@ impl<'a> Gen<'a> {
             format!("{flat} := ({flat} * {d}) + IntToNat ({})", x.text)
         }));
         self.index_from(&mut rest, dims, indices, j + 1, flat, result, k)?;
-        self.need_defined(&x, out, Some(result), rest);
+        self.need_defined(&x, out, result, rest);
         Ok(())
     }
 
@@ -617,7 +666,7 @@ impl<'a> Gen<'a> {
                 // The environment is known at `TICK` only (the read attempt's checks wait).
                 let kn_all = *kn_all;
                 out.push(exit_if(format!("kn < {kn_all}"), R_UNKNOWN));
-                self.element(out, var, &r.indices, &t, &mut |_, p| {
+                self.element(out, var, &r.indices, Some(&t), &mut |_, p| {
                     Ok(vec![Ln::S(format!("{tt} := lab_in ({arr}[{}])", p.plus(offset)))])
                 })?;
             }
@@ -628,7 +677,7 @@ impl<'a> Gen<'a> {
                 if !self.type_has(*ty, var) {
                     out.push(Ln::S(format!("{t} := LAB_BOT")));
                 } else {
-                    self.element(out, var, &r.indices, &t, &mut |_, p| {
+                    self.element(out, var, &r.indices, Some(&t), &mut |_, p| {
                         Ok(vec![Ln::S(format!("{tt} := lab_in ({arr}[{}])", p.plus(offset)))])
                     })?;
                 }
@@ -692,8 +741,10 @@ impl<'a> Gen<'a> {
         let av = self.expr(out, a)?;
         let n = m.n_agents() as i64;
         let mut rest = vec![];
-        if self.may_leave(a, 0, n - 1) {
-            rest.push(exit_if(format!("({0} < 0) or ({0} >= NatToInt (N_AGENTS))", av.text), E_AGENT));
+        if self.may_leave(a, 0, n - 1)
+            && let Some(c) = outside(&av, n, "NatToInt (N_AGENTS)")
+        {
+            rest.push(exit_if(c, E_AGENT));
         }
         let v = &m.vars[r.var];
         let base = match v.store {
@@ -703,7 +754,7 @@ impl<'a> Gen<'a> {
         let has = self.has_var_cond(r.var, &av.text);
         let (agent, used) = (av.text.clone(), self.n_nd + k);
         let tt = t.to_string();
-        self.element(&mut rest, r.var, &r.indices, t, &mut |_, p| {
+        self.element(&mut rest, r.var, &r.indices, Some(t), &mut |_, p| {
             let loc = p.plus(base);
             let read = vec![
                 exit_if(format!("kn <= {}", 2 * k), R_UNKNOWN),
@@ -738,23 +789,33 @@ impl<'a> Gen<'a> {
         let tt = t.to_string();
         // Every element an agent (or the environment) can hold: the keys a computed position
         // may name.
-        let agents: Vec<Option<usize>> = match a {
-            None => vec![None],
-            Some(_) => (0..m.n_agents()).filter(|&x| self.type_has(m.type_of(x), var)).map(Some).collect(),
-        };
         let av = match a {
             None => None,
             Some(a) => Some((self.expr(out, a)?, a)),
         };
+        // A literal agent is the one to read (an agent out of range fails first).
+        let fixed = av.as_ref().and_then(|(x, _)| literal(&x.text)).filter(|x| (0..m.n_agents() as i64).contains(x));
+        let agents: Vec<Option<usize>> = match (a, fixed) {
+            (None, _) => vec![None],
+            (Some(_), Some(x)) => {
+                if self.type_has(m.type_of(x as usize), var) {
+                    vec![Some(x as usize)]
+                } else {
+                    vec![]
+                }
+            }
+            (Some(_), None) => (0..m.n_agents()).filter(|&x| self.type_has(m.type_of(x), var)).map(Some).collect(),
+        };
         let mut rest = vec![];
         if let Some((x, e)) = &av
             && self.may_leave(e, 0, m.n_agents() as i64 - 1)
+            && let Some(c) = outside(x, m.n_agents() as i64, "NatToInt (N_AGENTS)")
         {
-            rest.push(exit_if(format!("({0} < 0) or ({0} >= NatToInt (N_AGENTS))", x.text), E_AGENT));
+            rest.push(exit_if(c, E_AGENT));
         }
-        let agent_text = av.as_ref().map(|(x, _)| x.text.clone());
+        let agent_text = av.as_ref().filter(|_| fixed.is_none()).map(|(x, _)| x.text.clone());
         let mut keys = BTreeSet::new();
-        self.element(&mut rest, var, &r.indices, t, &mut |_, p| {
+        self.element(&mut rest, var, &r.indices, Some(t), &mut |_, p| {
             let mut arms = vec![];
             for &ag in &agents {
                 let elems: Vec<usize> = match &p {
@@ -780,7 +841,8 @@ impl<'a> Gen<'a> {
                 }
             }
             // The agent's type has no such variable: ⊥.
-            Ok(vec![Ln::If(arms, vec![Ln::S(format!("{tt} := LAB_BOT"))])])
+            let bot = vec![Ln::S(format!("{tt} := LAB_BOT"))];
+            Ok(if arms.is_empty() { bot } else { vec![Ln::If(arms, bot)] })
         })?;
         self.keys_read.extend(keys);
         match av {
@@ -804,6 +866,9 @@ impl<'a> Gen<'a> {
             }
             BExpr::Cmp(op, x, y) => {
                 let (a, c) = (self.expr(out, x)?, self.expr(out, y)?);
+                if let (Some(u), Some(v)) = (literal(&a.text), literal(&c.text)) {
+                    return Ok(op.holds(u, v).to_string());
+                }
                 let t = self.bool();
                 let mut parts = vec![];
                 for v in [&a, &c] {
@@ -844,8 +909,7 @@ impl<'a> Gen<'a> {
     pub fn target(&mut self, out: &mut Vec<Ln>, var: VarId, indices: &[Expr]) -> Result<String, EmitError> {
         let offset = self.model.vars[var].offset;
         let mut pos = String::new();
-        let dummy = self.int();
-        self.element(out, var, indices, &dummy, &mut |_, p| {
+        self.element(out, var, indices, None, &mut |_, p| {
             pos = p.plus(offset);
             Ok(vec![])
         })?;
@@ -868,8 +932,10 @@ impl<'a> Gen<'a> {
                 if x.may_bot {
                     out.push(exit_if(format!("{} == LAB_BOT", x.text), R_OFF));
                 }
-                if self.may_leave(i, 0, len as i64 - 1) {
-                    out.push(exit_if(format!("({0} < 0) or ({0} >= {len})", x.text), E_INDEX));
+                if self.may_leave(i, 0, len as i64 - 1)
+                    && let Some(c) = outside(&x, len as i64, &len.to_string())
+                {
+                    out.push(exit_if(c, E_INDEX));
                 }
                 let n = self.nat();
                 out.push(Ln::S(format!("{n} := IntToNat ({slot} + {})", x.text)));

@@ -175,7 +175,7 @@ pub(super) fn step_fn(
     for (si, s) in list.iter().enumerate() {
         match *s {
             S::Assign(a) | S::Stmt(Stmt::Assign(a)) => {
-                body.push(Ln::S(format!("-- {}", assign_text(m, a))));
+                body.push(Ln::Comment(assign_text(m, a)));
                 let mut writes = vec![];
                 for (t, v) in a.targets.iter().zip(&a.values) {
                     let pos = g.target(&mut body, t.var, &t.indices)?;
@@ -190,7 +190,7 @@ pub(super) fn step_fn(
                 }
             }
             S::Stmt(Stmt::Local { slots: targets, values }) => {
-                body.push(Ln::S("-- local assignment".into()));
+                body.push(Ln::Comment("local assignment".into()));
                 let mut writes = vec![];
                 for (t, v) in targets.iter().zip(values) {
                     let pos = g.local_target(&mut body, t.slot, t.len, t.index.as_ref())?;
@@ -205,8 +205,8 @@ pub(super) fn step_fn(
                 }
             }
             S::Stmt(Stmt::Pick { slot, count, agent_type, .. }) => {
-                body.push(Ln::S(format!(
-                    "-- pick {count}{}",
+                body.push(Ln::Comment(format!(
+                    "pick {count}{}",
                     agent_type.map(|t| format!(" {}", m.agent_types[t].name)).unwrap_or_default()
                 )));
                 let ids = domains::ids(m, *agent_type);
@@ -237,7 +237,7 @@ pub(super) fn step_fn(
                         format!("`{}`", print::bexpr(m, b)),
                     ));
                 }
-                body.push(Ln::S("-- pick filter".into()));
+                body.push(Ln::Comment("pick filter".into()));
                 body.extend(check);
             }
             S::Stmt(_) => unreachable!("lowered"),
