@@ -74,7 +74,7 @@ fn numerals_take_the_type_of_the_other_operand() {
     assert_eq!(msgs("v := 0; if ((2 + 3) - 1) == v then G (!v) end if"), Vec::<String>::new());
     // ... which must still agree with it.
     assert_eq!(msgs("v := 0; if (1 * 1) > id then G (!v) end if"), Vec::<String>::new());
-    assert_eq!(msgs("v := 0; if (1 * v) > id then G (!v) end if"), vec!["11:19: type mismatch: `>` on Int and Nat"]);
+    assert_eq!(msgs("v := 0; if (1 * v) > id then G (!v) end if"), vec!["11:26: type mismatch: `>` on Int and Nat"]);
 }
 
 #[test]

@@ -71,7 +71,7 @@ impl Query {
         let err = self.err_pred.as_ref()?;
         let mut q = self.clone();
         q.kind = "always";
-        q.text = format!("{} -- checked here: evaluating it meets no run-time error (D9)", self.text);
+        q.text = format!("{}; checked here: evaluating it meets no run-time error (D9)", self.text);
         q.pred = format!("(not {err})");
         q.rpred = q.pred.clone();
         q.err_pred = None;

@@ -8,7 +8,7 @@
 //! `docs/lnt-encoding.md`.
 
 pub mod domains;
-pub mod errors;
+pub(crate) mod errors;
 pub(crate) mod expr;
 pub mod mcl;
 pub mod names;
