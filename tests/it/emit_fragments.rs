@@ -331,8 +331,9 @@ check { }
                   Zc[0] := false
                end if
             end if";
+    // The first line is the end of the receive offer's.
     let got: Vec<&str> = after.lines().filter(|l| !l.trim_start().starts_with("--")).take(12).collect();
-    assert_eq!(got.join("\n"), expected.trim_start_matches('\n'), "{t}");
+    assert_eq!(got.join("\n"), expected, "{t}");
     assert_block(
         &t,
         "function lk_A_0",
@@ -351,7 +352,12 @@ check { }
         end function",
     );
     // Timestamps syncs a newer sender's timestamp to a linked receiver only.
-    assert!(t.contains("REQ (!a, !k, !s, !ranks_cmp (r, s, a), ?ln);\n            if (ranks_cmp (r, s, a) == GREATER) and ln then"), "{t}");
+    assert!(
+        t.contains(
+            "REQ (!a, !k, !s, !ranks_cmp (r, s, a), ?ln);\n            if (ranks_cmp (r, s, a) == GREATER) and ln then"
+        ),
+        "{t}"
+    );
     // The domains come from the value analysis: a, b in {0, 1}; p in {0}.
     assert_block(
         &t,
@@ -441,7 +447,12 @@ check { E2 = finally e = 2 }
     // e < 2 bounds e by 2 (the analysis): e + 1 cannot overflow, so the step cannot fail (no
     // ERR); the environment is known at TICK only (kn 1), not in a read attempt's checks.
     assert!(!t.contains("ERR"), "{t}");
-    assert!(t.contains("      if kn < 1 then\n         r := 2;\n         return\n      end if;\n      x_0 := lab_in (E[0]);"), "{t}");
+    assert!(
+        t.contains(
+            "      if kn < 1 then\n         r := 2;\n         return\n      end if;\n      x_0 := lab_in (E[0]);"
+        ),
+        "{t}"
+    );
     assert!(t.contains("      x_2 := x_1 + 1;\n      E[0] := lab_out (x_2)\n"), "{t}");
     // The query tracks the environment variable through its observation label.
     let q = &files[1].contents;
@@ -707,7 +718,10 @@ check { }
     assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (en_A_0_0 (id, I, L, E, 1, ra_0, rl_0, rv_0) != 0)"), "{t}");
     assert!(t.contains("go := (en_A_0_0 (id, I, L, E, 2, ra_0, rl_0, rv_0) != 0)"), "{t}");
     // A slot the evaluation does not use (agent 1 reads itself) must be the unused slot.
-    assert!(t.contains("      if (not (U[0])) and (kn > 0) and (ra_0 != N_AGENTS) then\n         return 0\n      end if;"), "{t}");
+    assert!(
+        t.contains("      if (not (U[0])) and (kn > 0) and (ra_0 != N_AGENTS) then\n         return 0\n      end if;"),
+        "{t}"
+    );
     // The value comes from agent 1 on the reader's RDO_1; agent 1 offers its location 1 (`y`;
     // `x` is 0) to reader 0 on RDI_0, the only reader of another agent.
     assert!(t.contains("RDO_1 (!rl_0, ?rv_0) where dom_0 (rv_0)\n"), "{t}");
@@ -777,9 +791,19 @@ check { }
         "in out r: Nat, in out U: Used, kn: Nat, ra_0, rl_0: Nat, rv_0: Int, ra_1, rl_1: Nat, rv_1: Int, ra_2, rl_2: Nat, rv_2: Int) is"
     ));
     // forall: agent 0, then agent 1 only if it held, then agent 2 (short circuit, id order).
-    assert!(t.contains("      b_2 := (x_0 == 0);\n      b_1 := b_2;\n      if b_1 then\n         if 1 == NatToInt (id) then"), "{t}");
+    assert!(
+        t.contains(
+            "      b_2 := (x_0 == 0);\n      b_1 := b_2;\n      if b_1 then\n         if 1 == NatToInt (id) then"
+        ),
+        "{t}"
+    );
     assert!(t.contains("      b_0 := b_1;\n      if b_0 then\n         if 2 == NatToInt (id) then"), "{t}");
-    assert!(t.contains("      if b_0 then\n         x_3 := 1\n      else\n         x_3 := 0\n      end if;\n      LOC[0] := x_3;"), "{t}");
+    assert!(
+        t.contains(
+            "      if b_0 then\n         x_3 := 1\n      else\n         x_3 := 0\n      end if;\n      LOC[0] := x_3;"
+        ),
+        "{t}"
+    );
     // count: every agent, summed (no overflow test: at most 3).
     assert!(t.contains("      x_8 := x_5 + x_7;"), "{t}");
     assert!(t.contains("      x_11 := x_8 + x_10;\n      LOC[1] := x_11;"), "{t}");

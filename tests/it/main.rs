@@ -64,6 +64,7 @@ mod reader_limits;
 mod readme;
 mod report;
 mod report_browser;
+mod routes_agree;
 mod soundness;
 mod static_errors;
 mod translate_trace;
