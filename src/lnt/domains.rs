@@ -137,10 +137,8 @@ impl Abs<'_> {
     }
 }
 
-/// Whether any variable of the model may hold ⊥ (declared `undef` somewhere).
-pub fn model_has_undef(model: &Model) -> bool {
-    model.vars.iter().any(|v| v.inits.iter().any(|(_, i)| matches!(i, crate::model::Init::Undef)))
-}
+/// The most values a choice (`[a..b]`) may have: the program enumerates it before the step.
+pub const CHOICE_LIMIT: u64 = 1 << 16;
 
 /// Whether a Boolean expression reads a variable of another agent (`x of e`), or of `c2` when
 /// `c2_forbidden` (a `pick … where` filter reading the candidate's variables).

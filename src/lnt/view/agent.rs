@@ -331,8 +331,13 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
     }
     let (link, link_may_fail) = link_fn(cx, ty, k, &field_names, &fields)?;
     let names: Vec<String> = tuple.vars.iter().map(|&v| m.vars[v].name.clone()).collect();
+    // Only a holder sends: when some agent does not hold the tuple, a receiver requires the
+    // sender to be a holder, else that agent's id would make a message nobody sends.
+    let every_agent_holds = m.agent_types.iter().enumerate().all(|(t, at)| at.count == 0 || m.holds(t, s));
+    let sender = if every_agent_holds { "(s < N_AGENTS)".into() } else { format!("(s < N_AGENTS) and holds ({k}, s)") };
     Ok(MsgView {
         k,
+        sender,
         put: names::put_gate(k),
         qry: names::qry_gate(k),
         comment: format!("tuple {k} ({}) of stigmergy {}", names.join(", "), m.stigmergies[s].name),

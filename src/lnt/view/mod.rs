@@ -274,6 +274,8 @@ pub struct FieldView {
 #[derive(Clone, Debug)]
 pub struct MsgView {
     pub k: usize,
+    /// The condition a receiver puts on the sender `s` of a message.
+    pub sender: String,
     pub put: String,
     pub qry: String,
     pub comment: String,

@@ -267,6 +267,16 @@ pub(super) fn step_fn(
             }
         }
     }
+    // A choice is enumerated over its analysed domain before the step (by CADP as by labs's
+    // interpreter): one the analysis cannot bound to a small set is refused by name.
+    for (x, d) in nd_nodes.iter().zip(&nd_doms) {
+        if d.cardinality().is_none_or(|n| n > domains::CHOICE_LIMIT) {
+            return Err(EmitError::unsupported(
+                "a `[a..b]` whose bounds the value analysis does not bound to a small range",
+                format!("`{}` in a step of {}: values {}", print::expr(m, x), m.agent_types[ty].name, d),
+            ));
+        }
+    }
     // The values a choice not made takes (0, added to its domain), and the unused slot.
     let zero = IntervalSet::singleton(0);
     let nd: Vec<NdView> = nd_doms
