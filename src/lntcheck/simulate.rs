@@ -9,7 +9,7 @@
 //! read from the processes' variables (`I`, `L`, `Zp`, `Zc`, `pc` of each agent, `E` of `Env`,
 //! the ranks `r` of each `Timestamps (k)`, the turn `t` of `Sched`); the event of a step from
 //! the labels of the hidden gates (`TICK !a`: agent `a` acts; `REFRESH !k !a`: it writes tuple
-//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER`: `r` copies,
+//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER !TRUE`: `r` copies,
 //! `!LESS` after `QRY_k`: `r` will re-propagate). What the LNT cannot show (the edge of the
 //! behaviour and the list of assigned variables, unchanged values included) is taken from the
 //! native step with the same state and the same event skeleton; an LNT step with no such
@@ -74,7 +74,8 @@ impl Skeleton {
                 self.agent = Some(a);
             }
             "REFRESH" => insert_sorted(&mut self.written, num(0)?),
-            "REQ" => {
+            // `REQ !r !k !s !cmp !linked`: a receiver the link rules out does nothing.
+            "REQ" if args.get(4).copied() == Some("TRUE") => {
                 let r = num(0)?;
                 match args.get(3).copied() {
                     Some("GREATER") => insert_sorted(&mut self.copied, r),
