@@ -166,6 +166,9 @@ fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
     (u128::from(a.finish()) << 64) | u128::from(b)
 }
 
+/// A LAbS step of the program: its skeleton and the real state it reaches.
+pub type SkeletonStep = (Skeleton, SysState);
+
 /// The interpreter as a `Walk` of LAbS states.
 pub struct LntWalk<'a> {
     model: &'a Model,
@@ -203,11 +206,8 @@ impl<'a> LntWalk<'a> {
     /// Every distinct LAbS step from `from`: (skeleton, real state reached by `DONE`), in a
     /// reproducible order (depth first, transitions in the interpreter's order); and the first
     /// `ERR` label met (a run-time error of the model, reported by the program).
-    pub fn labs_steps(
-        &mut self,
-        from: &SysState,
-    ) -> Result<(Vec<(Skeleton, SysState)>, Option<String>), LntcheckError> {
-        let mut out: Vec<(Skeleton, SysState)> = vec![];
+    pub fn labs_steps(&mut self, from: &SysState) -> Result<(Vec<SkeletonStep>, Option<String>), LntcheckError> {
+        let mut out: Vec<SkeletonStep> = vec![];
         let mut error = None;
         // Intermediate states are remembered by a 128-bit fingerprint, not kept whole: an
         // initialisation can pass through millions of them (two independent 64-bit hashes;

@@ -164,6 +164,9 @@ pub(super) enum Mode {
     Pred,
 }
 
+/// What follows an element's position once it is known: the code that uses it.
+type Then<'t> = dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError> + 't;
+
 /// The code generator of one function.
 pub(super) struct Gen<'a> {
     pub model: &'a Model,
@@ -545,7 +548,7 @@ impl<'a> Gen<'a> {
         var: VarId,
         indices: &[Expr],
         result: Option<&str>,
-        k: &mut dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError>,
+        k: &mut Then,
     ) -> Result<(), EmitError> {
         let v = &self.model.vars[var];
         let dims = v.dims.clone();
@@ -574,7 +577,7 @@ impl<'a> Gen<'a> {
         j: usize,
         flat: &str,
         result: Option<&str>,
-        k: &mut dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError>,
+        k: &mut Then,
     ) -> Result<(), EmitError> {
         if j == indices.len() {
             let rest = k(self, Pos::Var(flat.to_string()))?;
