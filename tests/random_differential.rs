@@ -46,6 +46,9 @@ struct Batch {
     slowest: (f64, u64),
     /// Per class: the seeds showing it, and the report of the first.
     classes: BTreeMap<String, (Vec<u64>, String)>,
+    /// The classes (without the route) already minimised: the two LNT workflows usually share
+    /// the cause.
+    minimised: std::collections::BTreeSet<String>,
 }
 
 /// How one disagreement is shown: the spec, the seed, the routes and their outcomes, and the
@@ -139,7 +142,8 @@ fn run_seeds(seeds: &[u64], threads: usize, limits: &Limits, minimise: bool, bud
                         }
                     }
                     for d in new_classes {
-                        let m = minimise.then(|| {
+                        let first = batch.lock().unwrap().minimised.insert(d.class.clone());
+                        let m = (minimise && first).then(|| {
                             specgen::minimise::minimise(&g.text, &g.externs, budget, &mut |t| {
                                 still_disagrees(t, &g.externs, &d, limits)
                             })
@@ -297,4 +301,91 @@ fn generated_specs_load_and_cover_the_language() {
     }
     let missing: Vec<&&str> = seen.iter().filter(|(_, n)| **n == 0).map(|(c, _)| c).collect();
     assert!(missing.is_empty(), "constructs never generated: {missing:?}");
+}
+
+/// The comparison of outcomes sees every kind of difference, and only those.
+#[test]
+fn comparison_sees_every_kind_of_difference() {
+    use specgen::routes::{Compared, ErrorKind, compare};
+    let mods: BTreeMap<String, String> =
+        [("A", "always"), ("F", "eventually")].iter().map(|(p, m)| (p.to_string(), m.to_string())).collect();
+    let verdicts = |a: &str, f: &str| {
+        Outcome::Verdicts([("A", a), ("F", f)].iter().map(|(p, v)| (p.to_string(), v.to_string())).collect())
+    };
+    let holds = verdicts("holds", "violated");
+    assert_eq!(compare(&holds, &holds.clone(), &mods), Compared::Agree);
+    assert_eq!(
+        compare(&holds, &verdicts("holds", "holds"), &mods),
+        Compared::Differ("verdict of `finally`: violated natively, holds on the route".into())
+    );
+    // A route given fewer properties (the scoped ones left out) is compared on those.
+    let only_a = Outcome::Verdicts([("A".to_string(), "holds".to_string())].into_iter().collect());
+    assert!(matches!(compare(&holds, &only_a, &mods), Compared::Differ(_)));
+    assert_eq!(compare(&only_a, &only_a, &mods), Compared::Agree);
+    let div = Outcome::Error(ErrorKind::DivisionByZero, "division by zero".into());
+    let ovf = Outcome::Error(ErrorKind::Overflow, "integer overflow".into());
+    assert_eq!(compare(&div, &div.clone(), &mods), Compared::Agree);
+    assert!(matches!(compare(&div, &ovf, &mods), Compared::Differ(_)));
+    assert!(matches!(compare(&div, &holds, &mods), Compared::Differ(_)));
+    assert!(matches!(compare(&holds, &div, &mods), Compared::Differ(_)));
+    assert!(matches!(compare(&holds, &Outcome::Failed("panic".into()), &mods), Compared::Differ(_)));
+    assert!(matches!(compare(&holds, &Outcome::Refused("x".into()), &mods), Compared::Refused(_)));
+    assert_eq!(compare(&holds, &Outcome::Bound("t".into()), &mods), Compared::Bounded);
+    assert_eq!(compare(&Outcome::Bound("t".into()), &div, &mods), Compared::Bounded);
+}
+
+/// The outputs of `labs verify` read as outcomes: exit codes, the JSON report, run-time errors
+/// as each route words them, refusals, internal errors.
+#[test]
+fn outcomes_are_read_from_what_labs_prints() {
+    use specgen::routes::{ErrorKind, classify};
+    let report = r#"{"results": [{"property": "A", "verdict": "violated"}, {"property": "B", "verdict": "holds"}]}"#;
+    match classify(Some(10), report, "") {
+        Outcome::Verdicts(v) => assert_eq!(v.get("A").map(String::as_str), Some("violated")),
+        o => panic!("{o}"),
+    }
+    let unknown = r#"{"results": [{"property": "A", "verdict": "unknown"}]}"#;
+    assert!(matches!(classify(Some(5), unknown, ""), Outcome::Bound(_)));
+    assert!(matches!(classify(Some(0), unknown, ""), Outcome::Bound(_)));
+    let native_error = r#"{"error": "index 2 out of range for `ea` (size 2) (in a step of Q 0)", "trace": {}}"#;
+    assert!(matches!(classify(Some(1), native_error, ""), Outcome::Error(ErrorKind::Index, _)));
+    let lnt = |m: &str| classify(Some(1), "", &format!("error: x.svl: x_P0.bcg: Agent_P [TICK] (0): 74:24: {m}\n"));
+    assert!(matches!(lnt("division by zero (in Agent_P (0))"), Outcome::Error(ErrorKind::DivisionByZero, _)));
+    assert!(matches!(lnt("IntToNat of a negative number (-3)"), Outcome::Error(ErrorKind::Index, _)));
+    assert!(matches!(lnt("integer overflow (2147483648)"), Outcome::Error(ErrorKind::Overflow, _)));
+    assert!(matches!(lnt("unbounded input offer `?v` of gate SETENV"), Outcome::Failed(_)));
+    let refusal = "error: the LNT encoding does not support scoped properties (in property `P`)\n";
+    assert!(matches!(classify(Some(1), "", refusal), Outcome::Refused(_)));
+    // An internal error quoting a run-time error met while replaying is not that error.
+    let internal = "error: internal error of the LNT encoding: the counterexample of P0 cannot be replayed \
+                    in the native engine: index 2 out of range for `ea` (size 2)\n";
+    assert!(matches!(classify(Some(1), "", internal), Outcome::Failed(_)));
+    assert!(matches!(classify(Some(101), "", "thread 'main' panicked at src/x.rs"), Outcome::Failed(_)));
+    assert!(matches!(classify(None, "", ""), Outcome::Failed(_)));
+}
+
+/// The minimiser keeps what the failure needs and drops the rest (here the "failure" is a
+/// syntactic one, so no `labs` run is needed).
+#[test]
+fn minimiser_keeps_only_what_fails() {
+    let text = "system {\n    environment = ev: 3; ew: 0..2\n    spawn = P: 2, Q: 1\n}\n\n\
+                stigmergy S { link = x of c1 < x of c2\n    s: id }\n\n\
+                agent P {\n    interface = x: 1\n    stigmergies = S\n    \
+                Behavior = (x < 2 -> { x <- x + 1; l := count Q q, true; ev <-- l }) ++ (s <~ s + 1); Behavior\n}\n\n\
+                agent Q {\n    interface = x: 0\n    Behavior = ew <-- (ew + 1) % 3; Behavior\n}\n\n\
+                check {\n    A = always ev < 5\n    Keep = always ew + 7 > 0\n    F = finally x of 0 = 2\n}\n";
+    assert!(engine_common::load_text(text, &[]).is_ok());
+    let mut calls = 0;
+    let mut fails = |t: &str| {
+        calls += 1;
+        t.contains("ew + 7 > 0")
+    };
+    let small = specgen::minimise::minimise(text, &[], 2000, &mut fails);
+    assert!(small.contains("ew + 7 > 0"), "{small}");
+    assert!(engine_common::load_text(&small, &[]).is_ok(), "{small}");
+    let check = &small[small.find("check {").expect("a check section")..];
+    assert_eq!(check.lines().count(), 3, "one property remains:\n{small}");
+    assert!(!small.contains("stigmergy") && !small.contains("count") && !small.contains("ev"), "{small}");
+    assert_eq!(small.matches("agent ").count(), 1, "{small}");
+    assert!(calls > 0);
 }

@@ -29,23 +29,32 @@ pub fn minimise(text: &str, externs: &[String], budget: usize, still_fails: &mut
     let mut checks = 0;
     let mut start = 0;
     let mut improved_in_pass = false;
-    loop {
-        let Some(spec) = labs::syntax::parse(&best).spec else { break };
-        let candidates = spec_variants(&spec);
+    while let Some(spec) = labs::syntax::parse(&best).spec {
         let mut found = None;
-        for (i, c) in candidates.iter().enumerate().skip(start) {
-            let t = print_spec(c);
+        let mut index = 0;
+        let mut out_of_budget = false;
+        spec_variants(&spec, &mut |c| {
+            index += 1;
+            if index <= start {
+                return false;
+            }
+            let t = print_spec(&c);
             if t.len() >= best.len() || load_text(&t, externs).is_err() {
-                continue;
+                return false;
             }
             if checks >= budget {
-                return best;
+                out_of_budget = true;
+                return true;
             }
             checks += 1;
             if still_fails(&t) {
-                found = Some((i, t));
-                break;
+                found = Some((index - 1, t));
+                return true;
             }
+            false
+        });
+        if out_of_budget {
+            break;
         }
         match found {
             Some((i, t)) => {
@@ -65,21 +74,29 @@ pub fn minimise(text: &str, externs: &[String], budget: usize, still_fails: &mut
 
 // ---------------------------------------------------------------------- the whole spec
 
-/// Every spec one simplification away from `s`, coarse simplifications first.
-pub fn spec_variants(s: &Spec) -> Vec<Spec> {
-    let mut out = vec![];
+/// Every spec one simplification away from `s`, coarse simplifications first, given one at a
+/// time to `visit` until it returns true (the specs are not all held at once: a spec has
+/// thousands of them).
+pub fn spec_variants(s: &Spec, visit: &mut dyn FnMut(Spec) -> bool) {
+    macro_rules! out {
+        ($c:expr) => {
+            if visit($c) {
+                return;
+            }
+        };
+    }
     // Properties and assumptions.
     for i in 0..s.properties.len() {
         if s.properties.len() > 1 {
             let mut c = s.clone();
             c.properties.remove(i);
-            out.push(c);
+            out!(c);
         }
     }
     for i in 0..s.assumptions.len() {
         let mut c = s.clone();
         c.assumptions.remove(i);
-        out.push(c);
+        out!(c);
     }
     // Agent types: drop one (with its spawn item), or spawn fewer.
     for i in 0..s.system.spawn.len() {
@@ -87,19 +104,19 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
             let mut c = s.clone();
             let name = c.system.spawn.remove(i).agent.name;
             c.agents.retain(|a| a.name.name != name);
-            out.push(c);
+            out!(c);
         }
         match &s.system.spawn[i].count {
             Expr::Int(n, _) if *n > 1 => {
                 let mut c = s.clone();
                 c.system.spawn[i].count = int(n - 1);
-                out.push(c);
+                out!(c);
             }
             Expr::Int(..) => {}
             _ => {
                 let mut c = s.clone();
                 c.system.spawn[i].count = int(1);
-                out.push(c);
+                out!(c);
             }
         }
     }
@@ -111,20 +128,20 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
         for a in &mut c.agents {
             a.stigmergies.retain(|x| x.name != name);
         }
-        out.push(c);
+        out!(c);
         let st = &s.stigmergies[i];
         for t in 0..st.tuples.len() {
             if st.tuples.len() > 1 {
                 let mut c = s.clone();
                 c.stigmergies[i].tuples.remove(t);
-                out.push(c);
+                out!(c);
             }
             if st.tuples[t].vars.len() > 1 {
                 for v in 0..st.tuples[t].vars.len() {
                     let mut c = s.clone();
                     c.stigmergies[i].tuples[t].vars.remove(v);
                     c.stigmergies[i].tuples[t].inits.remove(v);
-                    out.push(c);
+                    out!(c);
                 }
             }
         }
@@ -133,31 +150,31 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
     for i in 0..s.system.environment.len() {
         let mut c = s.clone();
         c.system.environment.remove(i);
-        out.push(c);
+        out!(c);
     }
     for (a, agent) in s.agents.iter().enumerate() {
         for i in 0..agent.interface.len() {
             let mut c = s.clone();
             c.agents[a].interface.remove(i);
-            out.push(c);
+            out!(c);
         }
         for i in 0..agent.stigmergies.len() {
             let mut c = s.clone();
             c.agents[a].stigmergies.remove(i);
-            out.push(c);
+            out!(c);
         }
         for i in 0..agent.processes.len() {
             if agent.processes[i].name.name != "Behavior" {
                 let mut c = s.clone();
                 c.agents[a].processes.remove(i);
-                out.push(c);
+                out!(c);
             }
         }
     }
     for i in 0..s.system.processes.len() {
         let mut c = s.clone();
         c.system.processes.remove(i);
-        out.push(c);
+        out!(c);
     }
     // Processes.
     for (a, agent) in s.agents.iter().enumerate() {
@@ -165,7 +182,7 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
             for v in proc_variants(&d.body) {
                 let mut c = s.clone();
                 c.agents[a].processes[i].body = v;
-                out.push(c);
+                out!(c);
             }
         }
     }
@@ -173,7 +190,7 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
         for v in proc_variants(&d.body) {
             let mut c = s.clone();
             c.system.processes[i].body = v;
-            out.push(c);
+            out!(c);
         }
     }
     // Initialisers, links, assumptions and properties.
@@ -181,7 +198,7 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
         for v in init_variants(&s.system.environment[i].init) {
             let mut c = s.clone();
             c.system.environment[i].init = v;
-            out.push(c);
+            out!(c);
         }
     }
     for (a, agent) in s.agents.iter().enumerate() {
@@ -189,7 +206,7 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
             for v in init_variants(&agent.interface[i].init) {
                 let mut c = s.clone();
                 c.agents[a].interface[i].init = v;
-                out.push(c);
+                out!(c);
             }
         }
     }
@@ -197,14 +214,14 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
         for v in bexpr_variants(&st.link) {
             let mut c = s.clone();
             c.stigmergies[i].link = v;
-            out.push(c);
+            out!(c);
         }
         for (t, tuple) in st.tuples.iter().enumerate() {
             for (k, init) in tuple.inits.iter().enumerate() {
                 for v in init_variants(init) {
                     let mut c = s.clone();
                     c.stigmergies[i].tuples[t].inits[k] = v;
-                    out.push(c);
+                    out!(c);
                 }
             }
         }
@@ -213,22 +230,21 @@ pub fn spec_variants(s: &Spec) -> Vec<Spec> {
         for v in qpred_variants(&s.assumptions[i].pred) {
             let mut c = s.clone();
             c.assumptions[i].pred = v;
-            out.push(c);
+            out!(c);
         }
     }
     for i in 0..s.properties.len() {
         for v in modality_variants(&s.properties[i].modality) {
             let mut c = s.clone();
             c.properties[i].modality = v;
-            out.push(c);
+            out!(c);
         }
         for v in qpred_variants(&s.properties[i].pred) {
             let mut c = s.clone();
             c.properties[i].pred = v;
-            out.push(c);
+            out!(c);
         }
     }
-    out
 }
 
 fn init_variants(i: &Init) -> Vec<Init> {
@@ -241,7 +257,8 @@ fn init_variants(i: &Init) -> Vec<Init> {
 }
 
 fn modality_variants(m: &Modality) -> Vec<Modality> {
-    let (open, close, pattern, rebuild): (&QPred, &QPred, &Pattern, fn(QPred, QPred, Pattern) -> Modality) = match m {
+    type Rebuild = fn(QPred, QPred, Pattern) -> Modality;
+    let (open, close, pattern, rebuild): (&QPred, &QPred, &Pattern, Rebuild) = match m {
         Modality::Between { open, close, pattern } => {
             (open, close, pattern, |open, close, pattern| Modality::Between { open, close, pattern })
         }
@@ -284,9 +301,7 @@ fn qpred_variants(q: &QPred) -> Vec<QPred> {
 fn proc_variants(p: &Proc) -> Vec<Proc> {
     let mut out = vec![];
     let list = |items: &Vec<Proc>, make: fn(Vec<Proc>, Span) -> Proc, out: &mut Vec<Proc>| {
-        for i in 0..items.len() {
-            out.push(items[i].clone());
-        }
+        out.extend(items.iter().cloned());
         for i in 0..items.len() {
             if items.len() > 2 {
                 let mut c = items.clone();

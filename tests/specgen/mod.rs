@@ -6,7 +6,6 @@
 //! a block has assigned so far, the agent ids), so that every spec parses and resolves; values
 //! stay small (literals near 0, most assignments reduced `% k`) so that state spaces stay tiny,
 //! except in "edge" specs, whose literals include values next to the 32-bit limits.
-#![allow(dead_code)]
 
 pub mod minimise;
 pub mod routes;
@@ -1010,23 +1009,4 @@ fn balanced_inner(e: &str) -> bool {
         }
     }
     true
-}
-
-/// The names a spec's scoped (`between`/`from`) properties: the LNT encoding refuses them.
-pub fn scoped_properties(text: &str) -> Vec<String> {
-    property_lines(text).filter(|(_, m)| m.starts_with("between") || m.starts_with("from")).map(|(n, _)| n).collect()
-}
-
-/// Every property's name, in order.
-pub fn property_names(text: &str) -> Vec<String> {
-    property_lines(text).map(|(n, _)| n).collect()
-}
-
-/// (name, text after `=`) of each line of the `check` section.
-fn property_lines(text: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    let check = text.rfind("check {").map(|i| &text[i + 7..]).unwrap_or("");
-    check.lines().filter_map(|l| {
-        let (name, rest) = l.trim().split_once(" = ")?;
-        Some((name.to_string(), rest.trim().to_string()))
-    })
 }

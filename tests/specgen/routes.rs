@@ -41,8 +41,6 @@ pub enum Route {
 }
 
 impl Route {
-    pub const ALL: [Route; 4] = [Route::Native, Route::NoReduction, Route::LntMonolithic, Route::LntCompositional];
-
     /// The options selecting the route.
     pub fn args(self) -> &'static [&'static str] {
         match self {
@@ -214,7 +212,10 @@ pub fn classify(code: Option<i32>, stdout: &str, stderr: &str) -> Outcome {
                 .as_ref()
                 .and_then(|j| j["error"].as_str().map(String::from))
                 .unwrap_or_else(|| stderr.lines().filter(|l| l.starts_with("error")).collect::<Vec<_>>().join(" | "));
-            if message.contains("does not support") || message.contains("does not bound") {
+            if message.contains("internal error") {
+                // Its message may quote a run-time error met while checking a trace.
+                Outcome::Failed(format!("exit 1: {message}"))
+            } else if message.contains("does not support") || message.contains("does not bound") {
                 Outcome::Refused(message)
             } else if message.contains("state bound") || message.contains("memory bound") {
                 Outcome::Bound(message)
@@ -251,7 +252,10 @@ pub fn compare(reference: &Outcome, got: &Outcome, modalities: &BTreeMap<String,
             for (p, vb) in b {
                 let va = a.get(p).map(String::as_str).unwrap_or("absent");
                 if va != vb {
-                    let m = modalities.get(p).map(String::as_str).unwrap_or("?");
+                    let m = match modalities.get(p).map(String::as_str).unwrap_or("?") {
+                        "eventually" => "finally",
+                        m => m,
+                    };
                     return Compared::Differ(format!("verdict of `{m}`: {va} natively, {vb} on the route"));
                 }
             }
@@ -275,11 +279,25 @@ pub fn compare(reference: &Outcome, got: &Outcome, modalities: &BTreeMap<String,
 /// group failures of one cause.
 pub fn normalise(m: &str) -> String {
     let m = m.split(" | ").next().unwrap_or(m);
+    // What an internal error of the LNT route says went wrong comes after the failing step.
+    let m = m.split(" (an encoding error").next().unwrap_or(m);
     // Keep the last segment of `file: LTS: place: message` chains.
     let tail = m.rsplit(": ").find(|s| !s.trim().is_empty() && !s.contains('[')).unwrap_or(m);
     let mut out = String::new();
     let mut last_digit = false;
+    let mut quoted = false;
     for c in tail.chars() {
+        // Names in backquotes (`?e_0`, `nd_1`) and numbers are particulars of the spec.
+        if c == '`' {
+            if !quoted {
+                out.push_str("`…`");
+            }
+            quoted = !quoted;
+            continue;
+        }
+        if quoted {
+            continue;
+        }
         if c.is_ascii_digit() {
             if !last_digit {
                 out.push('#');
@@ -290,6 +308,12 @@ pub fn normalise(m: &str) -> String {
             last_digit = false;
         }
     }
+    let out = out.replace("(eventually)", "(finally)");
+    // `… of gate TICK`: the gate is a particular too.
+    let out = match out.find(" of gate ") {
+        Some(i) => format!("{} of a gate", &out[..i]),
+        None => out,
+    };
     out.chars().take(120).collect()
 }
 
