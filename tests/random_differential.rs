@@ -9,7 +9,8 @@
 //!
 //! Tiers: a fixed sample of seeds runs by default; `LABS_SLOW_TESTS=1` runs thousands
 //! (`LABS_GEN_FROM`, `LABS_GEN_COUNT`, `LABS_GEN_THREADS` choose which and how), minimising the
-//! first spec of each class of disagreement (`LABS_GEN_BUDGET` checks at most);
+//! first spec of each class of disagreement (`LABS_GEN_BUDGET` checks and
+//! `LABS_GEN_MINIMISE_SECONDS` at most);
 //! `LABS_GEN_VERBOSE=1` prints a line per spec. `LABS_GEN_SEED=N` runs one seed and minimises
 //! each of its disagreements.
 
@@ -25,6 +26,7 @@ use specgen::{GenSpec, generate};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -84,6 +86,7 @@ fn describe(g: &GenSpec, rep: &SpecReport, d: &Disagreement, minimised: Option<&
 fn run_seeds(seeds: &[u64], threads: usize, limits: &Limits, minimise: bool, budget: usize) -> Batch {
     let batch = Mutex::new(Batch::default());
     let verbose = std::env::var("LABS_GEN_VERBOSE").is_ok();
+    let minimise_seconds = env_number("LABS_GEN_MINIMISE_SECONDS", 240);
     let next = AtomicU64::new(0);
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
@@ -144,8 +147,11 @@ fn run_seeds(seeds: &[u64], threads: usize, limits: &Limits, minimise: bool, bud
                     for d in new_classes {
                         let first = batch.lock().unwrap().minimised.insert(d.class.clone());
                         let m = (minimise && first).then(|| {
+                            // Each check runs two routes; a spec that stays slow to check is not
+                            // worth more than a few minutes.
+                            let deadline = Instant::now() + Duration::from_secs(minimise_seconds);
                             specgen::minimise::minimise(&g.text, &g.externs, budget, &mut |t| {
-                                still_disagrees(t, &g.externs, &d, limits)
+                                Instant::now() < deadline && still_disagrees(t, &g.externs, &d, limits)
                             })
                         });
                         let text = describe(&g, &rep, &d, m.as_deref(), limits);
