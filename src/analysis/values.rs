@@ -316,32 +316,31 @@ impl Analysis<'_> {
                 if let Some(s) = env.refined.get(&var) {
                     return s.clone();
                 }
-                env.ty.and_then(|t| self.sets.get(&(var, Some(t))).cloned()).unwrap_or_else(|| self.any(var))
+                match env.ty {
+                    Some(t) => self.read_of_types(var, std::iter::once(t)),
+                    None => self.read_of_types(var, 0..self.model.agent_types.len()),
+                }
             }
             AgentRef::Of(e) => {
                 // Only types whose ids the owner expression may take.
                 let ids = self.expr(e, env);
-                let mut out = IntervalSet::empty();
-                for (t, ty) in self.model.agent_types.iter().enumerate() {
-                    if ty.count > 0
-                        && ids.meet(&self.ids_of(t)).has_values()
-                        && let Some(s) = self.sets.get(&(var, Some(t)))
-                    {
-                        out.join_assign(s);
-                    }
-                }
-                out
+                let types = (0..self.model.agent_types.len()).filter(|&t| ids.meet(&self.ids_of(t)).has_values());
+                self.read_of_types(var, types)
             }
-            AgentRef::C1 | AgentRef::C2 => self.any(var),
+            AgentRef::C1 | AgentRef::C2 => self.read_of_types(var, 0..self.model.agent_types.len()),
         }
     }
 
-    fn any(&self, var: VarId) -> IntervalSet {
+    /// What reading `var` of an agent of one of `types` may give: the sets of the types that
+    /// have `var`, and ⊥ if one of them has no such variable (the engine reads ⊥ there).
+    fn read_of_types(&self, var: VarId, types: impl Iterator<Item = TypeId>) -> IntervalSet {
         let mut out = IntervalSet::empty();
-        for ((v, _), s) in &self.sets {
-            if *v == var {
-                out.join_assign(s);
+        for t in types {
+            if self.model.agent_types[t].count == 0 {
+                continue;
             }
+            let held = self.sets.get(&(var, Some(t)));
+            out.join_assign(held.unwrap_or(&IntervalSet::undef_only()));
         }
         out
     }

@@ -118,6 +118,11 @@ enum Command {
         /// wherever agents are interchangeable, see `labs info`)
         #[arg(long)]
         no_reduction: bool,
+        /// Check every reached state against the value analysis and stop with an internal
+        /// error if a value lies outside its analysed set (a self-check of labs; slower;
+        /// also on when the environment variable LABS_CHECK_ANALYSIS is set to 1)
+        #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
+        check_analysis: bool,
         /// No progress line on stderr
         #[arg(long, short)]
         quiet: bool,
@@ -156,6 +161,11 @@ enum Command {
         /// the memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
+        /// Check every reached state against the value analysis and stop with an internal
+        /// error if a value lies outside its analysed set (a self-check of labs; slower;
+        /// also on when the environment variable LABS_CHECK_ANALYSIS is set to 1)
+        #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
+        check_analysis: bool,
         /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
@@ -358,6 +368,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             keep_files,
             cross_check,
             no_reduction,
+            check_analysis,
             quiet,
             report,
         } => {
@@ -468,10 +479,24 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 quiet,
                 report,
                 symmetry: !no_reduction,
+                check_analysis,
             };
             verify::verify(&loaded, &spec_name(&spec), &args)
         }
-        Command::Simulate { spec, runs, steps, seed, fair, properties, backend, json, timeout, memory, report } => {
+        Command::Simulate {
+            spec,
+            runs,
+            steps,
+            seed,
+            fair,
+            properties,
+            backend,
+            json,
+            timeout,
+            memory,
+            check_analysis,
+            report,
+        } => {
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
@@ -484,7 +509,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 Backend::Lnt => simulate::SimBackend::Lnt,
                 Backend::Cadp => simulate::SimBackend::Cadp,
             };
-            let args = simulate::SimulateArgs { properties, fair, json, runs, steps, seed, backend, limits, report };
+            let args = simulate::SimulateArgs {
+                properties,
+                fair,
+                json,
+                runs,
+                steps,
+                seed,
+                backend,
+                limits,
+                report,
+                check_analysis,
+            };
             simulate::simulate(&loaded, &spec_name(&spec), &args)
         }
         Command::Info { spec, json } => {

@@ -5,6 +5,8 @@ use super::json::{RunDoc, SimulateDoc};
 use super::load::Loaded;
 use super::verify::engine_failure;
 use super::{Failure, exit};
+use crate::engine::analysis_check::AnalysisCheck;
+use crate::engine::simulate::RunRefusal;
 use crate::engine::{self, RunCheck, SimStatus, SimulateOptions, SimulateReport};
 use crate::limits::Limits;
 use crate::trace;
@@ -24,6 +26,8 @@ pub struct SimulateArgs {
     pub limits: Limits,
     /// `--report FILE.html`.
     pub report: Option<std::path::PathBuf>,
+    /// `--check-analysis`.
+    pub check_analysis: bool,
 }
 
 /// Who draws the runs of `labs simulate`.
@@ -52,10 +56,23 @@ impl SimBackend {
 }
 
 /// The independent replay, run on each simulation run as soon as it is finished: every run
-/// shown has passed it, at no cost after a stop.
-fn replay_check(l: &Loaded) -> RunCheck {
+/// shown has passed it, at no cost after a stop. With `--check-analysis`, every state of the
+/// run is also checked against the value analysis.
+fn replay_check(l: &Loaded, fair: bool, check_analysis: bool) -> RunCheck {
     let (model, behs) = (l.model.clone(), l.behaviours.clone());
-    RunCheck(Arc::new(move |t| trace::replay(&model, &behs, t).map_err(|e| Arc::new(e) as _)))
+    let analysis = check_analysis.then(|| {
+        let lay = crate::engine::state::Layout::new(&model, fair);
+        AnalysisCheck::new(&model, &lay, &crate::analysis::values::analyse(&model, &behs))
+    });
+    RunCheck(Arc::new(move |t| {
+        trace::replay(&model, &behs, t).map_err(|e| Arc::new(e) as RunRefusal)?;
+        if let Some(check) = &analysis {
+            for st in std::iter::once(&t.initial).chain(t.steps.iter().map(|s| &s.state)) {
+                check.check(&model, st).map_err(|e| Arc::new(e) as RunRefusal)?;
+            }
+        }
+        Ok(())
+    }))
 }
 
 pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
@@ -66,7 +83,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         seed: a.seed,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
         limits: a.limits.clone(),
-        check: Some(replay_check(l)),
+        check: Some(replay_check(l, a.fair, a.check_analysis)),
     };
     let report = if a.backend == SimBackend::Cadp {
         Ok(super::verify_cadp::simulate_cadp(l, a.json, &opts)?)

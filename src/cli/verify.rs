@@ -24,6 +24,8 @@ pub struct VerifyArgs {
     pub report: Option<std::path::PathBuf>,
     /// Symmetry reduction where sound (not `--no-reduction`).
     pub symmetry: bool,
+    /// `--check-analysis`.
+    pub check_analysis: bool,
 }
 
 fn progress_line(p: &Progress) {
@@ -42,23 +44,43 @@ fn progress_line(p: &Progress) {
 pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
     match e {
         EngineError::Runtime { message, trace } => {
-            let mut text = format!("error: run-time error of the model: {message}\n");
-            if let Some(t) = trace {
-                if json {
-                    let trace = trace::to_json(&l.model, &l.behaviours, &t);
-                    super::json::print_pretty(&RuntimeErrorDoc { error: message.clone(), trace });
-                } else {
-                    let _ =
-                        writeln!(text, "the trace that reaches it:\n{}", trace::render(&l.model, &l.behaviours, &t));
-                }
-            } else {
-                text += "(while computing the initial states)\n";
-            }
-            Failure { code: exit::BACKEND, message: text }
+            let head = format!("run-time error of the model: {message}");
+            with_trace(l, head, message, trace, "(while computing the initial states)", json)
+        }
+        EngineError::AnalysisMissed { message, trace } => {
+            let head = format!("internal error: {message}");
+            with_trace(l, head.clone(), head, trace, "(no trace could be built to the state)", json)
         }
         EngineError::UnknownProperty(p) => super::load::unknown_property(l, &p),
         e @ (EngineError::Internal(_) | EngineError::RunRefused { .. }) => Failure::new(exit::BACKEND, e.to_string()),
     }
+}
+
+/// An error met at a state, with the trace that reaches it (`json`: as a JSON document on
+/// stdout, whose `error` is `json_error`); `without` says why there is no trace.
+fn with_trace(
+    l: &Loaded,
+    head: String,
+    json_error: String,
+    trace: Option<Box<crate::engine::path::Trace>>,
+    without: &str,
+    json: bool,
+) -> Failure {
+    let mut text = format!("error: {head}\n");
+    match trace {
+        Some(t) if json => {
+            let trace = trace::to_json(&l.model, &l.behaviours, &t);
+            super::json::print_pretty(&RuntimeErrorDoc { error: json_error, trace });
+        }
+        Some(t) => {
+            let _ = writeln!(text, "the trace that reaches it:\n{}", trace::render(&l.model, &l.behaviours, &t));
+        }
+        None => {
+            text += without;
+            text.push('\n');
+        }
+    }
+    Failure { code: exit::BACKEND, message: text }
 }
 
 pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
@@ -72,6 +94,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         limits: a.limits.clone(),
         progress: if show_progress { Some(Arc::new(progress_line)) } else { None },
         symmetry: a.symmetry,
+        check_analysis: a.check_analysis,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();

@@ -11,6 +11,7 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
+pub(crate) mod analysis_check;
 pub(crate) mod check;
 pub(crate) mod eval;
 pub mod explore;
@@ -30,6 +31,7 @@ use crate::behaviour::Behaviour;
 use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
+use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Reverse, Scope};
 use eval::Scratch;
 use explore::Graph;
@@ -62,6 +64,9 @@ pub struct VerifyOptions {
     /// Symmetry reduction wherever `symmetry::analyse` finds agents interchangeable (the
     /// CLI's default; `--no-reduction` turns it off).
     pub symmetry: bool,
+    /// Check every stored state against the value analysis (`--check-analysis`): a value
+    /// outside its analysed set is `EngineError::AnalysisMissed`.
+    pub check_analysis: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -139,6 +144,9 @@ pub enum EngineError {
     Internal(String),
     /// Run `run` (from 1) of a simulation failed `SimulateOptions::check`.
     RunRefused { run: usize, reason: simulate::RunRefusal },
+    /// `VerifyOptions::check_analysis` met a value outside the value analysis' sets (a bug of
+    /// labs); `trace` reaches the state (`None` if it could not be built).
+    AnalysisMissed { message: String, trace: Option<Box<Trace>> },
 }
 
 impl std::fmt::Display for EngineError {
@@ -150,6 +158,7 @@ impl std::fmt::Display for EngineError {
             EngineError::RunRefused { run, reason } => {
                 write!(f, "internal error: the trace of run {run} failed its check: {reason}")
             }
+            EngineError::AnalysisMissed { message, .. } => write!(f, "internal error: {message}"),
         }
     }
 }
@@ -324,6 +333,27 @@ fn runtime(
     }
 }
 
+/// Every stored state passes `check`; the first that does not is reported with the trace to it.
+fn check_stored_states(
+    stepper: &Stepper,
+    g: &Graph,
+    group: Option<&symmetry::Group>,
+    check: &AnalysisCheck,
+) -> Result<(), EngineError> {
+    let mut st = Vec::new();
+    for i in 0..g.states() as u32 {
+        g.store.get_into(i, &mut st);
+        if let Err(miss) = check.check(stepper.model, &st) {
+            // Under the reduction the trace ends in a permutation of the stored state: name
+            // the agent of the trace.
+            let trace = concrete_trace(stepper, g, group, &g.path_to(i), None).ok();
+            let message = trace.as_ref().and_then(|t| check.check(stepper.model, t.last()).err()).unwrap_or(miss);
+            return Err(EngineError::AnalysisMissed { message: message.0, trace: trace.map(Box::new) });
+        }
+    }
+    Ok(())
+}
+
 /// Decides one property on an explored graph; `psi` evaluates a predicate on every state
 /// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
 /// before the decision.
@@ -393,6 +423,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let group = group.as_deref();
     let g =
         explore::explore_initial(&stepper, &eopts).map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
+    if opts.check_analysis {
+        let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
+        check_stored_states(&stepper, &g, group, &check)?;
+    }
     if let Some((s, m)) = g.error.clone() {
         return Err(runtime(&stepper, &g, group, s, m, |st| {
             stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)

@@ -61,7 +61,8 @@ pub fn differential(
 ) -> Result<DiffReport, LntcheckError> {
     let mut r = DiffReport::default();
     // native
-    let opts = VerifyOptions { fair, properties: None, threads: 1, max_states, ..Default::default() };
+    let opts =
+        VerifyOptions { fair, properties: None, threads: 1, max_states, check_analysis: true, ..Default::default() };
     let rep = verify(model, behs, &opts).map_err(|e| LntcheckError::Native(format!("native: {e:?}")))?;
     let stepper = Stepper::new(model, behs, fair);
     let init = stepper.initial_states().map_err(|e| LntcheckError::Native(e.0))?;

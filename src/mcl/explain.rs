@@ -180,7 +180,8 @@ impl Evaluator<'_, '_> {
                         Some(&v) => self.blocks[b as usize].rank[v as usize],
                         None => NONE,
                     };
-                    return Ok((rank != NONE).then_some(rank + 1));
+                    // Lazily: `rank + 1` overflows for `NONE`.
+                    return Ok((rank != NONE).then(|| rank + 1));
                 }
                 let value = self.solve(*fix, state, &callee)?;
                 if value != want {

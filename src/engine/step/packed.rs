@@ -1,5 +1,5 @@
 //! The packed successors: `Stepper::successors_packed` gives exactly the packed forms of
-//! `successors`, in the same order (`tests/engine_packed.rs`), applying messages to the packed
+//! `successors`, in the same order (`tests/it/engine_packed.rs`), applying messages to the packed
 //! bytes directly.
 
 use super::*;

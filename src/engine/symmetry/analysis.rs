@@ -34,14 +34,22 @@ struct Ctx<'a> {
     c2: Types,
     /// The type of each quantified agent in scope.
     quants: Vec<TypeId>,
-    /// Local slots holding picked agents: `(first slot, slots, candidate types)`.
-    picks: Vec<(usize, usize, Types)>,
+    /// Per block-local slot, the types of the agent it holds at this point of the block
+    /// (written by `pick` or copied from an agent expression); `None`: it holds a number.
+    slots: Vec<Option<Types>>,
     /// What is being read, for messages (`the behaviour of Bird`).
     place: &'a str,
     span: Option<Span>,
 }
 
 impl<'a> Ctx<'a> {
+    /// Local slots `slot .. slot + len` now hold an agent of these types (`None`: a number).
+    fn hold(&mut self, slot: usize, len: usize, held: Option<Types>) {
+        for s in &mut self.slots[slot..slot + len] {
+            *s = held.clone();
+        }
+    }
+
     /// The same place, inside a quantifier over agents of these types.
     fn quantifying(&self, quants: Vec<TypeId>) -> Ctx<'a> {
         Ctx {
@@ -49,7 +57,7 @@ impl<'a> Ctx<'a> {
             c1: self.c1.clone(),
             c2: self.c2.clone(),
             quants,
-            picks: self.picks.clone(),
+            slots: self.slots.clone(),
             place: self.place,
             span: self.span,
         }
@@ -90,8 +98,17 @@ impl Finder<'_> {
             Expr::AgentId(AgentRef::C2) => Some(cx.c2.clone()),
             Expr::AgentId(AgentRef::Of(inner)) => self.agent_types(inner, cx),
             Expr::QVar(i) => cx.quants.get(*i).map(|&t| self.one(t)),
-            Expr::Local { slot, .. } => {
-                cx.picks.iter().find(|(first, n, _)| (*first..first + n).contains(slot)).map(|(_, _, t)| t.clone())
+            Expr::Local { slot, len, .. } => {
+                // A local is always written whole, so its slots agree; any of them tells.
+                let mut types = None::<Types>;
+                for held in cx.slots.get(*slot..slot + len)? {
+                    let held = held.as_ref()?;
+                    types = Some(match types {
+                        None => held.clone(),
+                        Some(t) => t.iter().zip(held).map(|(a, b)| *a || *b).collect(),
+                    });
+                }
+                types
             }
             _ => None,
         }
@@ -187,7 +204,7 @@ impl Finder<'_> {
             c1: none.clone(),
             c2: none,
             quants: q.quants.iter().map(|&(_, t)| t).collect(),
-            picks: Vec::new(),
+            slots: Vec::new(),
             place,
             span: Some(span),
         };
@@ -202,12 +219,19 @@ impl Finder<'_> {
                 Step::Act(a) => Some(a.span),
                 Step::Skip => None,
             };
+            let locals = match &e.step {
+                Step::Act(a) => match &a.kind {
+                    ActionKind::Block { locals, .. } => *locals,
+                    ActionKind::Assign(_) => 0,
+                },
+                Step::Skip => 0,
+            };
             let mut cx = Ctx {
                 own: Some(ty),
                 c1: none.clone(),
                 c2: none.clone(),
                 quants: vec![],
-                picks: vec![],
+                slots: vec![None; locals],
                 place: &place,
                 span,
             };
@@ -237,23 +261,22 @@ impl Finder<'_> {
         }
     }
 
+    /// Every statement kind writes its whole local: the slots' contents follow each write.
     fn stmt(&mut self, ty: TypeId, s: &Stmt, cx: &mut Ctx) {
         match s {
             Stmt::Assign(a) => self.assign(a, cx),
             Stmt::Local { slots, values } => {
-                for v in values {
-                    self.expr(v, cx, false);
-                }
-                for t in slots {
-                    if let Some(i) = &t.index {
-                        self.expr(i, cx, false);
-                    }
-                    let overwrites = cx.picks.iter().any(|&(first, n, _)| t.slot < first + n && first < t.slot + t.len);
-                    if overwrites {
-                        // The slot no longer surely holds a picked agent.
-                        let text = format!("{} overwrites a picked agent", cx.place);
-                        self.blame(&self.all(), text, cx.span);
-                    }
+                // Simultaneous: every value is read before any local is written.
+                let held: Vec<Option<Types>> = values
+                    .iter()
+                    .map(|v| {
+                        let agent = self.agent_types(v, cx);
+                        self.expr(v, cx, agent.is_some());
+                        agent
+                    })
+                    .collect();
+                for (t, h) in slots.iter().zip(held) {
+                    cx.hold(t.slot, t.len, h);
                 }
             }
             Stmt::Pick { slot, count, agent_type, filter } => {
@@ -264,19 +287,21 @@ impl Finder<'_> {
                         c1: self.one(ty),
                         c2: cands.clone(),
                         quants: vec![],
-                        picks: cx.picks.clone(),
+                        slots: cx.slots.clone(),
                         place: cx.place,
                         span: cx.span,
                     };
                     self.bexpr(f, &fcx);
                 }
-                cx.picks.push((*slot, *count, cands));
+                cx.hold(*slot, *count, Some(cands));
             }
-            Stmt::Quant { pred, .. } => {
+            Stmt::Quant { slot, pred } => {
                 self.bexpr(&pred.body, &cx.quantifying(pred.quants.iter().map(|&(_, t)| t).collect()));
+                cx.hold(*slot, 1, None);
             }
-            Stmt::Count { agent_type, pred, .. } => {
+            Stmt::Count { slot, agent_type, pred } => {
                 self.bexpr(pred, &cx.quantifying(vec![*agent_type]));
+                cx.hold(*slot, 1, None);
             }
         }
     }
@@ -308,7 +333,7 @@ pub fn asymmetries(model: &Model, behs: &[Behaviour]) -> Vec<Vec<Asymmetry>> {
             c1: holders.clone(),
             c2: holders,
             quants: vec![],
-            picks: vec![],
+            slots: vec![],
             place: &place,
             span: Some(s.span),
         };

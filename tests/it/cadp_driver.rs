@@ -1,0 +1,723 @@
+//! `labs verify --backend cadp` against a stand-in CADP installation: `svl` and `bcg_io`
+//! scripts that write a log in svl's format (`reference/cadp-interfaces.md` §1.6, §2.2). The
+//! results and diagnostics they print come from labs's LNT interpreter run on the same spec
+//! (`lntcheck`), not from the driver, so these tests check that the driver runs the right
+//! script, reads every verdict, turns every diagnostic into a LAbS trace that replays and
+//! shows the violation, and reports CADP's failures with the documented exit codes; and that
+//! `--jobs` and `--hosts` run the split script's jobs concurrently, each in its own directory,
+//! with the sequential verdicts (the stand-in logs when each job starts and ends, and where).
+
+use crate::fixtures;
+
+use crate::engine_common;
+use crate::lnt_paths;
+use crate::scratch;
+use crate::tier;
+
+use engine_common::*;
+use labs::analysis::values::analyse;
+use labs::engine::Verdict;
+use labs::lnt::{Dialect, mcl, names::obs_gate};
+use labs::lntcheck::backend::{check_properties, emit_lnt, explore};
+use lnt_paths::{aut_text, executor_text, lts_labels};
+use scratch::Scratch;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use fixtures::EXAMPLES;
+
+const FAKE_SVL: &str = r#"#!/bin/sh
+# Stands in for CADP's svl: for each property block of the script, writes svl's log lines with
+# the result planned in $CADP/plan/NAME (default TRUE), and copies $CADP/plan/NAME.bcg to the
+# block's diagnostic file.
+script="$1"
+case "$script" in *.svl) ;; *) script="$script.svl" ;; esac
+log="${script%.svl}.log"
+plan="$CADP/plan"
+echo "$script" >> "$plan/ran"
+printf '%s\n%s\n' "$CADP" "$PATH" > "$plan/env"
+if [ -f "$plan/fail" ]; then cat "$plan/fail"; exit 1; fi
+echo "start $(pwd) $(date +%s.%N)" >> "$plan/times"
+if [ -f "$plan/sleep" ]; then sleep "$(cat "$plan/sleep")"; fi
+: > "$log"
+# A job of a split script: the LTS files its statements define (the real svl writes BCG).
+grep -E '^"[^"]*[.]bcg" = ' "$script" | sed 's/^"\([^"]*\)".*/\1/' | while read -r f; do : > "$f"; done
+name=""
+grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest; do
+  if [ "$first" = property ]; then
+    name="$rest"
+    printf 'info about "%s.bcg":\n    (* 10 states, 20 transitions, 1.0 Kbytes *)\n' "$name" >> "$log"
+    printf 'property %s\n | description\n' "$name" >> "$log"
+    continue
+  fi
+  diag=$(printf '%s' "$first" | tr -d '"')
+  printf '"%s" = verify ...\n' "$diag" >> "$log"
+  if [ -f "$plan/$name.bcg" ]; then cp "$plan/$name.bcg" "$diag"; fi
+  if [ -f "$plan/$name" ]; then cat "$plan/$name" >> "$log"; else printf '\nTRUE\nPASS\n' >> "$log"; fi
+done
+cat "$log"
+echo "end $(pwd) $(date +%s.%N)" >> "$plan/times"
+"#;
+
+const FAKE_LNT_OPEN: &str = r#"#!/bin/sh
+# Stands in for `lnt.open M.lnt executor DEPTH 3 SEED`: prints $CADP/plan/executor-SEED.
+echo "lnt.open $*" >> "$CADP/plan/ran"
+# `lnt.open M.lnt distributor CONF.gcf RESULT.pbg` (the distributor manual page): a PBG file
+# naming the GCF file, which must be there.
+if [ "$2" = distributor ]; then
+  [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
+  printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
+fi
+[ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
+[ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
+echo "lnt.open: running \`\`executor $3 3 $5'' for \`\`$1''"
+cat "$CADP/plan/executor-$5"
+"#;
+
+/// Stands in for `bcg_merge INPUT.pbg OUTPUT.bcg` (the bcg_merge manual page).
+const FAKE_BCG_MERGE: &str = "#!/bin/sh\necho \"bcg_merge $*\" >> \"$CADP/plan/ran\"\n\
+[ -f \"$1\" ] && [ \"$#\" = 2 ] || { echo \"bcg_merge: unexpected arguments $*\"; exit 2; }\n\
+printf 'merged %s\\n' \"$1\" > \"$2\"\n";
+
+const FAKE_BCG_IO: &str = "#!/bin/sh\n# The stand-in's diagnostics are already .aut text.\ncp \"$1\" \"$2\"\n";
+
+/// A stand-in CADP installation (`$CADP`) and a scratch `$CADP_TMP`.
+struct FakeCadp {
+    root: Scratch,
+    tmp: Scratch,
+}
+
+impl FakeCadp {
+    fn new() -> FakeCadp {
+        let root = Scratch::path("fake-cadp", "cadp");
+        let arch = "#!/bin/sh\necho x64\n";
+        for (name, text) in [
+            ("svl", FAKE_SVL),
+            ("bcg_io", FAKE_BCG_IO),
+            ("lnt.open", FAKE_LNT_OPEN),
+            ("bcg_merge", FAKE_BCG_MERGE),
+            ("arch", arch),
+        ] {
+            let p = root.join("com").join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("plan")).unwrap();
+        let tmp = Scratch::path("fake-cadp-tmp", "tmp");
+        std::fs::create_dir_all(&*tmp).unwrap();
+        FakeCadp { root, tmp }
+    }
+
+    fn plan(&self, name: &str, text: &str) {
+        std::fs::write(self.root.join("plan").join(name), text).unwrap();
+    }
+
+    fn scripts_run(&self) -> Vec<String> {
+        std::fs::read_to_string(self.root.join("plan/ran")).unwrap_or_default().lines().map(String::from).collect()
+    }
+
+    fn labs(&self, args: &[&str]) -> Output {
+        fixtures::labs_command()
+            .args(args)
+            .env("CADP", &*self.root)
+            .env("CADP_TMP", &*self.tmp)
+            .output()
+            .expect("run labs")
+    }
+
+    /// What is left in `$CADP_TMP`.
+    fn leftovers(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(&*self.tmp).unwrap().map(|e| e.unwrap().path()).collect()
+    }
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&o.stdout), stderr(o)))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn verdicts(doc: &Value) -> Vec<(String, String)> {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["property"].as_str().unwrap().to_string(), r["verdict"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Plans the stand-in's answers from the LNT interpreter: for every property, its verdict on
+/// the LNT program, and for a violation the diagnostic Evaluator would give: printed inline
+/// for a path, a BCG file (here `.aut` text) for a lasso. Returns the lassos' names.
+fn plan_from_lnt(cadp: &FakeCadp, spec: &str, externs: &[&str], fair: bool) -> BTreeSet<String> {
+    let (m, b) = load(spec, externs);
+    let analysis = analyse(&m, &b);
+    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::CURRENT).unwrap();
+    let view = explore(&m, &src, fair, Some(2_000_000)).unwrap();
+    let mut lassos = BTreeSet::new();
+    for r in check_properties(&m, &b, fair, &view).unwrap() {
+        if r.verdict != Verdict::Violated {
+            cadp.plan(&r.property, "\nTRUE\nPASS (1/1)\n");
+            continue;
+        }
+        let prop = m.properties.iter().find(|p| p.name == r.property).unwrap();
+        let observed = mcl::build(&m, &analysis, prop).unwrap().vars;
+        let keep: BTreeSet<String> = observed.iter().map(|&v| obs_gate(&m, v)).collect();
+        let path = r.path.as_ref().unwrap();
+        let labels = lts_labels(&view, path, &keep);
+        match r.loop_start {
+            Some(k) => {
+                let aut = aut_text(&labels, Some(view.real[path[k] as usize]));
+                std::fs::write(cadp.root.join("plan").join(format!("{}.bcg", r.property)), aut).unwrap();
+                cadp.plan(&r.property, "\nFALSE\n(consult diagnostic in file ``svl000_output.bcg'')\nFAIL (1/1)\n");
+                lassos.insert(r.property.clone());
+            }
+            None => {
+                let seq = executor_text(&labels, r.deadlock);
+                let seq = seq.split_once('\n').unwrap().1;
+                cadp.plan(
+                    &r.property,
+                    &format!("\nFALSE\n*** diagnostic sequence found at depth {}\n\n{seq}FAIL (1/1)\n", labels.len()),
+                );
+            }
+        }
+    }
+    lassos
+}
+
+fn native(args: &[&str]) -> Output {
+    fixtures::labs_command().args(args).arg("--json").output().unwrap()
+}
+
+#[test]
+fn verdicts_and_counterexamples_come_from_the_log() {
+    let cases: &[(String, &[&str], bool)] = &[
+        (format!("{BENCH}/leader.labs"), &["n=3"], false),
+        (format!("{BENCH}/leader.labs"), &["n=3"], true),
+        (format!("{EXAMPLES}/counter.labs"), &["n=2", "atomic=0"], false),
+        (format!("{EXAMPLES}/philosophers.labs"), &["n=3", "asym=0"], false),
+        (format!("{BENCH}/formation.labs"), &["n=2", "range=2", "size=3"], true),
+    ];
+    let mut traces = 0;
+    let mut lasso_traces = 0;
+    for (spec, externs, fair) in cases {
+        let cadp = FakeCadp::new();
+        let lassos = plan_from_lnt(&cadp, spec, externs, *fair);
+        let mut args = vec!["verify", spec.as_str()];
+        args.extend(externs.iter());
+        if *fair {
+            args.push("--fair");
+        }
+        let expected = native(&args);
+        args.extend(["--backend", "cadp", "--json"]);
+        let o = cadp.labs(&args);
+        let what = format!("{spec} {externs:?} fair={fair}");
+        assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
+        let doc = json(&o);
+        assert_eq!(verdicts(&doc), verdicts(&json(&expected)), "{what}");
+        assert_eq!(doc["backend"], "cadp");
+        assert_eq!(doc["cadp"]["workflow"], "compositional");
+        assert_eq!(cadp.scripts_run().len(), 1, "{what}: one svl run");
+        assert!(cadp.scripts_run()[0].ends_with(".svl") && !cadp.scripts_run()[0].ends_with("_mono.svl"));
+        assert!(!doc["stats"]["lts"].as_array().unwrap().is_empty(), "{what}: the LTS sizes of the log");
+        for r in doc["results"].as_array().unwrap().iter().filter(|r| r["verdict"] == "violated") {
+            let t = &r["trace"];
+            assert!(t.is_object(), "{what}: {} has no trace", r["property"]);
+            let is_lasso = lassos.contains(r["property"].as_str().unwrap());
+            assert_eq!(!t["loop_start"].is_null(), is_lasso, "{what}: {}", r["property"]);
+            // Lassos came through bcg_io's .aut, paths inline from the log.
+            let source = doc["cadp"]["diagnostics"][r["property"].as_str().unwrap()].as_str().unwrap();
+            assert_eq!(source.ends_with("_diag.aut"), is_lasso, "{what}: {source}");
+            traces += 1;
+            lasso_traces += usize::from(is_lasso);
+        }
+        assert!(cadp.leftovers().is_empty(), "{what}: the working directory was not removed: {:?}", cadp.leftovers());
+    }
+    assert!(traces >= 5 && lasso_traces >= 1, "{traces} traces, {lasso_traces} lassos");
+}
+
+#[test]
+fn human_output_names_the_workflow_and_shows_the_counterexample() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("LeaderNot0  violated\n"), "{out}");
+    assert!(out.contains("counterexample for LeaderNot0 (always):"), "{out}");
+    assert!(out.contains("CADP, compositional workflow: 1 LTSs"), "{out}");
+    // Only the selected property was in the script.
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), [("LeaderIs0".to_string(), "holds".to_string())]);
+}
+
+#[test]
+fn monolithic_workflow_and_kept_files_in_a_path_with_spaces() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let keep = Scratch::path("cadp-keep", "files with \"quotes\" and spaces");
+    let o = cadp.labs(&[
+        "verify",
+        &spec,
+        "n=3",
+        "--backend",
+        "cadp",
+        "--workflow",
+        "monolithic",
+        "--keep-files",
+        keep.as_str(),
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let doc = json(&o);
+    assert_eq!(doc["cadp"]["workflow"], "monolithic");
+    assert_eq!(doc["cadp"]["files"], keep.as_str());
+    assert_eq!(cadp.scripts_run(), ["leader_mono.svl"]);
+    for f in ["leader.lnt", "leader_mono.svl", "leader.svl", "leader_LeaderNot0.mcl", "leader_mono.log"] {
+        assert!(keep.join(f).is_file(), "{f} not kept");
+    }
+}
+
+#[test]
+fn cadp_failures_are_exit_1_with_the_log() {
+    let spec = format!("{BENCH}/leader.labs");
+    // svl fails: the end of its output is shown and the files are kept for the user.
+    let cadp = FakeCadp::new();
+    cadp.plan("fail", "lnt.open: error in leader.lnt\nsvl: ERROR command failed\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("svl failed (exit status 1) without a verdict for property"), "{e}");
+    assert!(e.contains("svl: ERROR command failed"), "{e}");
+    assert!(e.contains("are kept in"), "{e}");
+    assert_eq!(cadp.leftovers().len(), 1, "the files behind the error are kept");
+    assert!(!e.contains("panicked"), "{e}");
+    // A licence refusal.
+    let cadp = FakeCadp::new();
+    cadp.plan("fail", "caesar: the license file has expired\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("licence check failed"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--backend native"), "{}", stderr(&o));
+    // (No CADP at all: tests/it/cli.rs.)
+}
+
+#[test]
+fn the_time_limit_ends_svl() {
+    let cadp = FakeCadp::new();
+    cadp.plan("sleep", "30");
+    let t = Instant::now();
+    let spec = format!("{BENCH}/leader.labs");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--timeout", "0.5", "--json"]);
+    tier::assert_within(t.elapsed(), Duration::from_secs(10), "verify --timeout 0.5");
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    let doc = json(&o);
+    assert!(verdicts(&doc).iter().all(|(_, v)| v == "unknown"), "{doc}");
+    assert_eq!(doc["stopped"], "timeout");
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+#[test]
+fn a_diagnostic_the_model_cannot_follow_is_an_internal_error() {
+    let spec = format!("{BENCH}/leader.labs");
+    // A path without the initial observations.
+    let cadp = FakeCadp::new();
+    cadp.plan("LeaderNot0", "\nFALSE\n<initial state>\n\"DONE\"\n<goal state>\nFAIL\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("internal error of the LNT encoding"), "{e}");
+    assert!(e.contains("cannot be replayed in the native engine"), "{e}");
+    assert_eq!(cadp.leftovers().len(), 1, "the diagnostic is kept");
+    // A real path of the program that stops before the violation (the first step only).
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let full = std::fs::read_to_string(cadp.root.join("plan/LeaderNot0")).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    let dones: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == "\"DONE\"").collect();
+    assert!(dones.len() >= 3, "{full}");
+    let cut = lines[..=dones[1]].join("\n") + "\n<goal state>\nFAIL\n";
+    cadp.plan("LeaderNot0", &cut);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("does not show a violation of LeaderNot0"), "{}", stderr(&o));
+}
+
+#[test]
+fn no_file_of_the_installation_is_written() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let before: BTreeSet<PathBuf> = walk(&cadp.root);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let after: BTreeSet<PathBuf> = walk(&cadp.root);
+    let new: Vec<_> = after
+        .difference(&before)
+        .filter(|p| !p.ends_with("ran") && !p.ends_with("env") && !p.ends_with("times"))
+        .collect();
+    assert!(new.is_empty(), "{new:?}");
+}
+
+fn walk(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.insert(p);
+    }
+    out
+}
+
+/// Executor's output for a path of the LNT interpreter to a violation of `property`, every
+/// observation visible (as in `MAIN`); and the number of LAbS steps of the path.
+fn executor_output(spec: &str, externs: &[&str], property: &str) -> (String, usize) {
+    let (m, b) = load(spec, externs);
+    let analysis = analyse(&m, &b);
+    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::CURRENT).unwrap();
+    let view = explore(&m, &src, false, Some(2_000_000)).unwrap();
+    let r = check_properties(&m, &b, false, &view).unwrap().into_iter().find(|r| r.property == property).unwrap();
+    let path = r.path.unwrap();
+    let keep: BTreeSet<String> = (0..m.vars.len()).map(|v| obs_gate(&m, v)).collect();
+    let labels = lts_labels(&view, &path, &keep);
+    let text = executor_text(&labels, r.deadlock);
+    (text.split_once('\n').unwrap().1.to_string(), path.len() - 1)
+}
+
+#[test]
+fn simulation_runs_executor_with_one_seed_per_run() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let (text, steps) = executor_output(&spec, &["n=3"], "LeaderNot0");
+    assert!(steps >= 2, "{steps}");
+    for seed in [7, 8] {
+        cadp.plan(&format!("executor-{seed}"), &text);
+    }
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--runs", "2", "--seed", "7", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ran = cadp.scripts_run();
+    assert_eq!(ran.len(), 2, "{ran:?}");
+    for (r, seed) in ran.iter().zip([7, 8]) {
+        assert!(r.starts_with("lnt.open leader.lnt executor ") && r.ends_with(&format!(" 3 {seed}")), "{r}");
+    }
+    let doc = json(&o);
+    assert_eq!(doc["backend"], "cadp");
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        assert_eq!(run["trace"]["steps"].as_array().unwrap().len(), steps);
+        let not0 = run["properties"].as_array().unwrap().iter().find(|p| p["property"] == "LeaderNot0").unwrap();
+        assert_eq!((&not0["status"], &not0["at_step"]), (&Value::from("violated"), &Value::from(steps)), "{run}");
+    }
+    // Cut to --steps: the violation is not reached in one step.
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--seed", "7", "--steps", "1", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc = json(&o);
+    let run = &doc["runs"][0];
+    assert_eq!(run["trace"]["steps"].as_array().unwrap().len(), 1);
+    let not0 = run["properties"].as_array().unwrap().iter().find(|p| p["property"] == "LeaderNot0").unwrap();
+    assert_eq!(not0["status"], "undecided");
+    // Human output gives each run's seed.
+    let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--runs", "2", "--seed", "7"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("=== run 2 of 2 (seed 8,"), "{out}");
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+#[test]
+fn the_tools_run_with_cadp_set_and_its_directories_on_path() {
+    let cadp = FakeCadp::new();
+    let spec = format!("{BENCH}/leader.labs");
+    let root = cadp.root.to_str().unwrap().to_string();
+    // Found through PATH alone, without $CADP.
+    let o = fixtures::labs_command()
+        .args(["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0"])
+        .env_remove("CADP")
+        .env("PATH", format!("{root}/com:/usr/bin:/bin"))
+        .env("CADP_TMP", &*cadp.tmp)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let env = std::fs::read_to_string(cadp.root.join("plan/env")).unwrap();
+    let (cadp_var, path) = env.trim_end().split_once('\n').unwrap();
+    assert_eq!(cadp_var, root);
+    assert!(path.starts_with(&format!("{root}/com:{root}/bin.x64:")), "{path}");
+}
+
+#[test]
+fn ctrl_c_stops_cadp_and_exits_130() {
+    let cadp = FakeCadp::new();
+    cadp.plan("sleep", "30");
+    let spec = format!("{BENCH}/leader.labs");
+    let child = fixtures::labs_command()
+        .args(["verify", &spec, "n=3", "--backend", "cadp", "--json"])
+        .env("CADP", &*cadp.root)
+        .env("CADP_TMP", &*cadp.tmp)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until svl runs, then interrupt labs as a terminal's Ctrl-C would.
+    let t = Instant::now();
+    while cadp.scripts_run().is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!cadp.scripts_run().is_empty(), "svl never ran");
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    tier::assert_within(t.elapsed(), Duration::from_secs(15), "stopping after Ctrl-C");
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(verdicts(&json(&o)).iter().all(|(_, v)| v == "unknown"));
+    assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+#[test]
+fn unbounded_inputs_point_to_the_monolithic_workflow() {
+    // examples/counter.labs: the value analysis cannot bound `c`, so the compositional
+    // script's Env leaf cannot be generated alone (tests/it/lntcheck_svl.rs).
+    let cadp = FakeCadp::new();
+    let spec = format!("{EXAMPLES}/counter.labs");
+    let o = cadp.labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "cadp"]);
+    assert!(stderr(&o).contains("use `--workflow monolithic`"), "{}", stderr(&o));
+    let o = cadp.labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "cadp", "--workflow", "monolithic"]);
+    assert!(!stderr(&o).contains("warning: the value analysis does not bound"), "{}", stderr(&o));
+}
+
+#[test]
+fn cross_check_compares_with_the_native_verdicts() {
+    let spec = format!("{BENCH}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--cross-check"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cross-check: the native engine gives the same verdicts"), "{}", stderr(&o));
+    // A wrong answer from CADP: LeaderIs100 does not hold (every run deadlocks before 100).
+    cadp.plan("LeaderIs100", "\nTRUE\nPASS (1/1)\n");
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--cross-check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("CADP finds LeaderIs100 holds, the native engine violated"), "{}", stderr(&o));
+    assert_eq!(cadp.leftovers().len(), 1, "the files behind the disagreement are kept");
+    // Without --cross-check the wrong answer is CADP's to give.
+    let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs100"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// The LNT dialect follows the release named in `$CADP/VERSION` (CADP HISTORY: `alt` from
+/// 2024-d, #2982; `...` from 2025-e, #3133; `x?` from 2025-f, #3148), and the files handed to
+/// svl are written in it.
+#[test]
+fn the_dialect_follows_the_installed_release() {
+    let spec = format!("{BENCH}/leader.labs");
+    // (VERSION text, dialect, choice keyword, array range, in-out actual)
+    let releases = [
+        ("2023-k \"Pisa\"\n", "2023", "select", "[0 .. ", "!?I1"),
+        ("2024-c\n", "2023", "select", "[0 .. ", "!?I1"),
+        ("2024-d \"Eindhoven\"\n", "2024-d", "alt", "[0 .. ", "!?I1"),
+        ("2025-d\n", "2024-d", "alt", "[0 .. ", "!?I1"),
+        ("2025-e\n", "2025-e", "alt", "[0 ... ", "!?I1"),
+        ("2025-f\n", "2025", "alt", "[0 ... ", "I1?"),
+        ("2026-b\n", "2025", "alt", "[0 ... ", "I1?"),
+    ];
+    for (version, dialect, choice, range, inout) in releases {
+        let cadp = FakeCadp::new();
+        std::fs::write(cadp.root.join("VERSION"), version).unwrap();
+        plan_from_lnt(&cadp, &spec, &["n=3"], false);
+        let keep = Scratch::path("cadp-dialect", "files");
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--keep-files", keep.as_str(), "--json"]);
+        assert_eq!(o.status.code(), Some(10), "{version}: {}", stderr(&o));
+        assert_eq!(json(&o)["cadp"]["lnt_dialect"], dialect, "{version}");
+        let lnt = std::fs::read_to_string(keep.join("leader.lnt")).unwrap();
+        let words: BTreeSet<&str> = lnt.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+        let other = if choice == "alt" { "select" } else { "alt" };
+        assert!(words.contains(choice) && !words.contains(other), "{version}: `{choice}` expected");
+        assert!(lnt.contains(range), "{version}: `{range}` expected");
+        assert!(lnt.contains(&format!("({inout},")) || lnt.contains(&format!(", {inout},")), "{version}: `{inout}`");
+        // `labs emit` picks the same dialect from the same installation.
+        let out = Scratch::path("cadp-dialect-emit", "out");
+        let e = cadp.labs(&["emit", &spec, "n=3", "-o", out.as_str()]);
+        assert!(e.status.success(), "{}", stderr(&e));
+        assert!(stderr(&e).contains(&format!("LNT dialect {dialect} (detected from $CADP)")), "{}", stderr(&e));
+        assert_eq!(std::fs::read_to_string(out.join("leader.lnt")).unwrap(), lnt, "{version}");
+    }
+}
+
+/// (directory, start, end) of every svl run the stand-in logged since `plan/times` was removed.
+fn job_times(cadp: &FakeCadp) -> Vec<(String, f64, f64)> {
+    let text = std::fs::read_to_string(cadp.root.join("plan/times")).unwrap_or_default();
+    let mut open: Vec<(String, f64)> = vec![];
+    let mut out = vec![];
+    for line in text.lines() {
+        let w: Vec<&str> = line.split(' ').collect();
+        let (dir, t) = (w[1..w.len() - 1].join(" "), w[w.len() - 1].parse::<f64>().unwrap());
+        match w[0] {
+            "start" => open.push((dir, t)),
+            _ => {
+                let k = open.iter().position(|(d, _)| *d == dir).expect("an end after its start");
+                let (d, s) = open.remove(k);
+                out.push((d, s, t));
+            }
+        }
+    }
+    assert!(open.is_empty(), "jobs that never ended: {open:?}");
+    out
+}
+
+#[test]
+fn jobs_overlap_in_their_own_directories_with_the_sequential_verdicts() {
+    let spec = format!("{BENCH}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    cadp.plan("sleep", "0.3");
+    let base = ["verify", spec.as_str(), "n=3", "--backend", "cadp", "--json"];
+    let sequential = cadp.labs(&base);
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    assert_eq!(sequential.status.code(), expected.status.code(), "{}", stderr(&sequential));
+    assert_eq!(job_times(&cadp).len(), 1, "the single script is one svl run");
+    std::fs::remove_file(cadp.root.join("plan/times")).unwrap();
+    let kept = Scratch::path("split-jobs", "work");
+    let o = cadp.labs(&[&base[..], &["--jobs", "2", "--keep-files", kept.as_str()]].concat());
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&sequential)));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    let times = job_times(&cadp);
+    // leader n=3: the timestamps and three agents (four leaf jobs, the same for every
+    // property), then one job per property
+    assert_eq!(times.len(), 4 + verdicts(&json(&expected)).len(), "{times:?}");
+    let dirs: BTreeSet<&String> = times.iter().map(|(d, ..)| d).collect();
+    assert_eq!(dirs.len(), times.len(), "two jobs shared a directory: {times:?}");
+    for (d, ..) in &times {
+        assert!(Path::new(d).starts_with(&*kept) && Path::new(d) != &*kept, "{d} is not a job directory");
+    }
+    let overlap = |a: &(String, f64, f64), b: &(String, f64, f64)| a.1 < b.2 && b.1 < a.2;
+    let pairs = times.iter().enumerate().flat_map(|(i, a)| times[i + 1..].iter().map(move |b| (a, b)));
+    assert!(pairs.clone().any(|(a, b)| overlap(a, b)), "no two jobs ran at the same time: {times:?}");
+    // never more than two at a time
+    for (_, s, _) in &times {
+        assert!(times.iter().filter(|t| t.1 <= *s && *s < t.2).count() <= 2, "{times:?}");
+    }
+}
+
+/// A stand-in `ssh HOST COMMAND…`: logs the host and runs the command here; fails for the
+/// host `down`.
+const FAKE_SSH: &str = "#!/bin/sh\nhost=\"$1\"; shift\necho \"$host $*\" >> \"$CADP/plan/ssh\"\n\
+[ \"$host\" = down ] && { echo \"ssh: connect to host down: Connection refused\"; exit 255; }\nexec \"$@\"\n";
+
+#[test]
+fn hosts_run_the_jobs_through_ssh_and_a_failing_host_is_replaced() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let ssh = cadp.root.join("ssh");
+    std::fs::write(&ssh, FAKE_SSH).unwrap();
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    let hosts = Scratch::file("hosts", "hosts.txt", "# two machines\nup 2\ndown 1\n");
+    let kept = Scratch::path("hosts-jobs", "work");
+    let run = |hosts: &str| {
+        fixtures::labs_command()
+            .args(["verify", &spec, "n=3", "--backend", "cadp", "--json", "--hosts", hosts])
+            .args(["--keep-files", kept.as_str()])
+            .env("CADP", &*cadp.root)
+            .env("CADP_TMP", &*cadp.tmp)
+            .env("LABS_SSH", &ssh)
+            .output()
+            .unwrap()
+    };
+    let o = run(hosts.as_str());
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    let log = std::fs::read_to_string(cadp.root.join("plan/ssh")).unwrap();
+    let on = |host: &str| -> BTreeSet<String> {
+        log.lines()
+            .filter(|l| l.starts_with(&format!("{host} ")))
+            .map(|l| l.split_once(' ').unwrap().1.to_string())
+            .collect()
+    };
+    assert!(log.lines().all(|l| l.contains("sh -c cd '") && l.ends_with("&& svl job.svl")), "{log}");
+    assert!(!on("down").is_empty(), "the failing host got no job: {log}");
+    assert!(on("down").is_subset(&on("up")), "a job failed on `down` was not run on `up`: {log}");
+    // A job that fails on every host ends the run.
+    let all_down = Scratch::file("hosts", "down.txt", "down 2\n");
+    let o = run(all_down.as_str());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("failed on every host") && stderr(&o).contains("Connection refused"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_jobs_and_hosts_are_usage_errors() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    let empty = Scratch::file("hosts", "empty.txt", "# nobody\n");
+    let bad = Scratch::file("hosts", "bad.txt", "alpha many\n");
+    for (extra, needle) in [
+        (vec!["--jobs", "0"], "--jobs"),
+        (vec!["--hosts", "/nonexistent/hosts.txt"], "cannot read"),
+        (vec!["--hosts", empty.as_str()], "no host"),
+        (vec!["--hosts", bad.as_str()], "line 1"),
+    ] {
+        let o = cadp.labs(&[&["verify", spec.as_str(), "n=3", "--backend", "cadp"][..], &extra].concat());
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{extra:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn the_distributor_generates_and_bcg_merge_merges_before_the_monolithic_verification() {
+    let spec = format!("{EXAMPLES}/leader.labs");
+    let cadp = FakeCadp::new();
+    plan_from_lnt(&cadp, &spec, &["n=3"], false);
+    let gcf = Scratch::file("gcf", "cluster.gcf", "(a grid configuration file, copied as it is)\n");
+    let kept = Scratch::path("dist", "work");
+    let expected = native(&["verify", spec.as_str(), "n=3"]);
+    let o = cadp.labs(&[
+        "verify",
+        &spec,
+        "n=3",
+        "--backend",
+        "cadp",
+        "--json",
+        "--distributor",
+        gcf.as_str(),
+        "--keep-files",
+        kept.as_str(),
+    ]);
+    assert_eq!(o.status.code(), expected.status.code(), "{}", stderr(&o));
+    assert_eq!(verdicts(&json(&o)), verdicts(&json(&expected)));
+    // The commands of the manual pages, in this order, then svl on the script without its
+    // generation statement.
+    assert_eq!(
+        cadp.scripts_run(),
+        [
+            "lnt.open leader.lnt distributor cluster.gcf leader_mono.pbg",
+            "bcg_merge leader_mono.pbg leader_mono.bcg",
+            "leader_dist.svl"
+        ]
+    );
+    let dist = std::fs::read_to_string(kept.join("leader_dist.svl")).unwrap();
+    let mono = std::fs::read_to_string(kept.join("leader_mono.svl")).unwrap();
+    assert!(mono.contains("\"leader_mono.bcg\" = generation of") && !dist.contains("generation of"), "{dist}");
+    assert_eq!(dist.matches(" = verify ").count(), mono.matches(" = verify ").count());
+    assert_eq!(
+        std::fs::read_to_string(kept.join("cluster.gcf")).unwrap(),
+        "(a grid configuration file, copied as it is)\n"
+    );
+    // Bad paths are usage errors.
+    for (bad, needle) in [("/nonexistent/c.gcf", "cannot read"), (spec.as_str(), "not a grid configuration file")] {
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--distributor", bad]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+    }
+}

@@ -1,0 +1,415 @@
+//! The command line as users run it: exit codes, messages, JSON, and snapshots of `info`.
+
+use crate::fixtures;
+use fixtures::{labs, stderr, stdout};
+
+use crate::scratch;
+use scratch::Scratch;
+
+fn shared(rel: &str) -> String {
+    fixtures::path_str(rel)
+}
+
+fn write_temp(name: &str, text: &str) -> Scratch {
+    Scratch::file("cli-test", name, text)
+}
+
+#[test]
+fn info_describes_the_model() {
+    let o = labs(&["info", &shared("benchmarks/twophase.labs"), "workers=3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("Coord        ids 0..0"), "{out}");
+    assert!(out.contains("Worker       ids 1..3"), "{out}");
+    assert!(out.contains("InfCommits"), "{out}");
+}
+
+#[test]
+fn info_json_is_one_document() {
+    let o = labs(&["info", &shared("benchmarks/leader.labs"), "_n=4", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["externs"]["_n"], 4);
+    assert_eq!(v["agent_types"][0]["ids"], serde_json::json!([0, 3]));
+    assert_eq!(v["properties"].as_array().unwrap().len(), 3);
+    assert_eq!(v["properties"][2]["modality"], "always");
+}
+
+#[test]
+fn missing_extern_is_exit_2_with_the_names() {
+    let o = labs(&["info", &shared("benchmarks/flock.labs"), "birds=3"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("`_delta`") && err.contains("`_grid`"), "{err}");
+    assert!(err.contains("grid=VALUE"), "{err}");
+}
+
+#[test]
+fn extern_value_making_the_spec_invalid_is_exit_2() {
+    // The spec is valid for n >= 1: a zero-size array or a negative spawn count comes from the
+    // command line, so it is an argument error (2), with the value named, not a spec error (6).
+    let spec = "system {\n  extern = _n\n  spawn = A: 2\n}\nagent A {\n  interface = x[_n]: 0\n  Behavior = x[0] <- 1\n}\ncheck {\n  P = always forall A a, x[0] of a = 0\n}\n";
+    let path = write_temp("zero_array.labs", spec);
+    let o = labs(&["verify", path.as_str(), "n=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("array `x` must have a positive size (got 0)"), "{err}");
+    assert!(err.contains("`_n=0`"), "{err}");
+    assert!(err.contains(":6:17"), "{err}");
+    let o = labs(&["verify", path.as_str(), "n=1"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let neg = "system {\n  extern = _n\n  spawn = A: _n\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let o = labs(&["info", write_temp("neg_spawn.labs", neg).as_str(), "n=-2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot spawn a negative number (-2)"), "{}", stderr(&o));
+    // A literal zero size is a spec error.
+    let lit = "system {\n  environment = a[0]: 1\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip\n}\ncheck {\n}\n";
+    let o = labs(&["info", write_temp("lit_zero.labs", lit).as_str()]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+}
+
+#[test]
+fn malformed_extern_is_exit_2() {
+    let o = labs(&["info", &shared("benchmarks/leader.labs"), "n=three"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`n=three` is not an extern value"));
+}
+
+#[test]
+fn unreadable_file_is_exit_2() {
+    let o = labs(&["info", "no/such/file.labs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read `no/such/file.labs`"));
+}
+
+#[test]
+fn syntax_error_is_exit_6_with_location_and_snippet() {
+    let path =
+        write_temp("pipe.labs", "system {\n  spawn = A: 1\n}\nagent A {\n  Behavior = Skip | Skip\n}\ncheck {\n}\n");
+    let o = labs(&["info", path.as_str()]);
+    assert_eq!(o.status.code(), Some(6));
+    let err = stderr(&o);
+    assert!(err.starts_with("error: a single `|` is not an operator"), "{err}");
+    assert!(err.contains("pipe.labs:5:19"), "{err}");
+    assert!(err.contains("  Behavior = Skip | Skip\n"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn static_error_is_exit_6() {
+    let o = labs(&["info", &shared("tests/cases/wrongarrow.labs")]);
+    assert_eq!(o.status.code(), Some(6));
+    let err = stderr(&o);
+    assert!(err.contains("wrongarrow.labs:9:16"), "{err}");
+    assert!(err.contains("hint: use `<--`"), "{err}");
+}
+
+#[test]
+fn bad_arguments_are_exit_2() {
+    assert_eq!(labs(&["info"]).status.code(), Some(2));
+    assert_eq!(labs(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn values_json_leader() {
+    let o = labs(&["values", &shared("benchmarks/leader.labs"), "n=3", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let leader = &v["variables"][0];
+    assert_eq!(leader["name"], "leader");
+    assert_eq!(leader["agent_type"], "Node");
+    assert_eq!(leader["store"], "stigmergy");
+    assert_eq!(leader["intervals"], serde_json::json!([[0, 3]]));
+}
+
+#[test]
+fn values_lists_array_elements_and_undef() {
+    let o = labs(&["values", &shared("tests/cases/undef.labs"), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["variables"].as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"arr[0]") && names.contains(&"arr[1]"), "{names:?}");
+    let u = v["variables"].as_array().unwrap().iter().find(|x| x["name"] == "u").unwrap();
+    assert_eq!(u["intervals"], serde_json::json!(["undef"]));
+}
+
+/// Snapshots of `labs info --json` on the benchmarks (reviewed by hand against the specs:
+/// id ranges by name order, stores, tuples, links and property texts).
+#[test]
+fn info_json_snapshots() {
+    let runs: &[(&str, &[&str])] = &[
+        ("flock", &["birds=3", "grid=5", "delta=5"]),
+        ("formation", &["n=3", "size=10", "range=2"]),
+        ("leader", &["n=3"]),
+        ("philosophers", &["n=3"]),
+        ("twophase", &["workers=2"]),
+        ("twophasecommit", &["workers=2"]),
+    ];
+    for (name, externs) in runs {
+        let path = shared(&format!("benchmarks/{name}.labs"));
+        let mut args = vec!["info", path.as_str(), "--json"];
+        args.extend_from_slice(externs);
+        let o = labs(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["spec"] = serde_json::json!(format!("{name}.labs"));
+        insta::assert_json_snapshot!(format!("info_{name}"), v);
+    }
+}
+
+#[test]
+fn verify_reports_each_property_and_exit_10() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "-q"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Known verdicts: benchmarks/README.md.
+    assert!(out.contains("LeaderIs0    holds\n"), "{out}");
+    assert!(out.contains("LeaderIs100  violated\n"), "{out}");
+    assert!(out.contains("LeaderNot0   violated\n"), "{out}");
+    assert!(out.contains("<deadlock>\n<property violated: LeaderIs100>"), "{out}");
+}
+
+#[test]
+fn verify_holds_is_exit_0_and_selects_properties() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--property", "LeaderIs0", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"].as_array().unwrap().len(), 1);
+    assert_eq!(v["results"][0]["verdict"], "holds");
+    assert_eq!(v["backend"], "native");
+    assert_eq!(v["fair"], false);
+    assert!(v["stats"]["states"].as_u64().unwrap() > 10);
+}
+
+#[test]
+fn verify_json_counterexample_has_states_and_events() {
+    let o = labs(&["verify", &shared("tests/cases/leader2.labs"), "n=2", "--property", "LeaderNot0", "--json"]);
+    assert_eq!(o.status.code(), Some(10));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = &v["results"][0]["trace"];
+    // leader2.labs: the shortest counterexample has 2 steps (N0 writes 0, N0 propagates).
+    assert_eq!(t["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(t["loop_start"], serde_json::Value::Null);
+    assert_eq!(t["ends_in_deadlock"], false);
+    assert_eq!(v["stats"]["states"], 11);
+    assert_eq!(v["stats"]["transitions"], 15);
+}
+
+#[test]
+fn unknown_property_is_exit_2() {
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--property", "Nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no property named `Nope`"), "{}", stderr(&o));
+}
+
+#[test]
+fn runtime_error_is_exit_1_with_trace() {
+    let o = labs(&["verify", &shared("tests/cases/divzero.labs")]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("division by zero"), "{err}");
+    assert!(err.contains("P 0: a <-- 2"), "{err}");
+}
+
+#[test]
+fn state_bound_is_exit_5_unknown() {
+    let o = labs(&[
+        "verify",
+        &shared("benchmarks/leader.labs"),
+        "n=5",
+        "--max-states",
+        "100",
+        "--property",
+        "LeaderIs0",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["verdict"], "unknown");
+    assert_eq!(v["stopped"], "max_states");
+}
+
+#[test]
+fn state_bound_applies_to_initial_states() {
+    // 10^12 initial states: the bound must stop the enumeration itself.
+    let spec = write_temp(
+        "many-initial.labs",
+        "system {\n    spawn = A: 4\n}\n\nagent A {\n    interface = x: 0..1000000\n    Behavior = x <- x\n}\n\ncheck {\n    P = always forall A a, x of a >= 0\n}\n",
+    );
+    let o = labs(&["verify", spec.as_str(), "--max-states", "100000", "--json"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["results"][0]["verdict"], "unknown");
+    assert_eq!(v["stopped"], "max_states");
+}
+
+#[test]
+fn timeout_is_exit_124() {
+    let o = labs(&[
+        "verify",
+        &shared("benchmarks/flock.labs"),
+        "birds=3",
+        "grid=5",
+        "delta=5",
+        "--timeout",
+        "0.5",
+        "--property",
+        "Consensus",
+    ]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert!(stdout(&o).contains("time limit"), "{}", stdout(&o));
+}
+
+#[test]
+fn cadp_backend_without_cadp_is_exit_1() {
+    for command in ["verify", "simulate"] {
+        let o = fixtures::labs_command()
+            .args([command, &shared("benchmarks/leader.labs"), "n=3", "--backend", "cadp"])
+            .env_remove("CADP")
+            .env("PATH", "/nonexistent")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
+        if command == "verify" {
+            assert!(stderr(&o).contains("hint: use `--backend native`"), "{}", stderr(&o));
+        }
+    }
+}
+
+#[test]
+fn fair_scheduling_changes_the_leader_verdict() {
+    // benchmarks/README.md: under --fair, LeaderIs0 is violated (a round blocks).
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--fair", "--property", "LeaderIs0", "-q"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stdout(&o));
+}
+
+#[test]
+fn simulate_is_reproducible_from_the_seed() {
+    let args =
+        ["simulate", &shared("benchmarks/leader.labs"), "n=4", "--runs", "3", "--steps", "30", "--seed", "7", "--json"];
+    let a = labs(&args);
+    let b = labs(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 3);
+    let other = labs(&[
+        "simulate",
+        &shared("benchmarks/leader.labs"),
+        "n=4",
+        "--runs",
+        "3",
+        "--steps",
+        "30",
+        "--seed",
+        "8",
+        "--json",
+    ]);
+    assert_ne!(a.stdout, other.stdout, "different seeds should give different runs");
+}
+
+#[test]
+fn simulate_human_output_marks_properties() {
+    let o = labs(&["simulate", &shared("benchmarks/leader.labs"), "n=3", "--steps", "50", "--seed", "1"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("=== run 1 of 1 (seed 1"), "{out}");
+    assert!(out.contains("<initialization>") && out.contains("<end initialization>"), "{out}");
+    assert!(out.contains("LeaderNot0: violated"), "{out}");
+}
+
+#[test]
+fn translate_trace_turns_executor_output_into_a_labs_trace() {
+    let spec = fixtures::path_str("examples/counter.labs");
+    // Executor output of the lost update (counter.labs's derivation: R, R, W, W).
+    let seq = write_temp(
+        "lost_update.seq",
+        "lnt.open: running executor\n<initial state>\n\"E_C !0 !0\"\n\"DONE\"\n\"DONE\"\n\"DONE\"\n\"E_C !0 !1\"\n\"DONE\"\n\"DONE\"\n<deadlock>\n",
+    );
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", seq.as_str(), "--property", "AllCounted"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("a LAbS trace of 4 steps, ending in a deadlock"), "{out}");
+    assert!(out.contains("Inc 1: c <-- 1"), "{out}");
+    assert!(out.contains("the trace violates AllCounted (finally) at state 4"), "{out}");
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", seq.as_str(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(v["trace"]["ends_in_deadlock"], true);
+    // A path this spec cannot take (c jumps from 0 to 2): an error of the encoding or of the input.
+    let bad = write_temp("jump.seq", "\"E_C !0 !0\"\n\"DONE\"\n\"E_C !0 !2\"\n\"DONE\"\n");
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", bad.as_str()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("step 1 of the path cannot be matched"), "{}", stderr(&o));
+    // No trace file, or one that does not exist.
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", "/nonexistent/x.seq"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+}
+
+#[test]
+fn simulate_with_the_lnt_backend_prints_the_native_formats() {
+    let args = [
+        "simulate",
+        &shared("benchmarks/leader.labs"),
+        "n=3",
+        "--backend",
+        "lnt",
+        "--runs",
+        "2",
+        "--steps",
+        "20",
+        "--seed",
+        "4",
+        "--json",
+    ];
+    let a = labs(&args);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, labs(&args).stdout, "not reproducible");
+    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(v["backend"], "lnt");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        let t = &r["trace"];
+        assert_eq!(t["initial"]["agents"].as_array().unwrap().len(), 3);
+        // every agent starts with leader = _n = 3 (`leader: _n`) at timestamps 0, 1, 2 (D2)
+        for (i, ag) in t["initial"]["agents"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(ag["stigmergy"]["leader"]["value"], 3);
+            assert_eq!(ag["stigmergy"]["leader"]["timestamp"], i);
+        }
+        assert!(t["steps"].is_array() && r["properties"].is_array());
+    }
+    let o = labs(&["simulate", &shared("benchmarks/leader.labs"), "n=3", "--backend", "lnt", "--seed", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("=== run 1 of 1 (seed 1") && out.contains("<end initialization>"), "{out}");
+    assert!(out.contains("LeaderNot0: violated"), "{out}");
+}
+
+/// The statistics give the whole run's wall-clock time, then the exploration's, named as such.
+#[test]
+fn verify_stats_show_the_whole_run_then_the_exploration() {
+    let start = std::time::Instant::now();
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=4", "--property", "LeaderIs0", "--json"]);
+    let outside = start.elapsed().as_secs_f64();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let whole = v["stats"]["seconds"].as_f64().expect("stats.seconds");
+    let exploration = v["stats"]["exploration_seconds"].as_f64().expect("stats.exploration_seconds");
+    // The run contains the exploration and lies within the process as this test timed it.
+    assert!(0.0 < exploration && exploration <= whole && whole <= outside, "{exploration} {whole} {outside}");
+
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=4", "--property", "LeaderIs0"]);
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or("");
+    let re =
+        regex::Regex::new(r" (\d+\.\d\d) s wall clock \(exploration (\d+\.\d\d) s\), peak memory \d+ MiB$").unwrap();
+    let c = re.captures(last).unwrap_or_else(|| panic!("{out}"));
+    let (whole, exploration): (f64, f64) = (c[1].parse().unwrap(), c[2].parse().unwrap());
+    assert!(exploration <= whole, "{last}");
+}

@@ -1,0 +1,208 @@
+//! Bounds that hold and hostile input that does not crash, as a user meets them: each case
+//! runs the binary with its own limits, and asserts the exit code the README lists, a clear
+//! message, the memory, and (with generous margins, in the slow tier only: `tier`) the wall
+//! time.
+
+use crate::fixtures;
+use fixtures::{example, stderr};
+
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::isolate;
+use crate::scratch;
+use crate::tier;
+use scratch::Scratch;
+
+fn labs(args: &[&str]) -> (Output, Duration) {
+    let t = Instant::now();
+    let o = fixtures::labs_command().args(args).output().expect("run labs");
+    (o, t.elapsed())
+}
+
+#[test]
+fn timeout_covers_exploration_and_check() {
+    // Over a million states (without the symmetry reduction, which would divide them by 7!):
+    // far more than 2 s of work on any machine we run on.
+    let (o, t) =
+        labs(&["verify", &example("twophase.labs"), "workers=7", "--timeout", "2", "--threads", "1", "--no-reduction"]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    tier::assert_within(t, Duration::from_millis(3500), "verify --timeout 2");
+    assert!(stderr(&o).contains("time limit"), "{}", stderr(&o));
+}
+
+fn interrupted_within_a_second(signal: i32) {
+    let child = fixtures::labs_command()
+        .args(["verify", &example("twophase.labs"), "workers=7", "--threads", "1", "--no-reduction"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run labs");
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill only sends a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let sent = Instant::now();
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    tier::assert_within(sent.elapsed(), Duration::from_millis(1500), "stopping after the signal");
+    // What it decided so far: the verdict lines are printed.
+    assert!(String::from_utf8_lossy(&o.stdout).contains("unknown"));
+}
+
+#[test]
+fn ctrl_c_stops_within_a_second() {
+    interrupted_within_a_second(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_stops_within_a_second() {
+    interrupted_within_a_second(libc::SIGTERM);
+}
+
+#[test]
+fn memory_bound_holds_on_a_wide_state_space() {
+    // leader n=300: thousands of successors per state.
+    let (o, t) = labs(&["verify", &example("leader.labs"), "n=300", "--memory", "300", "--json", "--timeout", "60"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let peak = doc["stats"]["peak_rss_mib"].as_u64().expect("peak");
+    assert!(peak <= 330, "peak {peak} MiB for --memory 300");
+    assert_eq!(doc["stopped"], "memory");
+    tier::assert_within(t, Duration::from_secs(30), "reaching the memory bound");
+}
+
+#[test]
+fn a_state_too_large_for_memory_is_a_clean_stop() {
+    // 100,000 agents: one arena block would reserve terabytes.
+    let (o, t) = labs(&["verify", &example("leader.labs"), "n=100000", "--memory", "4000"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    assert!(stderr(&o).contains("memory"), "{}", stderr(&o));
+    tier::assert_within(t, Duration::from_secs(10), "refusing the state");
+}
+
+#[test]
+fn numbers_out_of_range_on_the_command_line_are_usage_errors() {
+    for args in [
+        ["--timeout", "1e20"],
+        ["--timeout", "-1"],
+        ["--timeout", "nan"],
+        ["--memory", "0"],
+        ["--max-states", "0"],
+        ["--max-states", "-5"],
+    ] {
+        let (o, _) = labs(&["verify", &example("leader.labs"), "n=3", args[0], args[1]]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn long_operator_chains_give_a_located_error_fast() {
+    for (op, name) in [(" + ", "plus"), (" and ", "and")] {
+        let terms = if op == " + " { vec!["1"; 10_000].join(op) + " > 0" } else { vec!["1 > 0"; 10_000].join(op) };
+        let text = format!(
+            "system {{ extern = _n spawn = Node: _n }}\nagent Node {{ Behavior = Skip }}\ncheck {{ P = always {terms} }}\n"
+        );
+        let f = Scratch::file("hostile", &format!("chain_{name}.labs"), &text);
+        let (o, t) = labs(&["info", f.as_str(), "n=1"]);
+        assert_eq!(o.status.code(), Some(6), "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            (e.contains("expression too long") || e.contains("nesting too deep")) && e.contains(":3:"),
+            "{name}: {e}"
+        );
+        tier::assert_within(t, Duration::from_secs(5), &format!("reading the {name} chain"));
+    }
+}
+
+#[test]
+fn unknown_extern_lists_the_declared_ones() {
+    let (o, _) = labs(&["info", &example("leader.labs"), "n=3", "m=4"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("`_m`") && e.contains("declares `_n`"), "{e}");
+}
+
+#[test]
+fn bad_extern_values_are_usage_errors_whatever_the_value() {
+    // n=-1 (a negative spawn count) and n=0 (a quantifier over no agent) are both the
+    // command line's fault: the spec is fine with n=3.
+    for n in ["n=-1", "n=0"] {
+        let (o, _) = labs(&["info", &example("leader.labs"), n]);
+        assert_eq!(o.status.code(), Some(2), "{n}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn simulate_timeout_keeps_the_finished_runs() {
+    let (o, t) =
+        labs(&["simulate", &example("leader.labs"), "n=60", "--runs", "1000000", "--steps", "200", "--timeout", "1"]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    tier::assert_within(t, Duration::from_millis(2500), "simulate --timeout 1");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("=== run 1 of "), "{out:.300}");
+    assert!(stderr(&o).contains("the finished runs are shown"), "{}", stderr(&o));
+}
+
+#[test]
+fn lnt_backend_state_bound_is_inconclusive() {
+    let (o, _) = labs(&["verify", &example("leader.labs"), "n=3", "--backend", "lnt", "--max-states", "10"]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("--max-states") && !e.contains("emitted LNT:0:0"), "{e}");
+}
+
+/// Runs labs and waits for it with `wait4`, which reports the peak resident memory of that
+/// child alone, once the test runs in a process of its own (`isolate`): (exit code, stderr,
+/// peak MiB, wall time).
+#[allow(clippy::zombie_processes)] // reaped by `wait4`, which `Child::wait` cannot replace
+fn labs_peak(args: &[&str]) -> (Option<i32>, String, u64, Duration) {
+    use std::io::Read;
+    let t = Instant::now();
+    let mut child =
+        fixtures::labs_command().args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("run labs");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child; `status` and `usage` are valid for writes.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, reader.join().expect("stderr reader"), usage.ru_maxrss as u64 / 1024, t.elapsed())
+}
+
+#[test]
+fn memory_bound_holds_in_the_lnt_interpreter_and_the_composition() {
+    if !isolate::in_own_process() {
+        return;
+    }
+    // flock with 3 birds: the compositional workflow's product of the leaves, and the
+    // monolithic workflow's generation of the whole program, both far beyond these bounds.
+    let flock = fixtures::path_str("benchmarks/flock.labs");
+    for (workflow, bound) in [("compositional", 120u64), ("monolithic", 100)] {
+        let b = bound.to_string();
+        let (code, e, peak, t) = labs_peak(&[
+            "verify",
+            &flock,
+            "birds=3",
+            "delta=1",
+            "grid=4",
+            "--backend",
+            "lnt",
+            "--workflow",
+            workflow,
+            "--memory",
+            &b,
+        ]);
+        assert_eq!(code, Some(5), "{workflow}: {e}");
+        assert!(e.contains("memory bound"), "{workflow}: {e}");
+        assert!(peak <= bound + bound / 10, "{workflow}: peak {peak} MiB for --memory {bound}");
+        tier::assert_within(t, Duration::from_secs(60), &format!("reaching the memory bound, {workflow}"));
+    }
+}

@@ -1,0 +1,52 @@
+//! The label paths CADP would print for a counterexample of the LNT interpreter (`lntcheck`):
+//! the test data of the trace translation and of the CADP driver, produced independently of
+//! both.
+
+use labs::lntcheck::backend::LabsView;
+use labs::lntcheck::lts::Lts;
+use labs::lntcheck::paths::step_path;
+use std::collections::{BTreeSet, HashMap};
+
+/// The visible labels CADP would print for the LAbS path `path` of the view (every gate but
+/// `DONE` and `keep` hidden), as `(label, target LTS state)`.
+pub fn lts_labels(v: &LabsView, path: &[u32], keep: &BTreeSet<String>) -> Vec<(String, u32)> {
+    let adj = v.lts.adjacency();
+    let mut out = vec![];
+    let mut from = 0;
+    for &x in path {
+        let to = v.real[x as usize];
+        out.extend(step_path(v, &adj, from, to).unwrap());
+        from = to;
+    }
+    out.into_iter()
+        .map(|(l, t)| if l == "DONE" || keep.contains(Lts::gate(&l)) { (l, t) } else { ("i".into(), t) })
+        .collect()
+}
+
+pub fn executor_text(labels: &[(String, u32)], deadlock: bool) -> String {
+    let mut s = String::from("lnt.open: running ``executor 100 2''\n<initial state>\n");
+    for (l, _) in labels {
+        if l != "i" {
+            s += &format!("\"{l}\"\n");
+        }
+    }
+    s += if deadlock { "<deadlock>\n" } else { "<goal state>\n" };
+    s
+}
+
+/// The path as an `.aut` file; with `loop_target` (an LTS state), the last transition goes back
+/// to the `.aut` state of that LTS state (a lasso).
+pub fn aut_text(labels: &[(String, u32)], loop_target: Option<u32>) -> String {
+    // .aut state of each LTS state on the path (state i + 1 is reached by transition i).
+    let mut ids: HashMap<u32, usize> = HashMap::from([(0, 0)]);
+    let mut lines = vec![];
+    for (i, (l, t)) in labels.iter().enumerate() {
+        let to = match loop_target {
+            Some(target) if i + 1 == labels.len() => ids[&target],
+            _ => i + 1,
+        };
+        ids.entry(*t).or_insert(to);
+        lines.push(format!("({i}, \"{l}\", {to})"));
+    }
+    format!("des (0, {}, {})\n{}\n", lines.len(), lines.len() + 1, lines.join("\n"))
+}

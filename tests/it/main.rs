@@ -1,0 +1,73 @@
+//! The integration tests: one program, each test file a module of it (its tests are named
+//! `MODULE::test`), so that the library and the binaries are linked into one test binary.
+//! `cargo test --profile test-release` runs the default tier, `LABS_SLOW_TESTS=1` adds the
+//! slow one (`tier`).
+//!
+//! A new test file is `tests/it/NAME.rs` with a `mod NAME;` line below, in alphabetical
+//! order; it reaches the shared helpers through `crate::` (`use crate::fixtures;`).
+
+// Helpers the test modules share.
+mod engine_common;
+mod fixtures;
+mod isolate;
+mod lnt_paths;
+mod orbits;
+mod scratch;
+mod specgen;
+mod tier;
+
+// The tests, one module per subject.
+mod analysis_props;
+mod backend_agreement;
+mod behaviour;
+mod bench_cli;
+mod bench_peer;
+mod cadp_driver;
+mod cli;
+mod cli_symmetry;
+mod corpus;
+mod doc_paths;
+mod emit_cli;
+mod emit_fragments;
+mod emit_lnt_syntax;
+mod emit_mcl;
+mod emit_snapshots;
+mod emit_split;
+mod engine_benchmarks;
+mod engine_packed;
+mod engine_predicates;
+mod engine_proptest;
+mod engine_semantics_cases;
+mod engine_store;
+mod engine_symmetry;
+mod engine_value_symmetry;
+mod hostile;
+mod hostile_input;
+mod layers;
+mod lnt_backend_files;
+mod lnt_jobs;
+mod lnt_remote_reads;
+mod lntcheck_case;
+mod lntcheck_checker;
+mod lntcheck_diff;
+mod lntcheck_reduce;
+mod lntcheck_simulate;
+mod lntcheck_svl;
+mod mcl;
+mod mcl_diag;
+mod model_expr;
+mod mutation_fuzz;
+mod parser_corpus;
+mod parser_disambiguation;
+mod parser_errors;
+mod parser_props;
+mod random_differential;
+mod reader_limits;
+mod readme;
+mod report;
+mod report_browser;
+mod soundness;
+mod static_errors;
+mod translate_trace;
+mod values;
+mod values_soundness;
