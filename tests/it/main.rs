@@ -13,6 +13,7 @@ mod isolate;
 mod lnt_paths;
 mod orbits;
 mod scratch;
+mod specgen;
 mod tier;
 
 // The tests, one module per subject.
@@ -60,6 +61,7 @@ mod parser_corpus;
 mod parser_disambiguation;
 mod parser_errors;
 mod parser_props;
+mod random_differential;
 mod reader_limits;
 mod readme;
 mod report;
