@@ -634,6 +634,15 @@ impl<'a> Gen<'a> {
         if self.may_bot(node) {
             return true;
         }
+        // The agent's own variable (c2's in a link) that its type lacks is ⊥ whatever the
+        // analysis has for it (no set: the type never holds it).
+        let own_type = match (&r.owner, &self.src) {
+            (AgentRef::Own, Source::Step { ty, .. }) | (AgentRef::C2, Source::Link { ty, .. }) => Some(*ty),
+            _ => None,
+        };
+        if own_type.is_some_and(|ty| !self.type_has(ty, r.var)) {
+            return true;
+        }
         let owner = match &r.owner {
             AgentRef::Of(a) if self.model.vars[r.var].store != Store::Env => Some(&**a),
             _ => None,
