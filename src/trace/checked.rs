@@ -74,15 +74,15 @@ impl<'a> LabelReader<'a> {
         observed: &BTreeSet<VarId>,
         prop: Option<&Property>,
     ) -> Result<(String, Option<Trace>), CounterexampleError> {
-        let site = match prop {
-            Some(p) => from_labels::End::PredError(&p.pred),
-            None => from_labels::End::StepError,
-        };
         // The code of the path's `ERR !agent !code` label, if it reports one.
         let code = path.labels.iter().rev().find_map(|l| {
             let (gate, offers) = super::cadp::split_label(l);
             (gate == crate::lnt::names::ERR).then(|| offers.get(1)?.parse::<u32>().ok()).flatten()
         });
+        let site = match prop {
+            Some(p) => from_labels::End::PredError(&p.pred),
+            None => from_labels::End::StepError(code),
+        };
         from_labels::runtime_error(self.model, self.behs, self.fair, self.undef, path, observed, &site, code)
     }
 

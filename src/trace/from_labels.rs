@@ -134,11 +134,23 @@ pub enum End<'a> {
     Any,
     /// A native deadlock.
     Deadlock,
-    /// A state whose steps or messages meet a run-time error (an earlier state of the path
-    /// that meets one ends the path too: it is an error of the model as well).
-    StepError,
+    /// A state whose steps or messages meet a run-time error, of the kind the code names when
+    /// there is one (an earlier state of the path that meets one ends the path too: it is an
+    /// error of the model as well). The kind matters when hidden variables leave several
+    /// native states for one path: one may meet another error first (its steps' choices and
+    /// branches are tried in order), and the path is the one that meets the error it reports.
+    StepError(Option<u32>),
     /// A state where evaluating the predicate meets a run-time error.
     PredError(&'a crate::model::QPred),
+}
+
+/// Whether the native engine meets a run-time error in the steps or messages from `st`, of
+/// the kind `code` names if there is one.
+fn step_error_of(stepper: &Stepper, st: &[i32], w: &mut Work, code: Option<u32>) -> bool {
+    match stepper.successors(st, w, false, &mut |_, _| {}) {
+        Ok(()) => false,
+        Err(e) => code.is_none_or(|c| crate::lnt::errors::error_code(&e.0) == c),
+    }
 }
 
 impl End<'_> {
@@ -147,7 +159,7 @@ impl End<'_> {
         Ok(match self {
             End::Any => true,
             End::Deadlock => stepper.is_deadlock(st, w).map_err(|e| TranslateError::Runtime(e.0))?,
-            End::StepError => stepper.successors(st, w, false, &mut |_, _| {}).is_err(),
+            End::StepError(code) => step_error_of(stepper, st, w, *code),
             End::PredError(q) => crate::engine::eval_pred(stepper, st, &mut Default::default(), q).is_err(),
         })
     }
@@ -314,9 +326,10 @@ fn search(
                 };
                 let ends = loop_state.is_none() && k == last && end.accepts(stepper, &state, &mut w)?;
                 // A state before the end that meets a run-time error ends a path to an error.
-                let fails_early = matches!(end, End::StepError)
-                    && k < last
-                    && stepper.successors(&state, &mut w, false, &mut |_, _| {}).is_err();
+                let fails_early = match end {
+                    End::StepError(code) => k < last && step_error_of(stepper, &state, &mut w, *code),
+                    _ => false,
+                };
                 if closes.is_some() || ends || fails_early {
                     let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
                     let mut steps: Vec<TraceStep> = stack
