@@ -705,6 +705,10 @@ check { }
                     r := 2;
                     return
                  end if;
+                 if not (rv_0 == 5) then
+                    r := 0;
+                    return
+                 end if;
                  x_0 := lab_in (rv_0);
                  U[0] := true
               end if;
@@ -821,9 +825,10 @@ agent A {
 check { }
 ");
     // The filter is checked on the chosen candidate (it cannot fail), its variable read
-    // remotely (or the picker's own, never: the candidate is another agent).
+    // remotely (or the picker's own, never: the candidate is another agent), a value x never
+    // holds (0..2) not being this step.
     let from = t.find("      -- pick filter\n").expect("the filter");
-    let filter: Vec<&str> = t[from..].lines().take(27).collect();
+    let filter: Vec<&str> = t[from..].lines().take(31).collect();
     assert_eq!(
         filter.join("\n"),
         "      -- pick filter
@@ -844,6 +849,10 @@ check { }
          end if;
          if kn <= 1 then
             r := 2;
+            return
+         end if;
+         if not ((rv_0 >= 0) and (rv_0 <= 2)) then
+            r := 0;
             return
          end if;
          x_0 := lab_in (rv_0);

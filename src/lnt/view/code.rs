@@ -766,15 +766,24 @@ impl<'a> Gen<'a> {
         let has = self.has_var_cond(r.var, &av.text);
         let (agent, used) = (av.text.clone(), self.n_nd + k);
         let tt = t.to_string();
+        // The slot's offer ranges over every location it may read: a value this read's
+        // location never holds (a leaf generated alone offers them all) is not this step, and
+        // the tests below, which rely on the analysed values, need it excluded.
+        let never_held = self
+            .set(node)
+            .filter(|s| !IntervalSet::value_range().is_subset(s))
+            .map(|s| format!("not {}", crate::lnt::domains::membership(&format!("rv_{k}"), &s)));
         self.element(&mut rest, r.var, &r.indices, Some(t), &mut |_, p| {
             let loc = p.plus(base);
-            let read = vec![
+            let mut read = vec![
                 exit_if(format!("kn <= {}", 2 * k), R_UNKNOWN),
                 exit_if(format!("(NatToInt (ra_{k}) != {agent}) or (rl_{k} != {loc})"), R_OFF),
                 exit_if(format!("kn <= {}", 2 * k + 1), R_UNKNOWN),
-                Ln::S(format!("{tt} := lab_in (rv_{k})")),
-                Ln::S(format!("U[{used}] := true")),
             ];
+            if let Some(c) = &never_held {
+                read.push(exit_if(c.clone(), R_OFF));
+            }
+            read.extend([Ln::S(format!("{tt} := lab_in (rv_{k})")), Ln::S(format!("U[{used}] := true"))]);
             let own = vec![Ln::S(format!("{tt} := lab_in (lab_own (I, L, {loc}))"))];
             let mut arms = vec![];
             if let Some(c) = &has {
