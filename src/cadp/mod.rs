@@ -82,11 +82,25 @@ pub struct CadpVerdict {
     pub diagnostic_source: Option<String>,
 }
 
+/// A check of the scripts that failed: a run-time error of the model is reachable.
+#[derive(Clone, Debug)]
+pub struct CadpRuntimeError {
+    /// The check's block in the script.
+    pub check: String,
+    /// The property whose predicate meets the error (`None`: a step, a message, the
+    /// initialisation or an assumption).
+    pub property: Option<String>,
+    /// The path to the error, as visible labels (`None`: CADP gave none).
+    pub diagnostic: Option<LabelPath>,
+}
+
 #[derive(Debug)]
 pub struct CadpRun {
     pub workflow: Workflow,
     pub dialect: Dialect,
     pub results: Vec<CadpVerdict>,
+    /// The first error check that failed, in script order: the verdicts then mean nothing.
+    pub runtime_error: Option<CadpRuntimeError>,
     pub lts: Vec<LtsSize>,
     pub seconds: f64,
     /// The time limit or an interrupt ended svl: undecided properties are `unknown`.
@@ -127,6 +141,37 @@ impl fmt::Display for CadpError {
 
 impl std::error::Error for CadpError {}
 
+/// Files a check's outcome: a property's verdict in `results`, the first failed error check in
+/// `runtime_error`.
+fn record(
+    id: &str,
+    kind: &svl::CheckKind,
+    v: CadpVerdict,
+    results: &mut Vec<CadpVerdict>,
+    runtime_error: &mut Option<CadpRuntimeError>,
+) {
+    match kind {
+        svl::CheckKind::Property(_) => results.push(v),
+        svl::CheckKind::Errors | svl::CheckKind::PredicateErrors(_) => {
+            if v.verdict == Verdict::Violated && runtime_error.is_none() {
+                let property = match kind {
+                    svl::CheckKind::PredicateErrors(p) => Some(p.clone()),
+                    _ => None,
+                };
+                *runtime_error = Some(CadpRuntimeError { check: id.to_string(), property, diagnostic: v.diagnostic });
+            }
+        }
+    }
+}
+
+/// The property a check's messages name (its block's identifier for the run-time errors).
+fn check_name(id: &str, kind: &svl::CheckKind) -> String {
+    match kind {
+        svl::CheckKind::Property(p) | svl::CheckKind::PredicateErrors(p) => p.clone(),
+        svl::CheckKind::Errors => id.to_string(),
+    }
+}
+
 /// The output file of svl (stdout and stderr), next to svl's own log.
 const SVL_OUTPUT: &str = "labs-svl-output.txt";
 
@@ -148,11 +193,9 @@ pub fn verify(
     }
     .map_err(|e| CadpError::Io(e.to_string()))?;
     write_into(&work_dir, &files)?;
-    let names: Vec<String> = lnt::mcl::select_properties(model, &opts.properties)
-        .map_err(|e| CadpError::Emit(e.message))?
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
+    let selected = lnt::mcl::select_properties(model, &opts.properties).map_err(|e| CadpError::Emit(e.message))?;
+    let names: Vec<String> = selected.iter().map(|p| p.name.clone()).collect();
+    let checks = svl::checks(model, &selected, &files, &opts.base);
 
     let monolithic = opts.workflow == Workflow::Monolithic;
     let script = match (&opts.distributor, monolithic) {
@@ -160,14 +203,14 @@ pub fn verify(
         _ => svl::script_file(&opts.base, monolithic),
     };
     if let (Some(runner), false) = (&opts.runner, monolithic) {
-        return verify_split(model, &names, &tools, &files, work_dir, runner, opts, dialect, start);
+        return verify_split(&checks, &tools, &files, work_dir, runner, opts, dialect, start);
     }
     let log_file = work_dir.path().join(Path::new(&script).with_extension("log"));
     let output = work_dir.path().join(SVL_OUTPUT);
     // A kept directory may hold the log and diagnostics of an earlier run: never read those.
     let mut stale = vec![log_file.clone(), output.clone()];
-    for name in &names {
-        let diag = svl::diag_file(&opts.base, &lnt::names::property_id(model, name), monolithic);
+    for (id, _) in &checks {
+        let diag = svl::diag_file(&opts.base, id, monolithic);
         stale.push(work_dir.path().join(aut_name(&diag)));
         stale.push(work_dir.path().join(diag));
     }
@@ -201,7 +244,16 @@ pub fn verify(
                 .collect();
             let seconds = start.elapsed().as_secs_f64();
             let stopped = stop_reason(ended);
-            return Ok(CadpRun { workflow: opts.workflow, dialect, results, lts: vec![], seconds, stopped, work_dir });
+            return Ok(CadpRun {
+                workflow: opts.workflow,
+                dialect,
+                results,
+                runtime_error: None,
+                lts: vec![],
+                seconds,
+                stopped,
+                work_dir,
+            });
         }
     }
     let svl_cmd = Tool { program: &tools.svl, args: &[&script], env: &env };
@@ -216,18 +268,20 @@ pub fn verify(
     let stopped = stop_reason(ended);
     let fail = |message: String, work_dir: &mut WorkDir| CadpError::Failed { message, work_dir: Some(work_dir.keep()) };
     let mut results = vec![];
-    for name in &names {
-        let id = lnt::names::property_id(model, name);
-        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(&id));
+    let mut runtime_error = None;
+    for (id, kind) in &checks {
+        let name = &check_name(id, kind);
+        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(id));
         let result = found.and_then(|p| p.result);
         let Some(result) = result else {
             if stopped.is_some() {
-                results.push(CadpVerdict {
+                let v = CadpVerdict {
                     property: name.clone(),
                     verdict: Verdict::Unknown,
                     diagnostic: None,
                     diagnostic_source: None,
-                });
+                };
+                record(id, kind, v, &mut results, &mut runtime_error);
                 continue;
             }
             let all = format!("{text}\n{out_text}");
@@ -245,19 +299,20 @@ pub fn verify(
             ));
         };
         if result {
-            results.push(CadpVerdict {
+            let v = CadpVerdict {
                 property: name.clone(),
                 verdict: Verdict::Holds,
                 diagnostic: None,
                 diagnostic_source: None,
-            });
+            };
+            record(id, kind, v, &mut results, &mut runtime_error);
             continue;
         }
         let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
         let (diagnostic, source) = match inline {
             Some(d) => (Some(d), Some("inline in the log".to_string())),
             None => {
-                let diag = svl::diag_file(&opts.base, &lnt::names::property_id(model, name), monolithic);
+                let diag = svl::diag_file(&opts.base, id, monolithic);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, &limits);
                 match read.map_err(|e| fail(e.to_string(), &mut work_dir))? {
                     Some((d, aut)) => (Some(d), Some(aut)),
@@ -265,17 +320,15 @@ pub fn verify(
                 }
             }
         };
-        results.push(CadpVerdict {
-            property: name.clone(),
-            verdict: Verdict::Violated,
-            diagnostic,
-            diagnostic_source: source,
-        });
+        let v =
+            CadpVerdict { property: name.clone(), verdict: Verdict::Violated, diagnostic, diagnostic_source: source };
+        record(id, kind, v, &mut results, &mut runtime_error);
     }
     Ok(CadpRun {
         workflow: opts.workflow,
         dialect,
         results,
+        runtime_error,
         lts: parsed.lts,
         seconds: start.elapsed().as_secs_f64(),
         stopped,
@@ -287,8 +340,7 @@ pub fn verify(
 /// verdict and diagnostic are read from its own job's log and directory.
 #[allow(clippy::too_many_arguments)]
 fn verify_split(
-    model: &Model,
-    names: &[String],
+    checks: &[(String, svl::CheckKind)],
     tools: &install::Tools,
     files: &[lnt::EmittedFile],
     mut work_dir: WorkDir,
@@ -315,9 +367,10 @@ fn verify_split(
         lts.extend(log::parse(&text).lts);
     }
     let mut results = vec![];
-    for name in names {
-        let id = lnt::names::property_id(model, name);
-        let job = split.properties.iter().find(|j| j.property.as_ref().is_some_and(|(p, _)| *p == id));
+    let mut runtime_error = None;
+    for (id, kind) in checks {
+        let name = &check_name(id, kind);
+        let job = split.properties.iter().find(|j| j.property.as_ref().is_some_and(|(p, _)| p == id));
         let Some(job) = job else {
             return Err(CadpError::Failed {
                 message: format!("no job of the split script verifies property {name}"),
@@ -328,7 +381,7 @@ fn verify_split(
         let text = std::fs::read_to_string(dir.join(split::Job::LOG)).unwrap_or_default();
         let parsed = log::parse(&text);
         lts.extend(parsed.lts.iter().cloned());
-        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(&id));
+        let found = parsed.properties.iter().find(|p| p.name.eq_ignore_ascii_case(id));
         let verdict = match found.and_then(|p| p.result) {
             Some(true) => Verdict::Holds,
             Some(false) => Verdict::Violated,
@@ -364,12 +417,14 @@ fn verify_split(
                 }
             }
         }
-        results.push(CadpVerdict { property: name.clone(), verdict, diagnostic, diagnostic_source });
+        let v = CadpVerdict { property: name.clone(), verdict, diagnostic, diagnostic_source };
+        record(id, kind, v, &mut results, &mut runtime_error);
     }
     Ok(CadpRun {
         workflow: opts.workflow,
         dialect,
         results,
+        runtime_error,
         lts,
         seconds: start.elapsed().as_secs_f64(),
         stopped,

@@ -78,7 +78,7 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
     // (reduction, hold, leaf text) of each leaf job, to share identical leaves between properties
     let mut keys: Vec<(String, Vec<String>, String)> = vec![];
     for v in &script.verifies {
-        let b = script.block(&v.property).filter(|b| b.bcg == v.bcg).ok_or_else(|| {
+        let b = script.blocks.iter().find(|b| b.bcg == v.bcg).ok_or_else(|| {
             LntcheckError::Unsupported(format!("{script_name}: property {} verifies no `root leaf` block", v.property))
         })?;
         let mut needs = vec![];

@@ -92,6 +92,9 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     }
     let mut run = cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(Failure::from)?;
     let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
+    if let Some(e) = run.runtime_error.clone() {
+        return Err(runtime_error(l, a, &reader, &mut run.work_dir, &e));
+    }
     let mut results = vec![];
     for r in &run.results {
         let prop =
@@ -147,6 +150,55 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "cadp", a.fair), &report, p)?;
     }
     Ok(verify_exit_code(&report))
+}
+
+/// A failed error check of the scripts: the run-time error it reaches, as the native engine
+/// reports it (message and trace), or why it cannot be shown.
+fn runtime_error(
+    l: &Loaded,
+    a: &CadpVerifyArgs,
+    reader: &LabelReader,
+    work_dir: &mut crate::cadp::WorkDir,
+    e: &crate::cadp::CadpRuntimeError,
+) -> Failure {
+    let backend = |m: String| Failure::new(exit::BACKEND, m);
+    let Some(path) = &e.diagnostic else {
+        let dir = work_dir.keep();
+        return backend(format!(
+            "CADP finds a run-time error of the model ({} fails) but wrote no diagnostic\n  = note: the generated \
+             files and CADP's log are kept in `{}`",
+            e.check,
+            dir.display()
+        ));
+    };
+    let checked = e.property.as_ref().and_then(|n| l.model.properties.iter().find(|p| &p.name == n));
+    let first = match a.properties.first() {
+        Some(n) => l.model.properties.iter().find(|p| &p.name == n),
+        None => l.model.properties.first(),
+    };
+    let observed = match checked.or(first) {
+        Some(p) => match reader.observed(p) {
+            Ok(o) => o,
+            Err(m) => return backend(m.to_string()),
+        },
+        None => Default::default(),
+    };
+    match reader.runtime_error(path, &observed, checked) {
+        Ok((message, trace)) => super::verify::engine_failure(
+            l,
+            crate::engine::EngineError::Runtime { message, trace: trace.map(Box::new) },
+            a.json,
+        ),
+        Err(m) => {
+            let dir = work_dir.keep();
+            backend(format!(
+                "internal error of the LNT encoding: CADP's path to a run-time error ({}) {m}\n  = note: the \
+                 generated files and CADP's log are kept in `{}`",
+                e.check,
+                dir.display()
+            ))
+        }
+    }
 }
 
 /// `--cross-check`: the native engine's verdicts must be CADP's (properties CADP left

@@ -101,14 +101,58 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     };
 
     let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
+    // The checks that no run-time error is reachable come first in the script, as the native
+    // engine explores (and meets the errors of steps) before it checks the properties.
+    let selected = crate::lnt::mcl::select_properties(&l.model, a.properties).map_err(|e| backend_err(e.message))?;
+    let checks = svl::checks(&l.model, &selected, &emitted, &base);
+    let internal = |what: String, work_dir: &mut WorkDir| {
+        let dir = work_dir.keep();
+        backend_err(format!(
+            "internal error of the LNT encoding: {what}\n  = note: the generated files are kept in `{}`",
+            dir.display()
+        ))
+    };
     let mut results = vec![];
+    // The `verify` statement of each result.
+    let mut property_runs = vec![];
     for v in &run.verifies {
-        let prop = l
-            .model
-            .properties
-            .iter()
-            .find(|p| names::property_id(&l.model, &p.name) == v.property)
-            .ok_or_else(|| backend_err(format!("{script}: property {} is not in the model", v.property)))?;
+        let kind = checks.iter().find(|(id, _)| *id == v.property).map(|(_, k)| k.clone());
+        let prop = match kind {
+            Some(svl::CheckKind::Property(name)) => l.model.properties.iter().find(|p| p.name == name),
+            Some(k) => {
+                if v.outcome.holds == v.expected {
+                    continue;
+                }
+                let Some(path) = v.outcome.diagnostic.as_ref() else {
+                    return Err(internal(
+                        format!("{} ({} on {}) failed without a diagnostic", v.property, v.mcl, v.bcg),
+                        &mut work_dir,
+                    ));
+                };
+                let checked = match &k {
+                    svl::CheckKind::PredicateErrors(name) => l.model.properties.iter().find(|p| &p.name == name),
+                    _ => None,
+                };
+                // The labels the checked LTS keeps visible: those of the property it was built for.
+                let observed = match checked.or(selected.first().copied()) {
+                    Some(p) => reader.observed(p).map_err(|e| backend_err(e.to_string()))?,
+                    None => Default::default(),
+                };
+                return match reader.runtime_error(path, &observed, checked) {
+                    Ok((message, trace)) => Err(super::verify::engine_failure(
+                        l,
+                        crate::engine::EngineError::Runtime { message, trace: trace.map(Box::new) },
+                        a.json,
+                    )),
+                    Err(e) => Err(internal(
+                        format!("the path to a run-time error of {} ({} on {}) {e}", v.property, v.mcl, v.bcg),
+                        &mut work_dir,
+                    )),
+                };
+            }
+            None => None,
+        };
+        let prop = prop.ok_or_else(|| backend_err(format!("{script}: property {} is not in the model", v.property)))?;
         let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
         let trace = match (verdict, &v.outcome.diagnostic) {
             (Verdict::Violated, Some(path)) => {
@@ -135,6 +179,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
             _ => None,
         };
         results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
+        property_runs.push(v);
     }
     let seconds = start.elapsed().as_secs_f64();
     let stats = Stats { seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
@@ -143,7 +188,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     if a.json {
         let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
         doc.backend = "lnt";
-        for (r, v) in doc.results.iter_mut().zip(&run.verifies) {
+        for (r, v) in doc.results.iter_mut().zip(&property_runs) {
             r.mcl = Some(v.mcl.clone());
             r.lts = Some(LtsDoc { file: v.bcg.clone(), states: v.states as u64, transitions: v.transitions as u64 });
         }

@@ -137,10 +137,8 @@ impl Abs<'_> {
     }
 }
 
-/// Whether any variable of the model may hold ⊥ (declared `undef` somewhere).
-pub fn model_has_undef(model: &Model) -> bool {
-    model.vars.iter().any(|v| v.inits.iter().any(|(_, i)| matches!(i, crate::model::Init::Undef)))
-}
+/// The most values a choice (`[a..b]`) may have: the program enumerates it before the step.
+pub const CHOICE_LIMIT: u64 = 1 << 16;
 
 /// Whether a Boolean expression reads a variable of another agent through `x of e` (the
 /// `of c1` and `of c2` of links and `pick … where` filters are not counted).

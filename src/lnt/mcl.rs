@@ -12,7 +12,6 @@
 //! `DONE` transition (the barrier every agent passes at the end of its initialisation and of
 //! every step). Between a `DONE` and the next one the tracked values may be half-updated.
 
-use super::domains::model_has_undef;
 use super::{EmitError, names};
 use crate::analysis::values::ValueAnalysis;
 use crate::model::arith;
@@ -47,6 +46,8 @@ pub struct Query {
     /// The predicate over `v_i`, and over `r_i`.
     pub pred: String,
     pub rpred: String,
+    /// When evaluating the predicate meets a run-time error (D9), over `v_i`; `None`: never.
+    pub err_pred: Option<String>,
     /// The observation gates the query needs (plus `DONE`).
     pub gates: Vec<String>,
     pub vars: BTreeSet<VarId>,
@@ -61,6 +62,21 @@ pub struct Update {
     pub sargs: Vec<String>,
     pub args: Vec<String>,
     pub rargs: Vec<String>,
+}
+
+impl Query {
+    /// The query checking that the property's predicate never meets a run-time error in a
+    /// reachable state (an `always` of its negation), if it can meet one.
+    pub fn error_check(&self) -> Option<Query> {
+        let err = self.err_pred.as_ref()?;
+        let mut q = self.clone();
+        q.kind = "always";
+        q.text = format!("{}; checked here: evaluating it meets no run-time error (D9)", self.text);
+        q.pred = format!("(not {err})");
+        q.rpred = q.pred.clone();
+        q.err_pred = None;
+        Some(q)
+    }
 }
 
 /// The properties to check: all of them, or those named (in the order given).
@@ -89,7 +105,8 @@ pub fn observed_vars(qs: &[Query]) -> BTreeSet<VarId> {
     qs.iter().flat_map(|q| q.vars.iter().copied()).collect()
 }
 
-/// A property expression after quantifier expansion.
+/// A property expression after quantifier expansion: an integer-valued MCL expression over
+/// the tracked values (which hold `UNDEF` for ⊥).
 #[derive(Clone, Debug, PartialEq)]
 enum MExpr {
     Const(i64),
@@ -97,6 +114,9 @@ enum MExpr {
     Neg(Box<MExpr>),
     Abs(Box<MExpr>),
     Bin(BinOp, Box<MExpr>, Box<MExpr>),
+    /// `div` and `mod` on non-negative operands, the divisor positive (every convention agrees).
+    NDiv(Box<MExpr>, Box<MExpr>),
+    NMod(Box<MExpr>, Box<MExpr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,10 +128,77 @@ enum MBool {
     Or(Vec<MBool>),
 }
 
+/// What evaluating an expression gives under one case: a value, ⊥, or a run-time error.
+#[derive(Clone, Debug, PartialEq)]
+enum Out {
+    Val(MExpr),
+    Bot,
+    Err,
+}
+
+/// The cases of an evaluation: mutually exclusive guards over the tracked values, each with
+/// what the evaluation gives under it (the guards cover every valuation).
+type Cases = Vec<(MBool, Out)>;
+
+/// A Boolean evaluation: when it gives true, and when it meets a run-time error (otherwise it
+/// gives false).
+struct Truth {
+    t: MBool,
+    err: MBool,
+}
+
 struct Conv<'a> {
     model: &'a Model,
     analysis: &'a ValueAnalysis,
     prop: &'a str,
+}
+
+fn not(b: MBool) -> MBool {
+    match b {
+        MBool::Const(c) => MBool::Const(!c),
+        MBool::Not(x) => *x,
+        // The query's values are integers (⊥ is one of them): `not (x < y)` is `x >= y`.
+        MBool::Cmp(op, x, y) => cmp(crate::analysis::ops::negate(op), x, y),
+        x => MBool::Not(Box::new(x)),
+    }
+}
+
+fn cmp(op: CmpOp, x: MExpr, y: MExpr) -> MBool {
+    if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
+        return MBool::Const(op.holds(*a, *b));
+    }
+    if x == y {
+        return MBool::Const(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge));
+    }
+    if matches!(op, CmpOp::Eq | CmpOp::Ne) && orient_key(&y) < orient_key(&x) {
+        // Symmetric: one orientation, so that duplicates are recognised.
+        return MBool::Cmp(op, y, x);
+    }
+    MBool::Cmp(op, x, y)
+}
+
+fn c(v: i64) -> MExpr {
+    MExpr::Const(v)
+}
+
+fn bx(e: MExpr) -> Box<MExpr> {
+    Box::new(e)
+}
+
+/// `|y|` when `y` is not 0, else 1: a divisor that is never 0, so that no evaluation order of
+/// the query's `and`/`or` can divide by zero.
+fn safe_divisor(y: &MExpr) -> MExpr {
+    match y {
+        MExpr::Const(v) if *v != 0 => c(v.abs()),
+        _ => {
+            let a = MExpr::Abs(bx(y.clone()));
+            MExpr::Bin(
+                BinOp::Add,
+                bx(a.clone()),
+                bx(MExpr::NDiv(bx(c(1)), bx(MExpr::Bin(BinOp::Add, bx(a), bx(c(1)))))),
+            )
+        }
+    }
 }
 
 impl Conv<'_> {
@@ -119,178 +206,64 @@ impl Conv<'_> {
         EmitError::unsupported(what, format!("in property `{}`", self.prop))
     }
 
-    fn constant(&self, e: &Expr, qv: &[i64], what: &str) -> Result<i64, EmitError> {
-        match self.expr(e, qv)? {
-            MExpr::Const(c) => Ok(c),
-            _ => Err(self.refuse(what)),
+    /// The analysed range of a tracked value (its defined part), if bounded.
+    fn range(&self, e: &MExpr) -> Option<(i128, i128)> {
+        Some(match e {
+            MExpr::Const(v) => (*v as i128, *v as i128),
+            MExpr::Param(k) => {
+                let ty = k.0.map(|a| self.model.type_of(a));
+                let s = super::domains::var_set(self.model, self.analysis, k.1, ty).defined();
+                (s.min()? as i128, s.max()? as i128)
+            }
+            MExpr::Neg(a) => {
+                let (l, h) = self.range(a)?;
+                (-h, -l)
+            }
+            MExpr::Abs(a) => {
+                let (l, h) = self.range(a)?;
+                if l >= 0 {
+                    (l, h)
+                } else if h <= 0 {
+                    (-h, -l)
+                } else {
+                    (0, h.max(-l))
+                }
+            }
+            MExpr::Bin(op, a, b) => {
+                let ((al, ah), (bl, bh)) = (self.range(a)?, self.range(b)?);
+                let f = |x: i128, y: i128| match op {
+                    BinOp::Add => x + y,
+                    BinOp::Sub => x - y,
+                    _ => x * y,
+                };
+                let cs = [f(al, bl), f(al, bh), f(ah, bl), f(ah, bh)];
+                (*cs.iter().min()?, *cs.iter().max()?)
+            }
+            MExpr::NDiv(a, _) => (0, self.range(a)?.1.max(0)),
+            MExpr::NMod(_, b) => (0, self.range(b)?.1.max(0)),
+        })
+    }
+
+    /// Whether the value of `e` may lie outside `lo..=hi`.
+    fn may_leave(&self, e: &MExpr, lo: i64, hi: i64) -> bool {
+        self.range(e).is_none_or(|(l, h)| l < lo as i128 || h > hi as i128)
+    }
+
+    /// Splits on `e`'s value among `0..n` (an index or an agent): one case per value, and a
+    /// run-time error when it may lie outside.
+    fn split(&self, g: &MBool, e: &MExpr, n: usize, out: &mut Vec<(MBool, Result<usize, ()>)>) {
+        if let MExpr::Const(v) = e {
+            out.push((g.clone(), usize::try_from(*v).ok().filter(|v| *v < n).ok_or(())));
+            return;
         }
-    }
-
-    fn fold(&self, r: Result<i64, arith::ArithError>) -> Result<MExpr, EmitError> {
-        r.map(MExpr::Const)
-            .map_err(|e| EmitError { message: format!("property `{}`: constant arithmetic fails ({e:?})", self.prop) })
-    }
-
-    fn expr(&self, e: &Expr, qv: &[i64]) -> Result<MExpr, EmitError> {
-        Ok(match e {
-            Expr::Const(c) => MExpr::Const(*c),
-            Expr::QVar(i) => MExpr::Const(qv[*i]),
-            Expr::AgentId(AgentRef::Of(x)) => MExpr::Const(self.constant(x, qv, "a non-constant agent in `id of`")?),
-            Expr::AgentId(_) => return Err(self.refuse("`id` without `of` in a property")),
-            Expr::Var(r) => {
-                let v = &self.model.vars[r.var];
-                let agent = if v.store == Store::Env {
-                    None
-                } else {
-                    match &r.owner {
-                        AgentRef::Of(x) => {
-                            let a = self.constant(x, qv, "a non-constant agent after `of`")?;
-                            if a < 0 || a as usize >= self.model.n_agents() {
-                                return Err(EmitError {
-                                    message: format!("property `{}`: agent {a} does not exist", self.prop),
-                                });
-                            }
-                            Some(a as usize)
-                        }
-                        _ => return Err(self.refuse("a variable without `of` in a property")),
-                    }
-                };
-                let mut flat = 0usize;
-                let st = super::expr::strides(&v.dims);
-                for ((i, d), s) in r.indices.iter().zip(&v.dims).zip(&st) {
-                    let c = self.constant(i, qv, "a non-constant array index")?;
-                    if c < 0 || c as usize >= *d {
-                        return Err(EmitError {
-                            message: format!("property `{}`: index {c} out of range for `{}`", self.prop, v.name),
-                        });
-                    }
-                    flat += c as usize * s;
-                }
-                MExpr::Param((agent, r.var, flat))
+        for k in 0..n {
+            if self.range(e).is_none_or(|(l, h)| l <= k as i128 && k as i128 <= h) {
+                out.push((and(vec![g.clone(), cmp(CmpOp::Eq, e.clone(), c(k as i64))]), Ok(k)));
             }
-            Expr::Local { .. } => return Err(self.refuse("block locals")),
-            Expr::Neg(a) => match self.expr(a, qv)? {
-                MExpr::Const(c) => self.fold(arith::neg(c))?,
-                x => MExpr::Neg(Box::new(x)),
-            },
-            Expr::Abs(a) => match self.expr(a, qv)? {
-                MExpr::Const(c) => self.fold(arith::abs(c))?,
-                x => MExpr::Abs(Box::new(x)),
-            },
-            Expr::Bin(op, a, b) => match (self.expr(a, qv)?, self.expr(b, qv)?) {
-                (MExpr::Const(x), MExpr::Const(y)) => self.fold(arith::binary(*op, x, y))?,
-                (x, y) => match op {
-                    BinOp::Add | BinOp::Sub | BinOp::Mul => MExpr::Bin(*op, Box::new(x), Box::new(y)),
-                    _ => return Err(self.refuse("`/`, `%` or `:` on variables")),
-                },
-            },
-            Expr::MinMax(mm, a, b) => match (self.expr(a, qv)?, self.expr(b, qv)?) {
-                (MExpr::Const(x), MExpr::Const(y)) => {
-                    MExpr::Const(if *mm == MinMax::Min { x.min(y) } else { x.max(y) })
-                }
-                _ => return Err(self.refuse("`min`/`max` on variables")),
-            },
-            Expr::If(c, a, b) => match self.bool(c, qv, false)? {
-                MBool::Const(true) => self.expr(a, qv)?,
-                MBool::Const(false) => self.expr(b, qv)?,
-                _ => return Err(self.refuse("`if` expressions with a non-constant condition")),
-            },
-            Expr::NonDet(..) => return Err(self.refuse("`[a..b]`")),
-        })
-    }
-
-    fn bool(&self, b: &BExpr, qv: &[i64], undef: bool) -> Result<MBool, EmitError> {
-        Ok(match b {
-            BExpr::Const(c) => MBool::Const(*c),
-            BExpr::Not(x) => match self.bool(x, qv, undef)? {
-                MBool::Const(c) => MBool::Const(!c),
-                x => MBool::Not(Box::new(x)),
-            },
-            BExpr::Cmp(op, x, y) => {
-                // A non-constant array index or agent: split over its possible values.
-                if let Some((target, range)) = self.find_dynamic(x, qv).or_else(|| self.find_dynamic(y, qv)) {
-                    let mut parts = vec![];
-                    for k in range {
-                        let is_k = BExpr::Cmp(CmpOp::Eq, target.clone(), Expr::Const(k));
-                        let case = BExpr::Cmp(*op, subst(x, &target, k), subst(y, &target, k));
-                        parts.push(and(vec![self.bool(&is_k, qv, undef)?, self.bool(&case, qv, undef)?]));
-                    }
-                    return Ok(or(parts));
-                }
-                // A `min`/`max`/`if` whose operand depends on the state: split into its cases.
-                if let Some((node, cases)) = find_choice(self, x, qv).or_else(|| find_choice(self, y, qv)) {
-                    let mut parts = vec![];
-                    for (cond, with) in cases {
-                        let case = BExpr::Cmp(*op, replace(x, &node, &with), replace(y, &node, &with));
-                        parts.push(and(vec![self.bool(&cond, qv, undef)?, self.bool(&case, qv, undef)?]));
-                    }
-                    return Ok(or(parts));
-                }
-                let (x, y) = (self.expr(x, qv)?, self.expr(y, qv)?);
-                if let (MExpr::Const(a), MExpr::Const(b)) = (&x, &y) {
-                    return Ok(MBool::Const(op.holds(*a, *b)));
-                }
-                // Equal operands: `=`, `<=`, `>=` hold (when defined), the others do not.
-                let c = if x == y {
-                    MBool::Const(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge))
-                } else if matches!(op, CmpOp::Eq | CmpOp::Ne) && orient_key(&y) < orient_key(&x) {
-                    // Symmetric: one orientation, so that duplicates are recognised.
-                    MBool::Cmp(*op, y.clone(), x.clone())
-                } else {
-                    MBool::Cmp(*op, x.clone(), y.clone())
-                };
-                if undef {
-                    let mut keys = BTreeSet::new();
-                    params_of(&x, &mut keys);
-                    params_of(&y, &mut keys);
-                    let mut parts: Vec<MBool> = keys
-                        .into_iter()
-                        .filter(|k| self.may_be_undef(k))
-                        .map(|k| MBool::Cmp(CmpOp::Ne, MExpr::Param(k), MExpr::Const(UNDEF_MARK)))
-                        .collect();
-                    parts.push(c);
-                    and(parts)
-                } else {
-                    c
-                }
-            }
-            BExpr::And(x, y) => and(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
-            BExpr::Or(x, y) => or(vec![self.bool(x, qv, undef)?, self.bool(y, qv, undef)?]),
-        })
-    }
-
-    /// The first array index or `of` operand that is not constant, with its possible values
-    /// (the dimension's indices, or the agent ids).
-    fn find_dynamic(&self, e: &Expr, qv: &[i64]) -> Option<(Expr, std::ops::Range<i64>)> {
-        match e {
-            Expr::Var(r) => {
-                if let AgentRef::Of(a) = &r.owner
-                    && self.model.vars[r.var].store != Store::Env
-                {
-                    if let Some(x) = self.find_dynamic(a, qv) {
-                        return Some(x);
-                    }
-                    if !matches!(self.expr(a, qv), Ok(MExpr::Const(_))) {
-                        return Some(((**a).clone(), 0..self.model.n_agents() as i64));
-                    }
-                }
-                for (i, d) in r.indices.iter().zip(&self.model.vars[r.var].dims) {
-                    if let Some(x) = self.find_dynamic(i, qv) {
-                        return Some(x);
-                    }
-                    if !matches!(self.expr(i, qv), Ok(MExpr::Const(_))) {
-                        return Some((i.clone(), 0..*d as i64));
-                    }
-                }
-                None
-            }
-            Expr::Neg(a) | Expr::Abs(a) => self.find_dynamic(a, qv),
-            Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) | Expr::NonDet(a, b) => {
-                self.find_dynamic(a, qv).or_else(|| self.find_dynamic(b, qv))
-            }
-            Expr::If(_, a, b) => self.find_dynamic(a, qv).or_else(|| self.find_dynamic(b, qv)),
-            Expr::AgentId(AgentRef::Of(a)) => self.find_dynamic(a, qv),
-            _ => None,
+        }
+        if self.may_leave(e, 0, n as i64 - 1) {
+            let outside = or(vec![cmp(CmpOp::Lt, e.clone(), c(0)), cmp(CmpOp::Ge, e.clone(), c(n as i64))]);
+            out.push((and(vec![g.clone(), outside]), Err(())));
         }
     }
 
@@ -300,22 +273,347 @@ impl Conv<'_> {
         super::domains::var_set(self.model, self.analysis, k.1, ty).contains_undef()
     }
 
-    /// Expands the quantifiers from the `i`-th on, in textual nesting order.
-    fn qpred(&self, q: &QPred, i: usize, qv: &mut Vec<i64>, undef: bool) -> Result<MBool, EmitError> {
+    fn cases(&self, e: &Expr, qv: &[i64]) -> Result<Cases, EmitError> {
+        let t = MBool::Const(true);
+        Ok(match e {
+            Expr::Const(v) => vec![(t, Out::Val(c(*v)))],
+            Expr::QVar(i) => vec![(t, Out::Val(c(qv[*i])))],
+            Expr::AgentId(AgentRef::Of(x)) => {
+                let mut out = vec![];
+                for (g, o) in self.cases(x, qv)? {
+                    match o {
+                        Out::Val(v) => {
+                            let mut parts = vec![];
+                            self.split(&g, &v, self.model.n_agents(), &mut parts);
+                            for (g, a) in parts {
+                                out.push((g, a.map(|a| Out::Val(c(a as i64))).unwrap_or(Out::Err)));
+                            }
+                        }
+                        o => out.push((g, o)),
+                    }
+                }
+                out
+            }
+            Expr::AgentId(_) => return Err(self.refuse("`id` without `of` in a property")),
+            Expr::Var(r) => self.var(r, qv)?,
+            Expr::Local { .. } => return Err(self.refuse("block locals")),
+            Expr::Neg(a) | Expr::Abs(a) => {
+                let neg = matches!(e, Expr::Neg(_));
+                self.cases(a, qv)?
+                    .into_iter()
+                    .map(|(g, o)| {
+                        let o = match o {
+                            Out::Val(MExpr::Const(v)) => Out::Val(c(if neg { -v } else { v.abs() })),
+                            Out::Val(x) if neg => Out::Val(MExpr::Neg(bx(x))),
+                            Out::Val(x) => Out::Val(MExpr::Abs(bx(x))),
+                            o => o,
+                        };
+                        (g, o)
+                    })
+                    .collect()
+            }
+            Expr::Bin(op, a, b) => {
+                let mut out = vec![];
+                for (ga, oa) in self.cases(a, qv)? {
+                    let x = match oa {
+                        Out::Err => {
+                            out.push((ga, Out::Err));
+                            continue;
+                        }
+                        o => o,
+                    };
+                    for (gb, ob) in self.cases(b, qv)? {
+                        let g = and(vec![ga.clone(), gb]);
+                        match (&x, ob) {
+                            (_, Out::Err) => out.push((g, Out::Err)),
+                            (Out::Bot, _) | (_, Out::Bot) => out.push((g, Out::Bot)),
+                            (Out::Val(x), Out::Val(y)) => {
+                                for (h, o) in self.arith(*op, x, &y) {
+                                    out.push((and(vec![g.clone(), h]), o));
+                                }
+                            }
+                            (Out::Err, _) => unreachable!("handled above"),
+                        }
+                    }
+                }
+                out
+            }
+            Expr::MinMax(mm, a, b) => {
+                let mut out = vec![];
+                for (ga, oa) in self.cases(a, qv)? {
+                    if oa == Out::Err {
+                        out.push((ga, Out::Err));
+                        continue;
+                    }
+                    for (gb, ob) in self.cases(b, qv)? {
+                        let g = and(vec![ga.clone(), gb]);
+                        match (&oa, ob) {
+                            (_, Out::Err) => out.push((g, Out::Err)),
+                            (Out::Bot, _) | (_, Out::Bot) => out.push((g, Out::Bot)),
+                            (Out::Val(x), Out::Val(y)) => {
+                                let first = if *mm == MinMax::Min { CmpOp::Le } else { CmpOp::Ge };
+                                let pick_x = cmp(first, x.clone(), y.clone());
+                                out.push((and(vec![g.clone(), pick_x.clone()]), Out::Val(x.clone())));
+                                out.push((and(vec![g, not(pick_x)]), Out::Val(y)));
+                            }
+                            (Out::Err, _) => unreachable!("handled above"),
+                        }
+                    }
+                }
+                out
+            }
+            Expr::If(cond, a, b) => {
+                let tr = self.truth(cond, qv)?;
+                let mut out = vec![(tr.err.clone(), Out::Err)];
+                let ok = not(tr.err.clone());
+                for (g, o) in self.cases(a, qv)? {
+                    out.push((and(vec![ok.clone(), tr.t.clone(), g]), o));
+                }
+                for (g, o) in self.cases(b, qv)? {
+                    out.push((and(vec![ok.clone(), not(tr.t.clone()), g]), o));
+                }
+                out
+            }
+            Expr::NonDet(..) => return Err(self.refuse("`[a..b]`")),
+        }
+        .into_iter()
+        .filter(|(g, _)| *g != MBool::Const(false))
+        .collect())
+    }
+
+    /// `x op y` on defined values: its value, or an overflow or a division by zero.
+    fn arith(&self, op: BinOp, x: &MExpr, y: &MExpr) -> Cases {
+        let t = MBool::Const(true);
+        if let (MExpr::Const(a), MExpr::Const(b)) = (x, y) {
+            return vec![(t, arith::binary(op, *a, *b).map(|v| Out::Val(c(v))).unwrap_or(Out::Err))];
+        }
+        let (min, max) = (arith::MIN_VALUE, arith::MAX_VALUE);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                let r = MExpr::Bin(op, bx(x.clone()), bx(y.clone()));
+                if !self.may_leave(&r, min, max) {
+                    return vec![(t, Out::Val(r))];
+                }
+                let inside = and(vec![cmp(CmpOp::Ge, r.clone(), c(min)), cmp(CmpOp::Le, r.clone(), c(max))]);
+                vec![(inside.clone(), Out::Val(r)), (not(inside), Out::Err)]
+            }
+            BinOp::Div | BinOp::Mod | BinOp::RDiv => {
+                let mut out = vec![];
+                let nonzero = match y {
+                    MExpr::Const(0) => return vec![(t, Out::Err)],
+                    MExpr::Const(_) => t.clone(),
+                    _ if self.range(y).is_some_and(|(l, h)| l > 0 || h < 0) => t.clone(),
+                    _ => {
+                        out.push((cmp(CmpOp::Eq, y.clone(), c(0)), Out::Err));
+                        cmp(CmpOp::Ne, y.clone(), c(0))
+                    }
+                };
+                let d = safe_divisor(y);
+                let ax = MExpr::Abs(bx(x.clone()));
+                let q = MExpr::NDiv(bx(ax.clone()), bx(d.clone()));
+                let rem = MExpr::NMod(bx(ax), bx(d.clone()));
+                // The signs agree: the quotient keeps its sign.
+                let same = or(vec![
+                    and(vec![cmp(CmpOp::Lt, x.clone(), c(0)), cmp(CmpOp::Lt, y.clone(), c(0))]),
+                    and(vec![cmp(CmpOp::Ge, x.clone(), c(0)), cmp(CmpOp::Ge, y.clone(), c(0))]),
+                ]);
+                let signed = |v: MExpr| -> Vec<(MBool, MExpr)> {
+                    vec![(same.clone(), v.clone()), (not(same.clone()), MExpr::Neg(bx(v)))]
+                };
+                let vals: Vec<(MBool, MExpr)> = match op {
+                    BinOp::Div => signed(q),
+                    BinOp::Mod => vec![
+                        (
+                            and(vec![cmp(CmpOp::Lt, x.clone(), c(0)), cmp(CmpOp::Ne, rem.clone(), c(0))]),
+                            MExpr::Bin(BinOp::Sub, bx(d), bx(rem.clone())),
+                        ),
+                        (or(vec![cmp(CmpOp::Ge, x.clone(), c(0)), cmp(CmpOp::Eq, rem.clone(), c(0))]), rem),
+                    ],
+                    _ => {
+                        // Rounded to the nearest, ties away from zero: up when 2r >= |y|.
+                        let up = cmp(CmpOp::Ge, rem.clone(), MExpr::Bin(BinOp::Sub, bx(d), bx(rem)));
+                        let q1 = MExpr::Bin(BinOp::Add, bx(q.clone()), bx(c(1)));
+                        let mut v = vec![];
+                        for (g, x) in signed(q1) {
+                            v.push((and(vec![up.clone(), g]), x));
+                        }
+                        for (g, x) in signed(q) {
+                            v.push((and(vec![not(up.clone()), g]), x));
+                        }
+                        v
+                    }
+                };
+                for (g, v) in vals {
+                    out.push((and(vec![nonzero.clone(), g]), Out::Val(v)));
+                }
+                out
+            }
+        }
+    }
+
+    /// A variable reference: its owner, then its indices, evaluated in order (⊥ makes the
+    /// reference ⊥, out of range is an error), then the tracked value (⊥ if it holds `UNDEF`,
+    /// or if the owner's type has no such variable).
+    fn var(&self, r: &crate::model::VarRef, qv: &[i64]) -> Result<Cases, EmitError> {
+        let m = self.model;
+        let v = &m.vars[r.var];
+        let t = MBool::Const(true);
+        // (guard, the owner or `None` for the environment) or what the reference gives.
+        let mut owners: Vec<(MBool, Result<Option<usize>, Out>)> = vec![];
+        if v.store == Store::Env {
+            owners.push((t, Ok(None)));
+        } else {
+            let AgentRef::Of(x) = &r.owner else {
+                return Err(self.refuse("a variable without `of` in a property"));
+            };
+            for (g, o) in self.cases(x, qv)? {
+                match o {
+                    Out::Val(a) => {
+                        let mut parts = vec![];
+                        self.split(&g, &a, m.n_agents(), &mut parts);
+                        for (g, a) in parts {
+                            owners.push((g, a.map(Some).map_err(|_| Out::Err)));
+                        }
+                    }
+                    o => owners.push((g, Err(o))),
+                }
+            }
+        }
+        let mut out = vec![];
+        for (g, owner) in owners {
+            let owner = match owner {
+                Ok(o) => o,
+                Err(o) => {
+                    out.push((g, o));
+                    continue;
+                }
+            };
+            // The element: indices in order.
+            let mut elems: Vec<(MBool, Result<usize, Out>)> = vec![(g, Ok(0))];
+            for (ie, d) in r.indices.iter().zip(&v.dims) {
+                let mut next = vec![];
+                for (g, e) in elems {
+                    let flat = match e {
+                        Ok(f) => f,
+                        Err(o) => {
+                            next.push((g, Err(o)));
+                            continue;
+                        }
+                    };
+                    for (gi, oi) in self.cases(ie, qv)? {
+                        let g = and(vec![g.clone(), gi]);
+                        match oi {
+                            Out::Val(i) => {
+                                let mut parts = vec![];
+                                self.split(&g, &i, *d, &mut parts);
+                                for (g, k) in parts {
+                                    next.push((g, k.map(|k| flat * d + k).map_err(|_| Out::Err)));
+                                }
+                            }
+                            o => next.push((g, Err(o))),
+                        }
+                    }
+                }
+                elems = next;
+            }
+            for (g, e) in elems {
+                let flat = match e {
+                    Ok(f) => f,
+                    Err(o) => {
+                        out.push((g, o));
+                        continue;
+                    }
+                };
+                let has = match owner {
+                    None => true,
+                    Some(a) => {
+                        let ty = m.type_of(a);
+                        match v.store {
+                            Store::Attr => m.agent_types[ty].attrs.contains(&r.var),
+                            Store::Stig { stigmergy, .. } => m.holds(ty, stigmergy),
+                            Store::Env => true,
+                        }
+                    }
+                };
+                if !has {
+                    out.push((g, Out::Bot));
+                    continue;
+                }
+                let key = (owner, r.var, flat);
+                let p = MExpr::Param(key);
+                if self.may_be_undef(&key) {
+                    let undef = cmp(CmpOp::Eq, p.clone(), c(UNDEF_MARK));
+                    out.push((and(vec![g.clone(), undef.clone()]), Out::Bot));
+                    out.push((and(vec![g, not(undef)]), Out::Val(p)));
+                } else {
+                    out.push((g, Out::Val(p)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// A Boolean expression.
+    fn truth(&self, b: &BExpr, qv: &[i64]) -> Result<Truth, EmitError> {
+        Ok(match b {
+            BExpr::Const(v) => Truth { t: MBool::Const(*v), err: MBool::Const(false) },
+            BExpr::Not(x) => {
+                let x = self.truth(x, qv)?;
+                Truth { t: and(vec![not(x.t), not(x.err.clone())]), err: x.err }
+            }
+            BExpr::Cmp(op, x, y) => {
+                let (mut t, mut err) = (vec![], vec![]);
+                for (gx, ox) in self.cases(x, qv)? {
+                    if ox == Out::Err {
+                        err.push(gx);
+                        continue;
+                    }
+                    for (gy, oy) in self.cases(y, qv)? {
+                        let g = and(vec![gx.clone(), gy]);
+                        match (&ox, oy) {
+                            (_, Out::Err) => err.push(g),
+                            (Out::Val(a), Out::Val(b)) => t.push(and(vec![g, cmp(*op, a.clone(), b)])),
+                            _ => {}
+                        }
+                    }
+                }
+                Truth { t: or(t), err: or(err) }
+            }
+            BExpr::And(x, y) => self.conj(self.truth(x, qv)?, self.truth(y, qv)?),
+            BExpr::Or(x, y) => self.disj(self.truth(x, qv)?, self.truth(y, qv)?),
+        })
+    }
+
+    /// `x and y`, short-circuit: `y` is evaluated only when `x` is true.
+    fn conj(&self, x: Truth, y: Truth) -> Truth {
+        Truth { t: and(vec![x.t.clone(), y.t]), err: or(vec![x.err, and(vec![x.t, y.err])]) }
+    }
+
+    /// `x or y`, short-circuit: `y` is evaluated only when `x` is false.
+    fn disj(&self, x: Truth, y: Truth) -> Truth {
+        let x_false = and(vec![not(x.t.clone()), not(x.err.clone())]);
+        Truth { t: or(vec![x.t, and(vec![not(x.err.clone()), y.t])]), err: or(vec![x.err, and(vec![x_false, y.err])]) }
+    }
+
+    /// Expands the quantifiers from the `i`-th on, in textual nesting order (agents in id
+    /// order, short-circuit as the native engine evaluates them).
+    fn qpred(&self, q: &QPred, i: usize, qv: &mut Vec<i64>) -> Result<Truth, EmitError> {
         if i == q.quants.len() {
-            return self.bool(&q.body, qv, undef);
+            return self.truth(&q.body, qv);
         }
         let (kind, ty) = q.quants[i];
-        let mut parts = vec![];
+        let mut acc: Option<Truth> = None;
         for a in self.model.agent_types[ty].ids() {
             qv.push(a as i64);
-            parts.push(self.qpred(q, i + 1, qv, undef)?);
+            let x = self.qpred(q, i + 1, qv)?;
             qv.pop();
+            acc = Some(match acc {
+                None => x,
+                Some(p) if kind == QuantKind::Forall => self.conj(p, x),
+                Some(p) => self.disj(p, x),
+            });
         }
-        Ok(match kind {
-            QuantKind::Forall => and(parts),
-            QuantKind::Exists => or(parts),
-        })
+        Ok(acc.unwrap_or(Truth { t: MBool::Const(kind == QuantKind::Forall), err: MBool::Const(false) }))
     }
 }
 
@@ -368,7 +666,7 @@ fn params_of(e: &MExpr, out: &mut BTreeSet<TrackKey>) {
             out.insert(*k);
         }
         MExpr::Neg(a) | MExpr::Abs(a) => params_of(a, out),
-        MExpr::Bin(_, a, b) => {
+        MExpr::Bin(_, a, b) | MExpr::NDiv(a, b) | MExpr::NMod(a, b) => {
             params_of(a, out);
             params_of(b, out);
         }
@@ -407,6 +705,8 @@ impl Printer<'_> {
             MExpr::Param(k) => self.names[k].clone(),
             MExpr::Neg(a) => format!("(- {})", self.expr(a)),
             MExpr::Abs(a) => format!("abs ({})", self.expr(a)),
+            MExpr::NDiv(a, b) => format!("({} div {})", self.expr(a), self.expr(b)),
+            MExpr::NMod(a, b) => format!("({} mod {})", self.expr(a), self.expr(b)),
             MExpr::Bin(op, a, b) => {
                 let o = match op {
                     BinOp::Add => "+",
@@ -466,31 +766,11 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         }
     };
     let conv = Conv { model, analysis, prop: &prop.name };
-    let undef = model_has_undef(model);
-    let pred = conv.qpred(&prop.pred, 0, &mut vec![], undef)?;
+    let truth = conv.qpred(&prop.pred, 0, &mut vec![])?;
     let mut keys = BTreeSet::new();
-    bparams_of(&pred, &mut keys);
+    bparams_of(&truth.t, &mut keys);
+    bparams_of(&truth.err, &mut keys);
     let keys: Vec<TrackKey> = keys.into_iter().collect();
-    // Tracked values of agents that do not hold the variable would never be observed.
-    for (agent, var, _) in &keys {
-        if let Some(a) = agent {
-            let ty = model.type_of(*a);
-            let v = &model.vars[*var];
-            let has = match v.store {
-                Store::Attr => model.agent_types[ty].attrs.contains(var),
-                Store::Stig { stigmergy, .. } => model.holds(ty, stigmergy),
-                Store::Env => true,
-            };
-            if !has {
-                return Err(EmitError {
-                    message: format!(
-                        "property `{}` reads `{}` of agent {a}, whose type `{}` has no such variable",
-                        prop.name, v.name, model.agent_types[ty].name
-                    ),
-                });
-            }
-        }
-    }
     let sparams: Vec<String> = (0..keys.len()).map(|i| format!("s_{i}")).collect();
     let params: Vec<String> = (0..keys.len()).map(|i| format!("v_{i}")).collect();
     let rparams: Vec<String> = (0..keys.len()).map(|i| format!("r_{i}")).collect();
@@ -530,8 +810,9 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         rparams,
         updates,
         irrelevant,
-        pred: pv.bool(&pred),
-        rpred: pr.bool(&pred),
+        pred: pv.bool(&truth.t),
+        rpred: pr.bool(&truth.t),
+        err_pred: (truth.err != MBool::Const(false)).then(|| pv.bool(&truth.err)),
         gates,
         vars,
         abandon: false,
@@ -547,69 +828,6 @@ pub fn describe(model: &Model, k: &TrackKey) -> String {
     }
 }
 
-/// `e` with every occurrence of `target` replaced by the constant `k`.
-fn subst(e: &Expr, target: &Expr, k: i64) -> Expr {
-    replace(e, target, &Expr::Const(k))
-}
-
-/// `e` with every occurrence of `target` replaced by `with`.
-fn replace(e: &Expr, target: &Expr, with: &Expr) -> Expr {
-    e.map(&mut Replace { target, with })
-}
-
-/// Replaces every occurrence of one sub-expression.
-struct Replace<'a> {
-    target: &'a Expr,
-    with: &'a Expr,
-}
-
-impl crate::model::Rewrite for Replace<'_> {
-    fn expr(&mut self, e: &Expr) -> Option<Expr> {
-        (e == self.target).then(|| self.with.clone())
-    }
-}
-
-/// The first `min`/`max`/`if` sub-expression whose choice of operand is not constant, as the
-/// cases (condition, operand) it splits into.
-fn find_choice(conv: &Conv, e: &Expr, qv: &[i64]) -> Option<(Expr, Vec<(BExpr, Expr)>)> {
-    let inner = |x: &Expr| find_choice(conv, x, qv);
-    match e {
-        Expr::MinMax(mm, a, b) => inner(a).or_else(|| inner(b)).or_else(|| {
-            if matches!((conv.expr(a, qv), conv.expr(b, qv)), (Ok(MExpr::Const(_)), Ok(MExpr::Const(_)))) {
-                return None;
-            }
-            let (first, second) = if *mm == MinMax::Min { (CmpOp::Le, CmpOp::Gt) } else { (CmpOp::Ge, CmpOp::Lt) };
-            Some((
-                e.clone(),
-                vec![
-                    (BExpr::Cmp(first, (**a).clone(), (**b).clone()), (**a).clone()),
-                    (BExpr::Cmp(second, (**a).clone(), (**b).clone()), (**b).clone()),
-                ],
-            ))
-        }),
-        Expr::If(c, a, b) => inner(a).or_else(|| inner(b)).or_else(|| {
-            if matches!(conv.bool(c, qv, false), Ok(MBool::Const(_))) {
-                return None;
-            }
-            Some((e.clone(), vec![((**c).clone(), (**a).clone()), (BExpr::Not(c.clone()), (**b).clone())]))
-        }),
-        Expr::Neg(a) | Expr::Abs(a) => inner(a),
-        Expr::Bin(_, a, b) => inner(a).or_else(|| inner(b)),
-        Expr::Var(r) => r.indices.iter().find_map(inner),
-        _ => None,
-    }
-}
-
-/// The `assume` predicates, for the `Assumptions` process of the LNT program: the values they read
-/// (in initialisation order: the environment, then agent by agent, attributes then stigmergic
-/// variables, by slot) and their conjunction as an LNT condition over `A[q]`.
-#[derive(Clone, Debug)]
-pub struct AssumeSpec {
-    pub keys: Vec<TrackKey>,
-    pub cond: String,
-    pub names: Vec<String>,
-}
-
 /// The position of a tracked value in the initialisation order.
 pub fn init_order(model: &Model, k: &TrackKey) -> (usize, usize, usize) {
     let v = &model.vars[k.1];
@@ -618,57 +836,4 @@ pub fn init_order(model: &Model, k: &TrackKey) -> (usize, usize, usize) {
         Store::Stig { .. } => 1,
     };
     (k.0.map_or(0, |a| a + 1), store, v.offset + k.2)
-}
-
-pub fn assumptions(model: &Model, analysis: &ValueAnalysis) -> Result<Option<AssumeSpec>, EmitError> {
-    if model.assumptions.is_empty() {
-        return Ok(None);
-    }
-    let undef = model_has_undef(model);
-    let mut parts = vec![];
-    for a in &model.assumptions {
-        let conv = Conv { model, analysis, prop: &a.name };
-        parts.push(conv.qpred(&a.pred, 0, &mut vec![], undef)?);
-    }
-    let pred = and(parts);
-    let mut keys = BTreeSet::new();
-    bparams_of(&pred, &mut keys);
-    let mut keys: Vec<TrackKey> = keys.into_iter().collect();
-    keys.sort_by_key(|k| init_order(model, k));
-    let names: BTreeMap<TrackKey, String> = keys.iter().enumerate().map(|(q, k)| (*k, format!("A[{q}]"))).collect();
-    Ok(Some(AssumeSpec {
-        keys,
-        cond: lnt_bool(&names, &pred),
-        names: model.assumptions.iter().map(|a| a.name.clone()).collect(),
-    }))
-}
-
-fn lnt_expr(names: &BTreeMap<TrackKey, String>, e: &MExpr) -> String {
-    match e {
-        MExpr::Const(c) if *c == UNDEF_MARK => "UNDEF".into(),
-        MExpr::Const(c) => super::domains::int_lit(*c),
-        MExpr::Param(k) => names[k].clone(),
-        MExpr::Neg(a) => format!("(- {})", lnt_expr(names, a)),
-        MExpr::Abs(a) => format!("lab_abs ({})", lnt_expr(names, a)),
-        MExpr::Bin(op, a, b) => {
-            let o = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                _ => "*",
-            };
-            format!("({} {o} {})", lnt_expr(names, a), lnt_expr(names, b))
-        }
-    }
-}
-
-fn lnt_bool(names: &BTreeMap<TrackKey, String>, b: &MBool) -> String {
-    match b {
-        MBool::Const(c) => c.to_string(),
-        MBool::Not(x) => format!("(not {})", lnt_bool(names, x)),
-        MBool::Cmp(op, x, y) => {
-            format!("({} {} {})", lnt_expr(names, x), super::expr::cmp_op(*op), lnt_expr(names, y))
-        }
-        MBool::And(xs) => format!("({})", xs.iter().map(|x| lnt_bool(names, x)).collect::<Vec<_>>().join(" and ")),
-        MBool::Or(xs) => format!("({})", xs.iter().map(|x| lnt_bool(names, x)).collect::<Vec<_>>().join(" or ")),
-    }
 }

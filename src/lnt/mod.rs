@@ -8,6 +8,7 @@
 //! `docs/lnt-encoding.md`.
 
 pub mod domains;
+pub(crate) mod errors;
 pub(crate) mod expr;
 pub mod mcl;
 pub mod names;
@@ -239,8 +240,20 @@ pub fn emit(
         q.abandon = !program.remote.is_empty();
     }
     let mut files = vec![EmittedFile { name: format!("{}.lnt", opts.base), contents: templates::render_lnt(&program) }];
+    if program.has_err {
+        files.push(EmittedFile {
+            name: svl::mcl_file(&opts.base, &names::errors_id(model)),
+            contents: templates::render_errors_mcl(opts),
+        });
+    }
     for q in &queries {
-        let descriptions = q.keys.iter().map(|k| mcl::describe(model, k)).collect();
+        let descriptions: Vec<String> = q.keys.iter().map(|k| mcl::describe(model, k)).collect();
+        if let Some(e) = q.error_check() {
+            files.push(EmittedFile {
+                name: svl::mcl_file(&opts.base, &names::property_errors_id(model, &q.name)),
+                contents: templates::render_mcl(&e, opts, descriptions.clone()),
+            });
+        }
         files.push(EmittedFile {
             name: svl::mcl_file(&opts.base, &names::property_id(model, &q.name)),
             contents: templates::render_mcl(q, opts, descriptions),

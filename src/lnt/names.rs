@@ -266,9 +266,40 @@ pub fn property_id(m: &Model, prop: &str) -> String {
     if clash || is_reserved(&id) { format!("{id}_{k}") } else { id }
 }
 
+/// `candidate`, with `_` appended until it differs regardless of case from every name of
+/// `taken` and is not reserved.
+fn unique(candidate: String, taken: &[String]) -> String {
+    let mut id = candidate;
+    while is_reserved(&id) || taken.iter().any(|t| t.eq_ignore_ascii_case(&id)) {
+        id.push('_');
+    }
+    id
+}
+
+/// The identifier, in the SVL scripts and file names, of the check that no run-time error of
+/// the model is reachable (D9): `RUNTIME_ERRORS`, unless a property's identifier or its own
+/// error check takes that name.
+pub fn errors_id(m: &Model) -> String {
+    let mut taken: Vec<String> = m.properties.iter().map(|p| property_id(m, &p.name)).collect();
+    taken.extend(m.properties.iter().map(|p| format!("{}_ERRORS", property_id(m, &p.name))));
+    unique("RUNTIME_ERRORS".into(), &taken)
+}
+
+/// The identifier of the check that the predicate of property `prop` meets no run-time error
+/// in a reachable state: `ID_ERRORS` (`ID` its [`property_id`]), made unique.
+pub fn property_errors_id(m: &Model, prop: &str) -> String {
+    let mut taken: Vec<String> = m.properties.iter().map(|p| property_id(m, &p.name)).collect();
+    taken.push(errors_id(m));
+    unique(format!("{}_ERRORS", property_id(m, prop)), &taken)
+}
+
 /// The visible gate of an abandoned read attempt (docs/lnt-encoding.md §3): the queries tell
 /// it from steps.
 pub const ABANDON: &str = "ABANDON";
+
+/// The visible gate of a run-time error of the model (D9): `ERR !agent !code`
+/// (`docs/lnt-encoding.md` §3, "Run-time errors").
+pub const ERR: &str = "ERR";
 
 /// The gate on which agent `r` reads a location of agent `o`.
 pub fn read_gate(r: usize, o: usize) -> String {

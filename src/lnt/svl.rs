@@ -24,19 +24,31 @@ pub struct Scripts {
     pub hidden: Vec<String>,
 }
 
-/// What one property needs in the scripts.
+/// One `verify` statement of a block, in a `property` of its own.
 #[derive(Clone, Debug)]
-pub struct Block {
+pub struct Check {
     pub name: String,
     pub text: String,
     pub mcl: String,
     /// The query's file name, unquoted (for the README).
     pub mcl_name: String,
-    pub bcg: String,
     pub diag: String,
-    pub mono_bcg: String,
     pub mono_diag: String,
-    /// The visible labels: `DONE` and the observation gates the query reads.
+}
+
+/// What one property needs in the scripts: its LTS and the checks made on it (that no
+/// run-time error is reachable, for the first block; that the predicate meets none; the
+/// property itself).
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// The property's identifier (the LTS's name).
+    pub name: String,
+    pub text: String,
+    pub checks: Vec<Check>,
+    pub bcg: String,
+    pub mono_bcg: String,
+    /// The visible labels: `DONE`, `ABANDON` and `ERR` if the program has them, and the
+    /// observation gates the query reads.
     pub keep: Vec<String>,
     /// Strong actions of the sharp reduction: the gates the priority operator orders.
     pub hold: Vec<String>,
@@ -45,6 +57,44 @@ pub struct Block {
     /// Per instance of the agents' component (in order): the observation gates hidden inside
     /// the leaf because the query does not read them.
     pub leaf_hides: Vec<Vec<String>>,
+}
+
+/// What a `property` block of the emitted scripts checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CheckKind {
+    /// No run-time error of the model is reachable (steps, messages, initialisation,
+    /// assumptions).
+    Errors,
+    /// The predicate of this property meets no run-time error in a reachable state.
+    PredicateErrors(String),
+    /// This property.
+    Property(String),
+}
+
+/// The checks of the emitted scripts, in script order, by the identifier of their `property`
+/// block: the run-time errors first (if the program can meet any), then per property of
+/// `selected`, its predicate's run-time errors (if it can meet any) and the property. `files`
+/// are the emitted files (an error check has a query file when it is made).
+pub fn checks(
+    model: &Model,
+    selected: &[&crate::model::Property],
+    files: &[super::EmittedFile],
+    base: &str,
+) -> Vec<(String, CheckKind)> {
+    let emitted = |id: &str| files.iter().any(|f| f.name == mcl_file(base, id));
+    let mut out = vec![];
+    let errors = names::errors_id(model);
+    if emitted(&errors) {
+        out.push((errors, CheckKind::Errors));
+    }
+    for p in selected {
+        let e = names::property_errors_id(model, &p.name);
+        if emitted(&e) {
+            out.push((e, CheckKind::PredicateErrors(p.name.clone())));
+        }
+        out.push((names::property_id(model, &p.name), CheckKind::Property(p.name.clone())));
+    }
+    out
 }
 
 /// The query of the property whose identifier is `id` ([`names::property_id`]).
@@ -69,24 +119,62 @@ pub fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// A `verify` statement of query `id` (a property's or a check's identifier).
+fn check(base: &str, id: &str, text: String) -> Check {
+    Check {
+        name: id.to_string(),
+        text,
+        mcl: quote(&mcl_file(base, id)),
+        mcl_name: mcl_file(base, id),
+        diag: quote(&diag_file(base, id, false)),
+        mono_diag: quote(&diag_file(base, id, true)),
+    }
+}
+
+/// The text of the check that no run-time error is reachable.
+pub const ERRORS_TEXT: &str = "no run-time error is reachable (D9)";
+
 pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOptions) -> Scripts {
     let base = &opts.base;
     let n = model.n_agents();
     let mut blocks = vec![];
-    for q in queries {
-        let id = names::property_id(model, &q.name);
+    // With no query, the run-time errors still get an LTS of their own.
+    let errors_only = [None];
+    let items: Vec<Option<&Query>> =
+        if queries.is_empty() && program.has_err { errors_only.to_vec() } else { queries.iter().map(Some).collect() };
+    for (i, q) in items.into_iter().enumerate() {
+        let id = match q {
+            Some(q) => names::property_id(model, &q.name),
+            None => names::errors_id(model),
+        };
         let mut keep = vec!["DONE".to_string()];
         if !program.remote.is_empty() {
             // abandoned read attempts stay visible: the queries tell them from steps
             keep.push(names::ABANDON.to_string());
         }
-        keep.extend(q.gates.iter().cloned());
+        if program.has_err {
+            keep.push(names::ERR.to_string());
+        }
+        let gates: &[String] = q.map(|q| q.gates.as_slice()).unwrap_or_default();
+        keep.extend(gates.iter().cloned());
+        let mut checks = vec![];
+        if i == 0 && program.has_err {
+            checks.push(check(base, &names::errors_id(model), ERRORS_TEXT.into()));
+        }
+        if let Some(q) = q {
+            let text = q.text.replace(['"', '\n', '\r'], " ");
+            if q.err_pred.is_some() {
+                let eid = names::property_errors_id(model, &q.name);
+                checks.push(check(base, &eid, format!("no run-time error in the predicate of {}", q.name)));
+            }
+            checks.push(check(base, &id, text));
+        }
         let mut hold = vec![];
         let mut prio = vec![];
         if program.has_tuples {
             hold.push("REQ".to_string());
             prio.push((0..n).map(|i| format!("REQ !{i} .*")).collect());
-            for g in q.gates.iter().filter(|g| g.starts_with("L_")) {
+            for g in gates.iter().filter(|g| g.starts_with("L_")) {
                 hold.push(g.clone());
                 prio.push((0..n).map(|i| format!("{g} !{i} .*")).collect());
             }
@@ -99,13 +187,10 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
             .collect();
         blocks.push(Block {
             name: id.clone(),
-            text: q.text.replace(['"', '\n', '\r'], " "),
-            mcl: quote(&mcl_file(base, &id)),
-            mcl_name: mcl_file(base, &id),
+            text: checks.last().map(|c| c.text.clone()).unwrap_or_default(),
+            checks,
             bcg: quote(&format!("{base}_{id}.bcg")),
-            diag: quote(&diag_file(base, &id, false)),
             mono_bcg: quote(&format!("{base}_mono_{id}.bcg")),
-            mono_diag: quote(&diag_file(base, &id, true)),
             keep,
             hold: hold.iter().map(|h| quote(h)).collect(),
             prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),

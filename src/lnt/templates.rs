@@ -48,6 +48,13 @@ impl MclTemplate<'_> {
 }
 
 #[derive(Template)]
+#[template(path = "errors.mcl", escape = "none")]
+struct ErrorsTemplate<'a> {
+    source: &'a str,
+    base: &'a str,
+}
+
+#[derive(Template)]
 #[template(path = "compositional.svl", escape = "none")]
 struct CompTemplate<'a> {
     s: &'a Scripts,
@@ -79,6 +86,10 @@ pub fn render_lnt(p: &Program) -> String {
 
 pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {
     finish(MclTemplate { q, source: &opts.source, base: &opts.base, descriptions }.render())
+}
+
+pub fn render_errors_mcl(opts: &EmitOptions) -> String {
+    finish(ErrorsTemplate { source: &opts.source, base: &opts.base }.render())
 }
 
 pub fn render_svl_comp(s: &Scripts) -> String {

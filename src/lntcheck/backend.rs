@@ -59,9 +59,12 @@ pub struct LabsView {
     pub from_labels: Vec<Vec<i32>>,
     /// Valuation (native layout) read from the processes' variables (`I`, `L`, `E`).
     pub from_vars: Vec<Vec<i32>>,
-    /// LTS states with no outgoing transition that are not real states (a step that cannot
-    /// complete: an encoding error).
+    /// LTS states with no outgoing transition that are not real states and that no `ERR`
+    /// label reaches (a step that cannot complete: an encoding error).
     pub stuck: Vec<u32>,
+    /// The real states (numbers) from which a step reaches an `ERR` label (a run-time error
+    /// of the model), with that label.
+    pub errors: Vec<(u32, String)>,
     /// The observed variables (from `MAIN`'s gates).
     pub observed: BTreeSet<usize>,
 }
@@ -247,25 +250,29 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
         }
         Ok(nv)
     };
-    let done_targets = |from: u32, val: &Vec<i32>| -> Result<Vec<(u32, Vec<i32>)>, LntcheckError> {
-        let mut stack = vec![(from, val.clone())];
-        let mut out = vec![];
-        let mut visited: std::collections::HashSet<(u32, Vec<i32>)> = [(from, val.clone())].into_iter().collect();
-        while let Some((s, v)) = stack.pop() {
-            for (l, t) in &adj[s as usize] {
-                let lab = lts.label(*l);
-                let nv = apply(&v, lab)?;
-                if lab == "DONE" {
-                    out.push((*t, nv));
-                } else if visited.insert((*t, nv.clone())) {
-                    stack.push((*t, nv));
+    let done_targets =
+        |from: u32, val: &Vec<i32>, errs: &mut Vec<String>| -> Result<Vec<(u32, Vec<i32>)>, LntcheckError> {
+            let mut stack = vec![(from, val.clone())];
+            let mut out = vec![];
+            let mut visited: std::collections::HashSet<(u32, Vec<i32>)> = [(from, val.clone())].into_iter().collect();
+            while let Some((s, v)) = stack.pop() {
+                for (l, t) in &adj[s as usize] {
+                    let lab = lts.label(*l);
+                    let nv = apply(&v, lab)?;
+                    if Lts::gate(lab) == "ERR" && !errs.iter().any(|e| e == lab) {
+                        errs.push(lab.to_string());
+                    }
+                    if lab == "DONE" {
+                        out.push((*t, nv));
+                    } else if visited.insert((*t, nv.clone())) {
+                        stack.push((*t, nv));
+                    }
                 }
             }
-        }
-        out.sort();
-        out.dedup();
-        Ok(out)
-    };
+            out.sort();
+            out.dedup();
+            Ok(out)
+        };
     let mut index: HashMap<u32, u32> = HashMap::new();
     let mut real: Vec<u32> = vec![];
     let mut from_labels: Vec<Vec<i32>> = vec![];
@@ -295,25 +302,34 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
             }
         }
     };
-    for (t, nv) in done_targets(0, &vec![0; lay.len])? {
+    let mut init_errs = vec![];
+    for (t, nv) in done_targets(0, &vec![0; lay.len], &mut init_errs)? {
         add(t, nv, NO_PARENT, &mut real, &mut from_labels)?;
     }
     let n_initial = real.len();
     let mut succ: Vec<Vec<u32>> = vec![];
+    let mut errors: Vec<(u32, String)> = vec![];
     let mut i = 0;
     while i < real.len() {
         let mut out = vec![];
-        for (t, nv) in done_targets(real[i], &from_labels[i].clone())? {
+        let mut errs = vec![];
+        for (t, nv) in done_targets(real[i], &from_labels[i].clone(), &mut errs)? {
             out.push(add(t, nv, i as u32, &mut real, &mut from_labels)?);
         }
         out.sort_unstable();
         out.dedup();
         succ.push(out);
+        errors.extend(errs.into_iter().map(|e| (i as u32, e)));
         i += 1;
     }
     let is_real: std::collections::HashSet<u32> = real.iter().copied().collect();
-    let stuck: Vec<u32> = (0..n as u32).filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s)).collect();
-    Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars: vec![], stuck, observed })
+    let after_err: std::collections::HashSet<u32> =
+        lts.trans.iter().filter(|(_, l, _)| Lts::gate(lts.label(*l)) == "ERR").map(|(_, _, t)| *t).collect();
+    let stuck: Vec<u32> = (0..n as u32)
+        .filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s) && !after_err.contains(s))
+        .collect();
+    let _ = init_errs;
+    Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars: vec![], stuck, errors, observed })
 }
 
 /// The LAbS graph as the native engine's `Graph` (valuations from the labels; the last slot

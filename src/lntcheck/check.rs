@@ -96,6 +96,15 @@ impl Ck<'_> {
     }
 
     fn expr(&mut self, e: &Expr, want: Option<Ty>, asg: &Asg) -> Option<Ty> {
+        fn numeral(e: &Expr) -> bool {
+            match &e.k {
+                ExprK::Num(_) => true,
+                ExprK::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod, a, b) => {
+                    numeral(a) && numeral(b)
+                }
+                _ => false,
+            }
+        }
         match &e.k {
             ExprK::Num(_) => match want {
                 Some(Ty::Int) => Some(Ty::Int),
@@ -201,7 +210,9 @@ impl Ck<'_> {
                 _ => {
                     let arith = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod);
                     let w = if arith { want } else { None };
-                    let lit = matches!(a.k, ExprK::Num(_));
+                    // Numerals, alone or combined, take the type of the other operand (LNT
+                    // resolves `1 * 1 > x` by `x`).
+                    let lit = numeral(a);
                     let (ta, tb) = if lit {
                         let tb = self.expr(b, w, asg);
                         (self.expr(a, tb.or(w), asg), tb)

@@ -94,6 +94,9 @@ pub fn differential(
             view.stuck[0]
         ));
     }
+    if let Some((s, label)) = view.errors.first() {
+        r.problems.push(format!("the LNT LTS reports a run-time error ({label}) from LAbS state {s}"));
+    }
     for ((pn, vn), (_, vl)) in r.native.iter().zip(&r.lnt) {
         if vn != vl {
             r.problems.push(format!("property {pn}: native {} but lnt {}", vn.as_str(), vl.as_str()));

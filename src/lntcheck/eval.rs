@@ -3,6 +3,7 @@
 use super::ast::{BinOp, Mode};
 use super::lexer::{Diag, Pos};
 use super::sem::*;
+use crate::analysis::intervals::{IntervalSet, NEG_INF, POS_INF};
 
 pub type Env = Vec<Option<Value>>;
 type R<T> = Result<T, Diag>;
@@ -276,29 +277,32 @@ impl Ev<'_> {
         Ok(Flow::Normal)
     }
 
-    /// Evaluates a bound expression (`None`: no bound known).
-    pub fn bound(&mut self, env: &Env, b: &Option<BE>) -> Option<i64> {
-        fn go(ev: &mut Ev, env: &Env, b: &BE) -> Option<i64> {
+    /// The values of an input its `where` clause allows (every integer when it says nothing;
+    /// a comparison with an expression that cannot be evaluated yet says nothing either).
+    pub fn input_set(&mut self, env: &Env, b: &Bounds) -> IntervalSet {
+        fn go(ev: &mut Ev, env: &Env, b: &DomExpr) -> IntervalSet {
+            let mut value = |e: &CE| ev.eval(env, e).ok().and_then(|v| as_int(&v, Pos::default()).ok());
             match b {
-                BE::E(e) => ev.eval(env, e).ok().and_then(|v| as_int(&v, Pos::default()).ok()),
-                BE::And(v, lo) => {
-                    let xs: Vec<i64> = v.iter().filter_map(|x| go(ev, env, x)).collect();
-                    if *lo { xs.into_iter().max() } else { xs.into_iter().min() }
-                }
-                BE::Or(v, lo) => {
-                    let xs: Option<Vec<i64>> = v.iter().map(|x| go(ev, env, x)).collect();
-                    let xs = xs?;
-                    if *lo { xs.into_iter().min() } else { xs.into_iter().max() }
-                }
+                DomExpr::AtLeast(e) => value(e).map_or_else(every_integer, |v| IntervalSet::range(v, POS_INF)),
+                DomExpr::AtMost(e) => value(e).map_or_else(every_integer, |v| IntervalSet::range(NEG_INF, v)),
+                DomExpr::Equal(e) => value(e).map_or_else(every_integer, IntervalSet::singleton),
+                DomExpr::And(v) => v.iter().fold(every_integer(), |acc, x| acc.meet(&go(ev, env, x))),
+                DomExpr::Or(v) => v.iter().fold(IntervalSet::empty(), |acc, x| acc.join(&go(ev, env, x))),
+                DomExpr::Empty => IntervalSet::empty(),
             }
         }
-        b.as_ref().and_then(|b| go(self, env, b))
+        b.as_ref().map_or_else(every_integer, |b| go(self, env, b))
     }
 }
 
-/// The finite domain of an input of type `t` within `[lo, hi]`; `Err` names what is unbounded.
-pub fn domain(p: &Program, t: Ty, lo: Option<i64>, hi: Option<i64>) -> Result<Vec<Value>, super::LntcheckError> {
-    const MAX: i64 = 1 << 20;
+fn every_integer() -> IntervalSet {
+    IntervalSet::range(NEG_INF, POS_INF)
+}
+
+/// The finite domain of an input of type `t` among the values of `set`; `Err` names what is
+/// unbounded or too large to enumerate.
+pub fn domain(p: &Program, t: Ty, set: &IntervalSet) -> Result<Vec<Value>, super::LntcheckError> {
+    const MAX: u64 = 1 << 20;
     let unsupported = super::LntcheckError::Unsupported;
     match t {
         Ty::Bool => Ok(vec![Value::B(false), Value::B(true)]),
@@ -307,19 +311,16 @@ pub fn domain(p: &Program, t: Ty, lo: Option<i64>, hi: Option<i64>) -> Result<Ve
             TyKind::Array { .. } => Err(unsupported("an input of an array type cannot be enumerated".into())),
         },
         Ty::Nat | Ty::Int => {
-            let lo = match (t, lo) {
-                (Ty::Nat, l) => l.unwrap_or(0).max(0),
-                (_, Some(l)) => l,
-                _ => return Err(unsupported("no lower bound".into())),
-            };
-            let Some(hi) = hi else { return Err(unsupported("no upper bound".into())) };
-            if hi < lo {
-                return Ok(vec![]);
+            let set = if t == Ty::Nat { set.meet(&IntervalSet::range(0, POS_INF)) } else { set.clone() };
+            match (set.min(), set.max()) {
+                (None, _) | (_, None) => Ok(vec![]),
+                (Some(NEG_INF), _) => Err(unsupported("no lower bound".into())),
+                (_, Some(POS_INF)) => Err(unsupported("no upper bound".into())),
+                (Some(lo), Some(hi)) => match set.iter_values(MAX) {
+                    Some(values) => Ok(values.map(Value::I).collect()),
+                    None => Err(unsupported(format!("domain {lo} .. {hi} too large"))),
+                },
             }
-            if hi - lo > MAX {
-                return Err(unsupported(format!("domain {lo} .. {hi} too large")));
-            }
-            Ok((lo..=hi).map(Value::I).collect())
         }
     }
 }

@@ -96,13 +96,35 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
                 let mut path = parse_aut_path(&aut)
                     .map_err(|m| LntcheckError::Encoding(format!("the evaluator's diagnostic: {m}")))?;
                 let last = d.states.last().copied().unwrap_or(0);
-                path.deadlock = d.loop_start.is_none() && succ.get(last as usize).is_none_or(Vec::is_empty);
+                path.deadlock = d.loop_start.is_none() && stuck(lts, &succ, last);
                 (Some(path), Some(aut))
             }
             None => (None, None),
         };
         Ok(QueryOutcome { holds: ev.holds, diagnostic, diagnostic_aut })
     }
+}
+
+/// Whether no `DONE` is reachable from `state` without an `ABANDON` step: a state without
+/// successors, or a real state from which every way on is an abandoned read attempt (an
+/// attempt returns to the state it started from, so the semantics has no step there: a
+/// deadlock, as the `finally` queries read it).
+fn stuck(lts: &Lts, succ: &[Vec<(u32, u32)>], state: u32) -> bool {
+    let mut seen = vec![false; succ.len()];
+    let mut todo = vec![state];
+    while let Some(s) = todo.pop() {
+        if std::mem::replace(&mut seen[s as usize], true) {
+            continue;
+        }
+        for &(l, t) in &succ[s as usize] {
+            match lts.labels[l as usize].as_str() {
+                "DONE" => return false,
+                "ABANDON" => {}
+                _ => todo.push(t),
+            }
+        }
+    }
+    true
 }
 
 /// One `verify` statement executed.

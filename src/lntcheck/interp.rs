@@ -6,6 +6,7 @@ use super::eval::{Env, Ev, domain};
 use super::lexer::Diag;
 use super::lts::Lts;
 use super::sem::*;
+use crate::analysis::intervals::IntervalSet;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
@@ -243,7 +244,14 @@ impl Net {
 #[derive(Clone, Debug)]
 enum Slot {
     K(Value),
-    F { ty: Ty, lo: Option<i64>, hi: Option<i64>, leaf: usize, name: String, pos: Pos },
+    /// A free input: the values its party's `where` clause allows.
+    F {
+        ty: Ty,
+        set: IntervalSet,
+        leaf: usize,
+        name: String,
+        pos: Pos,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -329,9 +337,8 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 Node::Any { slot, ty, pred, bounds, next, pos, name } => {
-                    let lo = self.ev.bound(&env, &bounds.lo);
-                    let hi = self.ev.bound(&env, &bounds.hi);
-                    let dom = domain(self.p, *ty, lo, hi).map_err(|m| {
+                    let set = self.ev.input_set(&env, bounds);
+                    let dom = domain(self.p, *ty, &set).map_err(|m| {
                         self.leaf_err(
                             leaf,
                             Diag::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))),
@@ -377,8 +384,7 @@ impl<'a> Explorer<'a> {
                             COffer::Send(e) => Slot::K(self.ev.eval(env, e).map_err(|d| self.leaf_err(*k, d))?),
                             COffer::Recv { ty, bounds, name, pos, .. } => Slot::F {
                                 ty: *ty,
-                                lo: self.ev.bound(env, &bounds.lo),
-                                hi: self.ev.bound(env, &bounds.hi),
+                                set: self.ev.input_set(env, bounds),
                                 leaf: *k,
                                 name: name.clone(),
                                 pos: *pos,
@@ -493,7 +499,7 @@ impl<'a> Explorer<'a> {
             for s in &o.slots {
                 doms.push(match s {
                     Slot::K(v) => Ok(vec![v.clone()]),
-                    Slot::F { ty, lo, hi, leaf, name, pos } => domain(self.p, *ty, *lo, *hi).map_err(|m| {
+                    Slot::F { ty, set, leaf, name, pos } => domain(self.p, *ty, set).map_err(|m| {
                         let g =
                             if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
                         self.leaf_err(
@@ -671,16 +677,8 @@ fn merge(a: &Open, b: &Open) -> Option<Open> {
                 Slot::K(u.clone())
             }
             (Slot::K(u), Slot::F { .. }) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
-            (Slot::F { ty, lo: l1, hi: h1, leaf, name, pos }, Slot::F { lo: l2, hi: h2, .. }) => {
-                let lo = match (l1, l2) {
-                    (Some(a), Some(b)) => Some(*a.max(b)),
-                    (a, b) => a.or(*b),
-                };
-                let hi = match (h1, h2) {
-                    (Some(a), Some(b)) => Some(*a.min(b)),
-                    (a, b) => a.or(*b),
-                };
-                Slot::F { ty: *ty, lo, hi, leaf: *leaf, name: name.clone(), pos: *pos }
+            (Slot::F { ty, set: s1, leaf, name, pos }, Slot::F { set: s2, .. }) => {
+                Slot::F { ty: *ty, set: s1.meet(s2), leaf: *leaf, name: name.clone(), pos: *pos }
             }
         });
     }

@@ -86,21 +86,27 @@ pub struct CFunc {
     pub pos: Pos,
 }
 
-/// A bound expression: the lower or upper bound of an input from a `where` clause.
+/// The values of an input that a `where` clause allows, as far as its comparisons of the input
+/// with other expressions say: a union of intervals once evaluated (`Ev::input_set`), so that a
+/// set spread out (`x == 1 or x == 2147483646`) is enumerated value by value, not as its hull.
 #[derive(Clone, Debug)]
-pub enum BE {
-    E(CE),
-    /// Conjunction: the tightest of the known bounds (unknown ones ignored).
-    And(Vec<BE>, bool),
-    /// Disjunction: the loosest, unknown if one is unknown.
-    Or(Vec<BE>, bool),
+pub enum DomExpr {
+    /// `x >= e`
+    AtLeast(CE),
+    /// `x <= e`
+    AtMost(CE),
+    /// `x == e`
+    Equal(CE),
+    /// Conjunction: the intersection (a conjunct that says nothing of `x` is left out).
+    And(Vec<DomExpr>),
+    /// Disjunction: the union (nothing known if a disjunct says nothing of `x`).
+    Or(Vec<DomExpr>),
+    /// `false`: no value.
+    Empty,
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct Bounds {
-    pub lo: Option<BE>,
-    pub hi: Option<BE>,
-}
+/// What a `where` clause says of an input's values (`None`: nothing).
+pub type Bounds = Option<DomExpr>;
 
 #[derive(Clone, Debug)]
 pub enum COffer {
@@ -474,9 +480,12 @@ fn mentions(e: &Expr, x: &str) -> bool {
 
 #[derive(Clone)]
 enum BA {
-    E(Expr),
-    And(Vec<BA>, bool),
-    Or(Vec<BA>, bool),
+    AtLeast(Expr),
+    AtMost(Expr),
+    Equal(Expr),
+    And(Vec<BA>),
+    Or(Vec<BA>),
+    Empty,
 }
 
 fn one_line_body(f: &Func) -> Option<&Expr> {
@@ -495,29 +504,15 @@ fn plus(e: &Expr, d: i64) -> Expr {
     Expr { k: ExprK::Bin(op, Box::new(e.clone()), Box::new(Expr { k: ExprK::Num(n), pos: e.pos })), pos: e.pos }
 }
 
-/// (lower, upper) bounds of `x` implied by `e` (inclusive).
-fn bounds_ast(m: &Module, e: &Expr, x: &str, depth: u32) -> (Option<BA>, Option<BA>) {
-    let comb = |a: Option<BA>, b: Option<BA>, and: bool, lo: bool| -> Option<BA> {
-        if and {
-            match (a, b) {
-                (Some(a), Some(b)) => Some(BA::And(vec![a, b], lo)),
-                (a, None) => a,
-                (None, b) => b,
-            }
-        } else {
-            match (a, b) {
-                (Some(a), Some(b)) => Some(BA::Or(vec![a, b], lo)),
-                _ => None,
-            }
-        }
-    };
+/// The values of `x` that `e` allows, from its comparisons of `x` (`None`: it says nothing).
+fn bounds_ast(m: &Module, e: &Expr, x: &str, depth: u32) -> Option<BA> {
     match &e.k {
-        ExprK::Bin(op @ (BinOp::And | BinOp::Or), a, b) => {
-            let (la, ha) = bounds_ast(m, a, x, depth);
-            let (lb, hb) = bounds_ast(m, b, x, depth);
-            let and = *op == BinOp::And;
-            (comb(la, lb, and, true), comb(ha, hb, and, false))
-        }
+        ExprK::Bin(BinOp::And, a, b) => match (bounds_ast(m, a, x, depth), bounds_ast(m, b, x, depth)) {
+            (Some(a), Some(b)) => Some(BA::And(vec![a, b])),
+            (a, None) => a,
+            (None, b) => b,
+        },
+        ExprK::Bin(BinOp::Or, a, b) => Some(BA::Or(vec![bounds_ast(m, a, x, depth)?, bounds_ast(m, b, x, depth)?])),
         ExprK::Bin(op @ (BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq), a, b) => {
             let (op, other) = if is_var(a, x) && !mentions(b, x) {
                 (*op, b)
@@ -531,24 +526,24 @@ fn bounds_ast(m: &Module, e: &Expr, x: &str, depth: u32) -> (Option<BA>, Option<
                 };
                 (flipped, a)
             } else {
-                return (None, None);
+                return None;
             };
             let o = (**other).clone();
-            match op {
-                BinOp::Lt => (None, Some(BA::E(plus(&o, -1)))),
-                BinOp::Le => (None, Some(BA::E(o))),
-                BinOp::Gt => (Some(BA::E(plus(&o, 1))), None),
-                BinOp::Ge => (Some(BA::E(o)), None),
-                _ => (Some(BA::E(o.clone())), Some(BA::E(o))),
-            }
+            Some(match op {
+                BinOp::Lt => BA::AtMost(plus(&o, -1)),
+                BinOp::Le => BA::AtMost(o),
+                BinOp::Gt => BA::AtLeast(plus(&o, 1)),
+                BinOp::Ge => BA::AtLeast(o),
+                _ => BA::Equal(o),
+            })
         }
         ExprK::Call(f, args) if depth < 8 => {
-            let Some(fd) = m.funcs.iter().find(|g| &g.name == f) else { return (None, None) };
-            let Some(body) = one_line_body(fd) else { return (None, None) };
+            let fd = m.funcs.iter().find(|g| &g.name == f)?;
+            let body = one_line_body(fd)?;
             if fd.params.len() != args.len() {
-                return (None, None);
+                return None;
             }
-            let Some(j) = args.iter().position(|a| is_var(a, x)) else { return (None, None) };
+            let j = args.iter().position(|a| is_var(a, x))?;
             // rename the formal to the input, substitute the other actuals
             let mut map = HashMap::new();
             for (k, (prm, a)) in fd.params.iter().zip(args).enumerate() {
@@ -561,27 +556,24 @@ fn bounds_ast(m: &Module, e: &Expr, x: &str, depth: u32) -> (Option<BA>, Option<
             let b = subst(body, &map);
             bounds_ast(m, &b, x, depth + 1)
         }
-        // `where false` (an empty domain): the empty range 1 .. 0.
-        ExprK::Name(n) if n.eq_ignore_ascii_case("false") => {
-            let num = |v| BA::E(Expr { k: ExprK::Num(v), pos: e.pos });
-            (Some(num(1)), Some(num(0)))
-        }
-        _ => (None, None),
+        ExprK::Name(n) if n.eq_ignore_ascii_case("false") => Some(BA::Empty),
+        _ => None,
     }
 }
 
-fn compile_ba(p: &Program, sc: &Scope, b: BA) -> Option<BE> {
+fn compile_ba(p: &Program, sc: &Scope, b: BA) -> Option<DomExpr> {
     Some(match b {
-        BA::E(e) => BE::E(compile_expr(p, sc, &e).ok()?),
-        BA::And(v, lo) => BE::And(v.into_iter().filter_map(|x| compile_ba(p, sc, x)).collect(), lo),
-        BA::Or(v, lo) => BE::Or(v.into_iter().map(|x| compile_ba(p, sc, x)).collect::<Option<_>>()?, lo),
+        BA::AtLeast(e) => DomExpr::AtLeast(compile_expr(p, sc, &e).ok()?),
+        BA::AtMost(e) => DomExpr::AtMost(compile_expr(p, sc, &e).ok()?),
+        BA::Equal(e) => DomExpr::Equal(compile_expr(p, sc, &e).ok()?),
+        BA::And(v) => DomExpr::And(v.into_iter().filter_map(|x| compile_ba(p, sc, x)).collect()),
+        BA::Or(v) => DomExpr::Or(v.into_iter().map(|x| compile_ba(p, sc, x)).collect::<Option<_>>()?),
+        BA::Empty => DomExpr::Empty,
     })
 }
 
 fn bounds(p: &Program, sc: &Scope, pred: Option<&Expr>, x: &str) -> Bounds {
-    let Some(e) = pred else { return Bounds::default() };
-    let (lo, hi) = bounds_ast(&p.module, e, x, 0);
-    Bounds { lo: lo.and_then(|b| compile_ba(p, sc, b)), hi: hi.and_then(|b| compile_ba(p, sc, b)) }
+    compile_ba(p, sc, bounds_ast(&p.module, pred?, x, 0)?)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -744,11 +736,12 @@ pub(crate) fn ce_uses(e: &CE, out: &mut Vec<u32>) {
     }
 }
 
-fn be_uses(b: &Option<BE>, out: &mut Vec<u32>) {
-    fn go(b: &BE, out: &mut Vec<u32>) {
+fn be_uses(b: &Bounds, out: &mut Vec<u32>) {
+    fn go(b: &DomExpr, out: &mut Vec<u32>) {
         match b {
-            BE::E(e) => ce_uses(e, out),
-            BE::And(v, _) | BE::Or(v, _) => v.iter().for_each(|x| go(x, out)),
+            DomExpr::AtLeast(e) | DomExpr::AtMost(e) | DomExpr::Equal(e) => ce_uses(e, out),
+            DomExpr::And(v) | DomExpr::Or(v) => v.iter().for_each(|x| go(x, out)),
+            DomExpr::Empty => {}
         }
     }
     if let Some(b) = b {
@@ -771,8 +764,7 @@ fn node_info(n: &Node) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
             vec![*next]
         }
         Node::Any { slot, pred, bounds, next, .. } => {
-            be_uses(&bounds.lo, &mut u);
-            be_uses(&bounds.hi, &mut u);
+            be_uses(bounds, &mut u);
             d.push(*slot);
             if let Some(p) = pred {
                 ce_uses(p, &mut late);
@@ -801,8 +793,7 @@ fn node_info(n: &Node) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
                 match o {
                     COffer::Send(e) => ce_uses(e, &mut u),
                     COffer::Recv { slot, bounds, .. } => {
-                        be_uses(&bounds.lo, &mut u);
-                        be_uses(&bounds.hi, &mut u);
+                        be_uses(bounds, &mut u);
                         d.push(*slot)
                     }
                 }

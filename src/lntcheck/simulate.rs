@@ -9,7 +9,7 @@
 //! read from the processes' variables (`I`, `L`, `Zp`, `Zc`, `pc` of each agent, `E` of `Env`,
 //! the ranks `r` of each `Timestamps (k)`, the turn `t` of `Sched`); the event of a step from
 //! the labels of the hidden gates (`TICK !a`: agent `a` acts; `REFRESH !k !a`: it writes tuple
-//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER`: `r` copies,
+//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER !TRUE`: `r` copies,
 //! `!LESS` after `QRY_k`: `r` will re-propagate). What the LNT cannot show (the edge of the
 //! behaviour and the list of assigned variables, unchanged values included) is taken from the
 //! native step with the same state and the same event skeleton; an LNT step with no such
@@ -74,7 +74,8 @@ impl Skeleton {
                 self.agent = Some(a);
             }
             "REFRESH" => insert_sorted(&mut self.written, num(0)?),
-            "REQ" => {
+            // `REQ !r !k !s !cmp !linked`: a receiver the link rules out does nothing.
+            "REQ" if args.get(4).copied() == Some("TRUE") => {
                 let r = num(0)?;
                 match args.get(3).copied() {
                     Some("GREATER") => insert_sorted(&mut self.copied, r),
@@ -165,6 +166,9 @@ fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
     (u128::from(a.finish()) << 64) | u128::from(b)
 }
 
+/// A LAbS step of the program: its skeleton and the real state it reaches.
+pub type SkeletonStep = (Skeleton, SysState);
+
 /// The interpreter as a `Walk` of LAbS states.
 pub struct LntWalk<'a> {
     model: &'a Model,
@@ -200,9 +204,11 @@ impl<'a> LntWalk<'a> {
     }
 
     /// Every distinct LAbS step from `from`: (skeleton, real state reached by `DONE`), in a
-    /// reproducible order (depth first, transitions in the interpreter's order).
-    pub fn labs_steps(&mut self, from: &SysState) -> Result<Vec<(Skeleton, SysState)>, LntcheckError> {
-        let mut out: Vec<(Skeleton, SysState)> = vec![];
+    /// reproducible order (depth first, transitions in the interpreter's order); and the first
+    /// `ERR` label met (a run-time error of the model, reported by the program).
+    pub fn labs_steps(&mut self, from: &SysState) -> Result<(Vec<SkeletonStep>, Option<String>), LntcheckError> {
+        let mut out: Vec<SkeletonStep> = vec![];
+        let mut error = None;
         // Intermediate states are remembered by a 128-bit fingerprint, not kept whole: an
         // initialisation can pass through millions of them (two independent 64-bit hashes;
         // a collision would drop a path, which the comparison with the native steps reports).
@@ -235,6 +241,9 @@ impl<'a> LntWalk<'a> {
                     if seen_out.insert(fingerprint(&(&sk, &t.next))) {
                         out.push((sk.clone(), t.next));
                     }
+                } else if crate::trace::cadp::split_label(&t.label).0 == "ERR" {
+                    // The program stops after reporting the error.
+                    error.get_or_insert(t.label);
                 } else {
                     let mut s2 = sk.clone();
                     s2.add(&t.orig)?;
@@ -247,7 +256,7 @@ impl<'a> LntWalk<'a> {
             stack.extend(next.into_iter().rev());
         }
         self.widest_step = self.widest_step.max(visited.len());
-        Ok(out)
+        Ok((out, error))
     }
 
     /// A state of the LNT program reached by its first `DONE` whose LAbS state is `target`.
@@ -428,14 +437,30 @@ impl Walk for LntWalk<'_> {
         let from = self.cur.clone().expect("a started run");
         let internal = |m: String| EngineError::Internal(format!("simulate --backend lnt: {m}"));
         let internal_lnt = |e: LntcheckError| internal(e.to_string());
-        let steps = self.labs_steps(&from).map_err(|m| EngineError::Runtime {
+        let (steps, error) = self.labs_steps(&from).map_err(|m| EngineError::Runtime {
             message: format!("in the emitted LNT program: {m}"),
             trace: Some(Box::new(trace.clone())),
         })?;
         let mut native: Vec<(Event, Vec<i32>)> = vec![];
-        self.stepper
+        let native_error = self
+            .stepper
             .successors(cur, &mut self.work, true, &mut |e, s| native.push((e.expect("event"), s.to_vec())))
-            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+            .err();
+        match (native_error, error) {
+            // The same run-time error on both sides: reported as the native engine words it.
+            (Some(e), Some(label)) if label_code(&label) == Some(crate::lnt::errors::error_code(&e.0)) => {
+                return Err(EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) });
+            }
+            (None, None) => {}
+            (n, l) => {
+                return Err(internal(format!(
+                    "the native engine meets {} where the LNT program reports {}; trace so far:\n{}",
+                    n.map(|e| format!("the run-time error `{}`", e.0)).unwrap_or_else(|| "no run-time error".into()),
+                    l.unwrap_or_else(|| "none".into()),
+                    crate::trace::render(self.model, self.stepper.behs, trace)
+                )));
+            }
+        }
         let mut out = vec![];
         self.pending.clear();
         let mut lnt: Vec<(Skeleton, Vec<i32>)> = vec![];
@@ -465,6 +490,11 @@ impl Walk for LntWalk<'_> {
     fn take(&mut self, i: usize) {
         self.cur = Some(self.pending[i].clone());
     }
+}
+
+/// The code of an `ERR !agent !code` label.
+fn label_code(label: &str) -> Option<u32> {
+    crate::trace::cadp::split_label(label).1.get(1)?.parse().ok()
 }
 
 /// Runs `labs simulate` on the emitted LNT program `src` (text).

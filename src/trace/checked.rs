@@ -64,6 +64,28 @@ impl<'a> LabelReader<'a> {
         from_labels::checked(self.model, self.behs, self.fair, self.undef, path, observed, prop)
     }
 
+    /// The run-time error of the model that `path` reaches (a diagnostic of an error check:
+    /// the labels of `observed` visible; `prop`: the check of that property's predicate, else
+    /// of the steps and messages), as the native engine reports it: its message, and the trace
+    /// that reaches it (`None` for an error while computing the initial states).
+    pub fn runtime_error(
+        &self,
+        path: &LabelPath,
+        observed: &BTreeSet<VarId>,
+        prop: Option<&Property>,
+    ) -> Result<(String, Option<Trace>), CounterexampleError> {
+        // The code of the path's `ERR !agent !code` label, if it reports one.
+        let code = path.labels.iter().rev().find_map(|l| {
+            let (gate, offers) = super::cadp::split_label(l);
+            (gate == crate::lnt::names::ERR).then(|| offers.get(1)?.parse::<u32>().ok()).flatten()
+        });
+        let site = match prop {
+            Some(p) => from_labels::End::PredError(&p.pred),
+            None => from_labels::End::StepError(code),
+        };
+        from_labels::runtime_error(self.model, self.behs, self.fair, self.undef, path, observed, &site, code)
+    }
+
     /// The counterexample of `prop` that `path` (from the program emitted for `prop`'s query)
     /// is, or why it cannot be shown.
     pub fn counterexample(

@@ -125,6 +125,56 @@ pub fn translate(
     path: &LabelPath,
     observed: Option<&BTreeSet<VarId>>,
 ) -> Result<Translated, TranslateError> {
+    let end = if path.deadlock { End::Deadlock } else { End::Any };
+    translate_to(model, behs, fair, undef, path, observed, &end)
+}
+
+/// What the last state of a translated path must be.
+pub enum End<'a> {
+    Any,
+    /// A native deadlock.
+    Deadlock,
+    /// A state whose steps or messages meet a run-time error, of the kind the code names when
+    /// there is one (an earlier state of the path that meets one ends the path too: it is an
+    /// error of the model as well). The kind matters when hidden variables leave several
+    /// native states for one path: one may meet another error first (its steps' choices and
+    /// branches are tried in order), and the path is the one that meets the error it reports.
+    StepError(Option<u32>),
+    /// A state where evaluating the predicate meets a run-time error.
+    PredError(&'a crate::model::QPred),
+}
+
+/// Whether the native engine meets a run-time error in the steps or messages from `st`, of
+/// the kind `code` names if there is one.
+fn step_error_of(stepper: &Stepper, st: &[i32], w: &mut Work, code: Option<u32>) -> bool {
+    match stepper.successors(st, w, false, &mut |_, _| {}) {
+        Ok(()) => false,
+        Err(e) => code.is_none_or(|c| crate::lnt::errors::error_code(&e.0) == c),
+    }
+}
+
+impl End<'_> {
+    /// Whether `st` ends a path here.
+    fn accepts(&self, stepper: &Stepper, st: &[i32], w: &mut Work) -> Result<bool, TranslateError> {
+        Ok(match self {
+            End::Any => true,
+            End::Deadlock => stepper.is_deadlock(st, w).map_err(|e| TranslateError::Runtime(e.0))?,
+            End::StepError(code) => step_error_of(stepper, st, w, *code),
+            End::PredError(q) => crate::engine::eval_pred(stepper, st, &mut Default::default(), q).is_err(),
+        })
+    }
+}
+
+/// [`translate`], the last state satisfying `end`.
+fn translate_to(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: Option<&BTreeSet<VarId>>,
+    end: &End,
+) -> Result<Translated, TranslateError> {
     let stepper = Stepper::new(model, behs, fair);
     let seg = read_segments(model, &stepper, undef, &path.labels)?;
     if seg.segments.is_empty() {
@@ -160,16 +210,19 @@ pub fn translate(
     for (targets, loop_state) in attempts {
         // The native loop of the observed loop's length first (the shortest trace), then one
         // that goes round the observed loop again before it closes.
-        let found = search(&stepper, &slots, &targets, loop_state, path.deadlock, false).or_else(|e| {
-            if loop_state.is_some() {
-                search(&stepper, &slots, &targets, loop_state, path.deadlock, true)
-            } else {
-                Err(e)
-            }
+        let found = search(&stepper, &slots, &targets, loop_state, end, false).or_else(|e| {
+            if loop_state.is_some() { search(&stepper, &slots, &targets, loop_state, end, true) } else { Err(e) }
         });
         match found {
             Ok((initial, steps, loop_start)) => {
-                let trace = Trace { fair, initial, steps, loop_start, ends_in_deadlock: path.deadlock, marks: vec![] };
+                let trace = Trace {
+                    fair,
+                    initial,
+                    steps,
+                    loop_start,
+                    ends_in_deadlock: matches!(end, End::Deadlock),
+                    marks: vec![],
+                };
                 return Ok(Translated {
                     trace,
                     observed: observed_vars.into_iter().collect(),
@@ -226,7 +279,7 @@ fn search(
     slots: &[usize],
     targets: &[Vec<i32>],
     loop_state: Option<usize>,
-    deadlock: bool,
+    end: &End,
     round_again: bool,
 ) -> Result<NativePath, TranslateError> {
     let last = targets.len() - 1;
@@ -271,10 +324,13 @@ fn search(
                     Some(l) if k == l && l == last => Some(k),
                     _ => None,
                 };
-                let ends = loop_state.is_none()
-                    && k == last
-                    && (!deadlock || stepper.is_deadlock(&state, &mut w).map_err(|e| TranslateError::Runtime(e.0))?);
-                if closes.is_some() || ends {
+                let ends = loop_state.is_none() && k == last && end.accepts(stepper, &state, &mut w)?;
+                // A state before the end that meets a run-time error ends a path to an error.
+                let fails_early = match end {
+                    End::StepError(code) => k < last && step_error_of(stepper, &state, &mut w, *code),
+                    _ => false,
+                };
+                if closes.is_some() || ends || fails_early {
                     let initial = if stack.is_empty() { state.clone() } else { stack[0].state.clone() };
                     let mut steps: Vec<TraceStep> = stack
                         .iter()
@@ -326,6 +382,58 @@ fn search(
         }
     }
     Err(TranslateError::Unmatched { step: (deepest != last).then_some(deepest + 1), fair: stepper.fair })
+}
+
+/// A back end's path to a run-time error of the model (its last `DONE` reaches the state
+/// where the error is met; `site` says where), as the native engine reports it: the native
+/// message, checked to be an error of the kind `code` names (the code of the path's `ERR`
+/// label, when it has one), and the translated, replayed trace that reaches it (`None` for an error while
+/// computing the initial states, where the path has no `DONE`).
+#[allow(clippy::too_many_arguments)]
+pub fn runtime_error(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    undef: i64,
+    path: &LabelPath,
+    observed: &BTreeSet<VarId>,
+    site: &End,
+    code: Option<u32>,
+) -> Result<(String, Option<Trace>), CounterexampleError> {
+    use crate::lnt::errors::{error_code, error_kind};
+    let stepper = Stepper::new(model, behs, fair);
+    let check_kind = |message: &str| match code {
+        Some(c) if error_code(message) != c => Err(CounterexampleError::NoError {
+            expected: format!("{}, but the native engine reports: {message}", error_kind(c).unwrap_or("an error")),
+        }),
+        _ => Ok(()),
+    };
+    if !path.labels.iter().any(|l| split_label(l).0 == "DONE") {
+        return match stepper.initial_states() {
+            Err(e) => {
+                check_kind(&e.0)?;
+                Ok((e.0, None))
+            }
+            Ok(_) => {
+                Err(CounterexampleError::NoError { expected: "an error while computing the initial states".into() })
+            }
+        };
+    }
+    let mut path = path.clone();
+    path.deadlock = false;
+    path.loop_start = None;
+    let t = translate_to(model, behs, fair, undef, &path, Some(observed), site)
+        .map_err(CounterexampleError::Untranslatable)?
+        .trace;
+    super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
+    let message = match site {
+        End::PredError(q) => crate::engine::eval_pred(&stepper, t.last(), &mut Default::default(), q).err(),
+        _ => stepper.successors(t.last(), &mut Work::default(), false, &mut |_, _| {}).err(),
+    }
+    .map(|e| e.0)
+    .ok_or_else(|| CounterexampleError::NoError { expected: "a run-time error at the end of the path".into() })?;
+    check_kind(&message)?;
+    Ok((message, Some(t)))
 }
 
 /// What a trace shows about one property.
@@ -387,6 +495,8 @@ pub enum CounterexampleError {
     Runtime(RuntimeError),
     /// The property's query cannot be built, so its observed variables are unknown.
     Query(String),
+    /// A path to a run-time error reaches no native one (`expected` says which).
+    NoError { expected: String },
 }
 
 impl std::fmt::Display for CounterexampleError {
@@ -399,6 +509,9 @@ impl std::fmt::Display for CounterexampleError {
             }
             CounterexampleError::Runtime(m) => write!(f, "run-time error of the model: {}", m.0),
             CounterexampleError::Query(m) => write!(f, "{m}"),
+            CounterexampleError::NoError { expected } => {
+                write!(f, "does not reach a run-time error: expected {expected}")
+            }
         }
     }
 }

@@ -62,38 +62,48 @@ check { P = always x of 0 >= 0 }
 #[test]
 fn one_action() {
     let t = lnt(ONE);
+    // The step evaluated in order: x read from the store (it cannot be ⊥: no ⊥ test), the
+    // overflow tested before the addition (the analysis does not bound x), the value written.
     assert_block(
         &t,
         "function st_A_0_0",
         "
-        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out ok: Bool) is
-           var LOC: Locals, t_0_0: Int in
-              LOC := Locals (0);
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out r: Nat, in out U: Used, kn: Nat) is
+           var LOC: Locals, x_0, x_1: Int in
+              LOC := Locals (LAB_BOT);
               -- x <- x + 1
-              if ok then
-                 if true then
-                    t_0_0 := (I[0] + 1);
-                    I[0] := t_0_0
-                 else
-                    ok := false
-                 end if
-              end if
+              x_0 := lab_in (I[0]);
+              if not (lab_add_ok (x_0, 1)) then
+                 r := 4;
+                 return
+              else
+                 x_1 := x_0 + 1
+              end if;
+              I[0] := lab_out (x_1)
            end var
         end function",
     );
     // The act branch: only with empty pending sets in the edge's control state; the step's
-    // enabledness is checked in the TICK offer; the effect; the observation label of the changed
-    // attribute; the next control state. No sink: without an enabled step there is no TICK.
+    // status checked in the TICK offer (enabled or failing: no sink); the step evaluated again
+    // on the agent's stores, its run-time error reported on ERR; the observation label of the
+    // changed attribute; the next control state.
     assert_block(
         &t,
         "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
         "
         if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then
-           TICK (!id) where en_A_0_0 (id, I, L, E);
+           TICK (!id) where (en_A_0_0 (id, I, L, E, 1) != 0);
            I0 := I;
            L0 := L;
            E0 := E;
-           eval st_A_0_0 (id, I?, L?, E?, ok?);
+           r := 1;
+           U := Used (false);
+           eval st_A_0_0 (id, I?, L?, E?, r?, U?, 1);
+           if r != 1 then
+              -- a run-time error (D9): reported, and the system stops
+              ERR (!id, !r);
+              stop
+           end if;
            if I[0] != I0[0] then
               A_X (!id, !(0 of Nat), !I[0])
            end if;
@@ -101,6 +111,26 @@ fn one_action() {
         else
            stop
         end if",
+    );
+    // en_ gives the status of the step without changing the stores.
+    assert_block(
+        &t,
+        "function en_A_0_0",
+        "
+        function en_A_0_0 (id: Nat, I: Attrs, L: Stigs, E: Envs, kn: Nat) : Nat is
+           var I1: Attrs, L1: Stigs, E1: Envs, r: Nat, U: Used in
+              I1 := I;
+              L1 := L;
+              E1 := E;
+              r := 1;
+              U := Used (false);
+              eval st_A_0_0 (id, I1?, L1?, E1?, r?, U?, kn);
+              if (r == 0) or (r == 2) then
+                 return r
+              end if;
+              return r
+           end var
+        end function",
     );
     // Yield, initialisation in id order, DONE after initialisation and after each step.
     assert!(t.contains("TICK (?t) where (t != id) and (t < N_AGENTS)\n"));
@@ -121,6 +151,8 @@ fn one_action() {
         end loop;",
     );
     assert!(t.contains("         end alt;\n         -- every agent synchronises at the end of each step: DONE marks the real states\n         DONE\n"));
+    // ERR is visible in MAIN.
+    assert!(t.contains("process MAIN [DONE, ERR, A_X: any] is"), "{t}");
     assert!(!t.contains("SPURIOUS") && !t.contains("spurious"));
 }
 
@@ -133,25 +165,39 @@ agent A {
 }
 check { }
 ");
+    // The guard first (false: disabled, status 0), then the statement, each operation after
+    // its overflow test (the analysis lets x be any value: the chaos automaton repeats the step).
     assert_block(
         &t,
-        "function en_A_0_0",
+        "function st_A_0_0",
         "
-        function en_A_0_0 (id: Nat, I: Attrs, L: Stigs, E: Envs) : Bool is
-           var I1: Attrs, L1: Stigs, E1: Envs, ok: Bool in
-              if not ((I[0] < 3)) then
-                 return false
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out r: Nat, in out U: Used, kn: Nat) is
+           var LOC: Locals, x_0, x_1, x_2, x_3: Int, b_0: Bool in
+              LOC := Locals (LAB_BOT);
+              x_0 := lab_in (I[0]);
+              b_0 := (x_0 < 3);
+              if not (b_0) then
+                 r := 0;
+                 return
               end if;
-              I1 := I;
-              L1 := L;
-              E1 := E;
-              ok := true;
-              eval st_A_0_0 (id, I1?, L1?, E1?, ok?);
-              return ok
+              -- x <- (x * 2) - 1
+              x_1 := lab_in (I[0]);
+              if not (lab_mul_ok (x_1, 2)) then
+                 r := 4;
+                 return
+              else
+                 x_2 := x_1 * 2
+              end if;
+              if not (lab_sub_ok (x_2, 1)) then
+                 r := 4;
+                 return
+              else
+                 x_3 := x_2 - 1
+              end if;
+              I[0] := lab_out (x_3)
            end var
         end function",
     );
-    assert!(t.contains("t_0_0 := ((I[0] * 2) - 1);"));
     // After the step the behaviour has terminated: control state 1 has no edge.
     assert!(t.contains("(pc == 0)") && !t.contains("(pc == 1)") && t.contains("pc := 1\n"));
 }
@@ -181,8 +227,8 @@ check { }
     );
     assert!(t.contains("-- x <- 1\n") && t.contains("-- x <- 2\n"));
     assert!(
-        t.contains("TICK (!id) where en_A_0_0 (id, I, L, E);")
-            && t.contains("TICK (!id) where en_A_0_1 (id, I, L, E);")
+        t.contains("TICK (!id) where (en_A_0_0 (id, I, L, E, 1) != 0);")
+            && t.contains("TICK (!id) where (en_A_0_1 (id, I, L, E, 1) != 0);")
     );
     assert_block(
         &t,
@@ -269,20 +315,48 @@ check { }
     );
     let recv = "PUT_0 (?s, ?x_0, ?x_1, ?f_0) where (s != id) and (s < N_AGENTS) and dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0);";
     assert!(t.contains(recv), "{t}");
+    // The receiver evaluates the link (c1's p offered, c2's its own) and tells Timestamps
+    // whether it is linked; it copies only a newer value it is linked to. The link cannot
+    // fail: no ERR here.
+    let after = &t[t.find(recv).unwrap() + recv.len()..];
+    let expected = "
+            r := lk_A_0 (id, s, I, L, f_0);
+            REQ (!id, !(0 of Nat), !s, ?c, !(r == 1));
+            if c == GREATER then
+               if r == 1 then
+                  L0 := L;
+                  L[0] := x_0;
+                  L[1] := x_1;
+                  Zp[0] := true;
+                  Zc[0] := false
+               end if
+            end if";
+    // The first line is the end of the receive offer's.
+    let got: Vec<&str> = after.lines().filter(|l| !l.trim_start().starts_with("--")).take(12).collect();
+    assert_eq!(got.join("\n"), expected, "{t}");
     assert_block(
         &t,
-        "if (f_0 == I[0]) then",
+        "function lk_A_0",
         "
-        if (f_0 == I[0]) then
-           REQ (!id, !(0 of Nat), !s, ?c);
-           if c == GREATER then
-              L0 := L;
-              L[0] := x_0;
-              L[1] := x_1;
-              Zp[0] := true;
-              Zc[0] := false
-           end if
-        end if",
+        function lk_A_0 (id, s: Nat, I: Attrs, L: Stigs, f_0: Int) : Nat is
+           var x_0, x_1: Int, b_0: Bool in
+              x_0 := lab_in (f_0);
+              x_1 := lab_in (I[0]);
+              b_0 := (x_0 == x_1);
+              if b_0 then
+                 return 1
+              else
+                 return 0
+              end if
+           end var
+        end function",
+    );
+    // Timestamps syncs a newer sender's timestamp to a linked receiver only.
+    assert!(
+        t.contains(
+            "REQ (!a, !k, !s, !ranks_cmp (r, s, a), ?ln);\n            if (ranks_cmp (r, s, a) == GREATER) and ln then"
+        ),
+        "{t}"
     );
     // The domains come from the value analysis: a, b in {0, 1}; p in {0}.
     assert_block(
@@ -343,12 +417,14 @@ check { E2 = finally e = 2 }
         "if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then",
         "
         if lab_empty (Zp) and lab_empty (Zc) and (pc == 0) then
-           TICK (!id, ?e_0) where dom_0 (e_0) and en_A_0_0 (id, I, L, mk_env (e_0));
+           TICK (!id, ?e_0) where dom_0 (e_0) and (en_A_0_0 (id, I, L, mk_env (e_0), 1) != 0);
            E := mk_env (e_0);
            I0 := I;
            L0 := L;
            E0 := E;
-           eval st_A_0_0 (id, I?, L?, E?, ok?);
+           r := 1;
+           U := Used (false);
+           eval st_A_0_0 (id, I?, L?, E?, r?, U?, 1);
            if E[0] != E0[0] then
               SETENV (!(0 of Nat), !E[0]);
               E_E (!(0 of Nat), !E[0])
@@ -368,6 +444,16 @@ check { E2 = finally e = 2 }
            return ((v >= 0) and (v <= 2))
         end function",
     );
+    // e < 2 bounds e by 2 (the analysis): e + 1 cannot overflow, so the step cannot fail (no
+    // ERR); the environment is known at TICK only (kn 1), not in a read attempt's checks.
+    assert!(!t.contains("ERR"), "{t}");
+    assert!(
+        t.contains(
+            "      if kn < 1 then\n         r := 2;\n         return\n      end if;\n      x_0 := lab_in (E[0]);"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("      x_2 := x_1 + 1;\n      E[0] := lab_out (x_2)\n"), "{t}");
     // The query tracks the environment variable through its observation label.
     let q = &files[1].contents;
     assert!(q.contains("([ {E_E !0 ?w:Int} ] R (w, false))"), "{q}");
@@ -382,37 +468,32 @@ agent A {
 }
 check { }
 ");
+    // The choice nd_0 is checked where the pick is evaluated: an id of the type, not the
+    // picker's; it is marked used, stored in the local, copied.
     assert_block(
         &t,
         "function st_A_0_0",
         "
-        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out ok: Bool, nd_0: Int) is
-           var LOC: Locals, t_1_0: Int in
-              LOC := Locals (0);
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out r: Nat, in out U: Used, kn: Nat, nd_0: Int) is
+           var LOC: Locals in
+              LOC := Locals (LAB_BOT);
               -- pick 1 A
-              if ok then
-                 if (((nd_0 >= 0) and (nd_0 <= 2)) and (nd_0 != NatToInt (id))) then
-                    LOC[0] := nd_0
-                 else
-                    ok := false
-                 end if
+              if (nd_0 < 0) or (nd_0 > 2) or (nd_0 == NatToInt (id)) then
+                 r := 0;
+                 return
               end if;
+              U[0] := true;
+              LOC[0] := nd_0;
               -- x <- local0[0]
-              if ok then
-                 if true then
-                    t_1_0 := LOC[0];
-                    I[0] := t_1_0
-                 else
-                    ok := false
-                 end if
-              end if
+              I[0] := lab_out (LOC[0])
            end var
         end function",
     );
-    // The choice is made before TICK, within the type's ids, and checked by en_.
+    // The choice is made before TICK; a choice the evaluation does not use must be 0.
     assert!(t.contains(
-        "nd_0 := any Int where dom_0 (nd_0);\n               TICK (!id) where en_A_0_0 (id, I, L, E, nd_0);"
+        "nd_0 := any Int where dom_0 (nd_0);\n               TICK (!id) where (en_A_0_0 (id, I, L, E, 1, nd_0) != 0);"
     ));
+    assert!(t.contains("      if (not (U[0])) and (nd_0 != 0) then\n         return 0\n      end if;"), "{t}");
 }
 
 #[test]
@@ -444,10 +525,23 @@ agent A {
 }
 check { }
 ");
-    assert!(t.contains(
-        "t_0_0 := (((((lab_div ((I[0] - 7), 2) + lab_mod ((I[0] - 7), 5)) + lab_rdiv ((I[0] - 7), 2)) + lab_abs (I[0])) + lab_min (I[0], 1)) + lab_max (I[0], 2));"
-    ), "{t}");
+    // Each operation on the operands before it; the divisions by non-zero literals need no test;
+    // the additions of bounded halves and remainders cannot overflow, the others are tested.
+    for line in [
+        "x_2 := lab_div (x_1, 2);",
+        "x_5 := lab_mod (x_4, 5);",
+        "x_6 := x_2 + x_5;",
+        "x_9 := lab_rdiv (x_8, 2);",
+        "x_12 := lab_abs (x_11);",
+        "x_15 := lab_min (x_14, 1);",
+        "x_18 := lab_max (x_17, 2);",
+        "if not (lab_add_ok (x_16, x_18)) then",
+    ] {
+        assert!(t.contains(line), "{line}\n{t}");
+    }
     assert!(t.contains("q := lab_abs (a) div lab_abs (b);"));
+    // `:` rounds up when 2r >= |b|, written so that nothing overflows.
+    assert!(t.contains("if r >= (lab_abs (b) - r) then"));
 }
 
 #[test]
@@ -459,9 +553,36 @@ agent A {
 }
 check { }
 ");
-    // A comparison with ⊥ is false; a non-copy value must be defined.
-    assert!(t.contains("if not (((I[0] != UNDEF) and (I[0] != 0))) then"), "{t}");
-    assert!(t.contains("if (I[0] != UNDEF) then\n            t_0_0 := (I[0] + 1);"), "{t}");
+    // A comparison with ⊥ is false; ⊥ + 1 is ⊥; a value ⊥ that is not a plain copy disables
+    // the step (status 0).
+    assert_block(
+        &t,
+        "function st_A_0_0",
+        "
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out r: Nat, in out U: Used, kn: Nat) is
+           var LOC: Locals, x_0, x_1, x_2: Int, b_0: Bool in
+              LOC := Locals (LAB_BOT);
+              x_0 := lab_in (I[0]);
+              b_0 := (x_0 != LAB_BOT) and (x_0 != 0);
+              if not (b_0) then
+                 r := 0;
+                 return
+              end if;
+              -- x <- u + 1
+              x_1 := lab_in (I[0]);
+              if (x_1 == LAB_BOT) then
+                 x_2 := LAB_BOT
+              else
+                 x_2 := x_1 + 1
+              end if;
+              if x_2 == LAB_BOT then
+                 r := 0;
+                 return
+              end if;
+              I[1] := lab_out (x_2)
+           end var
+        end function",
+    );
     assert!(t.contains("v := UNDEF;"));
     assert_block(
         &t,
@@ -510,7 +631,7 @@ check { }
         "process Assumptions",
         "
         process Assumptions [INIT, AINIT: any] is
-           var A: Assumed, v: Int in
+           var A: Assumed, v: Int, r: Nat in
               A := Assumed (0);
               INIT (!(0 of Nat));
               -- x of agent 0
@@ -520,13 +641,31 @@ check { }
               -- x of agent 1
               AINIT (!(1 of Nat), !(0 of Nat), ?v) where dom_0 (v);
               A[1] := v;
-              if (A[0] != A[1]) then
+              r := lab_assume (A);
+              if r == 1 then
                  INIT (!(2 of Nat))
               else
                  stop
               end if
            end var
         end process",
+    );
+    assert_block(
+        &t,
+        "function lab_assume",
+        "
+        function lab_assume (A: Assumed) : Nat is
+           var x_0, x_1: Int, b_0: Bool in
+              -- Diff
+              x_0 := lab_in (A[0]);
+              x_1 := lab_in (A[1]);
+              b_0 := (x_0 != x_1);
+              if not (b_0) then
+                 return 0
+              end if;
+              return 1
+           end var
+        end function",
     );
     assert!(t.contains("         INIT, AINIT ->\n            Assumptions [INIT, AINIT]\n"));
     assert!(t.contains("         || TICK, INIT, AINIT ->\n"));
@@ -541,12 +680,52 @@ agent A {
 }
 check { }
 ");
-    // The reader computes which agent and location it reads, checked in the step...
-    // (the constant agent id typed: a literal alone is Nat or Int).
-    assert!(t.contains("         if (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1))) then\n            t_0_0 := rv_0;"), "{t}");
-    // ...and, the read being constant, as soon as it has chosen them, before reading.
+    // The step reads y of 1: agent 1 reads its own current value; agent 0 the value of its slot
+    // 0, whose agent and location must be 1 and 1 (y's location), once they are known (kn).
+    assert_block(
+        &t,
+        "function st_A_0_0",
+        "
+        function st_A_0_0 (id: Nat, in out I: Attrs, in out L: Stigs, in out E: Envs, in out r: Nat, in out U: Used, kn: Nat, ra_0, rl_0: Nat, rv_0: Int) is
+           var LOC: Locals, x_0: Int in
+              LOC := Locals (LAB_BOT);
+              -- x <- y of 1
+              if 1 == NatToInt (id) then
+                 x_0 := lab_in (lab_own (I, L, 1))
+              else
+                 if kn <= 0 then
+                    r := 2;
+                    return
+                 end if;
+                 if (NatToInt (ra_0) != 1) or (rl_0 != 1) then
+                    r := 0;
+                    return
+                 end if;
+                 if kn <= 1 then
+                    r := 2;
+                    return
+                 end if;
+                 if not (rv_0 == 5) then
+                    r := 0;
+                    return
+                 end if;
+                 x_0 := lab_in (rv_0);
+                 U[0] := true
+              end if;
+              I[0] := lab_out (x_0)
+           end var
+        end function",
+    );
+    // The attempt checks the step as soon as the slot's agent and location are chosen (kn 1),
+    // then once its value is read (kn 2), then at TICK (kn 3: the environment too).
     assert!(t.contains("ra_0 := any Nat where (ra_0 <= N_AGENTS) and rsa_0 (ra_0);"), "{t}");
-    assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (((NatToInt (ra_0) == (1 of Int)) or ((ra_0 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 1)))"), "{t}");
+    assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (en_A_0_0 (id, I, L, E, 1, ra_0, rl_0, rv_0) != 0)"), "{t}");
+    assert!(t.contains("go := (en_A_0_0 (id, I, L, E, 2, ra_0, rl_0, rv_0) != 0)"), "{t}");
+    // A slot the evaluation does not use (agent 1 reads itself) must be the unused slot.
+    assert!(
+        t.contains("      if (not (U[0])) and (kn > 0) and (ra_0 != N_AGENTS) then\n         return 0\n      end if;"),
+        "{t}"
+    );
     // The value comes from agent 1 on the reader's RDO_1; agent 1 offers its location 1 (`y`;
     // `x` is 0) to reader 0 on RDI_0, the only reader of another agent.
     assert!(t.contains("RDO_1 (!rl_0, ?rv_0) where dom_0 (rv_0)\n"), "{t}");
@@ -565,7 +744,7 @@ check { }
     assert!(t.contains("return ((ra == N_AGENTS) and (rl == 0)) or ((ra == 1) and (rl == 1))"), "{t}");
     // TICK carries the actor alone: yielding agents enumerate no value read.
     assert!(t.contains("TICK (?t) where (t != id) and (t < N_AGENTS)"), "{t}");
-    assert!(t.contains("TICK (!id) where en_A_0_0 (id, I, L, E, ra_0, rl_0, rv_0);"), "{t}");
+    assert!(t.contains("TICK (!id) where (en_A_0_0 (id, I, L, E, 3, ra_0, rl_0, rv_0) != 0);"), "{t}");
     // An attempt given up after a read is a visible ABANDON step (MAIN keeps it).
     assert!(t.contains("if got then\n                     ABANDON;"), "{t}");
     assert!(t.contains("process MAIN [DONE, ABANDON: any] is"), "{t}");
@@ -613,14 +792,27 @@ check { }
 ");
     // Each agent's x is one remote read, shared by the two statements (constant agents).
     assert!(t.contains(
-        "in out ok: Bool, ra_0, rl_0: Nat, rv_0: Int, ra_1, rl_1: Nat, rv_1: Int, ra_2, rl_2: Nat, rv_2: Int) is"
+        "in out r: Nat, in out U: Used, kn: Nat, ra_0, rl_0: Nat, rv_0: Int, ra_1, rl_1: Nat, rv_1: Int, ra_2, rl_2: Nat, rv_2: Int) is"
     ));
-    assert!(t.contains("t_0_0 := lab_ite ((((rv_0 == 0) and (rv_1 == 0)) and (rv_2 == 0)), 1, 0);"), "{t}");
-    assert!(t.contains(
-        "t_1_0 := ((lab_ite ((rv_0 > NatToInt (id)), 1, 0) + lab_ite ((rv_1 > NatToInt (id)), 1, 0)) + lab_ite ((rv_2 > NatToInt (id)), 1, 0));"
-    ), "{t}");
-    // The constant agent ids are typed (`(0 of Int)`): a literal alone is Nat or Int.
-    assert!(t.contains("if (((NatToInt (ra_0) == (0 of Int)) or ((ra_0 == N_AGENTS) and (((0 of Int) < 0) or ((0 of Int) >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and ((NatToInt (ra_1) == (1 of Int)) or ((ra_1 == N_AGENTS) and (((1 of Int) < 0) or ((1 of Int) >= NatToInt (N_AGENTS))))) and ((ra_1 == N_AGENTS) or (rl_1 == 0)) and ((NatToInt (ra_2) == (2 of Int)) or ((ra_2 == N_AGENTS) and (((2 of Int) < 0) or ((2 of Int) >= NatToInt (N_AGENTS))))) and ((ra_2 == N_AGENTS) or (rl_2 == 0))) then"), "{t}");
+    // forall: agent 0, then agent 1 only if it held, then agent 2 (short circuit, id order).
+    assert!(
+        t.contains(
+            "      b_2 := (x_0 == 0);\n      b_1 := b_2;\n      if b_1 then\n         if 1 == NatToInt (id) then"
+        ),
+        "{t}"
+    );
+    assert!(t.contains("      b_0 := b_1;\n      if b_0 then\n         if 2 == NatToInt (id) then"), "{t}");
+    assert!(
+        t.contains(
+            "      if b_0 then\n         x_3 := 1\n      else\n         x_3 := 0\n      end if;\n      LOC[0] := x_3;"
+        ),
+        "{t}"
+    );
+    // count: every agent, summed (no overflow test: at most 3).
+    assert!(t.contains("      x_8 := x_5 + x_7;"), "{t}");
+    assert!(t.contains("      x_11 := x_8 + x_10;\n      LOC[1] := x_11;"), "{t}");
+    // The second statement reads slot 0 again (the same constant read).
+    assert!(t.contains("         x_4 := lab_in (rv_0);"), "{t}");
 }
 
 #[test]
@@ -632,19 +824,44 @@ agent A {
 }
 check { }
 ");
-    // The filter is checked on the chosen candidate, its variable read remotely.
-    assert_block(
-        &t,
-        "-- pick filter",
-        "
-        -- pick filter
-        if ok then
-           if (((NatToInt (ra_0) == LOC[0]) or ((ra_0 == N_AGENTS) and ((LOC[0] < 0) or (LOC[0] >= NatToInt (N_AGENTS))))) and ((ra_0 == N_AGENTS) or (rl_0 == 0)) and (rv_0 == I[0])) then
-              null
-           else
-              ok := false
-           end if
-        end if;",
+    // The filter is checked on the chosen candidate (it cannot fail), its variable read
+    // remotely (or the picker's own, never: the candidate is another agent), a value x never
+    // holds (0..2) not being this step.
+    let from = t.find("      -- pick filter\n").expect("the filter");
+    let filter: Vec<&str> = t[from..].lines().take(31).collect();
+    assert_eq!(
+        filter.join("\n"),
+        "      -- pick filter
+      if (LOC[0] == LAB_BOT) then
+         r := 0;
+         return
+      end if;
+      if LOC[0] == NatToInt (id) then
+         x_0 := lab_in (lab_own (I, L, 0))
+      else
+         if kn <= 0 then
+            r := 2;
+            return
+         end if;
+         if (NatToInt (ra_0) != LOC[0]) or (rl_0 != 0) then
+            r := 0;
+            return
+         end if;
+         if kn <= 1 then
+            r := 2;
+            return
+         end if;
+         if not ((rv_0 >= 0) and (rv_0 <= 2)) then
+            r := 0;
+            return
+         end if;
+         x_0 := lab_in (rv_0);
+         U[1] := true
+      end if;
+      x_1 := lab_in (I[0]);
+      b_0 := (x_0 == x_1);
+      if not (b_0) then
+         r := 0;"
     );
 }
 
@@ -667,6 +884,41 @@ check { }
 ",
     );
     assert!(m.contains("an environment variable in a link predicate"), "{m}");
+}
+
+#[test]
+fn a_pick_filter_that_may_fail_is_refused() {
+    // The program checks a filter on the chosen candidates; the native engine evaluates it on
+    // every candidate, so a filter that can fail (10 / x of c2, x of c2 possibly 0) is refused.
+    let m = refused(
+        "system { spawn = A: 3 }
+agent A {
+    interface = x: 0..2
+    Behavior = { p[] := pick 1 A where 10 / x of c2 > 1; x <- p[0] }
+}
+check { }
+",
+    );
+    assert!(m.contains("a `pick … where` filter that may meet a run-time error"), "{m}");
+}
+
+#[test]
+fn run_time_errors_are_reported_on_err() {
+    let t = lnt("system {
+    environment = z: 0..2; b: 0
+    spawn = A: 1
+}
+agent A {
+    Behavior = b <-- 10 / z
+}
+check { }
+");
+    // z may be 0: the division is tested first and the step fails with code 3.
+    assert!(t.contains("      if x_0 == 0 then\n         r := 3;\n         return\n      else\n         x_1 := lab_div (10, x_0)\n      end if;"), "{t}");
+    assert!(t.contains("process Agent_A [TICK, DONE, INIT, SETENV, ERR: any] (id: Nat) is"), "{t}");
+    assert!(t.contains("process MAIN [DONE, ERR: any] is"), "{t}");
+    // ERR is not synchronised: it is in no par's set.
+    assert!(!t.contains("ERR ->") && !t.contains(", ERR in"), "{t}");
 }
 
 #[test]

@@ -252,7 +252,11 @@ fn check_mcl_names(name: &str, text: &str) {
 /// SVL: the property blocks.
 fn check_svl_names(name: &str, text: &str) {
     let toks = tokens(&strip(text));
-    let decl: BTreeSet<String> = toks.windows(2).filter(|w| w[0] == "property").map(|w| w[1].clone()).collect();
+    // `property NAME` opens a block (`end property` closes one).
+    let decl: BTreeSet<String> = (1..toks.len())
+        .filter(|&i| toks[i - 1] == "property" && (i < 2 || toks[i - 2] != "end"))
+        .map(|i| toks[i].clone())
+        .collect();
     assert!(!decl.is_empty(), "{name}: no property block");
     check_scope(name, "the script", &decl);
 }

@@ -95,11 +95,11 @@ fn dialect_2023() {
     let lnt = &files[0].contents;
     assert!(lnt.contains("         select\n") && lnt.contains("end select;"));
     assert!(lnt.contains("array [0 .. 2] of Nat"));
-    assert!(lnt.contains("eval st_Node_0_0 (id, !?I, !?L, !?E, !?ok);"));
+    assert!(lnt.contains("eval st_Node_0_0 (id, !?I, !?L, !?E, !?r, !?U, 1);"));
     assert!(!lnt.contains(" alt") && !lnt.contains("..."));
     let new = emit_files("benchmarks/leader.labs", &["n=3"], false, Dialect::V2025).unwrap();
     assert!(new[0].contents.contains("array [0 ... 2] of Nat"));
-    assert!(new[0].contents.contains("eval st_Node_0_0 (id, I?, L?, E?, ok?);"));
+    assert!(new[0].contents.contains("eval st_Node_0_0 (id, I?, L?, E?, r?, U?, 1);"));
     // Only the LNT program depends on the dialect (and the header of the others).
     assert_eq!(files.len(), new.len());
 }

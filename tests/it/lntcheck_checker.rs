@@ -67,6 +67,17 @@ fn type_mismatch() {
 }
 
 #[test]
+fn numerals_take_the_type_of_the_other_operand() {
+    // Arithmetic on numerals alone is typed by the other side of a comparison, as a numeral is:
+    // `1 * 1 > v` compares Ints.
+    assert_eq!(msgs("v := 0; if (1 * 1) > v then G (!v) end if"), Vec::<String>::new());
+    assert_eq!(msgs("v := 0; if ((2 + 3) - 1) == v then G (!v) end if"), Vec::<String>::new());
+    // ... which must still agree with it.
+    assert_eq!(msgs("v := 0; if (1 * 1) > id then G (!v) end if"), Vec::<String>::new());
+    assert_eq!(msgs("v := 0; if (1 * v) > id then G (!v) end if"), vec!["11:26: type mismatch: `>` on Int and Nat"]);
+}
+
+#[test]
 fn located_syntax_errors() {
     assert_eq!(msgs("v := 1;; G (!v)"), vec!["11:14: expected a statement, found `;`"]);
     // Both in-out spellings in one program.

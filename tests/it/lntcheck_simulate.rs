@@ -129,9 +129,9 @@ fn an_lnt_program_that_departs_from_the_semantics_is_reported() {
     // must notice that the LNT step is not a native step.
     let (m, b) = load(&bench("leader.labs"), &["n=3"]);
     let src = emitted(&m, &b, "leader", false);
-    let needle = "t_0_0 := NatToInt (id);";
+    let needle = "L[0] := lab_out (NatToInt (id))";
     assert!(src.contains(needle), "the emitted step changed: update this test");
-    let bad = src.replace(needle, "t_0_0 := NatToInt (id) - 1;");
+    let bad = src.replace(needle, "L[0] := lab_out (NatToInt (id) - 1)");
     let opts = SimulateOptions { fair: false, runs: 5, steps: 20, seed: 1, properties: None, ..Default::default() };
     match lnt_sim(&m, &b, &bad, &opts) {
         Err(EngineError::Internal(msg)) => assert!(msg.contains("not a step of the native semantics"), "{msg}"),

@@ -438,7 +438,9 @@ fn cli_lts_property() {
     let o = run(&["lts", &leader, "n=3", "--property", "LeaderIs0", "-o", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("leaf Timestamps [REFRESH, REQ] (0): 13 states, 117 transitions"), "{err}");
+    // Timestamps (0): 13 rank vectors, each with 3 REFRESH (one per writer) and 6 REQ pairs
+    // (receiver, sender) × 2 (whether the receiver is linked): 13 × 15 transitions.
+    assert!(err.contains("leaf Timestamps [REFRESH, REQ] (0): 13 states, 195 transitions"), "{err}");
     assert!(err.ends_with("333 states, 416 transitions\n"), "{err}");
     let aut = std::fs::read_to_string(&out).unwrap();
     assert!(aut.starts_with("des (0, 416, 333)\n"));

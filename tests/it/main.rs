@@ -13,6 +13,7 @@ mod isolate;
 mod lnt_paths;
 mod orbits;
 mod scratch;
+mod specgen;
 mod tier;
 
 // The tests, one module per subject.
@@ -61,10 +62,12 @@ mod parser_corpus;
 mod parser_disambiguation;
 mod parser_errors;
 mod parser_props;
+mod random_differential;
 mod reader_limits;
 mod readme;
 mod report;
 mod report_browser;
+mod routes_agree;
 mod soundness;
 mod static_errors;
 mod translate_trace;

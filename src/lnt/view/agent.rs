@@ -1,16 +1,84 @@
 //! The per-agent parts of the view: initialisation, the environment, an agent type's process
 //! (its variables, observation labels, steps and messages).
 
+use super::code::{self, Gen, Source};
 use super::step::step_fn;
 use super::{
-    AgentView, Ctx, EnvView, FieldView, INT_CHOICE, InitView, MsgView, SetEnvView, StepFn, obs_diffs, store_array,
+    AgentView, Ctx, EnvView, FieldView, INT_CHOICE, InitView, LinkFn, MsgView, SetEnvView, StepFn, obs_diffs,
+    store_array,
 };
 use crate::analysis::IntervalSet;
 use crate::behaviour::Behaviour;
-use crate::lnt::expr::{Printer, Scope};
+use crate::engine::eval::{Ctx as EvalCtx, Mode as EvalMode, Scratch, Stop, to_slot};
+use crate::engine::state::{BOT, Layout};
+use crate::lnt::domains::{Abs, int_lit};
 use crate::lnt::{EmitError, domains, names};
-use crate::model::{AgentRef, Expr, Init, Model, Store, TypeId, VarId, print};
+use crate::model::{AgentRef, BExpr, Expr, Init, Model, Store, TypeId, VarId, print};
 use std::collections::BTreeSet;
+
+/// What an initialiser gives one element of one agent (or of the environment), evaluated as
+/// the native engine evaluates it: on a state where every variable is ⊥, `id` the agent's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum InitValue {
+    Undef,
+    Values(Vec<i64>),
+    /// `a..b`: `a`, …, `b - 1`.
+    Range(i64, i64),
+    /// A run-time error (its `ERR` code).
+    Error(u32),
+}
+
+fn init_value(m: &Model, lay: &Layout, me: Option<usize>, init: &Init) -> InitValue {
+    let cx = EvalCtx { model: m, lay, me, c1: None, c2: None, mode: EvalMode::Pred };
+    let base = vec![BOT; lay.len];
+    let mut sc = Scratch::default();
+    let mut ev = |e: &Expr| -> Result<Option<i64>, u32> {
+        match cx.eval(&base, &mut sc, e) {
+            Ok(v) => to_slot(v).map(|x| (x != BOT).then_some(x as i64)).map_err(|_| code::E_OVERFLOW),
+            Err(Stop::Error(msg)) => Err(code::error_code(&msg)),
+            Err(Stop::Disabled) => Ok(None),
+        }
+    };
+    let r = match init {
+        Init::Undef => return InitValue::Undef,
+        Init::Single(e) => ev(e).map(|v| v.map(|x| InitValue::Values(vec![x])).unwrap_or(InitValue::Undef)),
+        Init::Choice(es) => es.iter().map(&mut ev).collect::<Result<Vec<_>, _>>().map(|vs| {
+            if vs.iter().any(Option::is_none) {
+                InitValue::Undef
+            } else {
+                InitValue::Values(vs.into_iter().flatten().collect())
+            }
+        }),
+        Init::Range(a, b) => ev(a).and_then(|a| Ok((a, ev(b)?))).map(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => InitValue::Range(a, b),
+            _ => InitValue::Undef,
+        }),
+    };
+    r.unwrap_or_else(InitValue::Error)
+}
+
+/// The statements initialising `v` with what `value` says (an `ERR` for a run-time error;
+/// `who`: the agent that reports it).
+fn init_code(value: &InitValue, who: &str) -> Vec<code::Ln> {
+    let s = |t: String| code::Ln::S(t);
+    match value {
+        InitValue::Undef => vec![s(format!("{INT_CHOICE} := UNDEF"))],
+        InitValue::Values(vs) if vs.len() == 1 => vec![s(format!("{INT_CHOICE} := {}", int_lit(vs[0])))],
+        InitValue::Values(vs) => {
+            let parts: Vec<String> = vs.iter().map(|x| format!("({INT_CHOICE} == {})", int_lit(*x))).collect();
+            vec![s(format!(
+                "{INT_CHOICE} := any Int where {}",
+                if parts.is_empty() { "false".into() } else { parts.join(" or ") }
+            ))]
+        }
+        InitValue::Range(a, b) => vec![s(format!(
+            "{INT_CHOICE} := any Int where ({INT_CHOICE} >= {}) and ({INT_CHOICE} < {})",
+            int_lit(*a),
+            int_lit(*b)
+        ))],
+        InitValue::Error(c) => vec![s(format!("ERR (!{who}, !({c} of Nat))")), s("stop".into())],
+    }
+}
 
 fn init_view(
     cx: &mut Ctx,
@@ -22,37 +90,33 @@ fn init_view(
 ) -> Result<InitView, EmitError> {
     let m = cx.model;
     let v = &m.vars[var];
-    let p = Printer {
-        model: m,
-        scope: if ty.is_none() { Scope::EnvInit } else { Scope::Agent },
-        nd: &[],
-        undef: false,
-        remote: &[],
+    let lay = Layout::new(m, false);
+    // Per agent of the type (the value may depend on `id`), grouped when equal.
+    let cases: Vec<(Option<usize>, InitValue)> = match ty {
+        None => vec![(None, init_value(m, &lay, None, init))],
+        Some(t) => m.agent_types[t].ids().map(|a| (Some(a), init_value(m, &lay, Some(a), init))).collect(),
     };
-    let (value, cond) = match init {
-        Init::Undef => (Some("UNDEF".to_string()), None),
-        Init::Single(e) => (Some(p.expr(e)?), None),
-        Init::Choice(es) => {
-            let parts = es
-                .iter()
-                .map(|e| Ok(format!("({INT_CHOICE} == {})", p.expr(e)?)))
-                .collect::<Result<Vec<_>, EmitError>>()?;
-            (None, Some(if parts.len() == 1 { parts[0].clone() } else { format!("({})", parts.join(" or ")) }))
-        }
-        Init::Range(a, b) => {
-            (None, Some(format!("(({INT_CHOICE} >= {}) and ({INT_CHOICE} < {}))", p.expr(a)?, p.expr(b)?)))
-        }
+    let who = if ty.is_some() { "id" } else { "N_AGENTS" };
+    let first = cases.first().map(|c| c.1.clone()).unwrap_or(InitValue::Undef);
+    let lines = if cases.iter().all(|c| c.1 == first) {
+        init_code(&first, who)
+    } else {
+        let arms =
+            cases.iter().map(|(a, val)| (format!("id == {}", a.expect("agents only")), init_code(val, who))).collect();
+        vec![code::Ln::If(arms, vec![code::Ln::S("stop".into())])]
     };
+    let may_fail = cases.iter().any(|c| matches!(c.1, InitValue::Error(_)));
     let ainit: Vec<usize> =
         cx.assumed.iter().filter(|(_, x, e)| *x == var && *e == k).map(|(a, _, _)| a.unwrap_or(0)).collect();
     let ainit = match ty {
         Some(t) => ainit.into_iter().filter(|a| m.agent_types[t].ids().contains(a)).collect(),
         None => ainit,
     };
+    let indent = if ty.is_some() { 12 } else { 6 };
     Ok(InitView {
         comment: format!("{} := {}", v.element_name(k), print::init(m, init)),
-        value,
-        cond,
+        lines: code::print(&lines, indent, code::ExitStyle::Proc),
+        may_fail,
         arr: store_array(v.store),
         slot: v.offset + k,
         obs,
@@ -265,18 +329,61 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
             fields.push(FieldView { name, src: format!("{arr}[{slot}]"), slot, dom: cx.dom(&set) });
         }
     }
-    let p = Printer { model: m, scope: Scope::Link { fields: &field_names }, nd: &[], undef: cx.undef, remote: &[] };
-    let link = p.bexpr(&m.stigmergies[s].link)?;
-    let _ = ty;
+    let (link, link_may_fail) = link_fn(cx, ty, k, &field_names, &fields)?;
     let names: Vec<String> = tuple.vars.iter().map(|&v| m.vars[v].name.clone()).collect();
+    // Only a holder sends: when some agent does not hold the tuple, a receiver requires the
+    // sender to be a holder, else that agent's id would make a message nobody sends.
+    let every_agent_holds = m.agent_types.iter().enumerate().all(|(t, at)| at.count == 0 || m.holds(t, s));
+    let sender = if every_agent_holds { "(s < N_AGENTS)".into() } else { format!("(s < N_AGENTS) and holds ({k}, s)") };
     Ok(MsgView {
         k,
+        sender,
         put: names::put_gate(k),
         qry: names::qry_gate(k),
         comment: format!("tuple {k} ({}) of stigmergy {}", names.join(", "), m.stigmergies[s].name),
         values,
         fields,
         link,
+        link_may_fail,
         obs: obs_diffs(cx, &copied),
     })
+}
+
+/// The link predicate of tuple `k` as a receiver of type `ty` evaluates it (D6, D10 in
+/// predicates): a function `lk_…` returning 1 (linked), 0, or the code of a run-time error,
+/// called with the sender's fields; `1` when the link is `true`. Also whether it can fail.
+fn link_fn(
+    cx: &mut Ctx,
+    ty: TypeId,
+    k: usize,
+    field_names: &[(VarId, usize, String)],
+    fields: &[FieldView],
+) -> Result<(String, bool), EmitError> {
+    let m = cx.model;
+    let link = &m.stigmergies[m.tuples[k].stigmergy].link;
+    if *link == BExpr::Const(true) {
+        return Ok(("1".into(), false));
+    }
+    let abs = Abs { model: m, analysis: cx.analysis, ty, locals: vec![] };
+    let mut g = Gen::new(m, code::Mode::Pred, Source::Link { ty, fields: field_names });
+    g.abs = Some(&abs);
+    let mut body = vec![];
+    let b = g.bexpr(&mut body, link)?;
+    body.push(code::Ln::If(vec![(b, vec![code::Ln::Exit(code::R_OK)])], vec![code::Ln::Exit(code::R_OFF)]));
+    let may_fail = code::has_error_exit(&body);
+    let decls = g.decls(None);
+    let name = format!("lk_{}_{k}", names::type_ident(m, ty));
+    let params: String = fields.iter().map(|f| format!(", {}: Int", f.name)).collect();
+    let args: String = fields.iter().map(|f| format!(", {}", f.name)).collect();
+    cx.links.push(LinkFn {
+        name: name.clone(),
+        comment: format!(
+            "the link of tuple {k} (stigmergy {}) as {} receives it",
+            m.stigmergies[m.tuples[k].stigmergy].name, m.agent_types[ty].name
+        ),
+        params,
+        body: code::print(&body, 6, code::ExitStyle::Func),
+        decls,
+    });
+    Ok((format!("{name} (id, s, I, L{args})"), may_fail))
 }

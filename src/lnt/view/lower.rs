@@ -21,7 +21,7 @@ impl crate::model::Rewrite for QuantIds<'_> {
 }
 
 /// A quantified predicate expanded over the agents of its types (textual nesting order).
-fn expand_quants(m: &Model, q: &crate::model::QPred, i: usize, qv: &mut Vec<i64>) -> crate::model::BExpr {
+pub(super) fn expand_quants(m: &Model, q: &crate::model::QPred, i: usize, qv: &mut Vec<i64>) -> crate::model::BExpr {
     use crate::model::BExpr;
     use crate::syntax::ast::QuantKind;
     if i == q.quants.len() {

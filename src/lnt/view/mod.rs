@@ -2,6 +2,8 @@
 //! the model, the compiled behaviours and the value analysis. See `docs/lnt-encoding.md`.
 
 mod agent;
+mod assume;
+mod code;
 mod compose;
 mod lower;
 mod reads;
@@ -55,6 +57,12 @@ pub struct Program {
     pub env: Option<EnvView>,
     pub assume: Option<AssumeView>,
     pub steps: Vec<StepFn>,
+    /// The link predicates other than `true`, per receiving type and tuple.
+    pub links: Vec<LinkFn>,
+    /// The highest index of `Used` (a flag per choice and read slot of a step).
+    pub used_max: usize,
+    /// Whether some run-time error can occur (then the program has the visible gate `ERR`).
+    pub has_err: bool,
     pub agents: Vec<AgentView>,
     /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
     pub main_gates: Vec<String>,
@@ -95,16 +103,16 @@ pub struct RemoteParam {
 
 /// One remote read of a step, as the acting agent performs it before its `TICK`: the agent and
 /// location are chosen among the slot's kinds of read (`rsa_k`, `rs_k`) and checked, then the
-/// value is asked from the owner on `RD` (read locally for the agent's own location).
+/// value is asked from the owner on `RD`.
 #[derive(Clone, Debug)]
 pub struct ReadSlot {
     pub k: usize,
     /// The agents that can own the location (an `RDO_j` gate each).
     pub owners: Vec<usize>,
-    /// The enabling conditions decided once the agent and location are chosen, and once the
-    /// value is read (empty: none); see `early_checks`.
-    pub guess_check: String,
-    pub read_check: String,
+    /// What the step's early checks know once the slot's agent and location are chosen, and
+    /// once its value is read (the `kn` argument of `en_`).
+    pub choice_kn: usize,
+    pub read_kn: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -132,7 +140,10 @@ pub struct AssumeView {
     pub gates: Vec<String>,
     pub q_max: usize,
     pub stages: Vec<StageView>,
-    pub cond: String,
+    /// The body of `lab_assume (A)`, its temporaries, and whether it can meet a run-time error.
+    pub body: Vec<String>,
+    pub decls: String,
+    pub may_fail: bool,
 }
 
 /// The values received before `INIT !j` (from the environment for `j = 0`, else agent `j-1`).
@@ -157,9 +168,10 @@ pub struct ReadView {
 #[derive(Clone, Debug)]
 pub struct InitView {
     pub comment: String,
-    /// A deterministic value, or the condition of a nondeterministic choice `any Int where`.
-    pub value: Option<String>,
-    pub cond: Option<String>,
+    /// The statements giving `v` its initial value (or reporting the initialiser's run-time
+    /// error), indented.
+    pub lines: Vec<String>,
+    pub may_fail: bool,
     pub arr: &'static str,
     pub slot: usize,
     pub obs: Option<(String, usize)>,
@@ -189,31 +201,36 @@ pub struct SetEnvDiff {
     pub obs: Option<(String, usize)>,
 }
 
-/// One statement of a step function: if `cond` holds, the assignments in order, else the step
-/// is disabled (`ok := false`).
-#[derive(Clone, Debug)]
-pub struct StmtView {
-    pub comment: String,
-    pub cond: String,
-    pub assigns: Vec<(String, String)>,
-}
-
-/// The functions `en_<name>` (enabled?) and `st_<name>` (effect) of one edge.
+/// The procedure `st_<name>` (evaluates the step: guards, then statements, changing the
+/// agent's stores; status `r`) and the function `en_<name>` (the status of the step, the
+/// stores unchanged) of one edge.
 #[derive(Clone, Debug)]
 pub struct StepFn {
     pub name: String,
     pub comment: String,
-    pub nd: Vec<String>,
-    /// The enabling conditions checked one after the other (choices in range, remote reads,
-    /// then each guard, outermost first): a later one is not evaluated when an earlier fails.
-    pub guards: Vec<String>,
-    /// Whether the step has an effect (`false` for `Skip`: no `st_` function).
-    pub effect: bool,
-    pub stmts: Vec<StmtView>,
-    pub temps: Vec<String>,
-    pub slots: Vec<String>,
-    /// The remote reads of the step (`ra_k`, `rl_k`, `rv_k` parameters).
-    pub remote: Vec<usize>,
+    /// The parameters after `kn` (choices `nd_i`, read slots), and the same as arguments.
+    pub params: String,
+    pub args: String,
+    /// The body of `st_`, indented, and its variables (`LOC` and the temporaries).
+    pub body: Vec<String>,
+    pub decls: String,
+    /// Conditions under which `en_` answers "disabled" although `st_` did not: a choice or a
+    /// read slot the evaluation did not use does not have its unused value (so that each
+    /// evaluation has one set of choices and reads).
+    pub canon: Vec<String>,
+}
+
+/// A link predicate as a receiving type evaluates it: `lk_<T>_<k> (id, s, I, L, f…)`, the
+/// status (1 linked, 0 not, or a run-time error).
+#[derive(Clone, Debug)]
+pub struct LinkFn {
+    pub name: String,
+    pub comment: String,
+    /// The fields' parameters (`, f_0: Int`…).
+    pub params: String,
+    pub body: Vec<String>,
+    /// Its temporaries (empty: none).
+    pub decls: String,
 }
 
 #[derive(Clone, Debug)]
@@ -230,17 +247,19 @@ pub struct EdgeView {
     pub func: String,
     pub nd: Vec<NdView>,
     pub has_effect: bool,
+    /// Whether the step can meet a run-time error (its `TICK` may then lead to `ERR`).
+    pub may_fail: bool,
     /// Environment slots the step may write: `SETENV` and, if observed, the observation label
     /// (emitted by the actor, before its `DONE`).
     pub setenv: Vec<SetEnvDiff>,
     pub writes: Vec<usize>,
     pub confirms: Vec<usize>,
     pub obs: Vec<ObsDiff>,
-    /// The remote-read slots the step uses (`en_`/`st_` parameters), and how it reads them.
-    pub remote: Vec<usize>,
+    /// How the step reads its remote-read slots.
     pub reads: Vec<ReadSlot>,
-    /// The enabling conditions decided before any read (empty: none).
-    pub start_check: String,
+    /// The arguments of `st_`/`en_` after `kn`, and `kn` at `TICK` (everything known).
+    pub args: String,
+    pub kn_all: usize,
 }
 
 /// A value carried by a message: its offer variable, where the sender reads it, its domain.
@@ -255,12 +274,16 @@ pub struct FieldView {
 #[derive(Clone, Debug)]
 pub struct MsgView {
     pub k: usize,
+    /// The condition a receiver puts on the sender `s` of a message.
+    pub sender: String,
     pub put: String,
     pub qry: String,
     pub comment: String,
     pub values: Vec<FieldView>,
     pub fields: Vec<FieldView>,
+    /// The status of the link for the received message (a call of its `LinkFn`, or `1`).
     pub link: String,
+    pub link_may_fail: bool,
     pub obs: Vec<ObsDiff>,
 }
 
@@ -313,7 +336,6 @@ pub struct Component {
 struct Ctx<'a> {
     model: &'a Model,
     analysis: &'a ValueAnalysis,
-    undef: bool,
     observed: &'a BTreeSet<VarId>,
     doms: DomainTable,
     /// The values the `assume` predicates read.
@@ -321,6 +343,10 @@ struct Ctx<'a> {
     /// Variables read from another agent (`x of e`) by some step, and the most reads a step makes.
     remote_vars: BTreeSet<VarId>,
     max_remote: usize,
+    /// The most choices and read slots a step has (the size of `Used`).
+    used_max: usize,
+    /// The link functions made so far.
+    links: Vec<LinkFn>,
     /// Per remote-read slot, the kinds of reads made in it: (agents, first location, end of the
     /// locations, values), deduplicated.
     remote_shapes: Vec<Vec<(IntervalSet, usize, usize, IntervalSet)>>,
@@ -377,17 +403,18 @@ pub fn build(
     if n == 0 {
         return Err(EmitError::unsupported("a system without agents", "every type is spawned 0 times"));
     }
-    let assume_spec = super::mcl::assumptions(model, analysis)?;
+    let assume_spec = assume::assume_code(model, analysis)?;
     let assumed: Vec<crate::lnt::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
     let mut cx = Ctx {
         model,
         analysis,
-        undef: domains::model_has_undef(model),
         observed,
         doms: DomainTable::default(),
         assumed,
         remote_vars: BTreeSet::new(),
         max_remote: 0,
+        used_max: 0,
+        links: vec![],
         remote_shapes: vec![],
         type_reads: vec![vec![]; model.agent_types.len()],
     };
@@ -426,11 +453,13 @@ pub fn build(
                 });
             }
             Some(AssumeView {
-                names: a.names.clone(),
+                names: model.assumptions.iter().map(|a| a.name.clone()).collect(),
                 gates: vec![],
                 q_max: a.keys.len().max(1) - 1,
                 stages,
-                cond: a.cond.clone(),
+                body: a.body.clone(),
+                decls: a.decls.clone(),
+                may_fail: a.may_fail,
             })
         }
     };
@@ -547,10 +576,30 @@ pub fn build(
         ranks_init.push(RanksInit { k, ranks: holders.iter().enumerate().map(|(i, &a)| (a, i + base)).collect() });
     }
 
+    // The processes that can meet a run-time error report it on the visible gate `ERR`.
+    let mut env = env;
+    let env_err = env.as_ref().is_some_and(|e| e.inits.iter().any(|i| i.may_fail));
+    if let (true, Some(e)) = (env_err, env.as_mut()) {
+        e.gates.push(names::ERR.into());
+    }
+    let assume_err = assume.as_ref().is_some_and(|a| a.may_fail);
+    let mut has_err = env_err || assume_err;
+    for a in agents.iter_mut() {
+        let fails = a.edges.iter().any(|e| e.may_fail)
+            || a.held.iter().any(|m| m.link_may_fail)
+            || a.inits.iter().any(|i| i.may_fail);
+        if fails {
+            a.gates.push(names::ERR.into());
+            has_err = true;
+        }
+    }
     let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
     let mut main_gates = vec!["DONE".to_string()];
     if !remote.is_empty() {
         main_gates.push(names::ABANDON.into());
+    }
+    if has_err {
+        main_gates.push(names::ERR.into());
     }
     main_gates.extend(obs_gates.iter().cloned());
     let mut hidden_gates = vec!["TICK".to_string(), "INIT".to_string()];
@@ -583,6 +632,11 @@ pub fn build(
         add_lock(&mut components);
     }
     let mut assume = assume;
+    if assume_err
+        && let Some(i) = components.iter_mut().flat_map(|c| c.instances.iter_mut()).find(|i| i.process == "Assumptions")
+    {
+        i.gates.push(names::ERR.into());
+    }
     if let Some(a) = assume.as_mut() {
         a.gates = components
             .iter()
@@ -624,6 +678,9 @@ pub fn build(
         env,
         assume,
         steps,
+        links: cx.links,
+        used_max: cx.used_max.max(1) - 1,
+        has_err,
         agents,
         main_gates,
         hidden_gates,

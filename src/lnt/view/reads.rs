@@ -1,60 +1,73 @@
 //! What an expression reads and chooses: its `[a..b]` nodes, its reads of other agents'
-//! variables, a guard's conjuncts.
+//! variables.
 
 use crate::model::{AgentRef, Expr, Model, Store};
 
-/// Collects the `[a..b]` nodes of an expression in evaluation order.
-pub(super) fn nondets<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+/// Collects the `[a..b]` nodes of an expression in evaluation order (an `if` contributes
+/// both arms: which one is evaluated is known only when the step is).
+pub(super) fn nondets<'e>(m: &Model, e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::NonDet(a, b) => {
-            nondets(a, out);
-            nondets(b, out);
+            nondets(m, a, out);
+            nondets(m, b, out);
             out.push(e);
         }
         Expr::Const(_) | Expr::QVar(_) => {}
         Expr::AgentId(o) => {
             if let AgentRef::Of(x) = o {
-                nondets(x, out)
+                nondets(m, x, out)
             }
         }
         Expr::Var(r) => {
-            r.indices.iter().for_each(|i| nondets(i, out));
-            if let AgentRef::Of(x) = &r.owner {
-                nondets(x, out)
+            // The agent first, then the indices; an environment variable's agent is not
+            // evaluated.
+            if let AgentRef::Of(x) = &r.owner
+                && m.vars[r.var].store != Store::Env
+            {
+                nondets(m, x, out)
             }
+            r.indices.iter().for_each(|i| nondets(m, i, out));
         }
         Expr::Local { index, .. } => {
             if let Some(i) = index {
-                nondets(i, out)
+                nondets(m, i, out)
             }
         }
-        Expr::Neg(a) | Expr::Abs(a) => nondets(a, out),
+        Expr::Neg(a) | Expr::Abs(a) => nondets(m, a, out),
         Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => {
-            nondets(a, out);
-            nondets(b, out);
+            nondets(m, a, out);
+            nondets(m, b, out);
         }
         Expr::If(c, a, b) => {
-            bnondets(c, out);
-            nondets(a, out);
-            nondets(b, out);
+            bnondets(m, c, out);
+            nondets(m, a, out);
+            nondets(m, b, out);
         }
     }
 }
 
-pub(super) fn bnondets<'e>(b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) {
+pub(super) fn bnondets<'e>(m: &Model, b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) {
     use crate::model::BExpr;
     match b {
         BExpr::Const(_) => {}
-        BExpr::Not(x) => bnondets(x, out),
+        BExpr::Not(x) => bnondets(m, x, out),
         BExpr::Cmp(_, x, y) => {
-            nondets(x, out);
-            nondets(y, out);
+            nondets(m, x, out);
+            nondets(m, y, out);
         }
         BExpr::And(x, y) | BExpr::Or(x, y) => {
-            bnondets(x, out);
-            bnondets(y, out);
+            bnondets(m, x, out);
+            bnondets(m, y, out);
         }
     }
+}
+
+/// Whether a read's agent or indices make a choice (`x of [0..2]`): each occurrence reads
+/// where its own choice says.
+pub(super) fn is_nondeterministic(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::NonDet(..)));
+    found
 }
 
 /// Collects the reads of another agent's variable (`x of e`, not environment variables) in an
@@ -62,12 +75,17 @@ pub(super) fn bnondets<'e>(b: &'e crate::model::BExpr, out: &mut Vec<&'e Expr>) 
 pub(super) fn remote_reads<'e>(m: &Model, e: &'e Expr, out: &mut Vec<&'e Expr>) {
     match e {
         Expr::Var(r) => {
-            r.indices.iter().for_each(|i| remote_reads(m, i, out));
-            if let AgentRef::Of(x) = &r.owner {
+            // The agent first, then the indices (the native order); an environment
+            // variable's agent is not evaluated.
+            let remote = matches!(r.owner, AgentRef::Of(_)) && m.vars[r.var].store != Store::Env;
+            if let AgentRef::Of(x) = &r.owner
+                && remote
+            {
                 remote_reads(m, x, out);
-                if m.vars[r.var].store != Store::Env {
-                    out.push(e);
-                }
+            }
+            r.indices.iter().for_each(|i| remote_reads(m, i, out));
+            if remote {
+                out.push(e);
             }
         }
         Expr::Const(_) | Expr::QVar(_) => {}
@@ -110,18 +128,6 @@ pub(super) fn bremote_reads<'e>(m: &Model, b: &'e crate::model::BExpr, out: &mut
     }
 }
 
-/// The conjuncts of a guard (`a and b` is checked as `a`, then `b`).
-pub(super) fn conjuncts(b: &crate::model::BExpr) -> Vec<&crate::model::BExpr> {
-    match b {
-        crate::model::BExpr::And(x, y) => {
-            let mut out = conjuncts(x);
-            out.extend(conjuncts(y));
-            out
-        }
-        _ => vec![b],
-    }
-}
-
 /// Whether a remote read's agent and indices are constant expressions of the step.
 pub(super) fn is_static_read(e: &Expr) -> bool {
     fn st(e: &Expr) -> bool {
@@ -137,16 +143,6 @@ pub(super) fn is_static_read(e: &Expr) -> bool {
             AgentRef::Of(a) => st(a) && r.indices.iter().all(st),
             _ => false,
         },
-        _ => false,
-    }
-}
-
-/// Whether `e` is made of integer literals alone (no variable, agent or local).
-pub(super) fn is_literal(e: &Expr) -> bool {
-    match e {
-        Expr::Const(_) => true,
-        Expr::Neg(a) | Expr::Abs(a) => is_literal(a),
-        Expr::Bin(_, a, b) | Expr::MinMax(_, a, b) => is_literal(a) && is_literal(b),
         _ => false,
     }
 }

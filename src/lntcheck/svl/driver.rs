@@ -87,11 +87,13 @@ pub fn check_script(
             .property
             .clone()
             .ok_or_else(|| LntcheckError::Syntax(format!("`{}` is verified by no property", b.bcg)))?;
-        let p = model
-            .properties
-            .iter()
-            .find(|p| p.name == name)
-            .ok_or_else(|| LntcheckError::Syntax(format!("the script's property {name} is not in the model")))?;
+        // A model without properties gets a block for its run-time errors alone.
+        let Some(p) = model.properties.iter().find(|p| p.name == name) else {
+            if model.properties.is_empty() {
+                continue;
+            }
+            return Err(LntcheckError::Syntax(format!("the script's property {name} is not in the model")));
+        };
         let lts = c.compose(&b.beh, true)?;
         let (states, transitions) = (lts.nstates, lts.trans.len());
         let mut leaves = c.leaves.clone();
