@@ -15,5 +15,6 @@ pub mod lntcheck;
 pub mod mcl;
 pub mod model;
 pub mod report;
+pub mod stdout;
 pub mod syntax;
 pub mod trace;

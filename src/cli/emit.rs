@@ -1,5 +1,6 @@
 //! `labs emit`: writes the LNT program, the MCL queries, the SVL scripts and a README.
 
+use crate::stdout::outln;
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
@@ -62,7 +63,7 @@ pub fn run(
     }
     write_all(out_dir, &files)?;
     for f in &files {
-        println!("{}", out_dir.join(&f.name).display());
+        outln!("{}", out_dir.join(&f.name).display());
     }
     eprintln!("note: LNT dialect {} ({why})", dialect.name());
     for w in unbounded_inputs(l, &analysis) {

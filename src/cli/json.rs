@@ -3,6 +3,7 @@
 //! `print` writes a document with its keys sorted, as docs/json.md and the snapshots show
 //! them: the field order of these types does not matter.
 
+use crate::stdout::outln;
 use super::load::Loaded;
 use crate::engine::symmetry::TypeSymmetry;
 use crate::engine::{SimulateReport, VerifyReport};
@@ -15,12 +16,12 @@ use std::collections::BTreeMap;
 
 /// `doc` on standard output, pretty-printed with sorted keys.
 pub fn print_pretty(doc: &impl Serialize) {
-    println!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
+    outln!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
 }
 
 /// `doc` on one line with sorted keys.
 pub fn print_compact(doc: &impl Serialize) {
-    println!("{}", sorted(doc));
+    outln!("{}", sorted(doc));
 }
 
 /// A `Value`'s maps are sorted (serde_json without `preserve_order`).

@@ -3,7 +3,6 @@
 
 use super::{Cli, Failure, exit};
 use clap::CommandFactory;
-use std::io::Write;
 use std::path::Path;
 
 /// The completion script for `shell`.
@@ -34,9 +33,7 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
 }
 
 fn stdout(bytes: &[u8]) -> Result<i32, Failure> {
-    std::io::stdout()
-        .write_all(bytes)
-        .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write to standard output: {e}")))?;
+    crate::stdout::write_bytes(bytes);
     Ok(exit::OK)
 }
 

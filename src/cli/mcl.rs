@@ -1,6 +1,7 @@
 //! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS, and the
 //! path that explains its verdict.
 
+use crate::stdout::outln;
 use super::json::{DiagnosticDoc, MclDoc};
 use super::{Failure, exit};
 use crate::limits::Limits;
@@ -60,7 +61,7 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
             }),
         });
     } else {
-        println!("{verdict}");
+        outln!("{verdict}");
     }
     Ok(if ev.holds { exit::OK } else { exit::VIOLATED })
 }

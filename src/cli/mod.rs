@@ -19,6 +19,7 @@ mod verify_lnt;
 
 pub use failure::{Failure, exit};
 
+use crate::stdout::out;
 use crate::engine::Workers;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -329,13 +330,17 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(f) => {
             eprint!("{}", f.message);
             f.code
         }
-    }
+    };
+    // The files the command line asked for are written: a closed stdout now ends the
+    // process quietly, as SIGPIPE ends other Unix tools.
+    crate::stdout::finish();
+    code
 }
 
 fn print_warnings(w: &[String]) {
@@ -530,7 +535,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if json {
                 json::print_pretty(&json::InfoDoc::new(&loaded));
             } else {
-                print!("{}", info::info_text(&loaded));
+                out!("{}", info::info_text(&loaded));
             }
             Ok(exit::OK)
         }
@@ -542,7 +547,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if json {
                 json::print_pretty(&values::values_json(&loaded, &analysis));
             } else {
-                print!("{}", values::values_text(&loaded, &analysis));
+                out!("{}", values::values_text(&loaded, &analysis));
             }
             Ok(exit::OK)
         }

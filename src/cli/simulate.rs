@@ -1,6 +1,7 @@
 //! `labs simulate`: the runs of a back end (the native engine, the LNT interpreter, CADP's
 //! Executor), printed as text or JSON, and the report page.
 
+use crate::stdout::out;
 use super::json::{RunDoc, SimulateDoc};
 use super::load::Loaded;
 use super::verify::engine_failure;
@@ -108,7 +109,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
     if a.json {
         super::json::print_pretty(&simulate_json(l, spec_name, a, &report));
     } else {
-        print!("{}", simulate_text(l, a, &report));
+        out!("{}", simulate_text(l, a, &report));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "simulate", spec_name, a.backend.name(), a.fair);

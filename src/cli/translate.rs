@@ -2,6 +2,7 @@
 //! a `.seq` file or a diagnostic converted to `.aut`) turned back into a LAbS trace, replayed
 //! and checked in the native engine.
 
+use crate::stdout::{out, outln};
 use super::json::{ShowsDoc, TranslatedDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
@@ -103,7 +104,7 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
             if observed_names.is_empty() { "nothing".to_string() } else { observed_names.join(", ") }
         );
         s += &trace::render(&l.model, &l.behaviours, &t.trace);
-        print!("{s}");
+        out!("{s}");
         if t.ignored_labels > 0 {
             eprintln!("note: {} labels that are neither DONE nor observations were ignored", t.ignored_labels);
         }
@@ -116,11 +117,11 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         if let (Some(p), Some(sh)) = (prop, shows) {
             match sh {
                 from_labels::Shows::Violation { at } => {
-                    println!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
+                    outln!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
                 }
                 from_labels::Shows::NoViolation => {}
                 from_labels::Shows::NotDecidable => {
-                    println!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
+                    outln!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
                 }
             }
         }

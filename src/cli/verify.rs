@@ -1,5 +1,6 @@
 //! `labs verify` with the native engine: output, exit codes, progress.
 
+use crate::stdout::out;
 use super::json::{RuntimeErrorDoc, VerifyDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
@@ -112,7 +113,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     if a.json {
         super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
     } else {
-        print!("{}", verify_text(l, &report));
+        out!("{}", verify_text(l, &report));
     }
     if let Some(r) = report.stopped {
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));

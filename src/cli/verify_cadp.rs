@@ -1,6 +1,7 @@
 //! `labs verify --backend cadp`: the CADP driver's verdicts, and each diagnostic turned into a
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
+use crate::stdout::out;
 use super::bounds::{interrupt_flag, reason_text};
 use super::json::{CadpDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
@@ -141,7 +142,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         });
         super::json::print_pretty(&doc);
     } else {
-        print!("{}", cadp_text(l, &report, &run));
+        out!("{}", cadp_text(l, &report, &run));
     }
     if let Some(p) = &a.report {
         super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "cadp", a.fair), &report, p)?;

@@ -4,6 +4,7 @@
 //! translated back from its LNT labels by the native replay, so the verdicts and traces are
 //! printed as the native back end prints them.
 
+use crate::stdout::out;
 use super::json::{LntDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
 use super::verify::{results_text, verify_exit_code};
@@ -164,7 +165,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         });
         super::json::print_pretty(&doc);
     } else {
-        print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+        out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }
     if let Some(p) = &a.report {
         super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "lnt", a.fair), &report, p)?;

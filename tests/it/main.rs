@@ -24,6 +24,7 @@ mod bench_peer;
 mod cadp_driver;
 mod cli;
 mod cli_symmetry;
+mod closed_pipe;
 mod corpus;
 mod doc_paths;
 mod emit_cli;
