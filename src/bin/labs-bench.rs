@@ -28,13 +28,13 @@ mod reduction;
 #[path = "bench/spin_peer.rs"]
 mod spin_peer;
 
-use labs::stdout::{out, outln};
 use labs::analysis::values::analyse;
 use labs::behaviour::compile_all;
 use labs::engine::reachable_values;
 use labs::lntcheck::svl::{self, Beh, Composer};
 use labs::model::externs::parse_externs;
 use labs::model::{Store, resolve};
+use labs::stdout::{out, outln};
 use labs::syntax::parse;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -338,7 +338,8 @@ fn main() {
 fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
     outln!(
         "native engine, {} thread(s), symmetry reduction where sound (the default; see --reduction-table); fastest of {} run(s) (runs over {LONG_RUN_SECONDS} s: one); peak memory per instance (separate processes)\n",
-        o.threads, o.runs
+        o.threads,
+        o.runs
     );
     outln!(
         "| {:<15} | {:<22} | {:<4} | {:<13} | {:<8} | {:>10} | {:>11} | {:>8} | {:>9} | {:>15} |",
@@ -451,7 +452,12 @@ fn values_table(o: &Options) -> Vec<String> {
     );
     outln!(
         "| {:<20} | {:<30} | {:>12} | {:>10} | {:>10} | {:>12} |",
-        "spec", "externs", "analysis ms", "abstract", "reached", "widened vars"
+        "spec",
+        "externs",
+        "analysis ms",
+        "abstract",
+        "reached",
+        "widened vars"
     );
     outln!("|{}|", [22, 32, 14, 12, 12, 14].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
     // (file, externs, fair): reached values come from the round-robin state space where the
@@ -749,11 +755,7 @@ fn jobs_table(o: &Options) -> Vec<String> {
                 if v1 != v2 {
                     failures.push(format!("{file}: --jobs 2 gives {v2}, --jobs 1 {v1}"));
                 }
-                outln!(
-                    "| {file} | {} | {leaves} | {props} | {t1:.2} | {t2:.2} | {:.2} |",
-                    externs.join(" "),
-                    t1 / t2
-                );
+                outln!("| {file} | {} | {leaves} | {props} | {t1:.2} | {t2:.2} | {:.2} |", externs.join(" "), t1 / t2);
             }
             (Err(e), _) | (_, Err(e)) => failures.push(format!("{file} --backend lnt: {e}")),
         }

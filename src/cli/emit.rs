@@ -1,10 +1,10 @@
 //! `labs emit`: writes the LNT program, the MCL queries, the SVL scripts and a README.
 
-use crate::stdout::outln;
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
+use crate::stdout::outln;
 use std::path::Path;
 
 /// The dialect: the one asked for, else the installed CADP's, else the current one.

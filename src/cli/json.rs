@@ -3,12 +3,12 @@
 //! `print` writes a document with its keys sorted, as docs/json.md and the snapshots show
 //! them: the field order of these types does not matter.
 
-use crate::stdout::outln;
 use super::load::Loaded;
 use crate::engine::symmetry::TypeSymmetry;
 use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
 use crate::model::{Store, print};
+use crate::stdout::outln;
 use crate::trace;
 use serde::Serialize;
 use serde_json::Value;
@@ -177,13 +177,17 @@ pub struct RunDoc<'a> {
     pub trace: Value,
     pub properties: &'a [crate::engine::simulate::SimProperty],
     pub deadlock: bool,
+    /// The seed that draws this run alone (`--seed SEED --runs 1`).
+    pub seed: u64,
 }
 
 impl<'a> RunDoc<'a> {
-    pub fn runs(l: &Loaded, r: &'a SimulateReport) -> Vec<RunDoc<'a>> {
+    pub fn runs(l: &Loaded, r: &'a SimulateReport, seed: u64) -> Vec<RunDoc<'a>> {
         r.runs
             .iter()
-            .map(|run| RunDoc {
+            .enumerate()
+            .map(|(i, run)| RunDoc {
+                seed: crate::engine::simulate::run_seed(seed, i),
                 trace: trace::to_json(&l.model, &l.behaviours, &run.trace),
                 properties: &run.properties,
                 deadlock: run.deadlock,

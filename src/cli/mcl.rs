@@ -1,11 +1,11 @@
 //! `labs mcl QUERY.mcl LTS.aut [--diag FILE.aut] [--json]`: one MCL query on one LTS, and the
 //! path that explains its verdict.
 
-use crate::stdout::outln;
 use super::json::{DiagnosticDoc, MclDoc};
 use super::{Failure, exit};
 use crate::limits::Limits;
 use crate::mcl::{self, EvalError};
+use crate::stdout::outln;
 use std::path::{Path, PathBuf};
 
 pub struct MclArgs {

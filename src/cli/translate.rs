@@ -2,11 +2,11 @@
 //! a `.seq` file or a diagnostic converted to `.aut`) turned back into a LAbS trace, replayed
 //! and checked in the native engine.
 
-use crate::stdout::{out, outln};
 use super::json::{ShowsDoc, TranslatedDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
+use crate::stdout::{out, outln};
 use crate::trace::checked::LabelReader;
 use crate::trace::from_labels::CounterexampleError;
 use crate::trace::{self, cadp, from_labels};

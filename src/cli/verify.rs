@@ -1,11 +1,11 @@
 //! `labs verify` with the native engine: output, exit codes, progress.
 
-use crate::stdout::out;
 use super::json::{RuntimeErrorDoc, VerifyDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::engine::{self, EngineError, Progress, StopReason, Verdict, VerifyOptions, VerifyReport, Workers};
 use crate::limits::Limits;
+use crate::stdout::out;
 use crate::trace;
 use std::fmt::Write;
 use std::io::IsTerminal;

@@ -1,7 +1,6 @@
 //! `labs verify --backend cadp`: the CADP driver's verdicts, and each diagnostic turned into a
 //! LAbS trace by the native replay and checked to show the violation before it is printed.
 
-use crate::stdout::out;
 use super::bounds::{interrupt_flag, reason_text};
 use super::json::{CadpDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
@@ -12,6 +11,7 @@ use crate::cadp::{self, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::names;
+use crate::stdout::out;
 use crate::trace::checked::LabelReader;
 use crate::trace::{self, from_labels::CounterexampleError};
 use std::fmt::Write;
@@ -39,11 +39,8 @@ pub struct CadpVerifyArgs {
 }
 
 /// `--distributor FILE.gcf` needs `--backend cadp` and a readable `.gcf` file (usage errors).
-pub fn check_gcf(gcf: &std::path::Path, cadp: bool) -> Result<(), Failure> {
+pub fn check_gcf(gcf: &std::path::Path) -> Result<(), Failure> {
     let usage = |m: String| Failure::new(super::exit::USAGE, m);
-    if !cadp {
-        return Err(usage("--distributor applies to --backend cadp".to_string()));
-    }
     if gcf.extension().is_none_or(|e| e != "gcf") {
         return Err(usage(format!("--distributor: `{}` is not a grid configuration file (FILE.gcf)", gcf.display())));
     }

@@ -4,7 +4,6 @@
 //! translated back from its LNT labels by the native replay, so the verdicts and traces are
 //! printed as the native back end prints them.
 
-use crate::stdout::out;
 use super::json::{LntDoc, LtsDoc, StatsDoc, VerifyDoc};
 use super::load::Loaded;
 use super::verify::{results_text, verify_exit_code};
@@ -14,6 +13,7 @@ use crate::cadp::{WorkDir, Workflow};
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::{self, EmitOptions, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
+use crate::stdout::out;
 use crate::trace::checked::LabelReader;
 use crate::trace::from_labels::CounterexampleError;
 use std::fmt::Write;

@@ -309,6 +309,40 @@ fn simulate_is_reproducible_from_the_seed() {
     assert_ne!(a.stdout, other.stdout, "different seeds should give different runs");
 }
 
+/// Each run's header names its own seed, and `--seed THAT --runs 1` draws that run alone.
+#[test]
+fn each_simulation_run_is_reproducible_alone_from_its_seed() {
+    let spec = shared("benchmarks/leader.labs");
+    let base = ["simulate", spec.as_str(), "n=4", "--steps", "30"];
+    let all = labs(&[&base[..], &["--runs", "3", "--seed", "5"]].concat());
+    assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));
+    let text = stdout(&all);
+    for (i, seed) in [(1, 5), (2, 6), (3, 7)] {
+        assert!(text.contains(&format!("=== run {i} of 3 (seed {seed},")), "{text}");
+    }
+    let runs: Vec<&str> = text.split("=== run ").skip(1).map(|r| &r[r.find('\n').unwrap()..]).collect();
+    assert_eq!(runs.len(), 3);
+    assert!(runs[0] != runs[1] || runs[1] != runs[2], "the runs of one simulation differ");
+    for (i, seed) in ["5", "6", "7"].iter().enumerate() {
+        let one = labs(&[&base[..], &["--runs", "1", "--seed", seed]].concat());
+        let alone = stdout(&one);
+        assert!(alone.contains(&format!("=== run 1 of 1 (seed {seed},")), "{alone}");
+        assert_eq!(&alone[alone.find('\n').unwrap()..], runs[i], "run {} alone from seed {seed}", i + 1);
+    }
+    let json = labs(&[&base[..], &["--runs", "3", "--seed", "5", "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let seeds: Vec<u64> = v["runs"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [5, 6, 7]);
+}
+
+#[test]
+fn simulate_needs_at_least_one_run() {
+    let o = labs(&["simulate", &shared("examples/leader.labs"), "n=3", "--runs", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--runs"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("no initial state"));
+}
+
 #[test]
 fn simulate_human_output_marks_properties() {
     let o = labs(&["simulate", &shared("benchmarks/leader.labs"), "n=3", "--steps", "50", "--seed", "1"]);

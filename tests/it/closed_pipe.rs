@@ -54,8 +54,7 @@ fn a_report_is_written_whole_when_stdout_is_closed() {
     let leader = fixtures::example("leader.labs");
     for cmd in ["verify", "simulate"] {
         let report = Scratch::path("closed-pipe", "r.html");
-        let (status, stderr) =
-            with_closed_stdout(labs(&[cmd, &leader, "n=3", "--json", "--report", report.as_str()]));
+        let (status, stderr) = with_closed_stdout(labs(&[cmd, &leader, "n=3", "--json", "--report", report.as_str()]));
         assert_quiet_sigpipe(cmd, status, &stderr);
         let page = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{cmd}: no report: {e}"));
         assert!(page.trim_end().ends_with("</html>"), "{cmd}: the report is cut");

@@ -18,6 +18,7 @@ mod tier;
 // The tests, one module per subject.
 mod analysis_props;
 mod backend_agreement;
+mod backend_options;
 mod behaviour;
 mod bench_cli;
 mod bench_peer;

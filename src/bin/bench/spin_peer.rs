@@ -181,7 +181,12 @@ fn print_table(n: usize, runs: usize, rows: &[Run]) {
     outln!("philosophers n={n}: SPIN and labs side by side, fastest of {runs} run(s) each\n");
     outln!(
         "| {:<28} | {:>10} | {:>8} | {:>8} | {:>17} | {:>17} |",
-        "tool", "states", "wall s", "peak MiB", "time / SPIN 2 co.", "mem. / SPIN 2 co."
+        "tool",
+        "states",
+        "wall s",
+        "peak MiB",
+        "time / SPIN 2 co.",
+        "mem. / SPIN 2 co."
     );
     outln!("|{}|", [30, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
     let base = &rows[1];
