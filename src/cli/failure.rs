@@ -65,4 +65,30 @@ pub mod exit {
     pub const INVALID_SPEC: i32 = 6;
     pub const TIMEOUT: i32 = 124;
     pub const INTERRUPTED: i32 = 130;
+
+    /// What each exit code means: the one table behind `--help`, the manual pages and the
+    /// README's.
+    pub const MEANINGS: &[(i32, &str)] = &[
+        (OK, "every checked property holds / simulation done"),
+        (VIOLATED, "at least one property is violated"),
+        (
+            BACKEND,
+            "back-end or internal error, or a run-time error of the model (division by zero, index or agent id \
+             out of range, overflow), reported with the trace that reaches it",
+        ),
+        (USAGE, "invalid command-line arguments (including missing extern values)"),
+        (INCONCLUSIVE, "inconclusive: a state or memory bound was hit"),
+        (INVALID_SPEC, "the specification does not parse or fails the static checks"),
+        (TIMEOUT, "time limit reached"),
+        (INTERRUPTED, "interrupted"),
+    ];
+
+    /// The exit codes as the text after `--help` (and a section of the manual pages).
+    pub fn help_text() -> String {
+        let mut s = String::from("Exit codes:\n");
+        for (code, meaning) in MEANINGS {
+            s += &format!("  {code:>3}  {meaning}\n");
+        }
+        s
+    }
 }

@@ -1,14 +1,13 @@
 //! `labs completions SHELL` and `labs manpage`: both generated from the clap definitions of
 //! the command line, so they list exactly the options `--help` does.
 
-use super::{Cli, Failure, exit};
-use clap::CommandFactory;
+use super::{Failure, exit};
 use std::path::Path;
 
 /// The completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = vec![];
-    clap_complete::generate(shell, &mut Cli::command(), "labs", &mut out);
+    clap_complete::generate(shell, &mut super::command(), "labs", &mut out);
     out
 }
 
@@ -24,7 +23,7 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
         }
         Ok(())
     }
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+    let mut cmd = super::command().disable_help_subcommand(true);
     // Building names the subcommands `labs-verify`, … (their pages' names).
     cmd.build();
     let mut out = vec![];

@@ -324,6 +324,13 @@ enum Command {
     },
 }
 
+/// The command line's definition, with the exit codes after the help of every command (and
+/// so in the manual pages).
+fn command() -> clap::Command {
+    let codes = exit::help_text();
+    Cli::command().after_help(codes.clone()).mut_subcommands(|c| c.after_help(codes.clone()))
+}
+
 /// When the command line started running: the statistics report the whole run's wall-clock time.
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
@@ -335,7 +342,7 @@ fn run_seconds() -> f64 {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     STARTED.get_or_init(std::time::Instant::now);
-    let parsed = Cli::command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (m, c)));
+    let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (m, c)));
     let (matches, cli) = match parsed {
         Ok(p) => p,
         Err(e) => {
