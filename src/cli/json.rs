@@ -401,7 +401,7 @@ impl<'a> InfoDoc<'a> {
             })
             .collect();
         InfoDoc {
-            spec: &l.file.name,
+            spec: l.name(),
             externs: &m.externs,
             agents: m.n_agents(),
             agent_types,

@@ -374,10 +374,6 @@ fn print_warnings(w: &[String]) {
     }
 }
 
-fn spec_name(spec: &SpecArgs) -> String {
-    spec.spec.file_name().map_or_else(|| spec.spec.display().to_string(), |n| n.to_string_lossy().into_owned())
-}
-
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
         Command::Verify {
@@ -459,7 +455,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     runner: cadp_runner,
                     distributor,
                 };
-                return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
+                return verify_cadp::verify_cadp(&loaded, loaded.name(), &args);
             }
             if backend == Backend::Lnt {
                 let args = verify_lnt::LntVerifyArgs {
@@ -474,7 +470,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     report,
                     jobs,
                 };
-                return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
+                return verify_lnt::verify_lnt(&loaded, loaded.name(), &args);
             }
             let args = verify::VerifyArgs {
                 properties,
@@ -488,7 +484,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 symmetry: !no_reduction,
                 check_analysis,
             };
-            verify::verify(&loaded, &spec_name(&spec), &args)
+            verify::verify(&loaded, loaded.name(), &args)
         }
         Command::Simulate {
             spec,
@@ -529,7 +525,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 report,
                 check_analysis,
             };
-            simulate::simulate(&loaded, &spec_name(&spec), &args)
+            simulate::simulate(&loaded, loaded.name(), &args)
         }
         Command::Info { spec, json } => {
             let mut warnings = vec![];

@@ -127,8 +127,7 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         }
     }
     if let Some(file) = a.report {
-        let spec = Path::new(&l.file.name).file_name().map_or_else(|| l.stem(), |n| n.to_string_lossy().into_owned());
-        let meta = super::report::meta(l, "translate-trace", &spec, "cadp (translated trace)", a.fair);
+        let meta = super::report::meta(l, "translate-trace", l.name(), "cadp (translated trace)", a.fair);
         let mut notes = vec![format!("from `{}`: {} labels", a.trace_file.display(), path.labels.len())];
         let mut shown = t.trace.clone();
         if let (Some(p), Some(from_labels::Shows::Violation { at })) = (prop, shows) {

@@ -335,6 +335,20 @@ fn each_simulation_run_is_reproducible_alone_from_its_seed() {
     assert_eq!(seeds, [5, 6, 7]);
 }
 
+/// docs/json.md: `spec` is the file name without its directory, in every document.
+#[test]
+fn every_json_document_names_the_spec_alike() {
+    for cmd in ["verify", "simulate", "info", "values"] {
+        let o = fixtures::labs_command()
+            .current_dir(fixtures::root())
+            .args([cmd, "examples/leader.labs", "n=3", "--json"])
+            .output()
+            .expect("run labs");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        assert_eq!(v["spec"], "leader.labs", "{cmd}");
+    }
+}
+
 #[test]
 fn simulate_needs_at_least_one_run() {
     let o = labs(&["simulate", &shared("examples/leader.labs"), "n=3", "--runs", "0"]);

@@ -214,7 +214,7 @@ fn verify_simulate_and_translate_trace_write_reports() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let page = std::fs::read_to_string(&file).unwrap();
-    assert!(page.contains("Run 2 of 2 (seed 4)"), "{page}");
+    assert!(page.contains("Run 2 of 2 (seed 5)"), "{page}");
     assert_eq!(count(&page, r#"<table class="step-table">"#), 2);
 
     // The lost update as CADP's Executor prints it (tests/it/cli.rs derives it: R, R, W, W).
