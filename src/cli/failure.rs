@@ -29,7 +29,10 @@ impl From<crate::cadp::CadpError> for Failure {
     fn from(e: crate::cadp::CadpError) -> Failure {
         use crate::cadp::CadpError;
         let hint = match &e {
-            CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+            CadpError::NotInstalled(_) | CadpError::Licence(_) => {
+                "\n  = hint: use `--backend native` (the default), or `--backend lnt`: the same emitted files, run by \
+                 labs's own LNT interpreter and MCL evaluator, without CADP"
+            }
             CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
             _ => "",
         };

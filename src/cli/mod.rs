@@ -285,8 +285,8 @@ enum Command {
         /// then the result, minimised modulo divsharp with the `hold` gates, or divbranching)
         #[arg(long, requires = "property")]
         reduce: bool,
-        /// Output file (Aldebaran format)
-        #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
+        /// Output file (Aldebaran format); `-`, the default, is standard output
+        #[arg(short = 'o', long = "output", value_name = "FILE.aut", default_value = "-")]
         output: PathBuf,
     },
     /// Turn a CADP trace (Executor output, Evaluator diagnostic, .seq, or .aut path) into a LAbS trace

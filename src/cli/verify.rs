@@ -3,6 +3,7 @@
 use super::json::{RuntimeErrorDoc, VerifyDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
+use crate::diagnostics::plural;
 use crate::engine::{self, EngineError, Progress, StopReason, Verdict, VerifyOptions, VerifyReport, Workers};
 use crate::limits::Limits;
 use crate::stdout::out;
@@ -68,6 +69,12 @@ fn with_trace(
     json: bool,
 ) -> Failure {
     let mut text = format!("error: {head}\n");
+    // The action that fails, located in the spec, when an agent step fails in the last state.
+    let site = trace.as_ref().and_then(|t| engine::runtime_error_site(&l.model, &l.behaviours, t.fair, t.last()));
+    if let Some(span) = site {
+        let located = crate::diagnostics::Diagnostic::error(span, "").render(&l.file);
+        text.extend(located.lines().skip(1).map(|line| format!("{line}\n")));
+    }
     match trace {
         Some(t) if json => {
             let trace = trace::to_json(&l.model, &l.behaviours, &t);
@@ -195,5 +202,5 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
 
 /// `1 state`, `2 states`.
 fn count(n: u64, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+    plural(n as usize, noun, &format!("{noun}s"))
 }

@@ -8,6 +8,7 @@ use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
+use crate::diagnostics::plural;
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::names;
@@ -215,7 +216,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
     // not LAbS states, so its statistics are its own.
     let mut s = results_text(l, r);
     let largest = run.lts.iter().max_by_key(|x| x.states);
-    let _ = write!(s, "\nCADP, {} workflow: {} LTSs", run.workflow.as_str(), run.lts.len());
+    let _ = write!(s, "\nCADP, {} workflow: {}", run.workflow.as_str(), plural(run.lts.len(), "LTS", "LTSs"));
     if let Some(x) = largest {
         let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
     }

@@ -10,6 +10,7 @@ use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
+use crate::diagnostics::plural;
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::{self, EmitOptions, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
@@ -188,12 +189,16 @@ fn lnt_text(
     for v in &run.verifies {
         let _ = writeln!(
             s,
-            "  {}: {} on {} ({} states, {} transitions)",
-            v.property, v.mcl, v.bcg, v.states, v.transitions
+            "  {}: {} on {} ({}, {})",
+            v.property,
+            v.mcl,
+            v.bcg,
+            plural(v.states, "state", "states"),
+            plural(v.transitions, "transition", "transitions")
         );
     }
     let largest = run.lts.iter().max_by_key(|x| x.states);
-    let _ = write!(s, "{} LTSs", run.lts.len());
+    let _ = write!(s, "{}", plural(run.lts.len(), "LTS", "LTSs"));
     if let Some(x) = largest {
         let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
     }

@@ -141,7 +141,7 @@ mod tests {
         // One changed value per step; the group column of agent 1 stays unchanged at step 1.
         assert_eq!(t.matches(r#"class="chg""#).count() + t.matches(r#"class="grp chg""#).count(), 2);
         assert!(t.contains(r#"<tr id="r-s1"><td class="num">1</td><td class="event">A 0: x &lt;~ 4 @2</td><td class="grp chg">4<span class="ts">@2</span>"#), "{t}");
-        assert!(t.contains("A 0: put (x) @2 → agents 1"));
+        assert!(t.contains("A 0: put (x) @2 → agent 1"));
         assert!(t.contains(r#"<tr id="r-s2" class="deadlock">"#));
     }
 }

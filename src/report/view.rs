@@ -184,7 +184,11 @@ impl TraceView {
             StepView::Message { sender, tuple, confirm, stamp, copied, refreshed } => {
                 let kind = if *confirm { "qry" } else { "put" };
                 let to: Vec<String> = copied.iter().map(|r| r.to_string()).collect();
-                let to = if to.is_empty() { "nobody".to_string() } else { format!("agents {}", to.join(", ")) };
+                let to = if to.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    format!("{} {}", if to.len() == 1 { "agent" } else { "agents" }, to.join(", "))
+                };
                 let mut s = format!("{}: {kind} ({tuple}) @{stamp} → {to}", self.agents[*sender]);
                 if !refreshed.is_empty() {
                     let r: Vec<String> = refreshed.iter().map(|r| r.to_string()).collect();

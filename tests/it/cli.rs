@@ -209,6 +209,14 @@ fn runtime_error_is_exit_1_with_trace() {
     let err = stderr(&o);
     assert!(err.contains("division by zero"), "{err}");
     assert!(err.contains("P 0: a <-- 2"), "{err}");
+    // The failing action, located: where `a <-- a / z` is in the file.
+    let text = fixtures::read("tests/cases/divzero.labs");
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("a <-- a / z").map(|c| (i + 1, c + 1)))
+        .expect("the failing action in the spec");
+    assert!(err.contains(&format!("divzero.labs:{line}:{col}\n")), "{err}");
 }
 
 #[test]
@@ -273,6 +281,7 @@ fn cadp_backend_without_cadp_is_exit_1() {
         assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
         if command == "verify" {
             assert!(stderr(&o).contains("hint: use `--backend native`"), "{}", stderr(&o));
+            assert!(stderr(&o).contains("or `--backend lnt`"), "{}", stderr(&o));
         }
     }
 }
@@ -460,4 +469,47 @@ fn verify_stats_show_the_whole_run_then_the_exploration() {
     let c = re.captures(last).unwrap_or_else(|| panic!("{out}"));
     let (whole, exploration): (f64, f64) = (c[1].parse().unwrap(), c[2].parse().unwrap());
     assert!(exploration <= whole, "{last}");
+}
+
+/// `labs lts` writes the LTS on standard output without `-o`, or with `-o -`; a wrong
+/// `--leaf` or `--property` is a usage error that lists the valid ones.
+#[test]
+fn lts_writes_standard_output_and_lists_valid_leaves_and_properties() {
+    let spec = shared("examples/leader.labs");
+    let scratch = Scratch::path("lts-stdout", "x");
+    let cwd = scratch.parent().unwrap();
+    for dash in [&[][..], &["-o", "-"][..]] {
+        let o = fixtures::labs_command()
+            .current_dir(cwd)
+            .args([&["lts", spec.as_str(), "n=2"][..], dash].concat())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let aut = stdout(&o);
+        let header = aut.lines().next().unwrap_or_default();
+        let transitions: usize = header.split(',').nth(1).and_then(|n| n.trim().parse().ok()).expect(header);
+        assert!(header.starts_with("des (0,") && aut.lines().count() == transitions + 1, "{dash:?}: {header}");
+        assert!(!cwd.join("-").exists(), "no file named `-`");
+    }
+    let o = labs(&["lts", &spec, "n=3", "--leaf", "7"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no agent has this id (they are 0 to 2)"), "{}", stderr(&o));
+    let o = labs(&["lts", &spec, "n=3", "--property", "Nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("LeaderIsMax, NeverAgreed, LeaderIsZero, Settles"), "{}", stderr(&o));
+}
+
+/// Counts in the output agree with their nouns (`1 agent`, `2 agents`).
+#[test]
+fn counts_of_one_are_singular() {
+    let o = labs(&["info", &shared("examples/leader.labs"), "n=1"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(": 1 agent\n") && out.contains("(1 agent); behaviour: 1 control state, 1 guarded action"),
+        "{out}"
+    );
+    let o = labs(&["info", &shared("examples/leader.labs"), "n=2"]);
+    assert!(stdout(&o).contains("(2 agents)"), "{}", stdout(&o));
+    let o = labs(&["verify", &shared("examples/leader.labs"), "n=1", "--backend", "lnt"]);
+    assert!(!stdout(&o).contains(" 1 LTSs") && !stdout(&o).contains("(1 states"), "{}", stdout(&o));
 }
