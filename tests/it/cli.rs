@@ -406,6 +406,14 @@ fn translate_trace_turns_executor_output_into_a_labs_trace() {
     let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", "/nonexistent/x.seq"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    // A file that is not a trace: text, or the spec itself, refused at its first line.
+    let text = write_temp("hello.txt", "\n  hello world\n");
+    for (file, line) in [(text.as_str(), 2), (spec.as_str(), 1)] {
+        let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("--> {file}:{line}\n")), "{}", stderr(&o));
+    }
 }
 
 #[test]
