@@ -465,7 +465,13 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Outcome::Unknown => (Verdict::Unknown, None),
             Outcome::Violated(c) => {
                 let mut t = concrete_trace(&stepper, &g, group, &c.path, c.loop_start)?;
-                t.ends_in_deadlock = c.deadlock;
+                // Whatever the modality, a path whose last state has no successor ends in a
+                // deadlock (an `always` violation can be one too).
+                t.ends_in_deadlock = c.deadlock
+                    || (c.loop_start.is_none()
+                        && stepper
+                            .is_deadlock(t.last(), &mut Work::default())
+                            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) })?);
                 t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
                 (Verdict::Violated, Some(t))
             }

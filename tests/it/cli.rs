@@ -521,3 +521,56 @@ fn counts_of_one_are_singular() {
     let o = labs(&["verify", &shared("examples/leader.labs"), "n=1", "--backend", "lnt"]);
     assert!(!stdout(&o).contains(" 1 LTSs") && !stdout(&o).contains("(1 states"), "{}", stdout(&o));
 }
+
+/// docs/trace-format.md: `ends_in_deadlock` is true when the last state has no successor,
+/// whatever the property. In philosophers n=3 asym=0 three counterexamples end in the one
+/// deadlock where every philosopher holds a fork (examples/philosophers.labs): all say so.
+#[test]
+fn every_counterexample_that_ends_in_a_deadlock_says_so() {
+    let spec = shared("examples/philosophers.labs");
+    let o = labs(&["verify", &spec, "n=3", "asym=0", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let traces: Vec<&serde_json::Value> =
+        v["results"].as_array().unwrap().iter().filter_map(|r| r.get("trace").filter(|t| !t.is_null())).collect();
+    let last = |t: &serde_json::Value| {
+        t["steps"].as_array().and_then(|s| s.last()).map_or(t["initial"].clone(), |s| s["state"].clone())
+    };
+    let dead: Vec<serde_json::Value> =
+        traces.iter().filter(|t| t["ends_in_deadlock"] == true).map(|t| last(t)).collect();
+    assert!(!dead.is_empty(), "the `finally` counterexample ends in a deadlock");
+    let mut flagged = 0;
+    for t in traces.iter().filter(|t| t["loop_start"].is_null()) {
+        if dead.contains(&last(t)) {
+            assert_eq!(t["ends_in_deadlock"], true, "a trace ending in a deadlocked state: {t}");
+            flagged += 1;
+        }
+    }
+    assert!(flagged >= 3, "NoDeadlock, ZeroCanEat and ZeroEats end in the deadlock: {flagged}");
+    let text = stdout(&labs(&["verify", &spec, "n=3", "asym=0"]));
+    assert!(text.matches("<deadlock>").count() >= 3, "{text}");
+}
+
+/// `labs mcl --diag` on a violated `finally` writes a path to a deadlock (an `.aut` path cannot
+/// say so); `translate-trace` shows it ending in the deadlock and, with `--property`, violating.
+#[test]
+fn a_finally_diagnostic_of_labs_mcl_translates_to_a_deadlocked_violation() {
+    let spec = shared("examples/leader.labs");
+    let dir = Scratch::path("mcl-diag-finally", "emitted");
+    let emit = labs(&["emit", &spec, "n=3", "-o", dir.to_str().unwrap()]);
+    assert_eq!(emit.status.code(), Some(0), "{}", stderr(&emit));
+    let aut = dir.with_file_name("leader.aut");
+    let diag = dir.with_file_name("d.aut");
+    let lts = labs(&["lts", &spec, "n=3", "-o", aut.to_str().unwrap()]);
+    assert_eq!(lts.status.code(), Some(0), "{}", stderr(&lts));
+    let query = dir.join("leader_LeaderIsZero.mcl");
+    let mcl = labs(&["mcl", query.to_str().unwrap(), aut.to_str().unwrap(), "--diag", diag.to_str().unwrap()]);
+    assert_eq!(mcl.status.code(), Some(10), "FALSE: {}", stderr(&mcl));
+    let d = diag.to_str().unwrap();
+    let o = labs(&["translate-trace", &spec, "n=3", d, "--property", "LeaderIsZero"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("the trace violates LeaderIsZero (finally)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("<deadlock>"), "{}", stdout(&o));
+    let o = labs(&["translate-trace", &spec, "n=3", d, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["ends_in_deadlock"], true, "{}", stderr(&o));
+}
