@@ -127,7 +127,9 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         }
     }
     if let Some(file) = a.report {
-        let meta = super::report::meta(l, "translate-trace", l.name(), "cadp (translated trace)", a.fair);
+        // The label path may come from CADP or from `labs mcl --diag`: the page names neither.
+        let meta =
+            super::report::meta(l, "translate-trace", l.name(), "a translated label path (translate-trace)", a.fair);
         let mut notes = vec![format!("from `{}`: {} labels", a.trace_file.display(), path.labels.len())];
         let mut shown = t.trace.clone();
         if let (Some(p), Some(from_labels::Shows::Violation { at })) = (prop, shows) {

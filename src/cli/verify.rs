@@ -126,7 +126,13 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "native", a.fair), &report, p)?;
+        super::report::write_verify(
+            l,
+            &super::report::meta(l, "verify", spec_name, "native", a.fair),
+            &report,
+            vec![],
+            p,
+        )?;
     }
     Ok(verify_exit_code(&report))
 }

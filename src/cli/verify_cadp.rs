@@ -143,7 +143,12 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         out!("{}", cadp_text(l, &report, &run));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "cadp", a.fair), &report, p)?;
+        let meta = super::report::meta(l, "verify", spec_name, "cadp", a.fair);
+        let stats = super::report::lts_stats(
+            std::iter::empty(),
+            run.lts.iter().map(|x| (x.file.clone(), x.states as usize, x.transitions as usize)),
+        );
+        super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))
 }

@@ -169,7 +169,12 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "lnt", a.fair), &report, p)?;
+        let meta = super::report::meta(l, "verify", spec_name, "lnt", a.fair);
+        let stats = super::report::lts_stats(
+            run.verifies.iter().map(|v| (v.property.clone(), v.mcl.clone(), v.bcg.clone(), v.states, v.transitions)),
+            run.lts.iter().map(|x| (x.file.clone(), x.states, x.transitions)),
+        );
+        super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))
 }

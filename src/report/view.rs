@@ -95,13 +95,8 @@ impl TraceView {
         let stepper = Stepper::new(model, behs, t.fair);
         let lay = &stepper.lay;
         // Columns with the state slot of each and, for stigmergic ones, (agent, tuple).
+        // Each agent's columns in id order, then the environment's: the chart's lifelines' order.
         let mut cols: Vec<(Column, usize, Option<Stamped>)> = vec![];
-        for v in model.vars.iter().filter(|v| v.store == Store::Env) {
-            for e in 0..v.len {
-                let c = Column { owner: Owner::Env, name: v.element_name(e), stigmergic: false };
-                cols.push((c, v.offset + e, None));
-            }
-        }
         for a in 0..lay.n_agents {
             let ty = stepper.type_of[a];
             for &vi in &model.agent_types[ty].attrs {
@@ -120,6 +115,12 @@ impl TraceView {
                         cols.push((c, lay.stig(a, v.offset + e), Some((a, tuple))));
                     }
                 }
+            }
+        }
+        for v in model.vars.iter().filter(|v| v.store == Store::Env) {
+            for e in 0..v.len {
+                let c = Column { owner: Owner::Env, name: v.element_name(e), stigmergic: false };
+                cols.push((c, v.offset + e, None));
             }
         }
         let mut clock = Clock::new(&stepper);
