@@ -1,8 +1,9 @@
-//! A failed command (`Failure`: exit code and message) and the exit codes of product.md. The
-//! library's errors whose exit code does not depend on the command are mapped here, once;
-//! the commands map the others where they know the context (a kept directory, a property).
+//! A failed command (`Failure`: exit code and message) and the exit codes (`exit::MEANINGS`,
+//! shown after `--help`). The library's errors whose exit code does not depend on the command
+//! are mapped here, once; the commands map the others where they know the context (a kept
+//! directory, a property).
 
-/// A failed command: its exit code (product.md) and what to print on stderr.
+/// A failed command: its exit code (`exit`) and what to print on stderr.
 #[derive(Debug)]
 pub struct Failure {
     pub code: i32,
