@@ -430,24 +430,13 @@ pub fn checked(
     observed: Option<&BTreeSet<VarId>>,
     prop: Option<&crate::model::Property>,
 ) -> Result<CheckedTrace, CounterexampleError> {
-    let mut translated =
+    let translated =
         translate(model, behs, fair, undef, path, observed).map_err(CounterexampleError::Untranslatable)?;
-    let shown = |t: &Translated| match prop {
-        None => Ok(None),
-        Some(p) => shows(model, behs, &t.trace, p).map(Some).map_err(CounterexampleError::Runtime),
-    };
-    let mut shows = shown(&translated)?;
-    // A `finally` counterexample that is a path (an `.aut` diagnostic says no more) ends in a
-    // deadlock; the labels may fit a state that is not one, so look for one that is.
-    let finally = prop.is_some_and(|p| matches!(p.modality, crate::model::Modality::Finally));
-    if finally && shows == Some(Shows::NoViolation) && path.loop_start.is_none() && !path.deadlock {
-        let to_deadlock = LabelPath { deadlock: true, ..path.clone() };
-        if let Ok(t) = translate(model, behs, fair, undef, &to_deadlock, observed) {
-            shows = shown(&t)?;
-            translated = t;
-        }
-    }
     super::replay(model, behs, &translated.trace).map_err(CounterexampleError::NoReplay)?;
+    let shows = match prop {
+        None => None,
+        Some(p) => Some(shows(model, behs, &translated.trace, p).map_err(CounterexampleError::Runtime)?),
+    };
     Ok(CheckedTrace { translated, shows })
 }
 

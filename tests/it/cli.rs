@@ -573,4 +573,12 @@ fn a_finally_diagnostic_of_labs_mcl_translates_to_a_deadlocked_violation() {
     let o = labs(&["translate-trace", &spec, "n=3", d, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["trace"]["ends_in_deadlock"], true, "{}", stderr(&o));
+    // The same with the diagnostic `verify --backend lnt --keep-files` keeps.
+    let kept = dir.with_file_name("kept");
+    let o = labs(&["verify", &spec, "n=3", "--backend", "lnt", "--keep-files", kept.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let diag = kept.join("leader_LeaderIsZero_diag.aut");
+    let o = labs(&["translate-trace", &spec, "n=3", diag.to_str().unwrap(), "--property", "LeaderIsZero"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("the trace violates LeaderIsZero (finally)"), "{}", stdout(&o));
 }
