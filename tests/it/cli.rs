@@ -582,3 +582,29 @@ fn a_finally_diagnostic_of_labs_mcl_translates_to_a_deadlocked_violation() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("the trace violates LeaderIsZero (finally)"), "{}", stdout(&o));
 }
+
+/// `--help` describes what is accepted: every shell `completions` takes is named in its help,
+/// and every option of `simulate` and `verify` has a description (the completions show it).
+#[test]
+fn help_describes_every_option_and_shell() {
+    let help = stdout(&labs(&["completions", "--help"]));
+    let about = help.lines().next().unwrap_or_default();
+    for shell in ["bash", "elvish", "fish", "powershell", "zsh"] {
+        assert_eq!(labs(&["completions", shell]).status.code(), Some(0), "{shell}");
+        assert!(about.contains(shell), "{shell}: {about}");
+    }
+    for cmd in ["simulate", "verify"] {
+        let help = stdout(&labs(&[cmd, "--help"]));
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let option = l.trim_start();
+            if l.starts_with("  ") && option.starts_with("--") || option.starts_with("-q") {
+                let next = lines.get(i + 1).map_or("", |n| n.trim());
+                let bare = next.is_empty() || next.starts_with('[') || next.starts_with("Possible values");
+                assert!(!bare, "{cmd} {option}: no description");
+            }
+        }
+    }
+    let verify = stdout(&labs(&["verify", "--help"]));
+    assert!(verify.contains("2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x"), "{verify}");
+}
