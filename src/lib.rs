@@ -21,5 +21,6 @@ pub mod lntcheck;
 pub mod mcl;
 pub mod model;
 pub mod report;
+pub mod stdout;
 pub mod syntax;
 pub mod trace;

@@ -34,6 +34,7 @@ use labs::engine::reachable_values;
 use labs::lntcheck::svl::{self, Beh, Composer};
 use labs::model::externs::parse_externs;
 use labs::model::{Store, resolve};
+use labs::stdout::{out, outln};
 use labs::syntax::parse;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -280,10 +281,12 @@ fn labs_binary() -> PathBuf {
 }
 
 fn main() {
+    // The tables are all it writes: once their reader has gone, nothing is left to do.
+    labs::stdout::end_at_once_when_closed();
     let o = match options(std::env::args().skip(1)) {
         Ok(Some(o)) => o,
         Ok(None) => {
-            print!("{USAGE}");
+            out!("{USAGE}");
             return;
         }
         Err(e) => {
@@ -333,11 +336,12 @@ fn main() {
 
 /// The main table; returns the instances that failed, with why.
 fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
-    println!(
+    outln!(
         "native engine, {} thread(s), symmetry reduction where sound (the default; see --reduction-table); fastest of {} run(s) (runs over {LONG_RUN_SECONDS} s: one); peak memory per instance (separate processes)\n",
-        o.threads, o.runs
+        o.threads,
+        o.runs
     );
-    println!(
+    outln!(
         "| {:<15} | {:<22} | {:<4} | {:<13} | {:<8} | {:>10} | {:>11} | {:>8} | {:>9} | {:>15} |",
         "system",
         "externs",
@@ -350,7 +354,7 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         "peak MiB",
         "states/s/thread"
     );
-    println!(
+    outln!(
         "|{}|",
         [17, 24, 6, 15, 10, 12, 13, 10, 11, 17].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|")
     );
@@ -390,7 +394,7 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
             let Some(doc) = doc.filter(|_| decided) else {
                 let why = String::from_utf8_lossy(&out.stderr);
                 let why = format!("{}, {}", out.status, why.lines().next().unwrap_or("no message"));
-                println!("| {:<15} | failed: {why}", i.name);
+                outln!("| {:<15} | failed: {why}", i.name);
                 failures.push(format!("{}: {why}", i.name));
                 continue 'instances;
             };
@@ -414,7 +418,7 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         if i.paper_seconds > 0.0 {
             paper_total += i.paper_seconds;
         }
-        println!(
+        outln!(
             "| {:<15} | {:<22} | {:<4} | {:<13} | {:<8} | {:>10} | {:>11} | {:>8.2} | {:>9} | {:>15.0} |",
             i.name,
             i.externs.join(" "),
@@ -429,7 +433,7 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         );
     }
     if paper_total > 0.0 && !o.quick && failures.is_empty() {
-        println!(
+        outln!(
             "\ntotal {:.1} s for the VMCAI 2023 instances; paper's CADP compositional total {:.0} s (cross-machine): {:.0}x",
             total,
             paper_total,
@@ -443,14 +447,19 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
 /// specs that could not be analysed, and every reached value the analysis excludes.
 fn values_table(o: &Options) -> Vec<String> {
     let mut failures = vec![];
-    println!(
+    outln!(
         "\nvalue analysis (tightness: values allowed by the analysis / values reached, summed over variables and agent types)\n"
     );
-    println!(
+    outln!(
         "| {:<20} | {:<30} | {:>12} | {:>10} | {:>10} | {:>12} |",
-        "spec", "externs", "analysis ms", "abstract", "reached", "widened vars"
+        "spec",
+        "externs",
+        "analysis ms",
+        "abstract",
+        "reached",
+        "widened vars"
     );
-    println!("|{}|", [22, 32, 14, 12, 12, 14].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    outln!("|{}|", [22, 32, 14, 12, 12, 14].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
     // (file, externs, fair): reached values come from the round-robin state space where the
     // free one is too large to enumerate here (a subset of it: tightness is then approximate).
     let specs: &[(&str, &[&str], bool)] = &[
@@ -474,7 +483,7 @@ fn values_table(o: &Options) -> Vec<String> {
         let (model, behs) = match loaded {
             Ok(x) => x,
             Err(e) => {
-                println!("| {file:<20} | failed: {e}");
+                outln!("| {file:<20} | failed: {e}");
                 failures.push(format!("value analysis of {file}: {e}"));
                 continue;
             }
@@ -514,7 +523,7 @@ fn values_table(o: &Options) -> Vec<String> {
                 None => "too many states".to_string(),
             }
         };
-        println!(
+        outln!(
             "| {:<20} | {:<30} | {:>12.2} | {:>10} | {:>10} | {:>12} |",
             file,
             format!("{}{}", externs.join(" "), if *fair { " --fair" } else { "" }),
@@ -674,26 +683,26 @@ fn lts_table(o: &Options) -> Vec<String> {
             failures.push(format!("{spec_name}: {e}"));
         }
     }
-    println!("leaves of the compositional SVL script, generated alone (states / transitions)\n");
-    println!("| spec | leaf | with value analysis | most transitions from one state | without |");
-    println!("|---|---|---|---|---|");
+    outln!("leaves of the compositional SVL script, generated alone (states / transitions)\n");
+    outln!("| spec | leaf | with value analysis | most transitions from one state | without |");
+    outln!("|---|---|---|---|---|");
     for r in &leaves_rows {
-        println!("{r}");
+        outln!("{r}");
     }
-    println!("\nthe whole emitted program (MAIN), generated by the LNT interpreter\n");
-    println!("| spec | states / transitions | seconds |");
-    println!("|---|---|---|");
+    outln!("\nthe whole emitted program (MAIN), generated by the LNT interpreter\n");
+    outln!("| spec | states / transitions | seconds |");
+    outln!("|---|---|---|");
     for r in &main_rows {
-        println!("{r}");
+        outln!("{r}");
     }
-    println!(
+    outln!(
         "\nper property: the LTS its SVL block builds (per-leaf hide, par, total prio, hide all but), before and \
          after the block's root leaf reduction\n"
     );
-    println!("| spec | MAIN | property | composed LTS | reduced | LAbS states | verdict on it | native verdict |");
-    println!("|---|---|---|---|---|---|---|---|");
+    outln!("| spec | MAIN | property | composed LTS | reduced | LAbS states | verdict on it | native verdict |");
+    outln!("|---|---|---|---|---|---|---|---|");
     for r in &comp_rows {
-        println!("{r}");
+        outln!("{r}");
     }
     failures.extend(jobs_table(o));
     failures
@@ -708,9 +717,9 @@ fn jobs_table(o: &Options) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let specs: &[(&str, &[&str])] =
         &[("examples/majority.labs", &["yes=2", "no=3"]), ("examples/leader.labs", &["n=4"])];
-    println!("\nverify --backend lnt (compositional workflow), leaves and properties on 1 and 2 threads\n");
-    println!("| spec | externs | leaves | properties | --jobs 1 (s) | --jobs 2 (s) | speed-up |");
-    println!("|---|---|---|---|---|---|---|");
+    outln!("\nverify --backend lnt (compositional workflow), leaves and properties on 1 and 2 threads\n");
+    outln!("| spec | externs | leaves | properties | --jobs 1 (s) | --jobs 2 (s) | speed-up |");
+    outln!("|---|---|---|---|---|---|---|");
     for (file, externs) in specs {
         let run = |jobs: &str| -> Result<(f64, String, usize), String> {
             let mut best = f64::INFINITY;
@@ -746,11 +755,7 @@ fn jobs_table(o: &Options) -> Vec<String> {
                 if v1 != v2 {
                     failures.push(format!("{file}: --jobs 2 gives {v2}, --jobs 1 {v1}"));
                 }
-                println!(
-                    "| {file} | {} | {leaves} | {props} | {t1:.2} | {t2:.2} | {:.2} |",
-                    externs.join(" "),
-                    t1 / t2
-                );
+                outln!("| {file} | {} | {leaves} | {props} | {t1:.2} | {t2:.2} | {:.2} |", externs.join(" "), t1 / t2);
             }
             (Err(e), _) | (_, Err(e)) => failures.push(format!("{file} --backend lnt: {e}")),
         }
@@ -895,11 +900,11 @@ fn mcl_table(o: &Options) -> Vec<String> {
         }
         Err(e) => failures.push(format!("leader n=3: {e}")),
     }
-    println!("the MCL evaluator on the queries labs emit writes (one thread)\n");
-    println!("| LTS | states / transitions | property | verdict | pairs explored | seconds | pairs/s |");
-    println!("|---|---|---|---|---|---|---|");
+    outln!("the MCL evaluator on the queries labs emit writes (one thread)\n");
+    outln!("| LTS | states / transitions | property | verdict | pairs explored | seconds | pairs/s |");
+    outln!("|---|---|---|---|---|---|---|");
     for r in &rows {
-        println!("{r}");
+        outln!("{r}");
     }
     failures
 }

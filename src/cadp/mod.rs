@@ -504,7 +504,7 @@ pub fn executor_runs(
     let limits = Limits { deadline: opts.timeout.map(|t| start + t), cancel: opts.cancel.clone() };
     let mut runs = vec![];
     for i in 0..opts.runs {
-        let seed = opts.seed.wrapping_add(i as u64);
+        let seed = crate::engine::simulate::run_seed(opts.seed, i);
         let seed_text = seed.to_string();
         let out = work_dir.path().join(format!("executor-{seed}.txt"));
         let args = [lnt_name.as_str(), "executor", depth.as_str(), "3", seed_text.as_str()];

@@ -4,6 +4,7 @@ use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
+use crate::stdout::outln;
 use std::path::Path;
 
 /// The dialect: the one asked for, else the installed CADP's, else the current one.
@@ -62,7 +63,7 @@ pub fn run(
     }
     write_all(out_dir, &files)?;
     for f in &files {
-        println!("{}", out_dir.join(&f.name).display());
+        outln!("{}", out_dir.join(&f.name).display());
     }
     eprintln!("note: LNT dialect {} ({why})", dialect.name());
     for w in unbounded_inputs(l, &analysis) {

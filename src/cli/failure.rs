@@ -1,9 +1,9 @@
-//! A failed command (`Failure`: exit code and message) and the exit codes (`exit`, the table
-//! of README.md, "Exit codes"). The library's errors whose exit code does not depend on the
-//! command are mapped here, once; the commands map the others where they know the context (a
-//! kept directory, a property).
+//! A failed command (`Failure`: exit code and message) and the exit codes (`exit::MEANINGS`,
+//! shown after `--help`). The library's errors whose exit code does not depend on the command
+//! are mapped here, once; the commands map the others where they know the context (a kept
+//! directory, a property).
 
-/// A failed command: its exit code (`exit`, below) and what to print on stderr.
+/// A failed command: its exit code (`exit`) and what to print on stderr.
 #[derive(Debug)]
 pub struct Failure {
     pub code: i32,
@@ -30,7 +30,10 @@ impl From<crate::cadp::CadpError> for Failure {
     fn from(e: crate::cadp::CadpError) -> Failure {
         use crate::cadp::CadpError;
         let hint = match &e {
-            CadpError::NotInstalled(_) | CadpError::Licence(_) => "\n  = hint: use `--backend native` (the default)",
+            CadpError::NotInstalled(_) | CadpError::Licence(_) => {
+                "\n  = hint: use `--backend native` (the default), or `--backend lnt`: the same emitted files, run by \
+                 labs's own LNT interpreter and MCL evaluator, without CADP"
+            }
             CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
             _ => "",
         };
@@ -66,4 +69,30 @@ pub mod exit {
     pub const INVALID_SPEC: i32 = 6;
     pub const TIMEOUT: i32 = 124;
     pub const INTERRUPTED: i32 = 130;
+
+    /// What each exit code means: the one table behind `--help`, the manual pages and the
+    /// README's.
+    pub const MEANINGS: &[(i32, &str)] = &[
+        (OK, "every checked property holds / simulation done"),
+        (VIOLATED, "at least one property is violated"),
+        (
+            BACKEND,
+            "back-end or internal error, or a run-time error of the model (division by zero, index or agent id \
+             out of range, overflow), reported with the trace that reaches it",
+        ),
+        (USAGE, "invalid command-line arguments (including missing extern values)"),
+        (INCONCLUSIVE, "inconclusive: a state or memory bound was hit"),
+        (INVALID_SPEC, "the specification does not parse or fails the static checks"),
+        (TIMEOUT, "time limit reached"),
+        (INTERRUPTED, "interrupted"),
+    ];
+
+    /// The exit codes as the text after `--help` (and a section of the manual pages).
+    pub fn help_text() -> String {
+        let mut s = String::from("Exit codes:\n");
+        for (code, meaning) in MEANINGS {
+            s += &format!("  {code:>3}  {meaning}\n");
+        }
+        s
+    }
 }

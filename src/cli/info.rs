@@ -1,6 +1,7 @@
 //! `labs info`: the resolved model, for humans (as JSON: `json::InfoDoc`).
 
 use super::load::Loaded;
+use crate::diagnostics::plural;
 use crate::engine::symmetry::{self, Asymmetry, TypeSymmetry};
 use crate::model::{Store, print};
 use std::fmt::Write;
@@ -76,7 +77,7 @@ fn symmetry_text(l: &Loaded, s: &mut String) {
 pub fn info_text(l: &Loaded) -> String {
     let m = &l.model;
     let mut s = String::new();
-    let _ = writeln!(s, "spec {}: {} agents", l.file.name, m.n_agents());
+    let _ = writeln!(s, "spec {}: {}", l.file.name, plural(m.n_agents(), "agent", "agents"));
     if !m.externs.is_empty() {
         let ex: Vec<String> = m.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(s, "externs: {}", ex.join(" "));
@@ -90,11 +91,11 @@ pub fn info_text(l: &Loaded) -> String {
         };
         let _ = writeln!(
             s,
-            "  {:<12} {ids} ({} agents); behaviour: {} control states, {} guarded actions",
+            "  {:<12} {ids} ({}); behaviour: {}, {}",
             t.name,
-            t.count,
-            b.states.len(),
-            b.edge_count()
+            plural(t.count, "agent", "agents"),
+            plural(b.states.len(), "control state", "control states"),
+            plural(b.edge_count(), "guarded action", "guarded actions")
         );
     }
     symmetry_text(l, &mut s);

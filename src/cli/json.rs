@@ -8,6 +8,7 @@ use crate::engine::symmetry::TypeSymmetry;
 use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
 use crate::model::{Store, print};
+use crate::stdout::outln;
 use crate::trace;
 use serde::Serialize;
 use serde_json::Value;
@@ -15,12 +16,12 @@ use std::collections::BTreeMap;
 
 /// `doc` on standard output, pretty-printed with sorted keys.
 pub fn print_pretty(doc: &impl Serialize) {
-    println!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
+    outln!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
 }
 
 /// `doc` on one line with sorted keys.
 pub fn print_compact(doc: &impl Serialize) {
-    println!("{}", sorted(doc));
+    outln!("{}", sorted(doc));
 }
 
 /// A `Value`'s maps are sorted (serde_json without `preserve_order`).
@@ -179,13 +180,17 @@ pub struct RunDoc<'a> {
     pub trace: Value,
     pub properties: &'a [crate::engine::simulate::SimProperty],
     pub deadlock: bool,
+    /// The seed that draws this run alone (`--seed SEED --runs 1`).
+    pub seed: u64,
 }
 
 impl<'a> RunDoc<'a> {
-    pub fn runs(l: &Loaded, r: &'a SimulateReport) -> Vec<RunDoc<'a>> {
+    pub fn runs(l: &Loaded, r: &'a SimulateReport, seed: u64) -> Vec<RunDoc<'a>> {
         r.runs
             .iter()
-            .map(|run| RunDoc {
+            .enumerate()
+            .map(|(i, run)| RunDoc {
+                seed: crate::engine::simulate::run_seed(seed, i),
                 trace: trace::to_json(&l.model, &l.behaviours, &run.trace),
                 properties: &run.properties,
                 deadlock: run.deadlock,
@@ -399,7 +404,7 @@ impl<'a> InfoDoc<'a> {
             })
             .collect();
         InfoDoc {
-            spec: &l.file.name,
+            spec: l.name(),
             externs: &m.externs,
             agents: m.n_agents(),
             agent_types,

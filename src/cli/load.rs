@@ -17,6 +17,12 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// The spec's file name without its directory (`leader.labs` for `dir/leader.labs`): how
+    /// every JSON document and report names the spec.
+    pub fn name(&self) -> &str {
+        Path::new(&self.file.name).file_name().and_then(|n| n.to_str()).unwrap_or(&self.file.name)
+    }
+
     /// The spec's file name without its extension (`leader` for `dir/leader.labs`): the base
     /// of generated file names.
     pub fn stem(&self) -> String {

@@ -4,6 +4,7 @@
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
+use crate::diagnostics::plural;
 use crate::lnt::{self, Dialect, EmitOptions};
 use crate::lntcheck;
 use std::path::Path;
@@ -51,6 +52,7 @@ pub struct LtsArgs {
     pub fair: bool,
     pub leaf: Option<u32>,
     pub value_analysis: bool,
+    /// The `.aut` file; `-` is standard output.
     pub output: std::path::PathBuf,
     pub max_states: Option<u64>,
     /// The run's bounds, polled while the LTS is generated.
@@ -107,13 +109,17 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             let (text, sname) = svl_src.ok_or_else(|| Failure::new(exit::USAGE, "--property needs a spec or --svl"))?;
             let script =
                 lntcheck::svl::parse(&text).map_err(|m| Failure::new(exit::BACKEND, format!("{sname}: {m}")))?;
-            let block = script
-                .block(p)
-                .ok_or_else(|| Failure::new(exit::USAGE, format!("no property `{p}` in the SVL script")))?;
+            let block = script.block(p).ok_or_else(|| {
+                let names: Vec<&str> = script.blocks.iter().filter_map(|b| b.property.as_deref()).collect();
+                let known = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+                Failure::new(exit::USAGE, format!("no property `{p}` in the SVL script (its properties: {known})"))
+            })?;
             let beh = match a.leaf {
                 None => &block.beh,
-                Some(id) => lntcheck::svl::agent_leaf(&block.beh, id)
-                    .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?,
+                Some(id) => lntcheck::svl::agent_leaf(&block.beh, id).ok_or_else(|| {
+                    let n = l.map_or(MAX_LEAF_SCAN, |l| l.model.n_agents() as u32);
+                    no_leaf(id, n, |i| lntcheck::svl::agent_leaf(&block.beh, i).is_some())
+                })?,
             };
             let mut c = lntcheck::svl::Composer::new(&prog, a.max_states);
             c.limits = a.limits.clone();
@@ -141,8 +147,9 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             let net = match a.leaf {
                 None => net,
                 Some(id) => {
-                    let k = lntcheck::agent_leaf(&prog, &net, id)
-                        .ok_or_else(|| Failure::new(exit::USAGE, format!("no agent leaf with id {id}")))?;
+                    let k = lntcheck::agent_leaf(&prog, &net, id).ok_or_else(|| {
+                        no_leaf(id, net.leaves.len() as u32, |i| lntcheck::agent_leaf(&prog, &net, i).is_some())
+                    })?;
                     net.single_leaf(k)
                 }
             };
@@ -151,8 +158,28 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
         }
     };
     super::bounds::reporting();
-    super::write_whole(&a.output, lts.to_aut().as_bytes())
-        .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", a.output.display())))?;
-    eprintln!("{} states, {} transitions", lts.nstates, lts.trans.len());
+    if a.output.as_os_str() == "-" {
+        crate::stdout::write(&lts.to_aut());
+    } else {
+        super::write_whole(&a.output, lts.to_aut().as_bytes())
+            .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", a.output.display())))?;
+    }
+    eprintln!("{}, {}", plural(lts.nstates, "state", "states"), plural(lts.trans.len(), "transition", "transitions"));
     Ok(exit::OK)
+}
+
+/// How far ids are tried for the list of valid leaves when no spec says how many agents
+/// there are (`--svl` and `--lnt` without a spec).
+const MAX_LEAF_SCAN: u32 = 4096;
+
+/// `--leaf ID` names no agent: the error lists the ids below `n` that do.
+fn no_leaf(id: u32, n: u32, has: impl Fn(u32) -> bool) -> Failure {
+    let ids: Vec<u32> = (0..n).filter(|&i| has(i)).collect();
+    let list = match ids.as_slice() {
+        [] => "there is none".to_string(),
+        [one] => format!("the only one is {one}"),
+        [first, .., last] if (last - first) as usize + 1 == ids.len() => format!("they are {first} to {last}"),
+        _ => format!("they are {}", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+    };
+    Failure::new(exit::USAGE, format!("--leaf {id}: no agent has this id ({list})"))
 }

@@ -1,15 +1,13 @@
 //! `labs completions SHELL` and `labs manpage`: both generated from the clap definitions of
 //! the command line, so they list exactly the options `--help` does.
 
-use super::{Cli, Failure, exit};
-use clap::CommandFactory;
-use std::io::Write;
+use super::{Failure, exit};
 use std::path::Path;
 
 /// The completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = vec![];
-    clap_complete::generate(shell, &mut Cli::command(), "labs", &mut out);
+    clap_complete::generate(shell, &mut super::command(), "labs", &mut out);
     out
 }
 
@@ -25,7 +23,7 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
         }
         Ok(())
     }
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+    let mut cmd = super::command().disable_help_subcommand(true);
     // Building names the subcommands `labs-verify`, … (their pages' names).
     cmd.build();
     let mut out = vec![];
@@ -34,9 +32,7 @@ pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
 }
 
 fn stdout(bytes: &[u8]) -> Result<i32, Failure> {
-    std::io::stdout()
-        .write_all(bytes)
-        .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write to standard output: {e}")))?;
+    crate::stdout::write_bytes(bytes);
     Ok(exit::OK)
 }
 

@@ -5,6 +5,7 @@ use super::json::{DiagnosticDoc, MclDoc};
 use super::{Failure, exit};
 use crate::limits::Limits;
 use crate::mcl::{self, EvalError};
+use crate::stdout::outln;
 use std::path::{Path, PathBuf};
 
 pub struct MclArgs {
@@ -60,7 +61,7 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
             }),
         });
     } else {
-        println!("{verdict}");
+        outln!("{verdict}");
     }
     Ok(if ev.holds { exit::OK } else { exit::VIOLATED })
 }

@@ -1,5 +1,6 @@
 //! Stage last: the command line. The only module that prints and chooses exit codes.
 
+mod backend_options;
 mod bounds;
 mod emit;
 mod failure;
@@ -20,7 +21,8 @@ mod verify_lnt;
 pub use failure::{Failure, exit};
 
 use crate::engine::Workers;
-use clap::{Parser, Subcommand};
+use crate::stdout::out;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -68,19 +70,21 @@ enum Command {
         /// Round-robin scheduling of agent steps, in id order
         #[arg(long)]
         fair: bool,
+        /// Who decides the verdicts: the native engine, CADP, or labs's LNT interpreter on the
+        /// emitted files; an option of another back end is an error
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
         /// SVL workflow (with --backend cadp or lnt)
         #[arg(long, value_enum, default_value = "compositional")]
         workflow: Workflow,
-        /// LNT dialect of the emitted program, with --backend lnt: 2023 or 2025 (default: the
-        /// installed CADP's, else 2025)
+        /// LNT dialect of the emitted program, with --backend lnt: 2023, 2024-d, 2025-e, 2025 or a
+        /// CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long, value_name = "D")]
         lnt_dialect: Option<String>,
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
-        /// Exploration threads (default: all cores)
+        /// With the native engine: exploration threads (default: all cores)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         threads: Option<u64>,
         /// With --backend lnt or cadp and the compositional workflow: generate the leaves and
@@ -100,11 +104,12 @@ enum Command {
         /// Stop after this many seconds (verdicts not yet decided are `unknown`, exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
-        /// Stop after this many states (exit 5 if undecided)
+        /// With the native engine or --backend lnt: stop after this many states (exit 5 if
+        /// undecided)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_states: Option<u64>,
-        /// Stop when the process's resident memory reaches this many MiB (exit 5 if undecided;
-        /// default: the memory available on the machine)
+        /// Stop when labs's resident memory reaches this many MiB (exit 5 if undecided;
+        /// default: the memory available on the machine; CADP's tools are not bounded)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
         /// Keep the generated files in this directory (with --backend cadp or lnt)
@@ -114,8 +119,8 @@ enum Command {
         /// (exit 1) if a verdict differs
         #[arg(long)]
         cross_check: bool,
-        /// Explore every state: no symmetry reduction (the native engine reduces by default
-        /// wherever agents are interchangeable, see `labs info`)
+        /// With the native engine: explore every state, no symmetry reduction (it reduces by
+        /// default wherever agents are interchangeable, see `labs info`)
         #[arg(long)]
         no_reduction: bool,
         /// Explore every reachable state even when the verdicts are known earlier: full state
@@ -123,9 +128,10 @@ enum Command {
         /// stops as soon as every property is decided)
         #[arg(long)]
         exhaustive: bool,
-        /// Check every reached state against the value analysis and stop with an internal
-        /// error if a value lies outside its analysed set (a self-check of labs; slower;
-        /// also on when the environment variable LABS_CHECK_ANALYSIS is set to 1)
+        /// With the native engine: check every reached state against the value analysis and
+        /// stop with an internal error if a value lies outside its analysed set (a self-check
+        /// of labs; slower; also on, where it applies, when the environment variable
+        /// LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
         /// No progress line on stderr
@@ -139,12 +145,15 @@ enum Command {
     Simulate {
         #[command(flatten)]
         spec: SpecArgs,
-        #[arg(long, default_value_t = 1)]
-        runs: usize,
+        /// Number of runs (at least 1)
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        runs: u64,
         /// Maximum steps per run
-        #[arg(long, default_value_t = 100)]
+        #[arg(long, value_name = "S", default_value_t = 100)]
         steps: usize,
-        #[arg(long, default_value_t = 0)]
+        /// Seed of the random choices: run i (from 0) is drawn with seed K + i, the seed its
+        /// header shows, so `--seed K+i --runs 1` repeats it alone
+        #[arg(long, value_name = "K", default_value_t = 0)]
         seed: u64,
         /// Round-robin scheduling of agent steps, in id order
         #[arg(long)]
@@ -152,8 +161,8 @@ enum Command {
         /// Mark only this property (repeatable)
         #[arg(long = "property", value_name = "NAME")]
         properties: Vec<String>,
-        /// native: the embedded engine; lnt: the emitted LNT program run step by step by
-        /// labs's LNT interpreter (same output; the LTS is never generated as a whole)
+        /// Who draws the runs: the native engine, the emitted LNT program in labs's LNT
+        /// interpreter (step by step; same output), or CADP's Executor
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
         /// One JSON document on stdout
@@ -166,11 +175,15 @@ enum Command {
         /// the memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
-        /// Check every reached state against the value analysis and stop with an internal
-        /// error if a value lies outside its analysed set (a self-check of labs; slower;
-        /// also on when the environment variable LABS_CHECK_ANALYSIS is set to 1)
+        /// With --backend native or lnt: check every reached state against the value analysis
+        /// and stop with an internal error if a value lies outside its analysed set (a
+        /// self-check of labs; slower; also on, where it applies, when the environment
+        /// variable LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
+        /// No progress line on stderr (simulate shows none; accepted as verify accepts it)
+        #[arg(long, short)]
+        quiet: bool,
         /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
@@ -277,8 +290,8 @@ enum Command {
         /// then the result, minimised modulo divsharp with the `hold` gates, or divbranching)
         #[arg(long, requires = "property")]
         reduce: bool,
-        /// Output file (Aldebaran format)
-        #[arg(short = 'o', long = "output", value_name = "FILE.aut")]
+        /// Output file (Aldebaran format); `-`, the default, is standard output
+        #[arg(short = 'o', long = "output", value_name = "FILE.aut", default_value = "-")]
         output: PathBuf,
     },
     /// Turn a CADP trace (Executor output, Evaluator diagnostic, .seq, or .aut path) into a LAbS trace
@@ -302,8 +315,9 @@ enum Command {
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
     },
-    /// Print a shell completion script (bash, zsh or fish) for labs on stdout
+    /// Print a shell completion script for labs on stdout (bash, elvish, fish, powershell or zsh)
     Completions {
+        /// The shell
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -313,6 +327,13 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+/// The command line's definition, with the exit codes after the help of every command (and
+/// so in the manual pages).
+fn command() -> clap::Command {
+    let codes = exit::help_text();
+    Cli::command().after_help(codes.clone()).mut_subcommands(|c| c.after_help(codes.clone()))
 }
 
 /// When the command line started running: the statistics report the whole run's wall-clock time.
@@ -326,31 +347,36 @@ fn run_seconds() -> f64 {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     STARTED.get_or_init(std::time::Instant::now);
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
+    let parsed = command().try_get_matches().and_then(|m| Cli::from_arg_matches(&m).map(|c| (m, c)));
+    let (matches, cli) = match parsed {
+        Ok(p) => p,
         Err(e) => {
             let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
             let _ = e.print();
             return code;
         }
     };
-    match run(cli) {
+    let checked = match matches.subcommand() {
+        Some((name, sub)) => backend_options::check(name, sub),
+        None => Ok(()),
+    };
+    let code = match checked.and_then(|()| run(cli)) {
         Ok(code) => code,
         Err(f) => {
             eprint!("{}", f.message);
             f.code
         }
-    }
+    };
+    // The files the command line asked for are written: a closed stdout now ends the
+    // process quietly, as SIGPIPE ends other Unix tools.
+    crate::stdout::finish();
+    code
 }
 
 fn print_warnings(w: &[String]) {
     for x in w {
         eprint!("{x}");
     }
-}
-
-fn spec_name(spec: &SpecArgs) -> String {
-    spec.spec.file_name().map_or_else(|| spec.spec.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 fn run(cli: Cli) -> Result<i32, Failure> {
@@ -396,21 +422,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 _ => crate::cadp::Workflow::Monolithic,
             };
             if let Some(gcf) = &distributor {
-                verify_cadp::check_gcf(gcf, backend == Backend::Cadp)?;
-            }
-            if jobs.is_some() && backend == Backend::Native {
-                return Err(Failure::new(
-                    exit::USAGE,
-                    "--jobs applies to --backend lnt or cadp (the native engine takes --threads)",
-                ));
+                verify_cadp::check_gcf(gcf)?;
             }
             if jobs.is_some_and(|j| j > 1) && workflow == crate::cadp::Workflow::Monolithic {
                 eprintln!(
                     "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
                 );
-            }
-            if hosts.is_some() && backend != Backend::Cadp {
-                return Err(Failure::new(exit::USAGE, "--hosts applies to --backend cadp"));
             }
             if hosts.is_some() && keep_files.is_none() {
                 eprintln!(
@@ -430,18 +447,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 _ => None,
             };
             let jobs = jobs.unwrap_or(1) as usize;
-            if lnt_dialect.is_some() && backend != Backend::Lnt {
-                return Err(Failure::new(exit::USAGE, "--lnt-dialect applies to --backend lnt"));
-            }
-            if exhaustive && backend != Backend::Native {
-                return Err(Failure::new(exit::USAGE, "--exhaustive applies to --backend native"));
-            }
             if backend == Backend::Cadp {
-                if max_states.is_some() || memory.is_some() || threads.is_some() {
-                    eprintln!(
-                        "warning: --max-states, --memory and --threads bound labs itself; CADP's tools run without them"
-                    );
-                }
                 let args = verify_cadp::CadpVerifyArgs {
                     properties,
                     fair,
@@ -455,12 +461,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     runner: cadp_runner,
                     distributor,
                 };
-                return verify_cadp::verify_cadp(&loaded, &spec_name(&spec), &args);
+                return verify_cadp::verify_cadp(&loaded, loaded.name(), &args);
             }
             if backend == Backend::Lnt {
-                if threads.is_some() || cross_check {
-                    eprintln!("warning: --threads and --cross-check do not apply to --backend lnt");
-                }
                 let args = verify_lnt::LntVerifyArgs {
                     properties: &properties,
                     fair,
@@ -473,10 +476,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     report,
                     jobs,
                 };
-                return verify_lnt::verify_lnt(&loaded, &spec_name(&spec), &args);
-            }
-            if no_reduction && backend != Backend::Native {
-                eprintln!("warning: --no-reduction applies to the native engine; the other back ends never reduce");
+                return verify_lnt::verify_lnt(&loaded, loaded.name(), &args);
             }
             let args = verify::VerifyArgs {
                 properties,
@@ -491,7 +491,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 exhaustive,
                 check_analysis,
             };
-            verify::verify(&loaded, &spec_name(&spec), &args)
+            verify::verify(&loaded, loaded.name(), &args)
         }
         Command::Simulate {
             spec,
@@ -505,6 +505,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             timeout,
             memory,
             check_analysis,
+            quiet: _,
             report,
         } => {
             if let Some(p) = &report {
@@ -523,7 +524,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 properties,
                 fair,
                 json,
-                runs,
+                runs: runs as usize,
                 steps,
                 seed,
                 backend,
@@ -531,7 +532,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 report,
                 check_analysis,
             };
-            simulate::simulate(&loaded, &spec_name(&spec), &args)
+            simulate::simulate(&loaded, loaded.name(), &args)
         }
         Command::Info { spec, json } => {
             let mut warnings = vec![];
@@ -540,7 +541,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if json {
                 json::print_pretty(&json::InfoDoc::new(&loaded));
             } else {
-                print!("{}", info::info_text(&loaded));
+                out!("{}", info::info_text(&loaded));
             }
             Ok(exit::OK)
         }
@@ -552,7 +553,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if json {
                 json::print_pretty(&values::values_json(&loaded, &analysis));
             } else {
-                print!("{}", values::values_text(&loaded, &analysis));
+                out!("{}", values::values_text(&loaded, &analysis));
             }
             Ok(exit::OK)
         }

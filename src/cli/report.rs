@@ -40,8 +40,43 @@ fn write(path: &Path, page: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write the report `{}`: {e}", path.display())))
 }
 
-pub fn write_verify(l: &Loaded, meta: &Meta, r: &VerifyReport, path: &Path) -> Result<(), Failure> {
-    write(path, &report::verify_page(&l.model, &l.behaviours, meta, r, super::run_seconds()))
+/// The page of `verify`; `backend_stats` are what the back end adds to the statistics.
+pub fn write_verify(
+    l: &Loaded,
+    meta: &Meta,
+    r: &VerifyReport,
+    backend_stats: Vec<(String, String)>,
+    path: &Path,
+) -> Result<(), Failure> {
+    write(path, &report::verify_page(&l.model, &l.behaviours, meta, r, super::run_seconds(), backend_stats))
+}
+
+/// The statistics of a script's LTSs for a report: each property's query and the LTS it ran
+/// on, then how many LTSs the script defined and the largest.
+pub fn lts_stats(
+    verifies: impl Iterator<Item = (String, String, String, usize, usize)>,
+    lts: impl Iterator<Item = (String, usize, usize)>,
+) -> Vec<(String, String)> {
+    use crate::diagnostics::plural;
+    let mut out: Vec<(String, String)> = verifies
+        .map(|(property, mcl, bcg, states, transitions)| {
+            let size =
+                format!("{}, {}", plural(states, "state", "states"), plural(transitions, "transition", "transitions"));
+            (property, format!("{mcl} on {bcg} ({size})"))
+        })
+        .collect();
+    let all: Vec<(String, usize, usize)> = lts.collect();
+    if let Some((file, states, transitions)) = all.iter().max_by_key(|x| x.1) {
+        out.push((
+            plural(all.len(), "LTS", "LTSs"),
+            format!(
+                "the largest {file}: {}, {}",
+                plural(*states, "state", "states"),
+                plural(*transitions, "transition", "transitions")
+            ),
+        ));
+    }
+    out
 }
 
 pub fn write_simulate(

@@ -6,9 +6,10 @@ use super::load::Loaded;
 use super::verify::engine_failure;
 use super::{Failure, exit};
 use crate::engine::analysis_check::AnalysisCheck;
-use crate::engine::simulate::RunRefusal;
+use crate::engine::simulate::{RunRefusal, run_seed};
 use crate::engine::{self, RunCheck, SimStatus, SimulateOptions, SimulateReport};
 use crate::limits::Limits;
+use crate::stdout::out;
 use crate::trace;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -36,7 +37,7 @@ pub enum SimBackend {
     Native,
     /// The emitted LNT program in labs's LNT interpreter.
     Lnt,
-    /// The emitted LNT program in CADP's Executor (run `i` with seed `seed + i`).
+    /// The emitted LNT program in CADP's Executor.
     Cadp,
 }
 
@@ -47,11 +48,6 @@ impl SimBackend {
             SimBackend::Lnt => "lnt",
             SimBackend::Cadp => "cadp",
         }
-    }
-
-    /// The seed run `i` was drawn with, as the user can reproduce it.
-    fn run_seed(self, seed: u64, i: usize) -> u64 {
-        if self == SimBackend::Cadp { seed.wrapping_add(i as u64) } else { seed }
     }
 }
 
@@ -108,11 +104,11 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
     if a.json {
         super::json::print_pretty(&simulate_json(l, spec_name, a, &report));
     } else {
-        print!("{}", simulate_text(l, a, &report));
+        out!("{}", simulate_text(l, a, &report));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "simulate", spec_name, a.backend.name(), a.fair);
-        super::report::write_simulate(l, &meta, &report, &|i| a.backend.run_seed(a.seed, i), p)?;
+        super::report::write_simulate(l, &meta, &report, &|i| run_seed(a.seed, i), p)?;
     }
     match report.stopped {
         Some(r) => {
@@ -142,7 +138,7 @@ fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
         let _ = writeln!(s, "no initial state (the assumptions exclude every initial state)");
     }
     for (i, run) in r.runs.iter().enumerate() {
-        let seed = a.backend.run_seed(a.seed, i);
+        let seed = run_seed(a.seed, i);
         let _ = writeln!(s, "=== run {} of {} (seed {seed}, at most {} steps)", i + 1, r.runs.len(), a.steps);
         s += &trace::render(&l.model, &l.behaviours, &run.trace);
         for p in &run.properties {
@@ -161,7 +157,7 @@ fn simulate_json<'a>(l: &'a Loaded, spec_name: &'a str, a: &SimulateArgs, r: &'a
         fair: a.fair,
         seed: a.seed,
         steps: a.steps,
-        runs: RunDoc::runs(l, r),
+        runs: RunDoc::runs(l, r, a.seed),
         stopped: r.stopped,
     }
 }

@@ -6,6 +6,7 @@ use super::json::{ShowsDoc, TranslatedDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
+use crate::stdout::{out, outln};
 use crate::trace::checked::LabelReader;
 use crate::trace::from_labels::CounterexampleError;
 use crate::trace::{self, cadp, from_labels};
@@ -103,7 +104,7 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
             if observed_names.is_empty() { "nothing".to_string() } else { observed_names.join(", ") }
         );
         s += &trace::render(&l.model, &l.behaviours, &t.trace);
-        print!("{s}");
+        out!("{s}");
         if t.ignored_labels > 0 {
             eprintln!("note: {} labels that are neither DONE nor observations were ignored", t.ignored_labels);
         }
@@ -116,18 +117,19 @@ pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         if let (Some(p), Some(sh)) = (prop, shows) {
             match sh {
                 from_labels::Shows::Violation { at } => {
-                    println!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
+                    outln!("the trace violates {} ({}) at state {at}", p.name, p.keyword)
                 }
                 from_labels::Shows::NoViolation => {}
                 from_labels::Shows::NotDecidable => {
-                    println!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
+                    outln!("{} ({}) cannot be decided on one trace", p.name, p.keyword)
                 }
             }
         }
     }
     if let Some(file) = a.report {
-        let spec = Path::new(&l.file.name).file_name().map_or_else(|| l.stem(), |n| n.to_string_lossy().into_owned());
-        let meta = super::report::meta(l, "translate-trace", &spec, "cadp (translated trace)", a.fair);
+        // The label path may come from CADP or from `labs mcl --diag`: the page names neither.
+        let meta =
+            super::report::meta(l, "translate-trace", l.name(), "a translated label path (translate-trace)", a.fair);
         let mut notes = vec![format!("from `{}`: {} labels", a.trace_file.display(), path.labels.len())];
         let mut shown = t.trace.clone();
         if let (Some(p), Some(from_labels::Shows::Violation { at })) = (prop, shows) {

@@ -52,7 +52,7 @@ pub fn values_json<'a>(l: &'a Loaded, a: &ValueAnalysis) -> ValuesDoc<'a> {
             });
         }
     }
-    ValuesDoc { spec: &l.file.name, externs: &m.externs, variables }
+    ValuesDoc { spec: l.name(), externs: &m.externs, variables }
 }
 
 fn intervals_json(s: &IntervalSet) -> Vec<IntervalDoc> {

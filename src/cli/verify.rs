@@ -3,8 +3,10 @@
 use super::json::{RuntimeErrorDoc, VerifyDoc};
 use super::load::Loaded;
 use super::{Failure, exit};
+use crate::diagnostics::plural;
 use crate::engine::{self, EngineError, Progress, StopReason, Verdict, VerifyOptions, VerifyReport, Workers};
 use crate::limits::Limits;
+use crate::stdout::out;
 use crate::trace;
 use std::fmt::Write;
 use std::io::IsTerminal;
@@ -69,6 +71,12 @@ fn with_trace(
     json: bool,
 ) -> Failure {
     let mut text = format!("error: {head}\n");
+    // The action that fails, located in the spec, when an agent step fails in the last state.
+    let site = trace.as_ref().and_then(|t| engine::runtime_error_site(&l.model, &l.behaviours, t.fair, t.last()));
+    if let Some(span) = site {
+        let located = crate::diagnostics::Diagnostic::error(span, "").render(&l.file);
+        text.extend(located.lines().skip(1).map(|line| format!("{line}\n")));
+    }
     match trace {
         Some(t) if json => {
             let trace = trace::to_json(&l.model, &l.behaviours, &t);
@@ -115,13 +123,19 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
     if a.json {
         super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
     } else {
-        print!("{}", verify_text(l, &report));
+        out!("{}", verify_text(l, &report));
     }
     if let Some(r) = report.stopped {
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "native", a.fair), &report, p)?;
+        super::report::write_verify(
+            l,
+            &super::report::meta(l, "verify", spec_name, "native", a.fair),
+            &report,
+            vec![],
+            p,
+        )?;
     }
     Ok(verify_exit_code(&report))
 }
@@ -204,5 +218,5 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
 
 /// `1 state`, `2 states`.
 fn count(n: u64, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+    plural(n as usize, noun, &format!("{noun}s"))
 }

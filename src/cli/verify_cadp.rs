@@ -8,9 +8,11 @@ use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{self, CadpOptions, CadpRun, ExecutorOptions, WorkDir, Workflow};
+use crate::diagnostics::plural;
 use crate::engine::simulate::RecordedWalk;
 use crate::engine::{PropertyResult, SimulateOptions, SimulateReport, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::names;
+use crate::stdout::out;
 use crate::trace::checked::LabelReader;
 use crate::trace::{self, from_labels::CounterexampleError};
 use std::fmt::Write;
@@ -38,11 +40,8 @@ pub struct CadpVerifyArgs {
 }
 
 /// `--distributor FILE.gcf` needs `--backend cadp` and a readable `.gcf` file (usage errors).
-pub fn check_gcf(gcf: &std::path::Path, cadp: bool) -> Result<(), Failure> {
+pub fn check_gcf(gcf: &std::path::Path) -> Result<(), Failure> {
     let usage = |m: String| Failure::new(super::exit::USAGE, m);
-    if !cadp {
-        return Err(usage("--distributor applies to --backend cadp".to_string()));
-    }
     if gcf.extension().is_none_or(|e| e != "gcf") {
         return Err(usage(format!("--distributor: `{}` is not a grid configuration file (FILE.gcf)", gcf.display())));
     }
@@ -144,10 +143,15 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         });
         super::json::print_pretty(&doc);
     } else {
-        print!("{}", cadp_text(l, &report, &run));
+        out!("{}", cadp_text(l, &report, &run));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "cadp", a.fair), &report, p)?;
+        let meta = super::report::meta(l, "verify", spec_name, "cadp", a.fair);
+        let stats = super::report::lts_stats(
+            std::iter::empty(),
+            run.lts.iter().map(|x| (x.file.clone(), x.states as usize, x.transitions as usize)),
+        );
+        super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))
 }
@@ -271,7 +275,7 @@ fn cadp_text(l: &Loaded, r: &VerifyReport, run: &CadpRun) -> String {
     // not LAbS states, so its statistics are its own.
     let mut s = results_text(l, r);
     let largest = run.lts.iter().max_by_key(|x| x.states);
-    let _ = write!(s, "\nCADP, {} workflow: {} LTSs", run.workflow.as_str(), run.lts.len());
+    let _ = write!(s, "\nCADP, {} workflow: {}", run.workflow.as_str(), plural(run.lts.len(), "LTS", "LTSs"));
     if let Some(x) = largest {
         let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
     }

@@ -10,9 +10,11 @@ use super::verify::{results_text, verify_exit_code};
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::cadp::{WorkDir, Workflow};
+use crate::diagnostics::plural;
 use crate::engine::{PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
 use crate::lnt::{self, EmitOptions, names, svl};
 use crate::lntcheck::files::{self, RunError, RunOptions, ScriptRun};
+use crate::stdout::out;
 use crate::trace::checked::LabelReader;
 use crate::trace::from_labels::CounterexampleError;
 use std::fmt::Write;
@@ -209,10 +211,15 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         });
         super::json::print_pretty(&doc);
     } else {
-        print!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+        out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
     }
     if let Some(p) = &a.report {
-        super::report::write_verify(l, &super::report::meta(l, "verify", spec_name, "lnt", a.fair), &report, p)?;
+        let meta = super::report::meta(l, "verify", spec_name, "lnt", a.fair);
+        let stats = super::report::lts_stats(
+            run.verifies.iter().map(|v| (v.property.clone(), v.mcl.clone(), v.bcg.clone(), v.states, v.transitions)),
+            run.lts.iter().map(|x| (x.file.clone(), x.states, x.transitions)),
+        );
+        super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))
 }
@@ -232,12 +239,16 @@ fn lnt_text(
     for v in &run.verifies {
         let _ = writeln!(
             s,
-            "  {}: {} on {} ({} states, {} transitions)",
-            v.property, v.mcl, v.bcg, v.states, v.transitions
+            "  {}: {} on {} ({}, {})",
+            v.property,
+            v.mcl,
+            v.bcg,
+            plural(v.states, "state", "states"),
+            plural(v.transitions, "transition", "transitions")
         );
     }
     let largest = run.lts.iter().max_by_key(|x| x.states);
-    let _ = write!(s, "{} LTSs", run.lts.len());
+    let _ = write!(s, "{}", plural(run.lts.len(), "LTS", "LTSs"));
     if let Some(x) = largest {
         let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
     }

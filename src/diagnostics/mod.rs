@@ -74,6 +74,11 @@ impl Diagnostic {
 /// At most this many diagnostics are rendered for one file; the others are counted.
 pub const MAX_RENDERED: usize = 50;
 
+/// A count and its noun for a message: `1 state`, `2 states`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
 /// A source line longer than this many characters is shown shortened around the caret.
 const MAX_LINE_CHARS: usize = 120;
 

@@ -183,6 +183,17 @@ pub fn peak_rss_mib() -> u64 {
 }
 
 /// The properties selected by `names` (all when `None`), in declaration order.
+/// Where in the spec an agent step of `state` meets a run-time error (the action of the
+/// step), for a message that points at the source.
+pub fn runtime_error_site(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    state: &[i32],
+) -> Option<crate::diagnostics::span::Span> {
+    Stepper::new(model, behs, fair).runtime_error_site(state)
+}
+
 pub fn select_properties<'m>(model: &'m Model, names: Option<&[String]>) -> Result<Vec<&'m Property>, EngineError> {
     match names {
         None => Ok(model.properties.iter().collect()),
@@ -499,7 +510,13 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Ok(Outcome::Unknown) => (Verdict::Unknown, None),
             Ok(Outcome::Violated(c)) => {
                 let mut t = concrete_trace(&stepper, &g, group, &c.path, c.loop_start)?;
-                t.ends_in_deadlock = c.deadlock;
+                // Whatever the modality, a path whose last state has no successor ends in a
+                // deadlock (an `always` violation can be one too).
+                t.ends_in_deadlock = c.deadlock
+                    || (c.loop_start.is_none()
+                        && stepper
+                            .is_deadlock(t.last(), &mut Work::default())
+                            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) })?);
                 violated(t)
             }
             Err(l) => {

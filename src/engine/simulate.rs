@@ -38,6 +38,12 @@ impl SplitMix64 {
     }
 }
 
+/// The seed of run `run` (0-based) of a simulation seeded with `seed`: each run draws from a
+/// generator of its own, so `--seed (run_seed) --runs 1` repeats that run alone.
+pub fn run_seed(seed: u64, run: usize) -> u64 {
+    seed.wrapping_add(run as u64)
+}
+
 #[derive(Clone, Debug)]
 pub struct SimulateOptions {
     pub fair: bool,
@@ -203,15 +209,15 @@ pub fn simulate_with(
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
     let initial = walk.initial()?;
-    let mut rng = SplitMix64::new(opts.seed);
     let mut runs = Vec::new();
     if initial.is_empty() {
         return Ok(SimulateReport { runs, stopped: None });
     }
-    for _ in 0..opts.runs {
+    for run in 0..opts.runs {
         if let Some(r) = opts.limits.stopped() {
             return Ok(SimulateReport { runs, stopped: Some(r) });
         }
+        let mut rng = SplitMix64::new(run_seed(opts.seed, run));
         let i0 = rng.below(initial.len() as u64) as usize;
         walk.start(i0, &initial[i0])?;
         let init = initial[i0].clone();

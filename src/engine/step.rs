@@ -310,6 +310,25 @@ impl<'a> Stepper<'a> {
         Ok(())
     }
 
+    /// Where in the spec an agent step of `st` meets a run-time error: the action (or, for a
+    /// guard's `Skip`, the agent type) of the first edge whose evaluation fails.
+    pub fn runtime_error_site(&self, st: &[i32]) -> Option<crate::diagnostics::span::Span> {
+        let mut w = Work::default();
+        for a in (0..self.lay.n_agents).filter(|&a| self.may_step(st, a)) {
+            let ctl = st[self.lay.ctl(a)] as usize;
+            let edges = &self.behs[self.type_of[a]].edges[ctl];
+            for (ei, edge) in edges.iter().enumerate() {
+                if self.edge_steps(st, a, ei, &mut w, false, &mut |_, _| {}).is_err() {
+                    return Some(match &edge.step {
+                        Step::Act(action) => action.span,
+                        Step::Skip => self.model.agent_types[self.type_of[a]].span,
+                    });
+                }
+            }
+        }
+        None
+    }
+
     /// The steps of agent `a` along edge `ei` of its control state in `st`, evaluated (one
     /// per choice of its nondeterministic values).
     fn edge_steps(

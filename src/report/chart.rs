@@ -4,7 +4,7 @@
 //! `SEGMENT_STEPS` steps, one `<svg>` each, so that no image grows without bound.
 
 use super::html::esc;
-use super::view::{Assignment, StepView, TraceView};
+use super::view::{Assignment, Owner, StepView, TraceView, shown};
 use crate::model::Store;
 use std::fmt::Write;
 
@@ -57,8 +57,72 @@ fn message_label(tuple: &str, confirm: bool, stamp: i64) -> String {
     format!("{} ({tuple}) @{stamp}", if confirm { "qry" } else { "put" })
 }
 
+/// The initial state's box of each lane (agents, then the environment): one `name = value`
+/// line per variable element, with the timestamp of a stigmergic one.
+fn initial_lines(v: &TraceView) -> Vec<Vec<String>> {
+    let lanes = v.agents.len() + usize::from(v.env);
+    let mut out = vec![vec![]; lanes];
+    let Some(row) = v.rows.first() else { return out };
+    for (k, c) in v.columns.iter().enumerate() {
+        let lane = match c.owner {
+            Owner::Agent(a) => a,
+            Owner::Env => v.agents.len(),
+        };
+        let (Some(lines), Some(value)) = (out.get_mut(lane), row.values.get(k)) else { continue };
+        let at = row.stamps.get(k).copied().flatten().map_or(String::new(), |t| format!(" @{t}"));
+        lines.push(format!("{} = {}{at}", c.name, shown(*value)));
+    }
+    out
+}
+
+/// The legend of one chart: a key for each kind of mark the chart and its table use.
+pub fn legend(v: &TraceView) -> String {
+    let agent_steps = || {
+        v.steps.iter().filter_map(|s| match s {
+            StepView::Agent { assignments, .. } => Some(assignments),
+            StepView::Message { .. } => None,
+        })
+    };
+    let messages = || {
+        v.steps.iter().filter_map(|s| match s {
+            StepView::Message { confirm, refreshed, .. } => Some((*confirm, !refreshed.is_empty())),
+            StepView::Agent { .. } => None,
+        })
+    };
+    let keys = [
+        ("initial", "initial state", true),
+        ("assign", "assignment", agent_steps().any(|a| !local(a).is_empty())),
+        ("env-assign", "environment assignment", agent_steps().any(|a| !env(a).is_empty())),
+        ("put", "put → receivers", messages().any(|(confirm, _)| !confirm)),
+        ("qry", "qry → receivers", messages().any(|(confirm, _)| confirm)),
+        ("refreshed", "qry receiver with a newer value", messages().any(|(_, newer)| newer)),
+        ("mark", "violating state", v.marks.iter().any(|m| m.status == "violated" && !violated_by_loop(v, m))),
+        ("satisfied", "satisfying state", v.marks.iter().any(|m| m.status != "violated")),
+        ("loop", "lasso loop, repeated forever", v.loop_start.is_some()),
+        ("deadlock", "deadlock", v.deadlock),
+        ("ts", "@t timestamp", messages().next().is_some() || v.columns.iter().any(|c| c.stigmergic)),
+    ];
+    let mut out = String::from(r#"<p class="legend">"#);
+    let used: Vec<String> = keys
+        .iter()
+        .filter(|k| k.2)
+        .map(|(class, text, _)| format!(r#"<span class="key {class}">{text}</span>"#))
+        .collect();
+    out.push_str(&used.join(" "));
+    out.push_str("</p>");
+    out
+}
+
+/// A violation of a lasso, marked at its last state: the loop is what violates.
+pub fn violated_by_loop(v: &TraceView, m: &crate::trace::Mark) -> bool {
+    v.loop_start.is_some() && m.status == "violated" && m.at == v.steps.len()
+}
+
 fn frame(v: &TraceView) -> Frame {
     let mut widest = v.agents.iter().map(|a| chars(a)).max().unwrap_or(0).max(11);
+    for lines in initial_lines(v) {
+        widest = widest.max(lines.iter().map(|l| chars(l).min(MAX_CHARS)).max().unwrap_or(0));
+    }
     for s in &v.steps {
         let w = match s {
             StepView::Agent { assignments, .. } => {
@@ -229,10 +293,31 @@ fn mark_band(out: &mut String, f: &Frame, y: f64, text: &str, class: &str) {
 fn marks_at(out: &mut String, f: &Frame, v: &TraceView, at: usize, y: &mut f64) {
     for m in v.marks.iter().filter(|m| m.at == at) {
         let (sym, class) = if m.status == "violated" { ("✗", "mark violated") } else { ("✓", "mark satisfied") };
-        let text = format!("{sym} {} {} here (state {at})", m.property, m.status);
+        let text = match v.loop_start {
+            Some(l) if violated_by_loop(v, m) => {
+                format!("{sym} {} violated by the loop: states {l} to {at}, repeated forever", m.property)
+            }
+            _ => format!("{sym} {} {} here (state {at})", m.property, m.status),
+        };
         mark_band(out, f, *y, &text, class);
         *y += MARK_H;
     }
+}
+
+/// Row 0: the initial state, a box of each lane's initial values (the step table's row 0).
+fn initial_row(out: &mut String, f: &Frame, v: &TraceView, id: &str, y: &mut f64) {
+    let lanes = initial_lines(v);
+    let lines = lanes.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let _ = write!(
+        out,
+        r##"<a href="#{id}-s0"><text class="stepno" x="{:.1}" y="{:.1}" text-anchor="end">0</text></a>"##,
+        LEFT - 10.0,
+        *y + 17.0
+    );
+    for (lane, l) in lanes.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+        text_box(out, "initial", f.x(lane), *y + 4.0, box_width(l, f.col_w), l);
+    }
+    *y += 14.0 + LINE_H * lines as f64 + 8.0;
 }
 
 /// The chart of one trace: a `<div class="msc">` holding one `<svg>` per segment. `id`
@@ -248,6 +333,7 @@ pub fn chart(v: &TraceView, id: &str) -> String {
         let mut body = String::new();
         let mut y = HEAD + 10.0;
         if seg == 0 {
+            initial_row(&mut body, &f, v, id, &mut y);
             marks_at(&mut body, &f, v, 0, &mut y);
         }
         let mut loop_top = None;
@@ -280,16 +366,31 @@ pub fn chart(v: &TraceView, id: &str) -> String {
             let bottom = y - 4.0;
             let x = 12.0;
             let text = if l >= from { format!("loop: back to state {l}") } else { "loop (continued)".to_string() };
+            // The label runs along the bracket where it fits; a short loop's label would be
+            // clipped, and the band under the loop says the same.
+            let label = if chars(&text) as f64 * CHAR_W <= bottom - top {
+                format!(
+                    r#"<text transform="translate({:.1} {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+                    x - 4.0,
+                    (top + bottom) / 2.0,
+                    esc(&text)
+                )
+            } else {
+                String::new()
+            };
             let _ = write!(
                 body,
-                r#"<g class="loop-bracket"><path d="M {:.1} {top:.1} H {x:.1} V {bottom:.1} H {:.1}"/>{}<text transform="translate({:.1} {:.1}) rotate(-90)" text-anchor="middle">{}</text></g>"#,
+                r#"<g class="loop-bracket"><title>{}</title><path d="M {:.1} {top:.1} H {x:.1} V {bottom:.1} H {:.1}"/>{}{label}</g>"#,
+                esc(&text),
                 x + 10.0,
                 x + 10.0,
                 head(x + 10.0, top, 1.0),
-                x - 4.0,
-                (top + bottom) / 2.0,
-                esc(&text)
             );
+            if to == n {
+                let band = format!("↻ loop: back to state {l}, repeated forever");
+                mark_band(&mut body, &f, y, &band, "loop-band");
+                y += MARK_H;
+            }
         }
         if to == n {
             if n > 0 {
@@ -452,15 +553,75 @@ mod tests {
         assert_eq!(count(&svg, r#"<g class="lifeline""#), 6);
         // The loop covers the end of the first segment and the two others.
         assert_eq!(count(&svg, r#"<g class="loop-bracket""#), 3);
-        assert_eq!(count(&svg, "loop (continued)"), 2);
-        // Each step is numbered once and links to its table row.
-        assert_eq!(count(&svg, "class=\"stepno\""), n);
+        assert_eq!(count(&svg, "<title>loop (continued)</title>"), 2);
+        // Each state is numbered once (0, the initial state, then each step's) and links to its
+        // table row.
+        assert_eq!(count(&svg, "class=\"stepno\""), n + 1);
         assert!(svg.contains(&format!("href=\"#t-s{n}\"")));
         // No segment is taller than its steps need.
         for seg in svg.split("<svg ").skip(1) {
             let h: f64 = seg.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
             assert!(h < 60.0 + SEGMENT_STEPS as f64 * 40.0, "{h}");
         }
+    }
+
+    /// A one-step loop is too short for a label along its bracket: the band under it says where
+    /// the loop goes back to, and the violation is the loop's, not a state's.
+    #[test]
+    fn a_short_loop_is_labelled_under_it_and_owns_the_violation() {
+        let mut v = view(2, false, vec![assign(0, "x", Store::Attr, 1), assign(1, "x", Store::Attr, 1)]);
+        v.loop_start = Some(1);
+        v.marks.push(Mark { at: 2, property: "P".into(), status: "violated".into() });
+        let svg = chart(&v, "t");
+        assert!(!svg.contains("rotate(-90)"), "no clipped label along a one-step bracket: {svg}");
+        assert_eq!(count(&svg, r#"<g class="loop-band""#), 1);
+        assert!(svg.contains("↻ loop: back to state 1, repeated forever"), "{svg}");
+        assert!(svg.contains("✗ P violated by the loop: states 1 to 2, repeated forever"), "{svg}");
+        assert!(!svg.contains("violated here"), "{svg}");
+        // A long loop keeps its label along the bracket.
+        v.steps = (0..8).map(|i| assign(i % 2, "x", Store::Attr, i as i32)).collect();
+        v.rows = vec![v.rows[0].clone(); 9];
+        v.marks[0].at = 8;
+        assert_eq!(count(&chart(&v, "t"), "rotate(-90)"), 1);
+    }
+
+    /// The initial state is the chart's row 0: each lifeline's initial values, linked to the
+    /// table's row 0, so that a counterexample of no step still shows its state.
+    #[test]
+    fn the_initial_state_is_drawn() {
+        let mut v = view(2, true, vec![]);
+        v.columns = vec![
+            Column { owner: Owner::Agent(0), name: "x".into(), stigmergic: false },
+            Column { owner: Owner::Agent(1), name: "s".into(), stigmergic: true },
+            Column { owner: Owner::Env, name: "e".into(), stigmergic: false },
+        ];
+        v.rows = vec![Row { values: vec![Some(3), None, Some(-1)], stamps: vec![None, Some(0), None] }];
+        v.marks.push(Mark { at: 0, property: "P".into(), status: "violated".into() });
+        let svg = chart(&v, "t");
+        assert_eq!(count(&svg, r#"<g class="initial""#), 3);
+        for text in ["x = 3", "s = undef @0", "e = -1", r##"href="#t-s0""##, "P violated here (state 0)"] {
+            assert!(svg.contains(text), "{text}: {svg}");
+        }
+    }
+
+    /// The legend has a key for what the chart shows, and only for that.
+    #[test]
+    fn the_legend_lists_only_what_is_used() {
+        let v = view(2, false, vec![assign(0, "x", Store::Attr, 1)]);
+        let l = legend(&v);
+        assert!(l.contains("key assign") && l.contains("key initial"), "{l}");
+        for unused in ["env-assign", "key put", "key qry", "refreshed", "key mark", "key loop", "deadlock", "key ts"] {
+            assert!(!l.contains(unused), "{unused}: {l}");
+        }
+        let mut v = view(3, false, vec![put(0, vec![1]), assign(1, "x", STIG, 2)]);
+        v.loop_start = Some(0);
+        v.deadlock = true;
+        v.marks.push(Mark { at: 1, property: "P".into(), status: "satisfied".into() });
+        let l = legend(&v);
+        for used in ["key put", "key loop", "key deadlock", "key ts", "key satisfied"] {
+            assert!(l.contains(used), "{used}: {l}");
+        }
+        assert!(!l.contains("key qry") && !l.contains("key mark"), "{l}");
     }
 
     #[test]

@@ -65,8 +65,16 @@ fn trace_length(t: &Trace) -> String {
     }
 }
 
-/// The page of `labs verify`; `wall_seconds` is the whole run's time.
-pub fn verify_page(model: &Model, behs: &[Behaviour], meta: &Meta, r: &VerifyReport, wall_seconds: f64) -> String {
+/// The page of `labs verify`; `wall_seconds` is the whole run's time; `backend_stats` are
+/// the back end's own label and value pairs (the LTSs and queries of `lnt` and `cadp`).
+pub fn verify_page(
+    model: &Model,
+    behs: &[Behaviour],
+    meta: &Meta,
+    r: &VerifyReport,
+    wall_seconds: f64,
+    backend_stats: Vec<(String, String)>,
+) -> String {
     let mut traces = 0;
     let rows = r
         .results
@@ -95,6 +103,7 @@ pub fn verify_page(model: &Model, behs: &[Behaviour], meta: &Meta, r: &VerifyRep
             stats.push(("exploration".to_string(), "stopped as soon as every property was decided".to_string()));
         }
     }
+    stats.extend(backend_stats);
     stats.push(("wall time".to_string(), format!("{wall_seconds:.2} s")));
     stats.push(("peak memory".to_string(), format!("{} MiB", st.peak_rss_mib)));
     if let Some(s) = r.stopped {
@@ -164,8 +173,6 @@ pub fn trace_page(
 
 const STYLE: &str = include_str!("report.css");
 
-const LEGEND: &str = r#"<p class="legend"><span class="key assign">assignment</span> <span class="key env-assign">environment assignment</span> <span class="key put">put → receivers</span> <span class="key qry">qry → receivers</span> <span class="key refreshed">qry receiver with a newer value</span> <span class="key mark">violating state</span> <span class="key loop">lasso loop</span> <span class="key deadlock">deadlock</span> <span class="key ts">@t timestamp</span></p>"#;
-
 /// The whole page.
 pub fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
     let mut out = String::new();
@@ -233,7 +240,7 @@ pub fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) ->
             }
             out.push_str("</ul>");
         }
-        out.push_str(LEGEND);
+        out.push_str(&chart::legend(&s.view));
         out.push_str(&chart::chart(&s.view, &id));
         out.push_str("<h3>Steps</h3>");
         out.push_str(&table::step_table(&s.view, &id));

@@ -49,9 +49,18 @@ pub fn step_table(v: &TraceView, id: &str) -> String {
         } else if v.loop_start.is_some_and(|l| i > l) {
             classes.push("in-loop");
         }
-        let marks: Vec<String> =
-            v.marks.iter().filter(|m| m.at == i).map(|m| format!("{} {}", m.property, m.status)).collect();
-        if v.marks.iter().any(|m| m.at == i && m.status == "violated") {
+        // (text, class) of each verdict mark of this state; a lasso's violation is its loop's.
+        let marks: Vec<(String, &str)> = v
+            .marks
+            .iter()
+            .filter(|m| m.at == i)
+            .map(|m| match (m.status == "violated", super::chart::violated_by_loop(v, m)) {
+                (true, true) => (format!("{} violated by the loop", m.property), "mark violated"),
+                (true, false) => (format!("{} violated", m.property), "mark violated"),
+                (false, _) => (format!("{} {}", m.property, m.status), "mark satisfied"),
+            })
+            .collect();
+        if v.marks.iter().any(|m| m.at == i && m.status == "violated" && !super::chart::violated_by_loop(v, m)) {
             classes.push("violated");
         }
         if v.deadlock && i == n {
@@ -63,8 +72,8 @@ pub fn step_table(v: &TraceView, id: &str) -> String {
         if v.loop_start == Some(i) {
             out.push_str(r#" <span class="tag loop">loop starts here</span>"#);
         }
-        for m in &marks {
-            let _ = write!(out, r#" <span class="tag mark">{}</span>"#, esc(m));
+        for (text, class) in &marks {
+            let _ = write!(out, r#" <span class="tag {class}">{}</span>"#, esc(text));
         }
         if v.deadlock && i == n {
             out.push_str(r#" <span class="tag dead">deadlock</span>"#);
@@ -141,7 +150,36 @@ mod tests {
         // One changed value per step; the group column of agent 1 stays unchanged at step 1.
         assert_eq!(t.matches(r#"class="chg""#).count() + t.matches(r#"class="grp chg""#).count(), 2);
         assert!(t.contains(r#"<tr id="r-s1"><td class="num">1</td><td class="event">A 0: x &lt;~ 4 @2</td><td class="grp chg">4<span class="ts">@2</span>"#), "{t}");
-        assert!(t.contains("A 0: put (x) @2 → agents 1"));
+        assert!(t.contains("A 0: put (x) @2 → agent 1"));
         assert!(t.contains(r#"<tr id="r-s2" class="deadlock">"#));
+    }
+
+    /// A satisfied mark is green, a violated one red; a lasso's violation is its loop's, so no
+    /// row is red for it.
+    #[test]
+    fn verdict_pills_have_the_verdicts_colour() {
+        let row = Row { values: vec![Some(0)], stamps: vec![None] };
+        let skip = StepView::Agent { agent: 0, assignments: vec![], skip: true };
+        let mut v = TraceView {
+            agents: vec!["A 0".into()],
+            env: false,
+            columns: vec![Column { owner: Owner::Agent(0), name: "x".into(), stigmergic: false }],
+            rows: vec![row.clone(), row.clone(), row],
+            steps: vec![skip.clone(), skip],
+            loop_start: None,
+            deadlock: false,
+            marks: vec![
+                crate::trace::Mark { at: 1, property: "Q".into(), status: "satisfied".into() },
+                crate::trace::Mark { at: 2, property: "P".into(), status: "violated".into() },
+            ],
+        };
+        let t = step_table(&v, "r");
+        assert!(t.contains(r#"<span class="tag mark satisfied">Q satisfied</span>"#), "{t}");
+        assert!(t.contains(r#"<span class="tag mark violated">P violated</span>"#), "{t}");
+        assert!(t.contains(r#"<tr id="r-s2" class="violated">"#), "{t}");
+        v.loop_start = Some(1);
+        let t = step_table(&v, "r");
+        assert!(t.contains(r#"<span class="tag mark violated">P violated by the loop</span>"#), "{t}");
+        assert!(!t.contains(r#"class="violated""#) && !t.contains(r#"in-loop violated"#), "{t}");
     }
 }

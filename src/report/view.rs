@@ -95,13 +95,8 @@ impl TraceView {
         let stepper = Stepper::new(model, behs, t.fair);
         let lay = &stepper.lay;
         // Columns with the state slot of each and, for stigmergic ones, (agent, tuple).
+        // Each agent's columns in id order, then the environment's: the chart's lifelines' order.
         let mut cols: Vec<(Column, usize, Option<Stamped>)> = vec![];
-        for v in model.vars.iter().filter(|v| v.store == Store::Env) {
-            for e in 0..v.len {
-                let c = Column { owner: Owner::Env, name: v.element_name(e), stigmergic: false };
-                cols.push((c, v.offset + e, None));
-            }
-        }
         for a in 0..lay.n_agents {
             let ty = stepper.type_of[a];
             for &vi in &model.agent_types[ty].attrs {
@@ -120,6 +115,12 @@ impl TraceView {
                         cols.push((c, lay.stig(a, v.offset + e), Some((a, tuple))));
                     }
                 }
+            }
+        }
+        for v in model.vars.iter().filter(|v| v.store == Store::Env) {
+            for e in 0..v.len {
+                let c = Column { owner: Owner::Env, name: v.element_name(e), stigmergic: false };
+                cols.push((c, v.offset + e, None));
             }
         }
         let mut clock = Clock::new(&stepper);
@@ -184,7 +185,11 @@ impl TraceView {
             StepView::Message { sender, tuple, confirm, stamp, copied, refreshed } => {
                 let kind = if *confirm { "qry" } else { "put" };
                 let to: Vec<String> = copied.iter().map(|r| r.to_string()).collect();
-                let to = if to.is_empty() { "nobody".to_string() } else { format!("agents {}", to.join(", ")) };
+                let to = if to.is_empty() {
+                    "nobody".to_string()
+                } else {
+                    format!("{} {}", if to.len() == 1 { "agent" } else { "agents" }, to.join(", "))
+                };
                 let mut s = format!("{}: {kind} ({tuple}) @{stamp} → {to}", self.agents[*sender]);
                 if !refreshed.is_empty() {
                     let r: Vec<String> = refreshed.iter().map(|r| r.to_string()).collect();

@@ -14,6 +14,7 @@ use super::ast::*;
 use super::lexer::{Sym, TokKind, Token, is_reserved, tokenize};
 use super::printer::print_expr;
 use super::span::Span;
+use crate::diagnostics::plural;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 
 /// The result of parsing: a tree when there is no error, plus every diagnostic (warnings too).
@@ -113,10 +114,6 @@ struct Save {
 /// An "expected …, found …" error, less informative than a specific one at the same place.
 fn is_generic(e: &PErr) -> bool {
     e.diag.message.starts_with("expected ")
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
 const SECTION_WORDS: &[&str] = &["extern", "environment", "spawn", "interface", "stigmergies", "link"];

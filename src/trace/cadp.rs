@@ -36,10 +36,24 @@ pub fn parse_trace(text: &str) -> Result<LabelPath, TraceError> {
 }
 
 /// Executor / Evaluator output or a `.seq` file: the quoted labels, between `<initial state>`
-/// and the first end marker when there is one. Tool preamble lines are skipped.
+/// and the first end marker when there is one. Tool preamble lines are skipped, but a text
+/// with neither `<initial state>` nor a quoted label is no trace: refused at its first line
+/// that is not blank.
 pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
     let lines: Vec<&str> = text.lines().collect();
-    let first = lines.iter().position(|l| l.trim() == "<initial state>").map_or(0, |i| i + 1);
+    let marker = lines.iter().position(|l| l.trim() == "<initial state>");
+    if marker.is_none() && !lines.iter().any(|l| l.trim_start().starts_with('"')) {
+        let (n, line) = lines.iter().enumerate().find(|(_, l)| !l.trim().is_empty()).unwrap_or((0, &""));
+        return Err(TraceError::at(
+            n + 1,
+            format!(
+                "not a trace: `{}` is neither a quoted label, `<initial state>` (Executor or Evaluator \
+                 output, .seq) nor an .aut header `des (…)`",
+                shortened(line.trim())
+            ),
+        ));
+    }
+    let first = marker.map_or(0, |i| i + 1);
     let mut labels = Vec::new();
     let mut deadlock = false;
     for (n, line) in lines.iter().enumerate().skip(first) {

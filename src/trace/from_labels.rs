@@ -215,13 +215,16 @@ fn translate_to(
         });
         match found {
             Ok((initial, steps, loop_start)) => {
-                let trace = Trace {
-                    fair,
-                    initial,
-                    steps,
-                    loop_start,
-                    ends_in_deadlock: matches!(end, End::Deadlock),
-                    marks: vec![],
+                let mut trace = Trace { fair, initial, steps, loop_start, ends_in_deadlock: false, marks: vec![] };
+                // A path file need not say that it ends in a deadlock (an `.aut` diagnostic
+                // cannot): the trace does when its last state has no successor.
+                // (A path to a run-time error ends where the error is met, not in a deadlock.)
+                trace.ends_in_deadlock = match end {
+                    End::Deadlock => true,
+                    End::Any if loop_start.is_none() => stepper
+                        .is_deadlock(trace.last(), &mut Work::default())
+                        .map_err(|e| TranslateError::Runtime(e.0))?,
+                    _ => false,
                 };
                 return Ok(Translated {
                     trace,

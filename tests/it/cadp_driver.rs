@@ -254,7 +254,7 @@ fn human_output_names_the_workflow_and_shows_the_counterexample() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with("LeaderNot0  violated\n"), "{out}");
     assert!(out.contains("counterexample for LeaderNot0 (always):"), "{out}");
-    assert!(out.contains("CADP, compositional workflow: 1 LTSs"), "{out}");
+    assert!(out.contains("CADP, compositional workflow: 1 LTS, "), "{out}");
     // Only the selected property was in the script.
     let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--property", "LeaderIs0", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -219,6 +219,14 @@ fn runtime_error_is_exit_1_with_trace() {
     let err = stderr(&o);
     assert!(err.contains("division by zero"), "{err}");
     assert!(err.contains("P 0: a <-- 2"), "{err}");
+    // The failing action, located: where `a <-- a / z` is in the file.
+    let text = fixtures::read("tests/cases/divzero.labs");
+    let (line, col) = text
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("a <-- a / z").map(|c| (i + 1, c + 1)))
+        .expect("the failing action in the spec");
+    assert!(err.contains(&format!("divzero.labs:{line}:{col}\n")), "{err}");
 }
 
 #[test]
@@ -285,6 +293,7 @@ fn cadp_backend_without_cadp_is_exit_1() {
         assert!(stderr(&o).contains("CADP is not installed"), "{}", stderr(&o));
         if command == "verify" {
             assert!(stderr(&o).contains("hint: use `--backend native`"), "{}", stderr(&o));
+            assert!(stderr(&o).contains("or `--backend lnt`"), "{}", stderr(&o));
         }
     }
 }
@@ -319,6 +328,54 @@ fn simulate_is_reproducible_from_the_seed() {
         "--json",
     ]);
     assert_ne!(a.stdout, other.stdout, "different seeds should give different runs");
+}
+
+/// Each run's header names its own seed, and `--seed THAT --runs 1` draws that run alone.
+#[test]
+fn each_simulation_run_is_reproducible_alone_from_its_seed() {
+    let spec = shared("benchmarks/leader.labs");
+    let base = ["simulate", spec.as_str(), "n=4", "--steps", "30"];
+    let all = labs(&[&base[..], &["--runs", "3", "--seed", "5"]].concat());
+    assert_eq!(all.status.code(), Some(0), "{}", stderr(&all));
+    let text = stdout(&all);
+    for (i, seed) in [(1, 5), (2, 6), (3, 7)] {
+        assert!(text.contains(&format!("=== run {i} of 3 (seed {seed},")), "{text}");
+    }
+    let runs: Vec<&str> = text.split("=== run ").skip(1).map(|r| &r[r.find('\n').unwrap()..]).collect();
+    assert_eq!(runs.len(), 3);
+    assert!(runs[0] != runs[1] || runs[1] != runs[2], "the runs of one simulation differ");
+    for (i, seed) in ["5", "6", "7"].iter().enumerate() {
+        let one = labs(&[&base[..], &["--runs", "1", "--seed", seed]].concat());
+        let alone = stdout(&one);
+        assert!(alone.contains(&format!("=== run 1 of 1 (seed {seed},")), "{alone}");
+        assert_eq!(&alone[alone.find('\n').unwrap()..], runs[i], "run {} alone from seed {seed}", i + 1);
+    }
+    let json = labs(&[&base[..], &["--runs", "3", "--seed", "5", "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let seeds: Vec<u64> = v["runs"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, [5, 6, 7]);
+}
+
+/// docs/json.md: `spec` is the file name without its directory, in every document.
+#[test]
+fn every_json_document_names_the_spec_alike() {
+    for cmd in ["verify", "simulate", "info", "values"] {
+        let o = fixtures::labs_command()
+            .current_dir(fixtures::root())
+            .args([cmd, "examples/leader.labs", "n=3", "--json"])
+            .output()
+            .expect("run labs");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        assert_eq!(v["spec"], "leader.labs", "{cmd}");
+    }
+}
+
+#[test]
+fn simulate_needs_at_least_one_run() {
+    let o = labs(&["simulate", &shared("examples/leader.labs"), "n=3", "--runs", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--runs"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("no initial state"));
 }
 
 #[test]
@@ -361,6 +418,14 @@ fn translate_trace_turns_executor_output_into_a_labs_trace() {
     let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", "/nonexistent/x.seq"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    // A file that is not a trace: text, or the spec itself, refused at its first line.
+    let text = write_temp("hello.txt", "\n  hello world\n");
+    for (file, line) in [(text.as_str(), 2), (spec.as_str(), 1)] {
+        let o = labs(&["translate-trace", &spec, "n=2", "atomic=0", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a trace"), "{}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("--> {file}:{line}\n")), "{}", stderr(&o));
+    }
 }
 
 #[test]
@@ -424,4 +489,134 @@ fn verify_stats_show_the_whole_run_then_the_exploration() {
     let c = re.captures(last).unwrap_or_else(|| panic!("{out}"));
     let (whole, exploration): (f64, f64) = (c[1].parse().unwrap(), c[2].parse().unwrap());
     assert!(exploration <= whole, "{last}");
+}
+
+/// `labs lts` writes the LTS on standard output without `-o`, or with `-o -`; a wrong
+/// `--leaf` or `--property` is a usage error that lists the valid ones.
+#[test]
+fn lts_writes_standard_output_and_lists_valid_leaves_and_properties() {
+    let spec = shared("examples/leader.labs");
+    let scratch = Scratch::path("lts-stdout", "x");
+    let cwd = scratch.parent().unwrap();
+    for dash in [&[][..], &["-o", "-"][..]] {
+        let o = fixtures::labs_command()
+            .current_dir(cwd)
+            .args([&["lts", spec.as_str(), "n=2"][..], dash].concat())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let aut = stdout(&o);
+        let header = aut.lines().next().unwrap_or_default();
+        let transitions: usize = header.split(',').nth(1).and_then(|n| n.trim().parse().ok()).expect(header);
+        assert!(header.starts_with("des (0,") && aut.lines().count() == transitions + 1, "{dash:?}: {header}");
+        assert!(!cwd.join("-").exists(), "no file named `-`");
+    }
+    let o = labs(&["lts", &spec, "n=3", "--leaf", "7"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no agent has this id (they are 0 to 2)"), "{}", stderr(&o));
+    let o = labs(&["lts", &spec, "n=3", "--property", "Nope"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("LeaderIsMax, NeverAgreed, LeaderIsZero, Settles"), "{}", stderr(&o));
+}
+
+/// Counts in the output agree with their nouns (`1 agent`, `2 agents`).
+#[test]
+fn counts_of_one_are_singular() {
+    let o = labs(&["info", &shared("examples/leader.labs"), "n=1"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(": 1 agent\n") && out.contains("(1 agent); behaviour: 1 control state, 1 guarded action"),
+        "{out}"
+    );
+    let o = labs(&["info", &shared("examples/leader.labs"), "n=2"]);
+    assert!(stdout(&o).contains("(2 agents)"), "{}", stdout(&o));
+    let o = labs(&["verify", &shared("examples/leader.labs"), "n=1", "--backend", "lnt"]);
+    assert!(!stdout(&o).contains(" 1 LTSs") && !stdout(&o).contains("(1 states"), "{}", stdout(&o));
+}
+
+/// docs/trace-format.md: `ends_in_deadlock` is true when the last state has no successor,
+/// whatever the property. In philosophers n=3 asym=0 three counterexamples end in the one
+/// deadlock where every philosopher holds a fork (examples/philosophers.labs): all say so.
+#[test]
+fn every_counterexample_that_ends_in_a_deadlock_says_so() {
+    let spec = shared("examples/philosophers.labs");
+    let o = labs(&["verify", &spec, "n=3", "asym=0", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let traces: Vec<&serde_json::Value> =
+        v["results"].as_array().unwrap().iter().filter_map(|r| r.get("trace").filter(|t| !t.is_null())).collect();
+    let last = |t: &serde_json::Value| {
+        t["steps"].as_array().and_then(|s| s.last()).map_or(t["initial"].clone(), |s| s["state"].clone())
+    };
+    let dead: Vec<serde_json::Value> =
+        traces.iter().filter(|t| t["ends_in_deadlock"] == true).map(|t| last(t)).collect();
+    assert!(!dead.is_empty(), "the `finally` counterexample ends in a deadlock");
+    let mut flagged = 0;
+    for t in traces.iter().filter(|t| t["loop_start"].is_null()) {
+        if dead.contains(&last(t)) {
+            assert_eq!(t["ends_in_deadlock"], true, "a trace ending in a deadlocked state: {t}");
+            flagged += 1;
+        }
+    }
+    assert!(flagged >= 3, "NoDeadlock, ZeroCanEat and ZeroEats end in the deadlock: {flagged}");
+    let text = stdout(&labs(&["verify", &spec, "n=3", "asym=0"]));
+    assert!(text.matches("<deadlock>").count() >= 3, "{text}");
+}
+
+/// `labs mcl --diag` on a violated `finally` writes a path to a deadlock (an `.aut` path cannot
+/// say so); `translate-trace` shows it ending in the deadlock and, with `--property`, violating.
+#[test]
+fn a_finally_diagnostic_of_labs_mcl_translates_to_a_deadlocked_violation() {
+    let spec = shared("examples/leader.labs");
+    let dir = Scratch::path("mcl-diag-finally", "emitted");
+    let emit = labs(&["emit", &spec, "n=3", "-o", dir.to_str().unwrap()]);
+    assert_eq!(emit.status.code(), Some(0), "{}", stderr(&emit));
+    let aut = dir.with_file_name("leader.aut");
+    let diag = dir.with_file_name("d.aut");
+    let lts = labs(&["lts", &spec, "n=3", "-o", aut.to_str().unwrap()]);
+    assert_eq!(lts.status.code(), Some(0), "{}", stderr(&lts));
+    let query = dir.join("leader_LeaderIsZero.mcl");
+    let mcl = labs(&["mcl", query.to_str().unwrap(), aut.to_str().unwrap(), "--diag", diag.to_str().unwrap()]);
+    assert_eq!(mcl.status.code(), Some(10), "FALSE: {}", stderr(&mcl));
+    let d = diag.to_str().unwrap();
+    let o = labs(&["translate-trace", &spec, "n=3", d, "--property", "LeaderIsZero"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("the trace violates LeaderIsZero (finally)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("<deadlock>"), "{}", stdout(&o));
+    let o = labs(&["translate-trace", &spec, "n=3", d, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["trace"]["ends_in_deadlock"], true, "{}", stderr(&o));
+    // The same with the diagnostic `verify --backend lnt --keep-files` keeps.
+    let kept = dir.with_file_name("kept");
+    let o = labs(&["verify", &spec, "n=3", "--backend", "lnt", "--keep-files", kept.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let diag = kept.join("leader_LeaderIsZero_diag.aut");
+    let o = labs(&["translate-trace", &spec, "n=3", diag.to_str().unwrap(), "--property", "LeaderIsZero"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("the trace violates LeaderIsZero (finally)"), "{}", stdout(&o));
+}
+
+/// `--help` describes what is accepted: every shell `completions` takes is named in its help,
+/// and every option of `simulate` and `verify` has a description (the completions show it).
+#[test]
+fn help_describes_every_option_and_shell() {
+    let help = stdout(&labs(&["completions", "--help"]));
+    let about = help.lines().next().unwrap_or_default();
+    for shell in ["bash", "elvish", "fish", "powershell", "zsh"] {
+        assert_eq!(labs(&["completions", shell]).status.code(), Some(0), "{shell}");
+        assert!(about.contains(shell), "{shell}: {about}");
+    }
+    for cmd in ["simulate", "verify"] {
+        let help = stdout(&labs(&[cmd, "--help"]));
+        let lines: Vec<&str> = help.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            let option = l.trim_start();
+            if l.starts_with("  ") && option.starts_with("--") || option.starts_with("-q") {
+                let next = lines.get(i + 1).map_or("", |n| n.trim());
+                let bare = next.is_empty() || next.starts_with('[') || next.starts_with("Possible values");
+                assert!(!bare, "{cmd} {option}: no description");
+            }
+        }
+    }
+    let verify = stdout(&labs(&["verify", "--help"]));
+    assert!(verify.contains("2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x"), "{verify}");
 }

@@ -73,5 +73,8 @@ fn jobs_are_refused_where_they_mean_nothing() {
     assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
     let o = labs(&["verify", &spec, "n=3", "--jobs", "2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--jobs applies to --backend lnt or cadp"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("`--jobs` applies to --backend cadp and --backend lnt, not to the native engine")
+    );
 }

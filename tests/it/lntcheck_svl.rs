@@ -496,3 +496,20 @@ fn cli_lts_property() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no property `Nope`"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A script that is not SVL gets a message quoting its text as written, never an internal form.
+#[test]
+fn syntax_errors_quote_the_script_text() {
+    for (src, quoted) in [
+        ("the quick brown fox", "found `the`"),
+        ("\"x.bcg\" = 42;", "found `42`"),
+        ("\"x.bcg\" = \"y.lnt\";", "found \"y.lnt\""),
+        ("% DEFAULT_PROCESS_FILE=\"a.lnt\"\n\"x.bcg\" = ;", "found `;`"),
+    ] {
+        let e = svl::parse(src).expect_err(src).to_string();
+        assert!(e.contains(quoted), "{src}: {e}");
+        for internal in ["Id(", "Num(", "Str(", "Sym(", "Directive("] {
+            assert!(!e.contains(internal), "{src}: {e}");
+        }
+    }
+}

@@ -19,12 +19,14 @@ mod tier;
 // The tests, one module per subject.
 mod analysis_props;
 mod backend_agreement;
+mod backend_options;
 mod behaviour;
 mod bench_cli;
 mod bench_peer;
 mod cadp_driver;
 mod cli;
 mod cli_symmetry;
+mod closed_pipe;
 mod corpus;
 mod doc_paths;
 mod emit_cli;

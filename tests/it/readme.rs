@@ -307,3 +307,36 @@ fn write_diagnostic(cwd: &Path, w: &[String]) {
     let target = r.loop_start.map(|k| view.real[path[k] as usize]);
     std::fs::write(cwd.join(file), lnt_paths::aut_text(&labels, target)).unwrap();
 }
+
+/// The README's table of exit codes is the one after every command's `--help` and in the
+/// manual pages, code for code and word for word.
+#[test]
+fn the_exit_codes_of_the_readme_are_those_of_help_and_the_manual() {
+    let text = readme();
+    let section = &text[text.find("### Exit codes").expect("an exit-code section")..];
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| code"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            (cells[0].to_string(), cells[1].to_string())
+        })
+        .collect();
+    assert!(rows.len() >= 8, "{rows:?}");
+    let stdout = |args: &[&str]| String::from_utf8_lossy(&fixtures::labs(args).stdout).into_owned();
+    let manual = stdout(&["manpage"]).replace("\\-", "-");
+    for help in [stdout(&["--help"]), stdout(&["verify", "--help"]), stdout(&["simulate", "--help"]), manual] {
+        let listed: Vec<(String, String)> = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Exit codes:"))
+            .skip(1)
+            .map_while(|l| {
+                let (code, meaning) = l.trim().split_once("  ")?;
+                Some((code.to_string(), meaning.trim().to_string()))
+            })
+            .collect();
+        assert_eq!(listed, rows, "the exit codes after --help (or in the manual) and the README's differ");
+    }
+}

@@ -48,7 +48,7 @@ fn snapshot_of_the_lost_update_page() {
     let (m, b, mut r) = run(&format!("{}/counter.labs", fixtures::EXAMPLES), &["n=2", "atomic=0"], false);
     // The only run-dependent statistic besides the wall time.
     r.stats.peak_rss_mib = 0;
-    let page = report::verify_page(&m, &b, &meta("counter.labs", &[("_atomic", 0), ("_n", 2)], false), &r, 0.0);
+    let page = report::verify_page(&m, &b, &meta("counter.labs", &[("_atomic", 0), ("_n", 2)], false), &r, 0.0, vec![]);
     let t = r.results.iter().find(|x| x.property == "AllCounted").unwrap().trace.as_ref().unwrap();
     assert_eq!(t.len(), 4);
     assert!(t.ends_in_deadlock);
@@ -101,8 +101,11 @@ fn check_chart(svg: &str, t: &Trace, agents: usize, env: bool, what: &str) {
     assert_eq!(count(svg, r#"<g class="arrow refreshed""#), refreshed, "{what}");
     assert_eq!(count(svg, r#"<g class="msg put""#), puts, "{what}");
     assert_eq!(count(svg, r#"<g class="msg qry""#), qrys, "{what}");
-    assert_eq!(count(svg, r#"class="stepno""#), t.len(), "{what}");
+    // A number per state: the initial state's row, then each step's.
+    assert_eq!(count(svg, r#"class="stepno""#), t.len() + 1, "{what}");
+    assert!(count(svg, r#"<g class="initial""#) >= 1, "the initial state is drawn: {what}");
     assert_eq!(count(svg, r#"<g class="loop-bracket""#) > 0, t.loop_start.is_some(), "{what}");
+    assert_eq!(count(svg, r#"<g class="loop-band""#), usize::from(t.loop_start.is_some()), "{what}");
     assert_eq!(count(svg, r#"<g class="deadlock""#), usize::from(t.ends_in_deadlock), "{what}");
     assert_eq!(count(svg, r#"<g class="mark "#), t.marks.len(), "{what}");
 }
@@ -166,7 +169,7 @@ fn the_report_stage_does_no_io_and_its_pages_are_self_contained() {
     }
     assert!(files >= 4);
     let (m, b, r) = run(&format!("{}/leader.labs", fixtures::BENCH), &["n=3"], false);
-    let page = report::verify_page(&m, &b, &meta("leader.labs", &[("_n", 3)], false), &r, 0.0);
+    let page = report::verify_page(&m, &b, &meta("leader.labs", &[("_n", 3)], false), &r, 0.0, vec![]);
     let lower = page.to_lowercase();
     for banned in ["http:", "https:", "//", "<script", "<link", "<img", "<iframe", "@import", "url(", "src="] {
         assert!(!lower.contains(banned), "the page contains {banned}");
@@ -214,7 +217,7 @@ fn verify_simulate_and_translate_trace_write_reports() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let page = std::fs::read_to_string(&file).unwrap();
-    assert!(page.contains("Run 2 of 2 (seed 4)"), "{page}");
+    assert!(page.contains("Run 2 of 2 (seed 5)"), "{page}");
     assert_eq!(count(&page, r#"<table class="step-table">"#), 2);
 
     // The lost update as CADP's Executor prints it (tests/it/cli.rs derives it: R, R, W, W).
@@ -243,6 +246,42 @@ fn verify_simulate_and_translate_trace_write_reports() {
     assert_eq!(count(&page, r#"<g class="mark violated""#), 1);
     assert_eq!(count(&page, r#"<g class="deadlock""#), 1);
     assert_eq!(count(&page, r#"<g class="lifeline env""#), 1);
+    // The label path may be CADP's or `labs mcl`'s: the page does not claim a back end.
+    assert!(!page.contains("<dd>cadp"), "{page}");
+    // The environment is last in the table as in the chart (its lifeline is the rightmost).
+    let groups: Vec<&str> = page.split(r#"<th colspan="#).skip(1).map(|g| g.split("</th>").next().unwrap()).collect();
+    assert!(groups.last().is_some_and(|g| g.ends_with(">environment")), "{groups:?}");
+}
+
+/// A report of `--backend lnt` has what its text output has: each property's query and the
+/// LTS it ran on, with its size, and the script's LTSs.
+#[test]
+fn a_report_of_the_lnt_back_end_shows_the_queries_and_lts_sizes() {
+    let dir = Scratch::path("report-lnt", "d");
+    std::fs::create_dir_all(&*dir).unwrap();
+    let file = dir.join("lnt.html");
+    let leader = fixtures::path_str("examples/leader.labs");
+    let o = labs(&["verify", &leader, "n=2", "--backend", "lnt", "--report", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(10), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let page = std::fs::read_to_string(&file).unwrap();
+    // Each `P: QUERY on LTS (N states, M transitions)` line of the text is in the page.
+    let lines: Vec<(&str, &str)> =
+        text.lines().filter(|l| l.contains(".mcl on ")).filter_map(|l| l.trim().split_once(": ")).collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    for (property, rest) in lines {
+        assert!(page.contains(&format!("<dt>{property}</dt><dd>{rest}</dd>")), "{property}: {rest}\n{page}");
+    }
+    assert!(page.contains(" LTSs</dt><dd>the largest "), "{page}");
+}
+
+/// The step table grows with the page (no box of its own to scroll), so that a whole-page view
+/// or a print shows every row.
+#[test]
+fn the_step_table_is_not_a_scrolling_box() {
+    let css = fixtures::read("src/report/report.css");
+    let rule = css.lines().find(|l| l.starts_with(".steps ")).expect("the .steps rule");
+    assert!(!rule.contains("max-height") && !rule.contains("overflow: auto"), "{rule}");
 }
 
 #[test]

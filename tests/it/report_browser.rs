@@ -121,3 +121,94 @@ fn the_leader_report_renders_in_chromium() {
         blank.len()
     );
 }
+
+/// Measures a report as Chromium lays it out: a copy of the page with a script added (the
+/// report itself has none) that writes what it measured into the DOM, read back with
+/// `--dump-dom`. One `name=value` line per measure.
+fn layout(bin: &Path, dir: &Path, page: &Path) -> Vec<(String, String)> {
+    const MEASURE: &str = r#"<script>
+const out = [];
+// Every row of every step table is inside the visible box (no scrolling box of its own).
+for (const box of document.querySelectorAll('.steps')) {
+  out.push('table-hidden-px=' + Math.max(0, box.scrollHeight - box.clientHeight));
+}
+// Every text of every chart lies inside its <svg>, which clips what overflows it.
+for (const svg of document.querySelectorAll('svg')) {
+  const s = svg.getBoundingClientRect();
+  for (const t of svg.querySelectorAll('text')) {
+    const r = t.getBoundingClientRect();
+    if (r.width > 0 && (r.top < s.top - 1 || r.bottom > s.bottom + 1 || r.left < s.left - 1 || r.right > s.right + 1)) {
+      out.push('clipped-text=' + t.textContent);
+    }
+  }
+}
+for (const tag of document.querySelectorAll('.tag.mark')) {
+  out.push('pill=' + tag.textContent + '|' + getComputedStyle(tag).backgroundColor);
+}
+for (const svg of document.querySelectorAll('svg.msc-segment')) {
+  out.push('boxes=' + svg.querySelectorAll('rect').length);
+}
+const pre = document.createElement('pre');
+pre.id = 'layout';
+pre.textContent = '\n' + out.join('\n') + '\n';
+document.body.appendChild(pre);
+</script></body>"#;
+    let html = std::fs::read_to_string(page).expect("the report");
+    assert!(!html.contains("<script"), "the report itself has no script");
+    let measured = page.with_extension("measured.html");
+    std::fs::write(&measured, html.replace("</body>", MEASURE)).unwrap();
+    let profile = dir.join(format!("profile-{}", page.file_stem().unwrap().to_string_lossy()));
+    let dom = chromium(bin, &profile, &["--window-size=1280,900".to_string(), "--dump-dom".to_string()], &measured);
+    let text = String::from_utf8_lossy(&dom.stdout);
+    let block = text.split(r#"<pre id="layout">"#).nth(1).and_then(|b| b.split("</pre>").next()).expect("measured");
+    block.lines().filter_map(|l| l.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// Issue 38's rough edges, as the browser draws them: a one-step lasso's label is not clipped,
+/// a 0-step counterexample's chart shows its initial state, a table of 40 rows is not cut by a
+/// box of its own, and a satisfied pill is green, a violated one red.
+#[test]
+fn reports_lay_out_whole_in_chromium() {
+    if !tier::slow("laying out reports in headless Chromium") {
+        return;
+    }
+    let Some(bin) = chromium_or_skip() else { return };
+    let dir = Scratch::path("browser-layout", "work");
+    std::fs::create_dir_all(&*dir).unwrap();
+    let run = |args: &[&str], name: &str| {
+        let page = dir.join(name);
+        let o = fixtures::labs_command().args(args).args(["--report", page.to_str().unwrap()]).output().unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 10)), "{}", String::from_utf8_lossy(&o.stderr));
+        layout(&bin, &dir, &page)
+    };
+    let values = |m: &[(String, String)], key: &str| -> Vec<String> {
+        m.iter().filter(|(k, _)| k == key).map(|(_, v)| v.clone()).collect()
+    };
+
+    // examples/line.labs: Spaced is violated by a one-step lasso, NeverSpaced in the initial state.
+    let line = fixtures::example("line.labs");
+    let m = run(
+        &["verify", &line, "n=3", "size=5", "gap=2", "--property", "Spaced", "--property", "NeverSpaced"],
+        "line.html",
+    );
+    assert!(values(&m, "clipped-text").is_empty(), "{m:?}");
+    let boxes = values(&m, "boxes");
+    assert_eq!(boxes.len(), 2, "{m:?}");
+    // Lifeline heads (3) and the initial state's boxes (3) in the 0-step counterexample's chart.
+    assert!(boxes.iter().all(|b| b.parse::<usize>().unwrap() >= 6), "{m:?}");
+
+    // A 40-step run: every row of its table is in view of the page.
+    let flock = fixtures::bench("flock.labs");
+    let m = run(&["simulate", &flock, "_birds=3", "_grid=5", "_delta=5", "--steps", "40", "--seed", "3"], "flock.html");
+    assert_eq!(values(&m, "table-hidden-px"), ["0"], "{m:?}");
+    assert!(values(&m, "clipped-text").is_empty(), "{m:?}");
+
+    // benchmarks/leader.labs n=3, seed 1: LeaderIs0 satisfied and LeaderNot0 violated at state 16.
+    let leader = fixtures::bench("leader.labs");
+    let m = run(&["simulate", &leader, "n=3", "--steps", "50", "--seed", "1"], "sim.html");
+    let pills = values(&m, "pill");
+    let colour =
+        |name: &str| pills.iter().find(|p| p.starts_with(name)).map(|p| p.split('|').nth(1).unwrap().to_string());
+    assert_eq!(colour("LeaderIs0 satisfied").as_deref(), Some("rgb(24, 128, 56)"), "green: {pills:?}");
+    assert_eq!(colour("LeaderNot0 violated").as_deref(), Some("rgb(197, 34, 31)"), "red: {pills:?}");
+}

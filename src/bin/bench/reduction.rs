@@ -2,6 +2,7 @@
 //! and with `--no-reduction`, side by side: states, seconds and peak memory, and the verdicts,
 //! which must be the same.
 
+use labs::stdout::outln;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -76,14 +77,14 @@ fn run(
 pub fn reduction_table(labs: &Path, threads: usize, quick: bool) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = vec![];
-    println!(
+    outln!(
         "symmetry reduction: each instance with the default reduction and with --no-reduction, {threads} thread(s), \
          one run each, bounds {TIMEOUT_SECONDS} s and {MEMORY_MIB} MiB\n"
     );
-    println!(
+    outln!(
         "| system | externs | fair | reduced types | states | reduced states | ratio | seconds | reduced s | MiB | reduced MiB | verdicts |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    outln!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &(name, file, externs, fair, heavy) in ROWS {
         if quick && heavy {
             continue;
@@ -94,7 +95,7 @@ pub fn reduction_table(labs: &Path, threads: usize, quick: bool) -> Vec<String> 
         ) {
             (Ok(f), Ok(r)) => (f, r),
             (Err(e), _) | (_, Err(e)) => {
-                println!("| {name} | failed: {e} |");
+                outln!("| {name} | failed: {e} |");
                 failures.push(format!("{name}: {e}"));
                 continue;
             }
@@ -110,7 +111,7 @@ pub fn reduction_table(labs: &Path, threads: usize, quick: bool) -> Vec<String> 
         } else {
             format!("{} / {}", full.verdicts, red.verdicts)
         };
-        println!(
+        outln!(
             "| {name} | {} | {} | {what} | {} | {} | {:.2} | {:.1} | {:.1} | {} | {} | {verdicts} |",
             externs.join(" "),
             if fair { "yes" } else { "no" },

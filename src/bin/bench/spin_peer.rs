@@ -8,6 +8,7 @@
 //! Every run is a child process whose wall time and peak resident memory (`wait4`'s
 //! `ru_maxrss`) are measured the same way for both tools. The state counts must be equal.
 
+use labs::stdout::outln;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -178,15 +179,20 @@ fn measured(cmd: &mut Command, tool: &str) -> Result<(String, f64, f64), PeerErr
 }
 
 fn print_table(n: usize, runs: usize, rows: &[Run]) {
-    println!("philosophers n={n}: SPIN and labs side by side, fastest of {runs} run(s) each\n");
-    println!(
+    outln!("philosophers n={n}: SPIN and labs side by side, fastest of {runs} run(s) each\n");
+    outln!(
         "| {:<28} | {:>10} | {:>8} | {:>8} | {:>17} | {:>17} |",
-        "tool", "states", "wall s", "peak MiB", "time / SPIN 2 co.", "mem. / SPIN 2 co."
+        "tool",
+        "states",
+        "wall s",
+        "peak MiB",
+        "time / SPIN 2 co.",
+        "mem. / SPIN 2 co."
     );
-    println!("|{}|", [30, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    outln!("|{}|", [30, 12, 10, 10, 19, 19].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
     let base = &rows[1];
     for r in rows {
-        println!(
+        outln!(
             "| {:<28} | {:>10} | {:>8.2} | {:>8.0} | {:>17.2} | {:>17.2} |",
             r.tool,
             r.states,
@@ -197,5 +203,5 @@ fn print_table(n: usize, runs: usize, rows: &[Run]) {
         );
     }
     let labs2 = &rows[3];
-    println!("\nlabs 2 threads vs SPIN multi-core BFS on 2 cores: {:.2}x faster", base.wall / labs2.wall);
+    outln!("\nlabs 2 threads vs SPIN multi-core BFS on 2 cores: {:.2}x faster", base.wall / labs2.wall);
 }

@@ -11,6 +11,19 @@ pub(super) enum Tok {
     Directive(String),
 }
 
+/// A token as a message quotes it: its text, as the script writes it.
+impl std::fmt::Display for Tok {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tok::Id(x) => write!(f, "`{x}`"),
+            Tok::Directive(x) => write!(f, "`%{x}`"),
+            Tok::Str(x) => write!(f, "\"{x}\""),
+            Tok::Num(n) => write!(f, "`{n}`"),
+            Tok::Sym(s) => write!(f, "`{s}`"),
+        }
+    }
+}
+
 /// The line (from 1) of byte offsets asked in increasing order: counts each newline once,
 /// so that lexing stays linear.
 struct Lines<'s> {

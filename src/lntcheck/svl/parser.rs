@@ -25,7 +25,7 @@ impl Parser {
     }
     fn err<T>(&self, what: &str) -> Result<T, LntcheckError> {
         match self.toks.get(self.i) {
-            Some((t, l)) => Err(LntcheckError::Syntax(format!("line {l}: expected {what}, found {t:?}"))),
+            Some((t, l)) => Err(LntcheckError::Syntax(format!("line {l}: expected {what}, found {t}"))),
             None => Err(LntcheckError::Syntax(format!("end of script: expected {what}"))),
         }
     }
