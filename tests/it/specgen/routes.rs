@@ -43,8 +43,11 @@ impl Route {
     /// The options selecting the route.
     pub fn args(self) -> &'static [&'static str] {
         match self {
-            Route::Native => &["--threads", "1"],
-            Route::NoReduction => &["--threads", "1", "--no-reduction"],
+            // Exhaustive: the LNT routes generate every state, and so meet run-time errors
+            // beyond the violations, which checking on the fly does not look for
+            // (`engine_proptest` compares it with the exhaustive run).
+            Route::Native => &["--threads", "1", "--exhaustive"],
+            Route::NoReduction => &["--threads", "1", "--no-reduction", "--exhaustive"],
             Route::LntMonolithic => &["--backend", "lnt", "--workflow", "monolithic"],
             Route::LntCompositional => &["--backend", "lnt", "--workflow", "compositional"],
         }
