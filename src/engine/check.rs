@@ -253,75 +253,23 @@ pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     }
 }
 
-/// Component id of each visited node (iterative Tarjan, restricted to allowed visited
-/// nodes); `u32::MAX` for other nodes.
+/// Component id of each visited node, restricted to allowed visited nodes
+/// (`scc::UNREACHED` for other nodes).
 fn tarjan(sg: &SubGraph, order: &[u32], dist: &[u32]) -> Vec<u32> {
-    const NONE: u32 = u32::MAX;
-    let n = sg.n;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0u32; n];
-    let mut on_stack = vec![false; n];
-    let mut comp = vec![NONE; n];
-    let mut stack = Vec::new();
-    let mut next_index = 0u32;
-    let mut next_comp = 0u32;
     let in_sub = |t: u32| dist[t as usize] != u32::MAX && (sg.allowed)(t);
-    let mut call: Vec<(u32, Vec<u32>, usize)> = Vec::new();
-    for &root in order {
-        if index[root as usize] != NONE {
-            continue;
-        }
-        let mut succ = Vec::new();
-        (sg.succ)(root, &mut succ);
-        index[root as usize] = next_index;
-        low[root as usize] = next_index;
-        next_index += 1;
-        stack.push(root);
-        on_stack[root as usize] = true;
-        call.push((root, succ, 0));
-        while let Some((v, succs, pos)) = call.last_mut() {
-            let v = *v;
-            if *pos < succs.len() {
-                let w = succs[*pos];
-                *pos += 1;
-                if !in_sub(w) {
-                    continue;
-                }
-                if index[w as usize] != NONE {
-                    if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(index[w as usize]);
-                    }
-                } else {
-                    index[w as usize] = next_index;
-                    low[w as usize] = next_index;
-                    next_index += 1;
-                    stack.push(w);
-                    on_stack[w as usize] = true;
-                    let mut ws = Vec::new();
-                    (sg.succ)(w, &mut ws);
-                    call.push((w, ws, 0));
-                }
-            } else {
-                call.pop();
-                let vl = low[v as usize];
-                if let Some((u, _, _)) = call.last() {
-                    low[*u as usize] = low[*u as usize].min(vl);
-                }
-                if index[v as usize] == vl {
-                    loop {
-                        let w = stack.pop().unwrap();
-                        on_stack[w as usize] = false;
-                        comp[w as usize] = next_comp;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    next_comp += 1;
-                }
+    let mut buf = Vec::new();
+    let buf = std::cell::RefCell::new(&mut buf);
+    super::scc::components(sg.n, order.iter().copied(), |v, f| {
+        let mut b = buf.borrow_mut();
+        b.clear();
+        (sg.succ)(v, &mut b);
+        for &w in b.iter() {
+            if in_sub(w) {
+                f(w);
             }
         }
-    }
-    comp
+    })
+    .comp
 }
 
 /// The scope kind of a pattern property.

@@ -28,6 +28,7 @@ mod on_the_fly;
 mod par;
 pub(crate) mod path;
 mod reached;
+pub(crate) mod scc;
 pub mod simulate;
 mod spin;
 pub mod state;

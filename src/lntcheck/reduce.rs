@@ -73,13 +73,16 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, Lntche
             return Err(stopped(r));
         }
         let inert = |s: usize, l: u32, t: u32| Some(l) == tau && block[s] == block[t as usize];
-        let (comp, order) = sccs(n, |s, f: &mut dyn FnMut(usize)| {
-            for &(l, t) in &adj[s] {
-                if inert(s, l, t) {
-                    f(t as usize);
+        let components = crate::engine::scc::components(n, 0..n as u32, |s, f| {
+            for &(l, t) in &adj[s as usize] {
+                if inert(s as usize, l, t) {
+                    f(t);
                 }
             }
         });
+        let comp: Vec<usize> = components.comp.iter().map(|&c| c as usize).collect();
+        let order: Vec<Vec<usize>> =
+            components.members().into_iter().map(|m| m.into_iter().map(|s| s as usize).collect()).collect();
         // Weak part of each component's signature, and whether it diverges.
         let mut weak: Vec<Vec<(u32, u32)>> = vec![vec![]; order.len()];
         let mut diverges = vec![false; order.len()];
@@ -153,85 +156,6 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, Lntche
     debug_assert_eq!(block[0], 0);
     out.nstates = count;
     Ok(out.reachable())
-}
-
-/// Strongly connected components of the graph on `0..n` whose edges `succ` lists (iterative
-/// Tarjan): each state's component, and the components' members in reverse topological order
-/// (a component comes after every component it reaches).
-fn sccs(n: usize, succ: impl Fn(usize, &mut dyn FnMut(usize))) -> (Vec<usize>, Vec<Vec<usize>>) {
-    const NONE: usize = usize::MAX;
-    struct T {
-        index: Vec<usize>,
-        low: Vec<usize>,
-        on_stack: Vec<bool>,
-        stack: Vec<usize>,
-        next: usize,
-        /// Successors of the states on the call stack, each frame's after its parent's.
-        kids: Vec<usize>,
-        /// (state, start of its successors in `kids`, next one to visit)
-        call: Vec<(usize, usize, usize)>,
-    }
-    impl T {
-        fn enter(&mut self, v: usize, succ: &impl Fn(usize, &mut dyn FnMut(usize))) {
-            self.index[v] = self.next;
-            self.low[v] = self.next;
-            self.next += 1;
-            self.stack.push(v);
-            self.on_stack[v] = true;
-            let start = self.kids.len();
-            let kids = &mut self.kids;
-            succ(v, &mut |w| kids.push(w));
-            self.call.push((v, start, start));
-        }
-    }
-    let mut t = T {
-        index: vec![NONE; n],
-        low: vec![0; n],
-        on_stack: vec![false; n],
-        stack: vec![],
-        next: 0,
-        kids: vec![],
-        call: vec![],
-    };
-    let mut comp = vec![NONE; n];
-    let mut order: Vec<Vec<usize>> = vec![];
-    for root in 0..n {
-        if t.index[root] != NONE {
-            continue;
-        }
-        t.enter(root, &succ);
-        while let Some(&(v, start, pos)) = t.call.last() {
-            if pos < t.kids.len() {
-                let w = t.kids[pos];
-                t.call.last_mut().expect("a frame").2 += 1;
-                if t.index[w] == NONE {
-                    t.enter(w, &succ);
-                } else if t.on_stack[w] {
-                    t.low[v] = t.low[v].min(t.index[w]);
-                }
-                continue;
-            }
-            t.kids.truncate(start);
-            t.call.pop();
-            if let Some(&(u, _, _)) = t.call.last() {
-                t.low[u] = t.low[u].min(t.low[v]);
-            }
-            if t.low[v] == t.index[v] {
-                let mut members = vec![];
-                loop {
-                    let w = t.stack.pop().expect("Tarjan stack");
-                    t.on_stack[w] = false;
-                    comp[w] = order.len();
-                    members.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                order.push(members);
-            }
-        }
-    }
-    (comp, order)
 }
 
 #[cfg(test)]
@@ -339,13 +263,5 @@ mod tests {
         assert!(!Lts::bisimilar(&whole, &leaf_first), "{:?} vs {:?}", sorted(&whole), sorted(&leaf_first));
         let (whole, leaf_first) = sizes(&Reduction::DivSharp { hold: vec!["a".into(), "b".into()] });
         assert!(Lts::bisimilar(&whole, &leaf_first), "{:?} vs {:?}", sorted(&whole), sorted(&leaf_first));
-    }
-
-    #[test]
-    fn components_come_after_the_ones_they_reach() {
-        let edges = [vec![1], vec![2], vec![1, 3], vec![]];
-        let (comp, order) = sccs(4, |s, f| edges[s].iter().for_each(|&t| f(t)));
-        assert_eq!(comp[1], comp[2]);
-        assert!(comp[3] < comp[1] && comp[1] < comp[0], "{comp:?} {order:?}");
     }
 }
