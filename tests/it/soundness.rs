@@ -32,10 +32,17 @@ fn regression_specs() -> Vec<(String, String, String)> {
 }
 
 #[test]
-fn regression_specs_get_their_verdict_with_and_without_the_reduction() {
+fn regression_specs_get_their_verdict_on_every_route() {
     for (file, prop, want) in regression_specs() {
-        for extra in [&[][..], &["--no-reduction"][..]] {
-            let mut args = vec!["verify", file.as_str(), "--json", "-q", "--check-analysis"];
+        let routes: [&[&str]; 5] = [
+            &["--check-analysis"],
+            &["--check-analysis", "--no-reduction"],
+            &["--check-analysis", "--exhaustive"],
+            &["--backend", "lnt", "--workflow", "monolithic"],
+            &["--backend", "lnt"],
+        ];
+        for extra in routes {
+            let mut args = vec!["verify", file.as_str(), "--json", "-q"];
             args.extend(extra);
             let o = fixtures::labs(&args);
             let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
