@@ -7,7 +7,7 @@
 //! hits a bound is not compared on it. The value analysis is checked as an invariant on each
 //! spec: every value the native engine reaches lies in the analysed set.
 //!
-//! Tiers: a fixed sample of seeds runs by default; `LABS_SLOW_TESTS=1` runs 400 more
+//! Tiers: a fixed sample of seeds runs by default; `LABS_SLOW_TESTS=1` runs 100 more
 //! (`LABS_GEN_FROM`, `LABS_GEN_COUNT`, `LABS_GEN_THREADS` choose which and how), minimising the
 //! first spec of each class of disagreement (`LABS_GEN_BUDGET` checks and
 //! `LABS_GEN_MINIMISE_SECONDS` at most);
@@ -208,7 +208,7 @@ fn long_run_agrees_on_every_route() {
         return;
     }
     let from = env_number("LABS_GEN_FROM", 1000);
-    let count = env_number("LABS_GEN_COUNT", 400);
+    let count = env_number("LABS_GEN_COUNT", 100);
     let threads = env_number("LABS_GEN_THREADS", 2) as usize;
     let seeds: Vec<u64> = (from..from + count).collect();
     let b = run_seeds(&seeds, threads, &THOROUGH, true, env_number("LABS_GEN_BUDGET", 300) as usize);
