@@ -159,7 +159,7 @@ const INSTANCES: &[Instance] = &[
 const USAGE: &str = "\
 labs-bench: the native engine on the published benchmark instances
 
-Usage: labs-bench [--quick] [--no-reduction] [--threads N] [--runs N] [--benchmarks DIR]
+Usage: labs-bench [--quick] [--no-reduction] [--exhaustive] [--threads N] [--runs N] [--benchmarks DIR]
        labs-bench --lts-table [--benchmarks DIR]
        labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
@@ -168,13 +168,15 @@ Usage: labs-bench [--quick] [--no-reduction] [--threads N] [--runs N] [--benchma
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
 `labs` binary built beside this one) and prints one table: system, externs, fair, property,
-verdict, states, transitions, seconds, peak memory, states/s per thread; then the
+verdict, states, transitions, seconds, peak memory, states/s per thread (a `*` after the
+states: decided on the fly, the states explored before every violation was found); then the
 value-analysis table. Exits with 1 when an instance fails (an error, or a verdict other than
 the known one), after listing the failures on stderr.
 
 Options:
   --quick            skip the two flock instances (the others take a few seconds)
   --no-reduction     without symmetry reduction (every state counted; for comparing builds)
+  --exhaustive       every state explored even where a violation decides earlier (throughput)
   --threads N        exploration threads (default: all cores)
   --runs N           runs per instance, the fastest reported (default 3; an instance whose
                      first run takes over 10 s runs once)
@@ -202,6 +204,8 @@ struct Options {
     mcl_table: bool,
     reduction_table: bool,
     no_reduction: bool,
+    /// `--exhaustive`: every state explored, even where a violation decides earlier.
+    exhaustive: bool,
     threads: usize,
     runs: usize,
     benchmarks: PathBuf,
@@ -223,6 +227,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         mcl_table: false,
         reduction_table: false,
         no_reduction: false,
+        exhaustive: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         runs: 3,
         benchmarks: Path::new(env!("CARGO_MANIFEST_DIR")).join("benchmarks"),
@@ -240,6 +245,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--mcl-table" => o.mcl_table = true,
             "--reduction-table" => o.reduction_table = true,
             "--no-reduction" => o.no_reduction = true,
+            "--exhaustive" => o.exhaustive = true,
             "--threads" => {
                 o.threads = args
                     .next()
@@ -375,6 +381,9 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         if o.no_reduction {
             cmd.arg("--no-reduction");
         }
+        if o.exhaustive {
+            cmd.arg("--exhaustive");
+        }
         // The fastest run (wall seconds, report), and the fastest exploration.
         let mut best: Option<(f64, serde_json::Value)> = None;
         let mut secs = f64::INFINITY;
@@ -409,6 +418,8 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
         let (wall, doc) = best.expect("`--runs` is at least 1");
         let st = &doc["stats"];
         let states = st["states"].as_u64().unwrap_or(0);
+        // Decided on the fly: the states explored before every violation was found.
+        let early = if st["decided_early"].as_bool() == Some(true) { "*" } else { "" };
         let rate = if secs > 0.0 { states as f64 / secs / o.threads as f64 } else { 0.0 };
         let verdict = doc["results"][0]["verdict"].as_str().unwrap_or("?");
         if verdict != i.verdict {
@@ -425,7 +436,7 @@ fn instances_table(o: &Options, labs: &Path) -> Vec<String> {
             if i.fair { "yes" } else { "no" },
             i.property,
             verdict,
-            states,
+            format!("{states}{early}"),
             st["transitions"].as_u64().unwrap_or(0),
             wall,
             st["peak_rss_mib"].as_u64().unwrap_or(0),
