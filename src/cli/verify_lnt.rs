@@ -81,18 +81,12 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     let evaluate = files::mcl_evaluator(a.limits.clone());
     let run_opts =
         RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone(), jobs: a.jobs };
-    let stopped = |s| {
-        Failure::new(
-            super::bounds::stop_code(s),
-            format!("{} while {script} ran; no property was decided", super::bounds::stop_text(&a.limits, s)),
-        )
-    };
-    let run = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
-        Ok(r) => r,
-        Err(RunError::Stopped(s)) => return Err(stopped(s)),
-        Err(RunError::Failed(_)) if a.limits.stopped().is_some() => {
-            return Err(stopped(a.limits.stopped().expect("checked")));
-        }
+    // A bound reached while the script runs leaves every property `unknown`: the script's
+    // statements are not kept halfway, so none is decided.
+    let (run, stopped) = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
+        Ok(r) => (r, None),
+        Err(RunError::Stopped(s)) => (ScriptRun::default(), Some(s)),
+        Err(RunError::Failed(_)) if a.limits.stopped().is_some() => (ScriptRun::default(), a.limits.stopped()),
         Err(RunError::Failed(m)) => {
             let dir = work_dir.keep();
             return Err(backend_err(format!(
@@ -183,9 +177,20 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
         property_runs.push(v);
     }
+    if stopped.is_some() {
+        results = selected
+            .iter()
+            .map(|p| PropertyResult {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                verdict: Verdict::Unknown,
+                trace: None,
+            })
+            .collect();
+    }
     let seconds = start.elapsed().as_secs_f64();
     let stats = Stats { seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
-    let report = VerifyReport { results, stats, stopped: None };
+    let report = VerifyReport { results, stats, stopped };
     super::bounds::reporting();
     if a.json {
         let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
@@ -212,6 +217,9 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         super::json::print_pretty(&doc);
     } else {
         out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+    }
+    if let Some(r) = stopped {
+        eprintln!("warning: {} while {script} ran", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, "lnt", a.fair);
@@ -255,6 +263,13 @@ fn lnt_text(
     let _ = writeln!(s, "; {:.2} s, peak memory {} MiB", r.stats.seconds, r.stats.peak_rss_mib);
     if work_dir.is_kept() {
         let _ = writeln!(s, "files kept in {}", work_dir.path().display());
+    }
+    if let Some(stop) = r.stopped {
+        let _ = writeln!(
+            s,
+            "the script was stopped: {}; undecided properties are `unknown`",
+            super::bounds::reason_text(stop)
+        );
     }
     s
 }
