@@ -3,6 +3,7 @@
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
+use crate::cadp::Workflow;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
 use crate::stdout::outln;
 use std::path::Path;
@@ -70,6 +71,30 @@ pub fn run(
         eprintln!("{w}");
     }
     Ok(exit::OK)
+}
+
+/// The workflow of `--backend cadp` or `lnt`: the one asked for, else compositional where the
+/// value analysis bounds the leaves' inputs, else monolithic (said in a note on stderr).
+pub(super) fn choose_workflow(
+    l: &Loaded,
+    asked: Option<Workflow>,
+    analysis: &crate::analysis::values::ValueAnalysis,
+) -> Workflow {
+    if let Some(w) = asked {
+        return w;
+    }
+    let unbounded = crate::lntcheck::files::unbounded_inputs(analysis);
+    if unbounded.is_empty() {
+        return Workflow::Compositional;
+    }
+    let what: Vec<String> =
+        unbounded.iter().map(|(v, range)| format!("`{}` ({range})", l.model.vars[*v].name)).collect();
+    eprintln!(
+        "note: the monolithic workflow runs: the value analysis does not bound {}, so the compositional \
+         script's leaves, generated alone, would enumerate all these values",
+        what.join(", ")
+    );
+    Workflow::Monolithic
 }
 
 /// Warnings for variables whose analysed set is too large for leaves generated alone

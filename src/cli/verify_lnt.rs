@@ -26,7 +26,8 @@ pub struct LntVerifyArgs<'a> {
     pub fair: bool,
     pub json: bool,
     pub max_states: Option<u64>,
-    pub workflow: Workflow,
+    /// `--workflow`; `None`: chosen from the value analysis.
+    pub workflow: Option<Workflow>,
     pub keep_files: Option<PathBuf>,
     /// `--lnt-dialect`, else the installed CADP's, else the current one.
     pub dialect: Option<String>,
@@ -47,7 +48,8 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     }
     let (dialect, _) = super::emit::choose_dialect(a.dialect.as_deref())?;
     let analysis = analyse(&l.model, &l.behaviours);
-    if a.workflow == Workflow::Compositional {
+    let workflow = super::emit::choose_workflow(l, a.workflow, &analysis);
+    if workflow == Workflow::Compositional {
         let unbounded = files::unbounded_inputs(&analysis);
         if !unbounded.is_empty() {
             // A leaf generated alone would enumerate these values (2^31 for an unbounded Int):
@@ -77,7 +79,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     }?;
     super::emit::write_all(work_dir.path(), &emitted)?;
 
-    let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
+    let script = svl::script_file(&base, workflow == Workflow::Monolithic);
     let evaluate = files::mcl_evaluator(a.limits.clone());
     let run_opts =
         RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone(), jobs: a.jobs };
@@ -209,24 +211,25 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
                 .collect(),
         };
         doc.lnt = Some(LntDoc {
-            workflow: a.workflow.as_str(),
+            workflow: workflow.as_str(),
             lnt_dialect: dialect.name(),
             script: script.clone(),
             files: work_dir.is_kept().then(|| work_dir.path().display().to_string()),
         });
         super::json::print_pretty(&doc);
     } else {
-        out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+        out!("{}", lnt_text(l, &report, &run, workflow, &script, &work_dir));
     }
     if let Some(r) = stopped {
         eprintln!("warning: {} while {script} ran", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, "lnt", a.fair);
-        let stats = super::report::lts_stats(
+        let mut stats = vec![("workflow".to_string(), format!("{} ({script})", workflow.as_str()))];
+        stats.extend(super::report::lts_stats(
             run.verifies.iter().map(|v| (v.property.clone(), v.mcl.clone(), v.bcg.clone(), v.states, v.transitions)),
             run.lts.iter().map(|x| (x.file.clone(), x.states, x.transitions)),
-        );
+        ));
         super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))

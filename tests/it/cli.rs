@@ -655,3 +655,32 @@ fn lnt_backend_at_a_bound_reports_every_property_unknown() {
     assert!(out.starts_with("LeaderNot0  unknown\n"), "{out}");
     assert!(out.contains("the time limit (--timeout) was reached"), "{out}");
 }
+
+#[test]
+fn lnt_backend_chooses_the_workflow_the_value_analysis_allows() {
+    // examples/counter.labs: `c` grows without bound, so the compositional leaves cannot be
+    // generated alone; without --workflow the monolithic one runs and is named.
+    let spec = shared("examples/counter.labs");
+    let report = Scratch::path("cli-test", "counter.html");
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt", "--json", "--report", report.as_str()]);
+    // The verdicts of the hand derivation in the example's header comment.
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    assert!(stderr(&o).contains("note: the monolithic workflow runs"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["lnt"]["workflow"], "monolithic");
+    assert_eq!(v["lnt"]["script"], "counter_mono.svl");
+    assert_eq!(v["results"][0]["verdict"], "violated");
+    let page = std::fs::read_to_string(report.as_str()).expect("the report is written");
+    assert!(page.contains("monolithic (counter_mono.svl)"), "the report does not name the workflow");
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt"]);
+    assert!(stdout(&o).contains("LNT interpreter, monolithic workflow"), "{}", stdout(&o));
+    // Asked for explicitly, the compositional workflow is refused.
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt", "--workflow", "compositional"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("hint: use `--workflow monolithic`"), "{}", stderr(&o));
+    // A bounded spec keeps the compositional default.
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--backend", "lnt", "--json"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["lnt"]["workflow"], "compositional");
+}
