@@ -71,6 +71,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         dialect,
         base: base.clone(),
         source: super::emit::source_text(l),
+        usage: None,
     };
     let emitted = lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| backend_err(e.message))?;
     let mut work_dir = match &a.keep_files {

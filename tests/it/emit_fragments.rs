@@ -14,8 +14,14 @@ fn emit_src(src: &str, fair: bool) -> Result<Vec<EmittedFile>, EmitError> {
     let (model, _) = resolve(&spec, src, &parse_externs::<&str>(&[]).unwrap()).unwrap();
     let (b, _) = compile_all(&model).unwrap();
     let a = analyse(&model, &b);
-    let opts =
-        EmitOptions { fair, properties: vec![], dialect: Dialect::V2025, base: "t".into(), source: "t.labs".into() };
+    let opts = EmitOptions {
+        fair,
+        properties: vec![],
+        dialect: Dialect::V2025,
+        base: "t".into(),
+        source: "t.labs".into(),
+        usage: None,
+    };
     emit(&model, &b, &a, &opts)
 }
 
