@@ -814,6 +814,7 @@ fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, 
         dialect: labs::lnt::Dialect::CURRENT,
         base: base.clone(),
         source: file.to_string(),
+        usage: None,
     };
     let files = labs::lnt::emit(&model, &behs, &analysis, &opts).map_err(|e| e.message)?;
     let lnt = files.iter().find(|f| f.name.ends_with(".lnt")).ok_or("no .lnt")?.contents.clone();

@@ -543,6 +543,7 @@ fn emit_options(tools: &install::Tools, fair: bool, properties: &[String], base:
         dialect: tools.root_dir().and_then(|r| lnt::dialect_of_installation(&r)).unwrap_or(Dialect::CURRENT),
         base: base.to_string(),
         source: source.to_string(),
+        usage: None,
     }
 }
 

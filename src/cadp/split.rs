@@ -117,6 +117,9 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
             Job::SCRIPT
         );
         let _ = writeln!(s, "% DEFAULT_PROCESS_FILE={}\n", quote(&lnt));
+        if let Some(c) = block_comment(text, &quote(&b.bcg)) {
+            let _ = writeln!(s, "{c}");
+        }
         let _ = writeln!(
             s,
             "{} = {}\n   of\n   (\n   {}\n   );\n",
@@ -143,6 +146,15 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
         });
     }
     Ok(out)
+}
+
+/// The comment that introduces the block defining `bcg` (quoted) in the single script: the
+/// property and its text, `(* property P: always … *)`.
+fn block_comment<'t>(text: &'t str, bcg: &str) -> Option<&'t str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.strip_prefix(bcg).is_some_and(|r| r.starts_with(" = ")))?;
+    let above = *lines.get(at.checked_sub(1)?)?;
+    (above.starts_with("(* property ") && above.ends_with(" *)")).then_some(above)
 }
 
 /// The script of one leaf job.

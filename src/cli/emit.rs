@@ -3,6 +3,7 @@
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
+use crate::cadp::Workflow;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
 use crate::stdout::outln;
 use std::path::Path;
@@ -30,6 +31,28 @@ pub(super) fn source_text(l: &Loaded) -> String {
     if ext.is_empty() { name } else { format!("{name} ({})", ext.join(" ")) }
 }
 
+/// The words of `labs verify` that `README.txt` repeats: the spec by its absolute path (the
+/// commands run from anywhere), the externs, `--fair` and the properties.
+fn usage(l: &Loaded, fair: bool, properties: &[String], split: bool) -> lnt::Usage {
+    let path = std::fs::canonicalize(&l.file.name).unwrap_or_else(|_| l.file.name.clone().into());
+    let mut spec = vec![shell_word(&path.to_string_lossy())];
+    spec.extend(l.model.externs.iter().map(|(k, v)| shell_word(&format!("{k}={v}"))));
+    let mut options = String::new();
+    if fair {
+        options += " --fair";
+    }
+    for p in properties {
+        options += &format!(" --property {}", shell_word(p));
+    }
+    lnt::Usage { spec: spec.join(" "), options, split }
+}
+
+/// `s` as one word of `sh`: as it is when it needs no quoting, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=+,:@".contains(c));
+    if plain { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
+}
+
 pub fn run(
     l: &Loaded,
     fair: bool,
@@ -50,6 +73,7 @@ pub fn run(
         dialect,
         base: lnt::names::module_name(&stem),
         source: source_text(l),
+        usage: Some(usage(l, fair, properties, split)),
     };
     let analysis = analyse(&l.model, &l.behaviours);
     let mut files =
@@ -70,6 +94,30 @@ pub fn run(
         eprintln!("{w}");
     }
     Ok(exit::OK)
+}
+
+/// The workflow of `--backend cadp` or `lnt`: the one asked for, else compositional where the
+/// value analysis bounds the leaves' inputs, else monolithic (said in a note on stderr).
+pub(super) fn choose_workflow(
+    l: &Loaded,
+    asked: Option<Workflow>,
+    analysis: &crate::analysis::values::ValueAnalysis,
+) -> Workflow {
+    if let Some(w) = asked {
+        return w;
+    }
+    let unbounded = crate::lntcheck::files::unbounded_inputs(analysis);
+    if unbounded.is_empty() {
+        return Workflow::Compositional;
+    }
+    let what: Vec<String> =
+        unbounded.iter().map(|(v, range)| format!("`{}` ({range})", l.model.vars[*v].name)).collect();
+    eprintln!(
+        "note: the monolithic workflow runs: the value analysis does not bound {}, so the compositional \
+         script's leaves, generated alone, would enumerate all these values",
+        what.join(", ")
+    );
+    Workflow::Monolithic
 }
 
 /// Warnings for variables whose analysed set is too large for leaves generated alone

@@ -28,8 +28,14 @@ pub fn emit_program(
     value_analysis: bool,
 ) -> Result<(String, String), Failure> {
     let stem = l.stem();
-    let opts =
-        EmitOptions { fair, properties: vec![], dialect, base: lnt::names::module_name(&stem), source: stem.clone() };
+    let opts = EmitOptions {
+        fair,
+        properties: vec![],
+        dialect,
+        base: lnt::names::module_name(&stem),
+        source: stem.clone(),
+        usage: None,
+    };
     let mut analysis = analyse(&l.model, &l.behaviours);
     if !value_analysis {
         analysis = analysis.coarse();

@@ -74,9 +74,10 @@ enum Command {
         /// emitted files; an option of another back end is an error
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
-        /// SVL workflow (with --backend cadp or lnt)
-        #[arg(long, value_enum, default_value = "compositional")]
-        workflow: Workflow,
+        /// SVL workflow (with --backend cadp or lnt; default: compositional where the value
+        /// analysis bounds every variable, monolithic otherwise)
+        #[arg(long, value_enum)]
+        workflow: Option<Workflow>,
         /// LNT dialect of the emitted program, with --backend lnt: 2023, 2024-d, 2025-e, 2025 or a
         /// CADP release YYYY-x (default: the installed CADP's, else 2025)
         #[arg(long, value_name = "D")]
@@ -417,14 +418,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
+            // `None`: chosen by the back end from the value analysis (`emit::choose_workflow`).
             let workflow = match workflow {
-                Workflow::Compositional if distributor.is_none() => crate::cadp::Workflow::Compositional,
-                _ => crate::cadp::Workflow::Monolithic,
+                _ if distributor.is_some() => Some(crate::cadp::Workflow::Monolithic),
+                Some(Workflow::Compositional) => Some(crate::cadp::Workflow::Compositional),
+                Some(Workflow::Monolithic) => Some(crate::cadp::Workflow::Monolithic),
+                None => None,
             };
             if let Some(gcf) = &distributor {
                 verify_cadp::check_gcf(gcf)?;
             }
-            if jobs.is_some_and(|j| j > 1) && workflow == crate::cadp::Workflow::Monolithic {
+            if jobs.is_some_and(|j| j > 1) && workflow == Some(crate::cadp::Workflow::Monolithic) {
                 eprintln!(
                     "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
                 );

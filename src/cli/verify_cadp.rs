@@ -24,7 +24,8 @@ pub struct CadpVerifyArgs {
     pub properties: Vec<String>,
     pub fair: bool,
     pub json: bool,
-    pub workflow: Workflow,
+    /// `--workflow` (monolithic with `--distributor`); `None`: chosen from the value analysis.
+    pub workflow: Option<Workflow>,
     pub keep_files: Option<PathBuf>,
     /// The run's bounds: CADP gets the time left and the interrupt flag.
     pub limits: crate::limits::Limits,
@@ -70,10 +71,12 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         return Err(super::load::unknown_property(l, p));
     }
     let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
+    let analysis = analyse(&l.model, &l.behaviours);
+    let workflow = super::emit::choose_workflow(l, a.workflow, &analysis);
     let opts = CadpOptions {
         fair: a.fair,
         properties: a.properties.clone(),
-        workflow: a.workflow,
+        workflow,
         keep_files: a.keep_files.clone(),
         timeout: a.limits.remaining(),
         cancel: Some(interrupt_flag()),
@@ -83,8 +86,7 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
         runner: a.runner.clone(),
         distributor: a.distributor.clone(),
     };
-    let analysis = analyse(&l.model, &l.behaviours);
-    if a.workflow == Workflow::Compositional {
+    if workflow == Workflow::Compositional {
         for w in super::emit::unbounded_inputs(l, &analysis) {
             eprintln!("{}", w.replace("use the monolithic script (`*_mono.svl`)", "use `--workflow monolithic`"));
         }
@@ -147,10 +149,11 @@ pub fn verify_cadp(l: &Loaded, spec_name: &str, a: &CadpVerifyArgs) -> Result<i3
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, "cadp", a.fair);
-        let stats = super::report::lts_stats(
+        let mut stats = vec![("workflow".to_string(), run.workflow.as_str().to_string())];
+        stats.extend(super::report::lts_stats(
             std::iter::empty(),
             run.lts.iter().map(|x| (x.file.clone(), x.states as usize, x.transitions as usize)),
-        );
+        ));
         super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))

@@ -26,7 +26,8 @@ pub struct LntVerifyArgs<'a> {
     pub fair: bool,
     pub json: bool,
     pub max_states: Option<u64>,
-    pub workflow: Workflow,
+    /// `--workflow`; `None`: chosen from the value analysis.
+    pub workflow: Option<Workflow>,
     pub keep_files: Option<PathBuf>,
     /// `--lnt-dialect`, else the installed CADP's, else the current one.
     pub dialect: Option<String>,
@@ -47,7 +48,8 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     }
     let (dialect, _) = super::emit::choose_dialect(a.dialect.as_deref())?;
     let analysis = analyse(&l.model, &l.behaviours);
-    if a.workflow == Workflow::Compositional {
+    let workflow = super::emit::choose_workflow(l, a.workflow, &analysis);
+    if workflow == Workflow::Compositional {
         let unbounded = files::unbounded_inputs(&analysis);
         if !unbounded.is_empty() {
             // A leaf generated alone would enumerate these values (2^31 for an unbounded Int):
@@ -69,6 +71,7 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         dialect,
         base: base.clone(),
         source: super::emit::source_text(l),
+        usage: None,
     };
     let emitted = lnt::emit(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| backend_err(e.message))?;
     let mut work_dir = match &a.keep_files {
@@ -77,22 +80,16 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
     }?;
     super::emit::write_all(work_dir.path(), &emitted)?;
 
-    let script = svl::script_file(&base, a.workflow == Workflow::Monolithic);
+    let script = svl::script_file(&base, workflow == Workflow::Monolithic);
     let evaluate = files::mcl_evaluator(a.limits.clone());
     let run_opts =
         RunOptions { max_states: a.max_states, write_aut: work_dir.is_kept(), limits: a.limits.clone(), jobs: a.jobs };
-    let stopped = |s| {
-        Failure::new(
-            super::bounds::stop_code(s),
-            format!("{} while {script} ran; no property was decided", super::bounds::stop_text(&a.limits, s)),
-        )
-    };
-    let run = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
-        Ok(r) => r,
-        Err(RunError::Stopped(s)) => return Err(stopped(s)),
-        Err(RunError::Failed(_)) if a.limits.stopped().is_some() => {
-            return Err(stopped(a.limits.stopped().expect("checked")));
-        }
+    // A bound reached while the script runs leaves every property `unknown`: the script's
+    // statements are not kept halfway, so none is decided.
+    let (run, stopped) = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
+        Ok(r) => (r, None),
+        Err(RunError::Stopped(s)) => (ScriptRun::default(), Some(s)),
+        Err(RunError::Failed(_)) if a.limits.stopped().is_some() => (ScriptRun::default(), a.limits.stopped()),
         Err(RunError::Failed(m)) => {
             let dir = work_dir.keep();
             return Err(backend_err(format!(
@@ -183,9 +180,20 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
         results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
         property_runs.push(v);
     }
+    if stopped.is_some() {
+        results = selected
+            .iter()
+            .map(|p| PropertyResult {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                verdict: Verdict::Unknown,
+                trace: None,
+            })
+            .collect();
+    }
     let seconds = start.elapsed().as_secs_f64();
     let stats = Stats { seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
-    let report = VerifyReport { results, stats, stopped: None };
+    let report = VerifyReport { results, stats, stopped };
     super::bounds::reporting();
     if a.json {
         let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
@@ -204,21 +212,25 @@ pub fn verify_lnt(l: &Loaded, spec_name: &str, a: &LntVerifyArgs) -> Result<i32,
                 .collect(),
         };
         doc.lnt = Some(LntDoc {
-            workflow: a.workflow.as_str(),
+            workflow: workflow.as_str(),
             lnt_dialect: dialect.name(),
             script: script.clone(),
             files: work_dir.is_kept().then(|| work_dir.path().display().to_string()),
         });
         super::json::print_pretty(&doc);
     } else {
-        out!("{}", lnt_text(l, &report, &run, a.workflow, &script, &work_dir));
+        out!("{}", lnt_text(l, &report, &run, workflow, &script, &work_dir));
+    }
+    if let Some(r) = stopped {
+        eprintln!("warning: {} while {script} ran", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, "lnt", a.fair);
-        let stats = super::report::lts_stats(
+        let mut stats = vec![("workflow".to_string(), format!("{} ({script})", workflow.as_str()))];
+        stats.extend(super::report::lts_stats(
             run.verifies.iter().map(|v| (v.property.clone(), v.mcl.clone(), v.bcg.clone(), v.states, v.transitions)),
             run.lts.iter().map(|x| (x.file.clone(), x.states, x.transitions)),
-        );
+        ));
         super::report::write_verify(l, &meta, &report, stats, p)?;
     }
     Ok(verify_exit_code(&report))
@@ -255,6 +267,13 @@ fn lnt_text(
     let _ = writeln!(s, "; {:.2} s, peak memory {} MiB", r.stats.seconds, r.stats.peak_rss_mib);
     if work_dir.is_kept() {
         let _ = writeln!(s, "files kept in {}", work_dir.path().display());
+    }
+    if let Some(stop) = r.stopped {
+        let _ = writeln!(
+            s,
+            "the script was stopped: {}; undecided properties are `unknown`",
+            super::bounds::reason_text(stop)
+        );
     }
     s
 }

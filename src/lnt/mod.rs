@@ -151,6 +151,19 @@ pub struct EmitOptions {
     pub base: String,
     /// The specification's file name and externs, for the header comments only.
     pub source: String,
+    /// How `labs emit` was run, for the commands of `README.txt`; `None`: placeholders.
+    pub usage: Option<Usage>,
+}
+
+/// The command line `README.txt` repeats so that its commands can be pasted.
+#[derive(Clone, Debug)]
+pub struct Usage {
+    /// The spec and extern words, shell-quoted: `'benchmarks/leader.labs' n=3`.
+    pub spec: String,
+    /// `--fair` and `--property P`, as given, shell-quoted (with a leading space each).
+    pub options: String,
+    /// `--split`: the job scripts and the `Makefile` were written too.
+    pub split: bool,
 }
 
 /// A construct the LNT encoding does not support, or an unusable option.

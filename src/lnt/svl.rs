@@ -22,6 +22,12 @@ pub struct Scripts {
     /// The composition: as in `MAIN`, but hiding per property and with priorities.
     pub components: Vec<Component>,
     pub hidden: Vec<String>,
+    /// The spec and extern words of the README's commands (placeholders without a usage).
+    pub spec_args: String,
+    /// `--fair` and `--property P` of the README's commands.
+    pub run_options: String,
+    /// The job scripts and `Makefile` of `--split` were written.
+    pub split: bool,
 }
 
 /// One `verify` statement of a block, in a `property` of its own.
@@ -200,6 +206,9 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
     Scripts {
         base: base.clone(),
         source: opts.source.clone(),
+        spec_args: opts.usage.as_ref().map_or_else(|| "SPEC [NAME=VALUE…]".to_string(), |u| u.spec.clone()),
+        run_options: opts.usage.as_ref().map_or_else(String::new, |u| u.options.clone()),
+        split: opts.usage.as_ref().is_some_and(|u| u.split),
         dialect: opts.dialect.name(),
         fair: opts.fair,
         lnt_file: quote(&format!("{base}.lnt")),

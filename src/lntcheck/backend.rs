@@ -35,6 +35,7 @@ pub fn emit_lnt(
         dialect,
         base: lnt::names::module_name(stem),
         source: stem.to_string(),
+        usage: None,
     };
     let files = lnt::emit(model, behs, analysis, &opts).map_err(|e| LntcheckError::Program(e.message))?;
     files

@@ -150,7 +150,7 @@ pub struct LtsSize {
     pub transitions: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ScriptRun {
     /// The `verify` statements executed, in script order.
     pub verifies: Vec<VerifyRun>,

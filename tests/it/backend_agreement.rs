@@ -114,10 +114,12 @@ fn json_names_queries_and_lts() {
 }
 
 /// `examples/counter.labs`: the value analysis cannot bound `c`, so the compositional script's
-/// leaves cannot be generated alone: refused at once (exit 1) with the way out.
+/// leaves cannot be generated alone: an explicit `--workflow compositional` is refused at once
+/// (exit 1) with the way out (without `--workflow`, the monolithic one runs: tests/it/cli.rs).
 #[test]
 fn unbounded_compositional_is_refused() {
-    let o = labs(&[&format!("{EX}/counter.labs"), "n=2", "atomic=0", "--backend", "lnt"]);
+    let o =
+        labs(&[&format!("{EX}/counter.labs"), "n=2", "atomic=0", "--backend", "lnt", "--workflow", "compositional"]);
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("does not bound `c`") && err.contains("--workflow monolithic"), "{err}");

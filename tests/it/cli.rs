@@ -620,3 +620,67 @@ fn help_describes_every_option_and_shell() {
     let verify = stdout(&labs(&["verify", "--help"]));
     assert!(verify.contains("2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x"), "{verify}");
 }
+
+#[test]
+fn lnt_backend_at_a_bound_reports_every_property_unknown() {
+    // leader n=5 has 3 properties and far more than 100 states in its first leaf or `MAIN`:
+    // the bound stops the script before any `verify` statement is decided.
+    let spec = shared("benchmarks/leader.labs");
+    let report = Scratch::path("cli-test", "lnt-bound.html");
+    let o = labs(&[
+        "verify",
+        &spec,
+        "n=5",
+        "--backend",
+        "lnt",
+        "--max-states",
+        "100",
+        "--json",
+        "--report",
+        report.as_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["property"].as_str().unwrap()).collect();
+    assert_eq!(names, ["LeaderIs0", "LeaderIs100", "LeaderNot0"]);
+    assert!(v["results"].as_array().unwrap().iter().all(|r| r["verdict"] == "unknown"), "{v}");
+    assert_eq!(v["stopped"], "max_states");
+    assert_eq!(v["backend"], "lnt");
+    let page = std::fs::read_to_string(report.as_str()).expect("the report is written");
+    assert!(page.contains("LeaderNot0") && page.contains("unknown"), "report without the verdicts");
+    // Text, stopped by the time limit: exit 124, one `unknown` line per property.
+    let o = labs(&["verify", &spec, "n=7", "--backend", "lnt", "--timeout", "0.5", "--property", "LeaderNot0"]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("LeaderNot0  unknown\n"), "{out}");
+    assert!(out.contains("the time limit (--timeout) was reached"), "{out}");
+}
+
+#[test]
+fn lnt_backend_chooses_the_workflow_the_value_analysis_allows() {
+    // examples/counter.labs: `c` grows without bound, so the compositional leaves cannot be
+    // generated alone; without --workflow the monolithic one runs and is named.
+    let spec = shared("examples/counter.labs");
+    let report = Scratch::path("cli-test", "counter.html");
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt", "--json", "--report", report.as_str()]);
+    // The verdicts of the hand derivation in the example's header comment.
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    assert!(stderr(&o).contains("note: the monolithic workflow runs"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["lnt"]["workflow"], "monolithic");
+    assert_eq!(v["lnt"]["script"], "counter_mono.svl");
+    assert_eq!(v["results"][0]["verdict"], "violated");
+    let page = std::fs::read_to_string(report.as_str()).expect("the report is written");
+    assert!(page.contains("monolithic (counter_mono.svl)"), "the report does not name the workflow");
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt"]);
+    assert!(stdout(&o).contains("LNT interpreter, monolithic workflow"), "{}", stdout(&o));
+    // Asked for explicitly, the compositional workflow is refused.
+    let o = labs(&["verify", &spec, "n=2", "atomic=0", "--backend", "lnt", "--workflow", "compositional"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("hint: use `--workflow monolithic`"), "{}", stderr(&o));
+    // A bounded spec keeps the compositional default.
+    let o = labs(&["verify", &shared("benchmarks/leader.labs"), "n=3", "--backend", "lnt", "--json"]);
+    assert_eq!(o.status.code(), Some(10), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["lnt"]["workflow"], "compositional");
+}

@@ -151,3 +151,45 @@ fn warns_when_the_analysis_leaves_a_variable_unbounded() {
     let out = labs().arg("emit").arg(leader()).arg("n=3").arg("-o").arg(&dir).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("does not bound"));
 }
+
+/// The `labs …` command lines of a README.txt, as words (the paths here need no quoting).
+fn readme_commands(readme: &str) -> Vec<Vec<String>> {
+    readme
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("labs "))
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn the_readme_gives_commands_that_run_as_pasted() {
+    let dir = tmp("readme");
+    let out = labs()
+        .arg("emit")
+        .arg(leader())
+        .args(["n=3", "--property", "LeaderNot0", "--split", "-o"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let readme = std::fs::read_to_string(dir.join("README.txt")).unwrap();
+    assert!(readme.contains("Makefile") && readme.contains("make -j"), "{readme}");
+    assert!(readme.contains("labs translate-trace "), "{readme}");
+    let commands = readme_commands(&readme);
+    let lnt: Vec<&Vec<String>> = commands.iter().filter(|c| c.windows(2).any(|w| w == ["--backend", "lnt"])).collect();
+    assert_eq!(lnt.len(), 2, "both workflows with --backend lnt: {readme}");
+    assert!(commands.iter().any(|c| c.windows(2).any(|w| w == ["--backend", "cadp"])), "{readme}");
+    // LeaderNot0 is marked `# unsafe` in benchmarks/leader.labs: violated, exit 10.
+    for c in lnt {
+        let o = labs().args(c).output().unwrap();
+        assert_eq!(o.status.code(), Some(10), "{c:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stdout).starts_with("LeaderNot0  violated"), "{c:?}");
+    }
+    // Without --split, no word of the jobs.
+    let plain = tmp("readme-plain");
+    let out = labs().arg("emit").arg(leader()).args(["n=3", "-o"]).arg(&plain).output().unwrap();
+    assert!(out.status.success());
+    let readme = std::fs::read_to_string(plain.join("README.txt")).unwrap();
+    assert!(!readme.contains("Makefile"), "{readme}");
+    assert!(readme.contains("--backend lnt"), "{readme}");
+}

@@ -14,8 +14,14 @@ fn emit_src(src: &str, fair: bool) -> Result<Vec<EmittedFile>, EmitError> {
     let (model, _) = resolve(&spec, src, &parse_externs::<&str>(&[]).unwrap()).unwrap();
     let (b, _) = compile_all(&model).unwrap();
     let a = analyse(&model, &b);
-    let opts =
-        EmitOptions { fair, properties: vec![], dialect: Dialect::V2025, base: "t".into(), source: "t.labs".into() };
+    let opts = EmitOptions {
+        fair,
+        properties: vec![],
+        dialect: Dialect::V2025,
+        base: "t".into(),
+        source: "t.labs".into(),
+        usage: None,
+    };
     emit(&model, &b, &a, &opts)
 }
 
@@ -740,7 +746,7 @@ check { }
     assert!(t.contains("|| TICK, INIT, TRY, ABANDON, DONE ->\n            par"), "{t}");
     assert!(t.contains("rdl := any Nat where (id != 0) and (rdl < LOCS) and rdloc (0, id, rdl);\n            RDI_0 (!rdl, !lab_own (I, L, rdl));"), "{t}");
     assert!(!t.contains("RDI_1 ("), "{t}");
-    assert!(t.contains("return false or (((r >= 0) and (r <= 1)) and (o == 1) and (l == 1))"), "{t}");
+    assert!(t.contains("return (((r >= 0) and (r <= 1)) and (o == 1) and (l == 1))"), "{t}");
     assert!(t.contains("return ((ra == N_AGENTS) and (rl == 0)) or ((ra == 1) and (rl == 1))"), "{t}");
     // TICK carries the actor alone: yielding agents enumerate no value read.
     assert!(t.contains("TICK (?t) where (t != id) and (t < N_AGENTS)"), "{t}");
@@ -934,4 +940,76 @@ check { Z = always x of 0 = 0 }
     assert!(t.contains(
         "      loop\n            -- another agent's step\n            TICK (?t) where (t != id) and (t < N_AGENTS);\n"
     ));
+}
+
+/// The legend's lines `X[k] name…` and `X[a..b] name…`: (store letter, first slot, last slot,
+/// variable name).
+fn legend(lnt: &str) -> Vec<(char, usize, usize, String)> {
+    let mut out = vec![];
+    for line in lnt.lines().filter_map(|l| l.strip_prefix("--    ")) {
+        let mut words = line.split_whitespace();
+        let (Some(slot), Some(name)) = (words.next(), words.next()) else { continue };
+        let Some((store, range)) = slot.strip_suffix(']').and_then(|s| s.split_once('[')) else { continue };
+        let (lo, hi) = range.split_once("..").unwrap_or((range, range));
+        let name = name.split(['[', ':']).next().unwrap().to_string();
+        out.push((store.chars().next().unwrap(), lo.parse().unwrap(), hi.parse().unwrap(), name));
+    }
+    out
+}
+
+#[test]
+fn the_slot_legend_names_the_variable_each_observation_gate_reports() {
+    // Cross-check with the observation gates, named after the variables: `A_X (…, !I[k])`
+    // reports attribute x from slot I[k], `L_X` a stigmergic copy from L[k], `E_X` the
+    // environment from E[k]; the legend must say that slot holds x.
+    let gate = regex::Regex::new(r"\b([ALE])_([A-Z0-9_]+) \([^;]*!([ILE])\[(\d+)\]\)").unwrap();
+    let mut checked = 0;
+    for (spec, externs, _) in crate::fixtures::lnt_instances() {
+        let files = crate::fixtures::emit_files(&spec, &externs, false, Dialect::V2025).expect("emitted");
+        let lnt = &files[0].contents;
+        let slots = legend(lnt);
+        for c in gate.captures_iter(lnt) {
+            let (store, k): (char, usize) = (c[3].chars().next().unwrap(), c[4].parse().unwrap());
+            let expected_store = match &c[1] {
+                "A" => 'I',
+                "L" => 'L',
+                _ => 'E',
+            };
+            assert_eq!(store, expected_store, "{spec}: {}", &c[0]);
+            let holder = slots.iter().find(|(s, lo, hi, _)| *s == store && *lo <= k && k <= *hi);
+            let holder = holder.unwrap_or_else(|| panic!("{spec}: no legend line for {store}[{k}]: {slots:?}"));
+            assert_eq!(holder.3.to_uppercase(), c[2], "{spec}: {} but the legend says {holder:?}", &c[0]);
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} gate offers checked");
+}
+
+#[test]
+fn each_domain_says_whose_values_it_holds() {
+    // `x: 0..3` is one of 0, 1, 2 (`a..b` excludes b) and `x <- x` keeps it there: the domain
+    // of x's input offers is {0..2}, said above its function.
+    let src = "system {\n  spawn = A: 2\n}\nstigmergy S {\n  link = true\n  x: 0..3\n}\nagent A {\n  stigmergies = S\n  Behavior = x <~ x; Behavior\n}\ncheck {\n  P = always forall A a, x of a < 3\n}\n";
+    let text = lnt(src);
+    assert!(
+        text.contains(
+            "-- {[0, 2]}: the values of x of A\nfunction dom_0 (v: Int) : Bool is\n   return ((v >= 0) and (v <= 2))"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_dead_forms_in_the_emitted_programs() {
+    // Forms that compute nothing: a `false` disjunct, a constant condition, a loop over one
+    // element; each is folded where the program is generated.
+    let dead = ["return false or ", "if true then", "if false then", "while k <= 0 loop", " and true)", "(true and "];
+    for (spec, externs, _) in crate::fixtures::lnt_instances() {
+        for fair in [false, true] {
+            let files = crate::fixtures::emit_files(&spec, &externs, fair, Dialect::V2025).expect("emitted");
+            for d in dead {
+                assert!(!files[0].contents.contains(d), "{spec} (fair {fair}) has `{d}`");
+            }
+        }
+    }
 }

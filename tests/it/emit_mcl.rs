@@ -23,6 +23,7 @@ fn query(src: &str, externs: &[&str], prop: &str) -> String {
         dialect: Dialect::V2025,
         base: "t".into(),
         source: "t.labs".into(),
+        usage: None,
     };
     let files = emit(&model, &b, &a, &opts).unwrap();
     files.into_iter().find(|f| f.name.ends_with(&format!("_{prop}.mcl"))).unwrap().contents

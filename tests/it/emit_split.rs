@@ -97,3 +97,21 @@ fn the_jobs_in_makefile_order_give_the_single_scripts_verdicts() {
         }
     }
 }
+
+#[test]
+fn each_property_job_quotes_its_property() {
+    let out = Scratch::path("split-text", "out");
+    emit_split(&fixtures::path_str("examples/leader.labs"), &["n=2"], &out);
+    // The property lines of the spec's check section, as the single script quotes them.
+    let spec = fixtures::read("examples/leader.labs");
+    let mut seen = 0;
+    for line in spec.lines().map(str::trim) {
+        let Some((name, text)) = line.split_once(" = ") else { continue };
+        let job = out.join(format!("leader_prop_{name}.svl"));
+        let Ok(script) = std::fs::read_to_string(&job) else { continue };
+        let text = text.split('#').next().unwrap().trim();
+        assert!(script.contains(&format!("(* property {name}: {text} *)")), "{}:\n{script}", job.display());
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "leader.labs has four properties");
+}

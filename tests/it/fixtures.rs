@@ -110,6 +110,7 @@ pub fn emit_files(
         dialect,
         base: labs::lnt::names::module_name(&stem),
         source: format!("{stem}.labs"),
+        usage: None,
     };
     labs::lnt::emit(&model, &b, &a, &opts)
 }

@@ -40,6 +40,8 @@ pub struct Program {
     pub has_env: bool,
     pub has_tuples: bool,
     pub domains: Vec<DomainView>,
+    /// Which LAbS variable each store slot holds (`I[k]`, `L[k]`, `E[k]`), one line each.
+    pub legend: Vec<String>,
     /// Per tuple: which agents hold it (a condition on `a`).
     pub holds: Vec<HoldsView>,
     pub ranks_init: Vec<RanksInit>,
@@ -74,6 +76,8 @@ pub struct Program {
 pub struct DomainView {
     pub name: String,
     pub cond: String,
+    /// What the set is and whose values it holds, for the comment above the function.
+    pub about: String,
 }
 
 #[derive(Clone, Debug)]
@@ -650,8 +654,13 @@ pub fn build(
         .sets
         .iter()
         .enumerate()
-        .map(|(i, s)| DomainView { name: format!("dom_{i}"), cond: membership("v", s) })
+        .map(|(i, s)| DomainView {
+            name: format!("dom_{i}"),
+            cond: membership("v", s),
+            about: domain_about(model, analysis, s),
+        })
         .collect();
+    let legend = slot_legend(model);
     Ok(Program {
         module: opts.base.clone(),
         source: opts.source.clone(),
@@ -668,6 +677,7 @@ pub fn build(
         has_env,
         has_tuples,
         domains,
+        legend,
         holds,
         ranks_init,
         env_params,
@@ -691,4 +701,59 @@ pub fn build(
 /// Observation gates are `A_…`, `L_…`, `E_…`.
 pub fn is_obs_gate(g: &str) -> bool {
     g.starts_with("A_") || g.starts_with("L_") || g.starts_with("E_")
+}
+
+/// One line per variable: the slots of its store that hold it (`I` attributes, `L` stigmergic
+/// copies, `E` the environment), in slot order.
+fn slot_legend(model: &Model) -> Vec<String> {
+    let store_rank = |s: &Store| match s {
+        Store::Attr => 0,
+        Store::Stig { .. } => 1,
+        Store::Env => 2,
+    };
+    let mut ids: Vec<VarId> = (0..model.vars.len()).collect();
+    ids.sort_by_key(|&i| (store_rank(&model.vars[i].store), model.vars[i].offset));
+    ids.into_iter()
+        .map(|i| {
+            let v = &model.vars[i];
+            let (array, what) = match v.store {
+                Store::Attr => {
+                    let types: Vec<&str> =
+                        model.agent_types.iter().filter(|t| t.attrs.contains(&i)).map(|t| t.name.as_str()).collect();
+                    ("I", format!("attribute of {}", types.join(", ")))
+                }
+                Store::Stig { stigmergy, tuple } => {
+                    ("L", format!("stigmergic, {} (tuple {tuple})", model.stigmergies[stigmergy].name))
+                }
+                Store::Env => ("E", "environment".to_string()),
+            };
+            let slots = if v.len == 1 {
+                format!("{array}[{}]", v.offset)
+            } else {
+                format!("{array}[{}..{}]", v.offset, v.offset + v.len - 1)
+            };
+            let dims: String = v.dims.iter().map(|d| format!("[{d}]")).collect();
+            let order = if v.dims.len() > 1 { ", row-major" } else { "" };
+            format!("{slots:<12} {}{dims}: {what}{order}", v.name)
+        })
+        .collect()
+}
+
+/// `{0..2}: the values of leader (Node)`: the set, and the variables whose analysed set it is
+/// (other domains bound values the steps choose or compute).
+fn domain_about(model: &Model, analysis: &ValueAnalysis, set: &IntervalSet) -> String {
+    let mut keys: Vec<_> = analysis.sets.iter().filter(|(_, s)| *s == set).map(|(k, _)| *k).collect();
+    keys.sort();
+    let owners: Vec<String> = keys
+        .iter()
+        .map(|&(v, t)| match t {
+            Some(t) => format!("{} of {}", model.vars[v].name, model.agent_types[t].name),
+            None => model.vars[v].name.clone(),
+        })
+        .collect();
+    if owners.is_empty() {
+        format!("{set}: values chosen or computed by the steps")
+    } else {
+        format!("{set}: the values of {}", owners.join(", "))
+    }
 }

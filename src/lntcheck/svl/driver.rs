@@ -36,6 +36,7 @@ pub fn emit_program(
         dialect,
         base: crate::lnt::names::module_name(stem),
         source: stem.to_string(),
+        usage: None,
     };
     let program = |m: &str| LntcheckError::Program(m.to_string());
     let files = crate::lnt::emit(model, behs, analysis, &opts).map_err(|e| LntcheckError::Program(e.message))?;
