@@ -526,14 +526,7 @@ impl Conv<'_> {
                 };
                 let has = match owner {
                     None => true,
-                    Some(a) => {
-                        let ty = m.type_of(a);
-                        match v.store {
-                            Store::Attr => m.agent_types[ty].attrs.contains(&r.var),
-                            Store::Stig { stigmergy, .. } => m.holds(ty, stigmergy),
-                            Store::Env => true,
-                        }
-                    }
+                    Some(a) => m.type_has_var(m.type_of(a), r.var),
                 };
                 if !has {
                     out.push((g, Out::Bot));

@@ -286,6 +286,16 @@ impl Model {
         self.agent_types[ty].stigmergies.contains(&s)
     }
 
+    /// Whether agents of type `ty` have variable `var`: every type has the environment, a
+    /// type its own attributes and the variables of the stigmergies it holds.
+    pub fn type_has_var(&self, ty: TypeId, var: VarId) -> bool {
+        match self.vars[var].store {
+            Store::Env => true,
+            Store::Attr => self.agent_types[ty].attrs.contains(&var),
+            Store::Stig { stigmergy, .. } => self.holds(ty, stigmergy),
+        }
+    }
+
     pub fn quant_kind_name(k: QuantKind) -> &'static str {
         match k {
             QuantKind::Forall => "forall",

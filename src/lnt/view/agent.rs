@@ -16,6 +16,10 @@ use crate::lnt::{EmitError, domains, names};
 use crate::model::{AgentRef, BExpr, Expr, Init, Model, Store, TypeId, VarId, print};
 use std::collections::BTreeSet;
 
+/// The value of a store slot its agent's type never writes: the agent processes start from
+/// `Attrs (0)` and `Stigs (0)` (lnt-templates/program.lnt).
+const UNHELD_SLOT: i64 = 0;
+
 /// What an initialiser gives one element of one agent (or of the environment), evaluated as
 /// the native engine evaluates it: on a state where every variable is ⊥, `id` the agent's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -311,15 +315,18 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
                 format!("`{}` in stigmergy `{}`", var.name, m.stigmergies[s].name),
             ));
         }
-        // The values senders of any holding type may have.
+        // The values senders of any holding type may have. A holder whose type lacks the
+        // variable still offers its slot, which keeps the store's initial 0 (the link reads
+        // ⊥ for it): without 0 in the domain, receivers would refuse its message.
         let mut set = IntervalSet::empty();
         for (t, at) in m.agent_types.iter().enumerate() {
-            if at.count > 0
-                && m.holds(t, s)
-                && let Some(x) = cx.analysis.get(v, Some(t))
-            {
-                set.join_assign(x);
+            if at.count == 0 || !m.holds(t, s) {
+                continue;
             }
+            match cx.analysis.get(v, Some(t)) {
+                Some(x) if m.type_has_var(t, v) => set.join_assign(x),
+                _ => set.join_assign(&IntervalSet::singleton(UNHELD_SLOT)),
+            };
         }
         let arr = store_array(var.store);
         for e in 0..var.len {

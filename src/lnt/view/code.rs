@@ -604,11 +604,7 @@ impl<'a> Gen<'a> {
 
     /// Whether agents of type `ty` have variable `var` (D7; otherwise `x of a` reads ⊥).
     fn type_has(&self, ty: TypeId, var: VarId) -> bool {
-        match self.model.vars[var].store {
-            Store::Env => true,
-            Store::Attr => self.model.agent_types[ty].attrs.contains(&var),
-            Store::Stig { stigmergy, .. } => self.model.holds(ty, stigmergy),
-        }
+        self.model.type_has_var(ty, var)
     }
 
     /// An LNT condition on the Int `a` (an agent id): its type has `var`; `None`: all do.
