@@ -724,7 +724,8 @@ check { }
     );
     // The attempt checks the step as soon as the slot's agent and location are chosen (kn 1),
     // then once its value is read (kn 2), then at TICK (kn 3: the environment too).
-    assert!(t.contains("ra_0 := any Nat where (ra_0 <= N_AGENTS) and rsa_0 (ra_0);"), "{t}");
+    // The slot never names the reader itself, whose own locations are read locally.
+    assert!(t.contains("ra_0 := any Nat where (ra_0 <= N_AGENTS) and (ra_0 != id) and rsa_0 (ra_0);"), "{t}");
     assert!(t.contains("rl_0 := any Nat where (rl_0 < LOCS) and rs_0 (ra_0, rl_0);\n                  go := (en_A_0_0 (id, I, L, E, 1, ra_0, rl_0, rv_0) != 0)"), "{t}");
     assert!(t.contains("go := (en_A_0_0 (id, I, L, E, 2, ra_0, rl_0, rv_0) != 0)"), "{t}");
     // A slot the evaluation does not use (agent 1 reads itself) must be the unused slot.

@@ -18,6 +18,7 @@ use std::process::Output;
 const REFUSED: &[(&str, &str)] = &[
     ("block_writes.labs", "does not bound `v`"),
     ("precedence.labs", "does not bound `r`"),
+    ("remote_read_of_self.labs", "does not bound `x`"),
     ("undef_guard_missing.labs", "does not bound `y`"),
     ("zc_mentions.labs", "does not bound `y`"),
 ];
