@@ -29,36 +29,17 @@ pub enum Runner {
 }
 
 /// Why a hosts file cannot be read (`--hosts FILE`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HostsError {
     /// A slot count that is not a positive integer, on this line (from 1).
-    BadSlots {
-        line: usize,
-        word: String,
-    },
+    #[error("line {line}: `{word}` is not a number of jobs (a positive integer)")]
+    BadSlots { line: usize, word: String },
     /// More than `HOST [SLOTS]` on this line.
-    Unexpected {
-        line: usize,
-        word: String,
-    },
+    #[error("line {line}: unexpected `{word}` (expected `HOST [SLOTS]`)")]
+    Unexpected { line: usize, word: String },
+    #[error("no host in it")]
     NoHost,
 }
-
-impl std::fmt::Display for HostsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HostsError::BadSlots { line, word } => {
-                write!(f, "line {line}: `{word}` is not a number of jobs (a positive integer)")
-            }
-            HostsError::Unexpected { line, word } => {
-                write!(f, "line {line}: unexpected `{word}` (expected `HOST [SLOTS]`)")
-            }
-            HostsError::NoHost => f.write_str("no host in it"),
-        }
-    }
-}
-
-impl std::error::Error for HostsError {}
 
 /// Reads a hosts file: one host per line, optionally followed by its number of slots (default
 /// 1); blank lines and `#` comments are skipped.

@@ -21,7 +21,6 @@ use crate::model::Model;
 use crate::trace::cadp::{LabelPath, parse_trace};
 pub use log::LtsSize;
 use process::{Ended, Limits, Tool};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -108,38 +107,25 @@ pub struct CadpRun {
     pub work_dir: WorkDir,
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CadpError {
     /// CADP is not installed (or not where `$CADP` says).
+    #[error("{0}")]
     NotInstalled(String),
     /// CADP refused to run for want of a valid licence.
+    #[error("{0}")]
     Licence(String),
     /// The spec uses something the LNT encoding does not support.
+    #[error("{0}")]
     Emit(String),
     /// A file could not be written or read, a command not started.
+    #[error("{0}")]
     Io(String),
-    /// svl or a tool failed, or the log does not give every verdict; `work_dir` holds the log.
+    /// svl or a tool failed, or the log does not give every verdict; `work_dir` holds the log
+    /// (the CLI says where).
+    #[error("{message}")]
     Failed { message: String, work_dir: Option<PathBuf> },
 }
-
-impl fmt::Display for CadpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CadpError::NotInstalled(m) | CadpError::Licence(m) | CadpError::Emit(m) | CadpError::Io(m) => {
-                f.write_str(m)
-            }
-            CadpError::Failed { message, work_dir } => {
-                f.write_str(message)?;
-                if let Some(d) = work_dir {
-                    write!(f, "\n  = note: the generated files and CADP's log are kept in `{}`", d.display())?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for CadpError {}
 
 /// Files a check's outcome: a property's verdict in `results`, the first failed error check in
 /// `runtime_error`.

@@ -1,12 +1,12 @@
 //! The directory a CADP run works in: a fresh temporary one, removed when dropped unless
 //! kept, or the user's `--keep-files` directory, never removed.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A working directory that cannot be created under (or as) `dir`.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}", describe(self))]
 pub struct WorkDirError {
     pub dir: PathBuf,
     /// `None` when every fresh name was taken.
@@ -15,17 +15,13 @@ pub struct WorkDirError {
     pub inside: bool,
 }
 
-impl fmt::Display for WorkDirError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match (&self.source, self.inside) {
-            (Some(e), true) => write!(f, "cannot create a working directory in `{}`: {e}", self.dir.display()),
-            (None, _) => write!(f, "cannot create a working directory in `{}`", self.dir.display()),
-            (Some(e), false) => write!(f, "cannot create `{}`: {e}", self.dir.display()),
-        }
+fn describe(e: &WorkDirError) -> String {
+    match (&e.source, e.inside) {
+        (Some(s), true) => format!("cannot create a working directory in `{}`: {s}", e.dir.display()),
+        (None, _) => format!("cannot create a working directory in `{}`", e.dir.display()),
+        (Some(s), false) => format!("cannot create `{}`: {s}", e.dir.display()),
     }
 }
-
-impl std::error::Error for WorkDirError {}
 
 /// For callers (tools, tests) that carry their errors as text.
 impl From<WorkDirError> for String {

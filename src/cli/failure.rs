@@ -37,7 +37,13 @@ impl From<crate::cadp::CadpError> for Failure {
             CadpError::Emit(_) => "\n  = hint: `--backend native` supports the whole language",
             _ => "",
         };
-        Failure::new(exit::BACKEND, format!("{e}{hint}"))
+        let note = match &e {
+            CadpError::Failed { work_dir: Some(d), .. } => {
+                format!("\n  = note: the generated files and CADP's log are kept in `{}`", d.display())
+            }
+            _ => String::new(),
+        };
+        Failure::new(exit::BACKEND, format!("{e}{note}{hint}"))
     }
 }
 
@@ -94,5 +100,26 @@ pub mod exit {
             s += &format!("  {code:>3}  {meaning}\n");
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cadp::CadpError;
+
+    /// The library's error says what failed; where the files are kept is the CLI's note.
+    #[test]
+    fn a_failed_cadp_run_notes_where_its_files_are() {
+        let e = CadpError::Failed { message: "svl failed".into(), work_dir: Some("/kept/here".into()) };
+        assert_eq!(e.to_string(), "svl failed");
+        let f = Failure::from(e);
+        assert_eq!(f.code, exit::BACKEND);
+        assert_eq!(
+            f.message,
+            "error: svl failed\n  = note: the generated files and CADP's log are kept in `/kept/here`\n"
+        );
+        let f = Failure::from(CadpError::Failed { message: "svl failed".into(), work_dir: None });
+        assert_eq!(f.message, "error: svl failed\n");
     }
 }

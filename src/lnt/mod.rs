@@ -19,7 +19,6 @@ pub(crate) mod view;
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;
 use crate::model::Model;
-use std::fmt;
 
 /// The LNT dialect of the emitted program: the spellings that changed across CADP releases
 /// (CADP `HISTORY` items #2982, #3133, #3148; table in `docs/lnt-encoding.md` §1).
@@ -167,7 +166,8 @@ pub struct Usage {
 }
 
 /// A construct the LNT encoding does not support, or an unusable option.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct EmitError {
     pub message: String,
 }
@@ -182,14 +182,6 @@ impl EmitError {
         EmitError { message }
     }
 }
-
-impl fmt::Display for EmitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for EmitError {}
 
 /// One generated file: its name (inside the output directory) and contents.
 #[derive(Clone, Debug, PartialEq, Eq)]

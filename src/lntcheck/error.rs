@@ -3,22 +3,29 @@
 
 use std::fmt;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LntcheckError {
     /// An SVL script outside the subset the templates produce (`line N: …`).
+    #[error("{0}")]
     Syntax(String),
     /// A file that cannot be read or written.
+    #[error("{0}")]
     Io(String),
     /// The LNT program cannot be emitted, loaded, or a process instance not generated.
+    #[error("{0}")]
     Program(String),
     /// A statement, reduction or input domain this executor does not support.
+    #[error("{0}")]
     Unsupported(String),
     /// A bound of the run (`Limits`) was reached while generating, composing or reducing.
+    #[error("{0}")]
     Stopped(String),
     /// An LTS or a program state that breaks the encoding (`docs/lnt-encoding.md`): a step
     /// that blocks midway, a label with unexpected offers, a missing process.
+    #[error("{0}")]
     Encoding(String),
     /// The native engine, run as the oracle, failed.
+    #[error("{0}")]
     Native(String),
 }
 
@@ -51,11 +58,3 @@ impl LntcheckError {
         }
     }
 }
-
-impl fmt::Display for LntcheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl std::error::Error for LntcheckError {}
