@@ -258,12 +258,10 @@ pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
 fn tarjan(sg: &SubGraph, order: &[u32], dist: &[u32]) -> Vec<u32> {
     let in_sub = |t: u32| dist[t as usize] != u32::MAX && (sg.allowed)(t);
     let mut buf = Vec::new();
-    let buf = std::cell::RefCell::new(&mut buf);
     super::scc::components(sg.n, order.iter().copied(), |v, f| {
-        let mut b = buf.borrow_mut();
-        b.clear();
-        (sg.succ)(v, &mut b);
-        for &w in b.iter() {
+        buf.clear();
+        (sg.succ)(v, &mut buf);
+        for &w in &buf {
             if in_sub(w) {
                 f(w);
             }

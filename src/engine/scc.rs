@@ -31,7 +31,7 @@ impl Components {
 pub(crate) fn components(
     n: usize,
     roots: impl IntoIterator<Item = u32>,
-    succ: impl Fn(u32, &mut dyn FnMut(u32)),
+    mut succ: impl FnMut(u32, &mut dyn FnMut(u32)),
 ) -> Components {
     let mut t = Tarjan {
         index: vec![NONE; n],
@@ -48,14 +48,14 @@ pub(crate) fn components(
         if t.index[root as usize] != NONE {
             continue;
         }
-        t.enter(root, &succ);
+        t.enter(root, &mut succ);
         while let Some(&(v, start, pos)) = t.call.last() {
             let v = v as usize;
             if pos < t.kids.len() {
                 let w = t.kids[pos];
                 t.call.last_mut().expect("a frame").2 += 1;
                 if t.index[w as usize] == NONE {
-                    t.enter(w, &succ);
+                    t.enter(w, &mut succ);
                 } else if t.on_stack[w as usize] {
                     t.low[v] = t.low[v].min(t.index[w as usize]);
                 }
@@ -98,7 +98,7 @@ struct Tarjan {
 }
 
 impl Tarjan {
-    fn enter(&mut self, v: u32, succ: &impl Fn(u32, &mut dyn FnMut(u32))) {
+    fn enter(&mut self, v: u32, succ: &mut impl FnMut(u32, &mut dyn FnMut(u32))) {
         self.index[v as usize] = self.next;
         self.low[v as usize] = self.next;
         self.next += 1;
