@@ -36,6 +36,21 @@ pub fn load(path: &str, externs: &[&str]) -> (Model, Vec<Behaviour>) {
     load_text(&text, &ext).unwrap_or_else(|e| panic!("{path}: {e:?}"))
 }
 
+/// `run` with the symmetry reduction on or off.
+pub fn run_with(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    symmetry: bool,
+    threads: usize,
+) -> Result<VerifyReport, EngineError> {
+    verify(
+        model,
+        behs,
+        &VerifyOptions { fair, threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
+    )
+}
+
 pub fn run(model: &Model, behs: &[Behaviour], fair: bool, threads: usize) -> Result<VerifyReport, EngineError> {
     verify(model, behs, &VerifyOptions { fair, threads, check_analysis: true, exhaustive: true, ..Default::default() })
 }

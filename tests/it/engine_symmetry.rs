@@ -10,23 +10,9 @@ use crate::tier;
 use engine_common::*;
 use labs::behaviour::Behaviour;
 use labs::engine::symmetry::{self, TypeSymmetry};
-use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
+use labs::engine::{EngineError, VerifyReport};
 use labs::model::Model;
 use proptest::prelude::*;
-
-fn run_with(
-    model: &Model,
-    behs: &[Behaviour],
-    fair: bool,
-    symmetry: bool,
-    threads: usize,
-) -> Result<VerifyReport, EngineError> {
-    verify(
-        model,
-        behs,
-        &VerifyOptions { fair, threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
-    )
-}
 
 /// Every `# case:` line of the semantics cases and the examples: (file, externs, fair).
 fn case_instances() -> Vec<(String, Vec<String>, bool)> {

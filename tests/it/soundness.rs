@@ -13,8 +13,7 @@
 use crate::engine_common::*;
 use crate::fixtures;
 use crate::orbits::check_automorphisms;
-use labs::engine::{EngineError, VerifyOptions, VerifyReport, verify};
-use labs::model::Model;
+use labs::engine::EngineError;
 use proptest::prelude::*;
 
 /// `(spec file, property, verdict)` from the `# verdict: P v` header of each regression spec.
@@ -72,20 +71,6 @@ fn regression_specs_pass_the_analysis_check_on_one_and_two_threads() {
             }
         }
     }
-}
-
-fn run_with(
-    model: &Model,
-    behs: &[labs::behaviour::Behaviour],
-    fair: bool,
-    symmetry: bool,
-    threads: usize,
-) -> Result<VerifyReport, EngineError> {
-    verify(
-        model,
-        behs,
-        &VerifyOptions { fair, threads, symmetry, check_analysis: true, exhaustive: true, ..Default::default() },
-    )
 }
 
 /// An agent expression of A's or B's behaviour (`n` agents in all). Constants are rarer:
