@@ -71,8 +71,10 @@ fn with_trace(
     json: bool,
 ) -> Failure {
     let mut text = format!("error: {head}\n");
-    // The action that fails, located in the spec, when an agent step fails in the last state.
-    let site = trace.as_ref().and_then(|t| engine::runtime_error_site(&l.model, &l.behaviours, t.fair, t.last()));
+    // The action that fails, located in the spec, when an agent step of the last state meets
+    // this error.
+    let site =
+        trace.as_ref().and_then(|t| engine::runtime_error_site(&l.model, &l.behaviours, t.fair, t.last(), &json_error));
     if let Some(span) = site {
         let located = crate::diagnostics::Diagnostic::error(span, "").render(&l.file);
         text.extend(located.lines().skip(1).map(|line| format!("{line}\n")));

@@ -184,15 +184,16 @@ pub fn peak_rss_mib() -> u64 {
 }
 
 /// The properties selected by `names` (all when `None`), in declaration order.
-/// Where in the spec an agent step of `state` meets a run-time error (the action of the
-/// step), for a message that points at the source.
+/// Where in the spec the agent step of `state` that meets the run-time error `error` is (the
+/// action of the step), for a message that points at the source.
 pub fn runtime_error_site(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,
     state: &[i32],
+    error: &str,
 ) -> Option<crate::diagnostics::span::Span> {
-    Stepper::new(model, behs, fair).runtime_error_site(state)
+    Stepper::new(model, behs, fair).runtime_error_site(state, error)
 }
 
 pub fn select_properties<'m>(model: &'m Model, names: Option<&[String]>) -> Result<Vec<&'m Property>, EngineError> {

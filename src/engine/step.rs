@@ -72,6 +72,14 @@ enum Receive {
     Copy,
 }
 
+/// A run-time error met in a step or message from a state, and where: the action of the
+/// agent step (or the agent type, for a guard's `Skip`); `None` for a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepError {
+    pub site: Option<crate::diagnostics::span::Span>,
+    pub error: RuntimeError,
+}
+
 /// A run-time error of the model met while computing successors.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuntimeError(pub String);
@@ -310,23 +318,47 @@ impl<'a> Stepper<'a> {
         Ok(())
     }
 
-    /// Where in the spec an agent step of `st` meets a run-time error: the action (or, for a
-    /// guard's `Skip`, the agent type) of the first edge whose evaluation fails.
-    pub fn runtime_error_site(&self, st: &[i32]) -> Option<crate::diagnostics::span::Span> {
-        let mut w = Work::default();
-        for a in (0..self.lay.n_agents).filter(|&a| self.may_step(st, a)) {
+    /// Every run-time error that the messages and agent steps from `st` meet, in the order
+    /// `successors` meets them (it stops at the first). A path from another back end may end
+    /// in any of them: each route reports the first error its own search meets (D9).
+    pub fn step_errors(&self, st: &[i32], w: &mut Work) -> Vec<StepError> {
+        let mut errors = vec![];
+        for a in 0..self.lay.n_agents {
+            self.for_each_pending(st, a, &mut |k, confirm| {
+                if let Err(error) = self.message(st, a, k, confirm, w, false) {
+                    errors.push(StepError { site: None, error });
+                }
+            });
+            if !self.may_step(st, a) {
+                continue;
+            }
             let ctl = st[self.lay.ctl(a)] as usize;
-            let edges = &self.behs[self.type_of[a]].edges[ctl];
-            for (ei, edge) in edges.iter().enumerate() {
-                if self.edge_steps(st, a, ei, &mut w, false, &mut |_, _| {}).is_err() {
-                    return Some(match &edge.step {
-                        Step::Act(action) => action.span,
-                        Step::Skip => self.model.agent_types[self.type_of[a]].span,
-                    });
+            let ty = &self.model.agent_types[self.type_of[a]];
+            for (ei, edge) in self.behs[self.type_of[a]].edges[ctl].iter().enumerate() {
+                let site = match &edge.step {
+                    Step::Act(action) => action.span,
+                    Step::Skip => ty.span,
+                };
+                w.sc.chooser.reset();
+                loop {
+                    w.sc.chooser.start();
+                    if let Err(Stop::Error(m)) = self.agent_step(st, a, ei, w) {
+                        let error = RuntimeError(format!("{m} (in a step of {} {a})", ty.name));
+                        errors.push(StepError { site: Some(site), error });
+                    }
+                    if !w.sc.chooser.advance() {
+                        break;
+                    }
                 }
             }
         }
-        None
+        errors
+    }
+
+    /// Where in the spec the agent step of `st` that meets `error` is: its action (or, for a
+    /// guard's `Skip`, the agent type).
+    pub fn runtime_error_site(&self, st: &[i32], error: &str) -> Option<crate::diagnostics::span::Span> {
+        self.step_errors(st, &mut Work::default()).into_iter().find(|e| e.error.0 == error)?.site
     }
 
     /// The steps of agent `a` along edge `ei` of its control state in `st`, evaluated (one

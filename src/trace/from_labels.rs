@@ -144,13 +144,15 @@ pub enum End<'a> {
     PredError(&'a crate::model::QPred),
 }
 
-/// Whether the native engine meets a run-time error in the steps or messages from `st`, of
-/// the kind `code` names if there is one.
-fn step_error_of(stepper: &Stepper, st: &[i32], w: &mut Work, code: Option<u32>) -> bool {
-    match stepper.successors(st, w, false, &mut |_, _| {}) {
-        Ok(()) => false,
-        Err(e) => code.is_none_or(|c| crate::lnt::errors::error_code(&e.0) == c),
-    }
+/// The run-time error the native engine meets in the steps or messages from `st` that is of
+/// the kind `code` names, if there is one (any error when `code` is `None`). Every error of
+/// the state counts, not only the first: each route reports the first its own search meets.
+fn step_error_of(stepper: &Stepper, st: &[i32], w: &mut Work, code: Option<u32>) -> Option<RuntimeError> {
+    stepper
+        .step_errors(st, w)
+        .into_iter()
+        .map(|e| e.error)
+        .find(|e| code.is_none_or(|c| crate::lnt::errors::error_code(&e.0) == c))
 }
 
 impl End<'_> {
@@ -159,7 +161,7 @@ impl End<'_> {
         Ok(match self {
             End::Any => true,
             End::Deadlock => stepper.is_deadlock(st, w).map_err(|e| TranslateError::Runtime(e.0))?,
-            End::StepError(code) => step_error_of(stepper, st, w, *code),
+            End::StepError(code) => step_error_of(stepper, st, w, *code).is_some(),
             End::PredError(q) => crate::engine::eval_pred(stepper, st, &mut Default::default(), q).is_err(),
         })
     }
@@ -330,7 +332,7 @@ fn search(
                 let ends = loop_state.is_none() && k == last && end.accepts(stepper, &state, &mut w)?;
                 // A state before the end that meets a run-time error ends a path to an error.
                 let fails_early = match end {
-                    End::StepError(code) => k < last && step_error_of(stepper, &state, &mut w, *code),
+                    End::StepError(code) => k < last && step_error_of(stepper, &state, &mut w, *code).is_some(),
                     _ => false,
                 };
                 if closes.is_some() || ends || fails_early {
@@ -431,7 +433,7 @@ pub fn runtime_error(
     super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
     let message = match site {
         End::PredError(q) => crate::engine::eval_pred(&stepper, t.last(), &mut Default::default(), q).err(),
-        _ => stepper.successors(t.last(), &mut Work::default(), false, &mut |_, _| {}).err(),
+        _ => step_error_of(&stepper, t.last(), &mut Work::default(), code),
     }
     .map(|e| e.0)
     .ok_or_else(|| CounterexampleError::NoError { expected: "a run-time error at the end of the path".into() })?;

@@ -71,7 +71,7 @@ fn check_file(path: &std::path::Path) -> Vec<String> {
                 if exit.as_deref() != Some("1") {
                     failures.push(format!("{tag}: unexpected run-time error {message}"));
                 } else if let Some(kw) = get("error")
-                    && !message.contains(&kw)
+                    && !kw.split('|').any(|k| message.contains(k))
                 {
                     failures.push(format!("{tag}: error `{message}` does not mention {kw}"));
                 }
