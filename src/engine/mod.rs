@@ -24,6 +24,7 @@ pub mod explore;
 mod fast;
 mod hugepages;
 mod lasso_search;
+pub(crate) mod ltl;
 mod on_the_fly;
 mod par;
 pub(crate) mod path;
@@ -438,6 +439,14 @@ pub fn check_property<E>(
                 .map(|i| Bits { q: q[i], r: r[i], p: pp[i], s: s.as_ref().is_some_and(|s| s[i]) })
                 .collect();
             check::scoped(g, scope, pat, &bits)
+        }
+        Modality::Ltl(f) => {
+            let Ok(aut) = ltl::Automaton::of_negation(f) else { return Ok(Outcome::Unknown) };
+            let mut bits = Vec::new();
+            for q in f.atoms() {
+                bits.push(psi!(q));
+            }
+            ltl::check(g, &aut, &bits, &|| limits.stopped().is_some())
         }
     })
 }

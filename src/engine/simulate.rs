@@ -254,7 +254,7 @@ pub fn simulate_with(
                 let decided = match &p.modality {
                     Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
                     Modality::Finally => ev(&p.pred)?.then_some(SimStatus::Satisfied),
-                    Modality::Fairly | Modality::FairlyInf => None,
+                    Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_) => None,
                     Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
                         let scope = if matches!(p.modality, Modality::Between { .. }) {
                             Scope::Between

@@ -757,6 +757,12 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
                 format!("property `{}`; use the native back end", prop.name),
             ));
         }
+        Modality::Ltl(_) => {
+            return Err(EmitError::unsupported(
+                "linear-time formulas other than `always ψ` and `finally ψ`",
+                format!("property `{}`; use the native back end", prop.name),
+            ));
+        }
     };
     let conv = Conv { model, analysis, prop: &prop.name };
     let truth = conv.qpred(&prop.pred, 0, &mut vec![])?;

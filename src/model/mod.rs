@@ -222,6 +222,29 @@ pub enum Modality {
         close: QPred,
         pattern: Pattern,
     },
+    /// A linear-time formula that is none of the above (docs/semantics.md, D14); the
+    /// property's `pred` is its first atom.
+    Ltl(crate::syntax::ltl::Ltl<QPred>),
+}
+
+impl Property {
+    /// Every state predicate the property reads: its predicate, a scope's and a pattern's, a
+    /// formula's atoms.
+    pub fn predicates(&self) -> Vec<&QPred> {
+        let mut out = vec![&self.pred];
+        match &self.modality {
+            Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+                out.push(open);
+                out.push(close);
+                if let Pattern::Precedes(s) = pattern {
+                    out.push(s);
+                }
+            }
+            Modality::Ltl(f) => out.extend(f.atoms().into_iter().skip(1)),
+            _ => {}
+        }
+        out
+    }
 }
 
 #[derive(Clone, Debug)]

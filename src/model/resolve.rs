@@ -220,6 +220,7 @@ fn visit_spec_exprs(spec: &ast::Spec, f: &mut dyn FnMut(&ast::Expr)) {
                     bex(&q.body, f);
                 }
             }
+            ast::Modality::Ltl(l) => l.atoms().into_iter().for_each(|q| bex(&q.body, f)),
             _ => {}
         }
     }
@@ -1078,6 +1079,7 @@ impl<'a> Resolver<'a> {
                         pattern: pt.unwrap_or(Pattern::Always),
                     })
                 }
+                ast::Modality::Ltl(f) => f.try_map(&mut |q| self.qpred(q, Flavour::Property)).map(Modality::Ltl),
             };
             let (Some(pred), Some(modality)) = (pred, modality) else { continue };
             let text = self

@@ -4,6 +4,7 @@
 //! (process, constant, spawn, link, property: docs/language.md §3.9) share one
 //! type; the parser enforces which forms a flavour admits.
 
+pub use super::ltl::Ltl;
 use super::span::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -406,6 +407,9 @@ pub enum Modality {
         close: QPred,
         pattern: Pattern,
     },
+    /// Any other linear-time formula (`finally always ψ`, `ψ until φ`, …): an extension of
+    /// LAbS (docs/semantics.md, D14).
+    Ltl(Ltl<QPred>),
 }
 
 impl Modality {
@@ -418,6 +422,7 @@ impl Modality {
             Modality::FairlyInf => "fairly_inf",
             Modality::Between { .. } => "between",
             Modality::FromUntil { .. } => "from",
+            Modality::Ltl(_) => "ltl",
         }
     }
 }

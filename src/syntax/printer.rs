@@ -61,7 +61,14 @@ pub fn print_spec(spec: &Spec) -> String {
     }
     out.push_str("\ncheck {\n");
     for p in &spec.properties {
-        let _ = writeln!(out, "    {} = {} {}", p.name.name, modality(&p.modality), qpred(&p.pred));
+        match &p.modality {
+            Modality::Ltl(f) => {
+                let _ = writeln!(out, "    {} = {}", p.name.name, f.print(&|q| qpred(q)));
+            }
+            m => {
+                let _ = writeln!(out, "    {} = {} {}", p.name.name, modality(m), qpred(&p.pred));
+            }
+        }
     }
     out.push_str("}\n");
     out
@@ -100,6 +107,11 @@ fn quants(qs: &[Quantifier]) -> String {
         let _ = write!(s, "{kw} {} {}, ", q.agent.name, q.var.name);
     }
     s
+}
+
+/// Prints a quantified predicate.
+pub fn print_qpred(q: &QPred) -> String {
+    qpred(q)
 }
 
 fn qpred(q: &QPred) -> String {
@@ -538,6 +550,7 @@ fn e_modality(m: &Modality) -> Modality {
         Modality::FromUntil { open, close, pattern } => {
             Modality::FromUntil { open: e_qpred(open), close: e_qpred(close), pattern: pat(pattern) }
         }
+        Modality::Ltl(f) => Modality::Ltl(f.try_map(&mut |q| Some(e_qpred(q))).expect("every atom maps")),
         other => other.clone(),
     }
 }

@@ -483,6 +483,24 @@ pub fn shows(
             let complete = trace.loop_start.is_some() || trace.ends_in_deadlock;
             Ok(if complete { Shows::Violation { at: trace.len() } } else { Shows::NoViolation })
         }
+        Modality::Ltl(ref f) => {
+            // A run: a lasso (its last state is the loop's first) or a run ending in a
+            // deadlock (its last state repeats); another finite trace decides nothing.
+            let (n, loop_start) = match trace.loop_start {
+                Some(l) => (trace.len(), Some(l)),
+                None if trace.ends_in_deadlock => (trace.len() + 1, None),
+                None => return Ok(Shows::NotDecidable),
+            };
+            let atoms = f.atoms();
+            let mut bits = vec![Vec::with_capacity(n); atoms.len()];
+            for (q, v) in atoms.iter().zip(&mut bits) {
+                for k in 0..n {
+                    v.push(crate::engine::eval_pred(&stepper, trace.state(k), &mut sc, q)?);
+                }
+            }
+            let holds = crate::engine::ltl::holds_on_lasso(f, n, loop_start, &|a, k| bits[a][k]);
+            Ok(if holds { Shows::NoViolation } else { Shows::Violation { at: trace.len() } })
+        }
         _ => Ok(Shows::NotDecidable),
     }
 }

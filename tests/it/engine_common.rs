@@ -60,6 +60,14 @@ pub fn replay_all(model: &Model, behs: &[Behaviour], rep: &VerifyReport) {
     for r in &rep.results {
         if let Some(t) = &r.trace {
             labs::trace::replay(model, behs, t).unwrap_or_else(|e| panic!("{}: replay failed: {e}", r.property));
+            // The trace must show the violation where one trace can (`always`, `finally`,
+            // linear-time formulas), judged on its states alone.
+            let p = model.properties.iter().find(|p| p.name == r.property).expect("the property");
+            use labs::trace::from_labels::{Shows, shows};
+            match shows(model, behs, t, p) {
+                Ok(Shows::Violation { .. } | Shows::NotDecidable) => {}
+                other => panic!("{}: the counterexample does not show a violation: {other:?}", r.property),
+            }
             // Rendering must not panic.
             let _ = labs::trace::render(model, behs, t);
             let _ = labs::trace::to_json(model, behs, t);

@@ -11,7 +11,7 @@
 //! the reduction canonicalises, so they may use ids freely.
 
 use crate::behaviour::{Behaviour, Step};
-use crate::model::{ActionKind, AgentRef, BExpr, Expr, Modality, Model, Pattern, QPred, Stmt, TypeId};
+use crate::model::{ActionKind, AgentRef, BExpr, Expr, Model, QPred, Stmt, TypeId};
 use crate::syntax::ast::CmpOp;
 use crate::syntax::span::Span;
 
@@ -341,13 +341,8 @@ pub fn asymmetries(model: &Model, behs: &[Behaviour]) -> Vec<Vec<Asymmetry>> {
     }
     for p in &model.properties {
         let place = format!("property {}", p.name);
-        f.qpred(&p.pred, &place, p.span);
-        if let Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } = &p.modality {
-            f.qpred(open, &place, p.span);
-            f.qpred(close, &place, p.span);
-            if let Pattern::Precedes(s) = pattern {
-                f.qpred(s, &place, p.span);
-            }
+        for q in p.predicates() {
+            f.qpred(q, &place, p.span);
         }
     }
     f.broken

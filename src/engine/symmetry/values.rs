@@ -17,9 +17,7 @@ use crate::behaviour::{Behaviour, Step};
 use crate::engine::eval::Scratch;
 use crate::engine::state::{BOT, Layout};
 use crate::engine::step::{RuntimeError, Stepper, Work};
-use crate::model::{
-    ActionKind, AgentRef, Assign, BExpr, Expr, Modality, Model, Pattern, QPred, Stmt, Store, TupleId, VarId,
-};
+use crate::model::{ActionKind, AgentRef, Assign, BExpr, Expr, Model, QPred, Stmt, Store, TupleId, VarId};
 use std::collections::{BTreeSet, HashSet};
 
 /// A predicate evaluated on a state (a property's or a link's), as both sides of a check see it.
@@ -222,18 +220,7 @@ fn type_access(b: &Behaviour) -> TypeAccess {
 
 /// Every predicate of every property.
 fn property_preds(model: &Model) -> Vec<&QPred> {
-    let mut out = Vec::new();
-    for p in &model.properties {
-        out.push(&p.pred);
-        if let Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } = &p.modality {
-            out.push(open);
-            out.push(close);
-            if let Pattern::Precedes(s) = pattern {
-                out.push(s);
-            }
-        }
-    }
-    out
+    model.properties.iter().flat_map(|p| p.predicates()).collect()
 }
 
 /// A variable's values when it can be enumerated: its domain's values, ⊥ first when it may

@@ -1,0 +1,578 @@
+//! Linear-time formulas on the explored graph (docs/semantics.md, D14).
+//!
+//! The negated formula, in negation normal form, is expanded into a transition-based
+//! generalised Büchi automaton (a tableau: an automaton state is a set of obligations, one
+//! transition per way of meeting them now and postponing the rest); the automaton runs in
+//! product with the state graph, where a deadlocked state repeats forever. A reachable cycle
+//! of the product that meets every `until` at least once is a run violating the formula: the
+//! counterexample lasso. `holds_on_lasso` evaluates a formula on one lasso directly, by
+//! fixpoints over its positions: the independent judge of the lassos found here.
+
+use super::check::{Cex, Outcome};
+use super::explore::{Graph, NO_PARENT};
+use crate::syntax::ltl::Ltl;
+use std::collections::{BTreeSet, HashMap, VecDeque};
+
+/// A formula in negation normal form; children are ids in `Table::nodes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Node {
+    True,
+    False,
+    /// Atom `i` holds (`true`) or does not.
+    Lit(usize, bool),
+    And(u32, u32),
+    Or(u32, u32),
+    Until(u32, u32),
+    /// `a R b`: `b` holds up to and including the first position where `a` does, or forever.
+    Release(u32, u32),
+}
+
+#[derive(Default)]
+struct Table {
+    nodes: Vec<Node>,
+    ids: HashMap<Node, u32>,
+}
+
+impl Table {
+    fn intern(&mut self, n: Node) -> u32 {
+        if let Some(&i) = self.ids.get(&n) {
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(n);
+        self.ids.insert(n, i);
+        i
+    }
+
+    /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is index `k`.
+    fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
+        let n = match f {
+            Ltl::Atom(_) => {
+                *next_atom += 1;
+                Node::Lit(*next_atom - 1, !neg)
+            }
+            Ltl::Not(x) => return self.nnf(x, !neg, next_atom),
+            Ltl::And(x, y) | Ltl::Or(x, y) => {
+                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
+                if matches!(f, Ltl::And(..)) != neg { Node::And(a, b) } else { Node::Or(a, b) }
+            }
+            Ltl::Implies(x, y) => {
+                let (a, b) = (self.nnf(x, !neg, next_atom), self.nnf(y, neg, next_atom));
+                if neg { Node::And(a, b) } else { Node::Or(a, b) }
+            }
+            Ltl::Always(x) | Ltl::Finally(x) => {
+                let a = self.nnf(x, neg, next_atom);
+                let (t, ff) = (self.intern(Node::True), self.intern(Node::False));
+                if matches!(f, Ltl::Always(_)) != neg { Node::Release(ff, a) } else { Node::Until(t, a) }
+            }
+            Ltl::Until(x, y) => {
+                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
+                // ¬(a U b) = ¬a R ¬b.
+                if neg { Node::Release(a, b) } else { Node::Until(a, b) }
+            }
+            Ltl::Unless(x, y) => {
+                // a W b = b R (a ∨ b); ¬(a W b) = ¬b U (¬a ∧ ¬b).
+                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
+                if neg {
+                    let both = self.intern(Node::And(a, b));
+                    Node::Until(b, both)
+                } else {
+                    let either = self.intern(Node::Or(a, b));
+                    Node::Release(b, either)
+                }
+            }
+        };
+        self.intern(n)
+    }
+}
+
+/// One transition of the automaton: the literals the current state must satisfy, the
+/// obligations left for the next state, and the `until`s it does not postpone (a bit per
+/// `until` of the formula).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Cover {
+    lits: Vec<(usize, bool)>,
+    next: u32,
+    accepts: u64,
+}
+
+/// The automaton of a formula's negation.
+pub struct Automaton {
+    /// Transitions of each automaton state; state 0 is initial.
+    covers: Vec<Vec<Cover>>,
+    /// Every `until` bit.
+    all: u64,
+    /// Atoms of the formula (as `Ltl::atoms` lists them).
+    #[cfg(test)]
+    atoms: usize,
+}
+
+/// The formula has more `until`s (after negation) than acceptance bits.
+#[derive(Debug)]
+pub struct TooManyUntils;
+
+impl Automaton {
+    /// The automaton whose accepting runs are exactly the runs violating `f`.
+    pub fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
+        let mut t = Table::default();
+        let mut atoms = 0;
+        let root = t.nnf(f, true, &mut atoms);
+        let untils: Vec<u32> =
+            (0..t.nodes.len() as u32).filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
+        if untils.len() > 64 {
+            return Err(TooManyUntils);
+        }
+        let bit = |u: u32| 1u64 << untils.iter().position(|&x| x == u).expect("an until");
+        let all = if untils.len() == 64 { u64::MAX } else { (1u64 << untils.len()) - 1 };
+        let mut states: Vec<BTreeSet<u32>> = vec![BTreeSet::from([root])];
+        let mut index: HashMap<BTreeSet<u32>, u32> = HashMap::from([(states[0].clone(), 0)]);
+        let mut covers = Vec::new();
+        let mut q = 0;
+        while q < states.len() {
+            let mut out = BTreeSet::new();
+            expand(&t, states[q].iter().copied().collect(), Partial::default(), &mut |p: Partial| {
+                let postponed = p.postponed.iter().fold(0u64, |m, &u| m | bit(u));
+                out.insert((p.lits, p.next, all & !postponed));
+            });
+            let mut cs = Vec::new();
+            for (lits, next, accepts) in out {
+                let id = *index.entry(next.clone()).or_insert_with(|| {
+                    states.push(next.clone());
+                    states.len() as u32 - 1
+                });
+                cs.push(Cover { lits: lits.into_iter().collect(), next: id, accepts });
+            }
+            covers.push(cs);
+            q += 1;
+        }
+        #[cfg(not(test))]
+        let _ = atoms;
+        Ok(Automaton {
+            covers,
+            all,
+            #[cfg(test)]
+            atoms,
+        })
+    }
+
+    pub fn states(&self) -> usize {
+        self.covers.len()
+    }
+}
+
+/// A cover under construction.
+#[derive(Clone, Default)]
+struct Partial {
+    lits: BTreeSet<(usize, bool)>,
+    next: BTreeSet<u32>,
+    postponed: BTreeSet<u32>,
+    done: BTreeSet<u32>,
+}
+
+/// Every way of meeting the obligations `todo` now (literals) and later (`next`).
+fn expand(t: &Table, mut todo: Vec<u32>, mut p: Partial, out: &mut dyn FnMut(Partial)) {
+    while let Some(f) = todo.pop() {
+        if !p.done.insert(f) {
+            continue;
+        }
+        match t.nodes[f as usize] {
+            Node::True => {}
+            Node::False => return,
+            Node::Lit(i, b) => {
+                if p.lits.contains(&(i, !b)) {
+                    return;
+                }
+                p.lits.insert((i, b));
+            }
+            Node::And(a, b) => todo.extend([a, b]),
+            Node::Or(a, b) => {
+                let mut left = todo.clone();
+                left.push(a);
+                expand(t, left, p.clone(), out);
+                todo.push(b);
+            }
+            Node::Until(a, b) => {
+                let mut now = todo.clone();
+                now.push(b);
+                expand(t, now, p.clone(), out);
+                todo.push(a);
+                p.next.insert(f);
+                p.postponed.insert(f);
+            }
+            Node::Release(a, b) => {
+                let mut now = todo.clone();
+                now.extend([a, b]);
+                expand(t, now, p.clone(), out);
+                todo.push(b);
+                p.next.insert(f);
+            }
+        }
+    }
+    out(p)
+}
+
+/// Checks the formula whose negation `aut` accepts, on the whole graph `g`; `bits[k][s]`: atom
+/// `k` in state `s`. `Unknown` where the graph is not whole or `stopped` says so.
+pub fn check(g: &Graph, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
+    if !g.complete() {
+        return Outcome::Unknown;
+    }
+    let space = Space { states: g.states(), initial: g.n_initial, succs: &|s| g.succs(s) };
+    check_space(&space, aut, bits, stopped)
+}
+
+/// A whole state space: states `0..initial` are the initial ones.
+pub struct Space<'a> {
+    pub states: usize,
+    pub initial: usize,
+    pub succs: &'a dyn Fn(u32) -> &'a [u32],
+}
+
+/// [`check`] on any whole state space.
+pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
+    let k = aut.states() as u64;
+    let n = g.states as u64 * k;
+    if n >= u32::MAX as u64 {
+        return Outcome::Unknown;
+    }
+    // The product's edges of node x, with their acceptance bits; a deadlocked state is its
+    // own successor (its run repeats it).
+    let edges = |x: u32, out: &mut Vec<(u32, u64)>| {
+        let (s, q) = (x / k as u32, x % k as u32);
+        let own = [s];
+        let targets = if (g.succs)(s).is_empty() { &own[..] } else { (g.succs)(s) };
+        for c in &aut.covers[q as usize] {
+            if c.lits.iter().all(|&(a, b)| bits[a][s as usize] == b) {
+                out.extend(targets.iter().map(|&t| (t * k as u32 + c.next, c.accepts)));
+            }
+        }
+    };
+    // Breadth-first from the initial nodes: the reachable part, with shortest prefixes.
+    let mut parent = vec![NO_PARENT; n as usize];
+    let mut seen = vec![false; n as usize];
+    let mut order = Vec::new();
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    for s in 0..g.initial as u32 {
+        let x = s * k as u32;
+        if !seen[x as usize] {
+            seen[x as usize] = true;
+            queue.push_back(x);
+        }
+    }
+    let mut buf = Vec::new();
+    while let Some(x) = queue.pop_front() {
+        if order.len() % 4096 == 0 && stopped() {
+            return Outcome::Unknown;
+        }
+        order.push(x);
+        buf.clear();
+        edges(x, &mut buf);
+        for &(y, _) in &buf {
+            if !seen[y as usize] {
+                seen[y as usize] = true;
+                parent[y as usize] = x;
+                queue.push_back(y);
+            }
+        }
+    }
+    let comp = super::scc::components(n as usize, order.iter().copied(), |v, f| {
+        let mut b = Vec::new();
+        edges(v, &mut b);
+        for (w, _) in b {
+            f(w);
+        }
+    })
+    .comp;
+    if stopped() {
+        return Outcome::Unknown;
+    }
+    // Acceptance bits met inside each component; the first accepting component in BFS order
+    // has the shortest prefix.
+    let mut met: HashMap<u32, (u64, bool)> = HashMap::new();
+    for &x in &order {
+        buf.clear();
+        edges(x, &mut buf);
+        for &(y, acc) in &buf {
+            if comp[y as usize] == comp[x as usize] {
+                let e = met.entry(comp[x as usize]).or_insert((0, false));
+                e.0 |= acc;
+                e.1 = true;
+            }
+        }
+    }
+    let accepting = |c: u32| met.get(&c).is_some_and(|&(acc, cyclic)| cyclic && acc & aut.all == aut.all);
+    let Some(&entry) = order.iter().find(|&&x| accepting(comp[x as usize])) else {
+        return Outcome::Holds;
+    };
+    let cc = comp[entry as usize];
+    // A cycle through `entry` inside its component meeting every acceptance bit.
+    let mut cycle = vec![entry];
+    let mut cur = entry;
+    let mut missing = aut.all;
+    loop {
+        let closing = missing == 0;
+        let goal = |x: u32, y: u32, acc: u64| {
+            if closing { y == entry } else { acc & missing != 0 && comp[y as usize] == cc && comp[x as usize] == cc }
+        };
+        let (segment, acc) = bfs_to_edge(
+            cur,
+            &|x, out: &mut Vec<(u32, u64)>| {
+                edges(x, out);
+                out.retain(|&(y, _)| comp[y as usize] == cc);
+            },
+            &goal,
+        )
+        .expect("an accepting component has the cycle");
+        cycle.extend_from_slice(&segment[1..]);
+        cur = *segment.last().expect("non-empty");
+        missing &= !acc;
+        if closing {
+            break;
+        }
+    }
+    let mut prefix = vec![entry];
+    let mut x = entry;
+    while parent[x as usize] != NO_PARENT {
+        x = parent[x as usize];
+        prefix.push(x);
+    }
+    prefix.reverse();
+    let state = |x: u32| x / k as u32;
+    let loop_state = state(entry);
+    if (g.succs)(loop_state).is_empty() {
+        // The cycle stays in a deadlock: the run ends there (the prefix may already repeat
+        // it, while the automaton moves on: those repetitions are not steps).
+        let mut path: Vec<u32> = prefix.iter().map(|&x| state(x)).collect();
+        let first = path.iter().position(|&s| s == loop_state).expect("the prefix reaches the deadlock");
+        path.truncate(first + 1);
+        return Outcome::Violated(Cex { path, loop_start: None, deadlock: true });
+    }
+    let loop_start = prefix.len() - 1;
+    let path: Vec<u32> = prefix.iter().chain(&cycle[1..]).map(|&x| state(x)).collect();
+    Outcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false })
+}
+
+/// The product's edges of a node: (target, acceptance bits).
+type ProductEdges<'a> = dyn Fn(u32, &mut Vec<(u32, u64)>) + 'a;
+
+/// The shortest path from `from` ending with an edge that `goal` accepts (at least one
+/// edge), and that edge's acceptance bits.
+fn bfs_to_edge(
+    from: u32,
+    edges: &ProductEdges,
+    goal: &dyn Fn(u32, u32, u64) -> bool,
+) -> Option<(Vec<u32>, u64)> {
+    let mut parent: HashMap<u32, u32> = HashMap::from([(from, NO_PARENT)]);
+    let mut queue = VecDeque::from([from]);
+    let mut buf = Vec::new();
+    while let Some(x) = queue.pop_front() {
+        buf.clear();
+        edges(x, &mut buf);
+        for &(y, acc) in &buf {
+            if goal(x, y, acc) {
+                let mut path = vec![y, x];
+                let mut z = x;
+                while parent[&z] != NO_PARENT {
+                    z = parent[&z];
+                    path.push(z);
+                }
+                path.reverse();
+                return Some((path, acc));
+            }
+            parent.entry(y).or_insert_with(|| {
+                queue.push_back(y);
+                x
+            });
+        }
+    }
+    None
+}
+
+/// Whether `f` holds on the run through positions `0..n` whose last position is followed by
+/// `loop_start` (a lasso) or by itself (a run ending in a deadlock, `None`); `atom(k, i)`:
+/// atom `k` (in `f.atoms()` order) at position `i`.
+pub fn holds_on_lasso<A>(f: &Ltl<A>, n: usize, loop_start: Option<usize>, atom: &dyn Fn(usize, usize) -> bool) -> bool {
+    assert!(n > 0, "a run has a first position");
+    let next = |i: usize| if i + 1 < n { i + 1 } else { loop_start.unwrap_or(n - 1) };
+    let mut k = 0;
+    eval(f, n, &next, atom, &mut k)[0]
+}
+
+fn eval<A>(
+    f: &Ltl<A>,
+    n: usize,
+    next: &dyn Fn(usize) -> usize,
+    atom: &dyn Fn(usize, usize) -> bool,
+    k: &mut usize,
+) -> Vec<bool> {
+    // v[i] = now[i] || (keep[i] && v[next(i)]) from `init` until stable: a least fixpoint
+    // from all-false, a greatest from all-true.
+    let fix = |now: &[bool], keep: &[bool], init: bool| {
+        let mut v = vec![init; n];
+        loop {
+            let mut changed = false;
+            for i in (0..n).rev() {
+                let x = now[i] || (keep[i] && v[next(i)]);
+                changed |= x != v[i];
+                v[i] = x;
+            }
+            if !changed {
+                return v;
+            }
+        }
+    };
+    let pointwise = |a: Vec<bool>, b: Vec<bool>, op: fn(bool, bool) -> bool| -> Vec<bool> {
+        a.into_iter().zip(b).map(|(x, y)| op(x, y)).collect()
+    };
+    match f {
+        Ltl::Atom(_) => {
+            *k += 1;
+            (0..n).map(|i| atom(*k - 1, i)).collect()
+        }
+        Ltl::Not(x) => eval(x, n, next, atom, k).into_iter().map(|b| !b).collect(),
+        Ltl::And(x, y) => pointwise(eval(x, n, next, atom, k), eval(y, n, next, atom, k), |a, b| a && b),
+        Ltl::Or(x, y) => pointwise(eval(x, n, next, atom, k), eval(y, n, next, atom, k), |a, b| a || b),
+        Ltl::Implies(x, y) => pointwise(eval(x, n, next, atom, k), eval(y, n, next, atom, k), |a, b| !a || b),
+        Ltl::Always(x) => {
+            let a = eval(x, n, next, atom, k);
+            fix(&vec![false; n], &a, true)
+        }
+        Ltl::Finally(x) => {
+            let a = eval(x, n, next, atom, k);
+            fix(&a, &vec![true; n], false)
+        }
+        Ltl::Until(x, y) => {
+            let (a, b) = (eval(x, n, next, atom, k), eval(y, n, next, atom, k));
+            fix(&b, &a, false)
+        }
+        Ltl::Unless(x, y) => {
+            let (a, b) = (eval(x, n, next, atom, k), eval(y, n, next, atom, k));
+            fix(&b, &a, true)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn atom(i: usize) -> Ltl<usize> {
+        Ltl::Atom(i)
+    }
+    fn b(f: Ltl<usize>) -> Box<Ltl<usize>> {
+        Box::new(f)
+    }
+
+    #[test]
+    fn fixpoints_on_a_lasso() {
+        // Positions 0 1 2, loop back to 1; atom 0 holds at 2 only.
+        let at = |_: usize, i: usize| i == 2;
+        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
+        let fg = Ltl::Finally(b(Ltl::Always(b(atom(0)))));
+        assert!(holds_on_lasso(&gf, 3, Some(1), &at));
+        assert!(!holds_on_lasso(&fg, 3, Some(1), &at));
+        // A run ending in a deadlock at position 2 repeats it: `finally always` holds.
+        assert!(holds_on_lasso(&fg, 3, None, &at));
+        // `p unless q` with p never and q never: false; with p always: true.
+        assert!(!holds_on_lasso(&Ltl::Unless(b(atom(0)), b(atom(1))), 3, Some(1), &|_, _| false));
+        assert!(holds_on_lasso(&Ltl::Unless(b(atom(0)), b(atom(1))), 3, Some(1), &|k, _| k == 0));
+        assert!(!holds_on_lasso(&Ltl::Until(b(atom(0)), b(atom(1))), 3, Some(1), &|k, _| k == 0));
+    }
+
+    /// A random small formula over atoms 0 and 1.
+    fn formula() -> impl Strategy<Value = Ltl<usize>> {
+        prop_oneof![Just(atom(0)), Just(atom(1))].prop_recursive(4, 16, 2, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|x| Ltl::Not(b(x))),
+                inner.clone().prop_map(|x| Ltl::Always(b(x))),
+                inner.clone().prop_map(|x| Ltl::Finally(b(x))),
+                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::And(b(x), b(y))),
+                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Or(b(x), b(y))),
+                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Implies(b(x), b(y))),
+                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Until(b(x), b(y))),
+                (inner.clone(), inner).prop_map(|(x, y)| Ltl::Unless(b(x), b(y))),
+            ]
+        })
+    }
+
+    /// Every run of at most `len` positions through `succ` from state 0 that is a lasso or
+    /// ends in a deadlock, as (states, loop start).
+    fn runs(succ: &[Vec<u32>], len: usize) -> Vec<(Vec<u32>, Option<usize>)> {
+        let mut out = vec![];
+        let mut stack = vec![vec![0u32]];
+        while let Some(path) = stack.pop() {
+            let last = *path.last().unwrap();
+            if succ[last as usize].is_empty() {
+                out.push((path.clone(), None));
+                continue;
+            }
+            for (i, _) in path.iter().enumerate().filter(|&(_, &s)| succ[last as usize].contains(&s)) {
+                out.push((path.clone(), Some(i)));
+            }
+            if path.len() < len {
+                for &t in &succ[last as usize] {
+                    let mut p = path.clone();
+                    p.push(t);
+                    stack.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// The automaton's verdict agrees with evaluating the formula on every short run, and
+        /// its counterexample is a run of the graph that the direct evaluation judges violating.
+        #[test]
+        fn automaton_agrees_with_runs(
+            f in formula(),
+            edges in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 4),
+            bits in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 4), 2),
+        ) {
+            let succ: Vec<Vec<u32>> = edges.into_iter().map(|mut v| { v.sort(); v.dedup(); v }).collect();
+            let space = Space { states: 4, initial: 1, succs: &|s| &succ[s as usize] };
+            let aut = Automaton::of_negation(&f).unwrap();
+            // The automaton numbers atoms by occurrence; atom `k` reads `bits[value of k]`.
+            let bits: Vec<Vec<bool>> = f.atoms().iter().map(|&&a| bits[a].clone()).collect();
+            let bits = &bits;
+            match check_space(&space, &aut, bits, &|| false) {
+                Outcome::Violated(c) => {
+                    for w in c.path.windows(2) {
+                        prop_assert!(succ[w[0] as usize].contains(&w[1]), "{:?} is not a path", c.path);
+                    }
+                    let (n, l) = match c.loop_start {
+                        Some(l) => (c.path.len() - 1, Some(l)),
+                        None => {
+                            prop_assert!(c.deadlock && succ[*c.path.last().unwrap() as usize].is_empty());
+                            (c.path.len(), None)
+                        }
+                    };
+                    if let Some(l) = l {
+                        prop_assert_eq!(c.path[l], *c.path.last().unwrap());
+                    }
+                    let path = &c.path;
+                    prop_assert!(!holds_on_lasso(&f, n, l, &|a, i| bits[a][path[i] as usize]), "{:?} does not violate {:?}", c, f);
+                }
+                Outcome::Holds => {
+                    for (path, l) in runs(&succ, 8) {
+                        let ok = holds_on_lasso(&f, path.len(), l, &|a, i| bits[a][path[i] as usize]);
+                        prop_assert!(ok, "{:?} {:?} violates {:?}", path, l, f);
+                    }
+                }
+                Outcome::Unknown => prop_assert!(false, "unknown"),
+            }
+        }
+    }
+
+    #[test]
+    fn automaton_sizes_are_small() {
+        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
+        let a = Automaton::of_negation(&gf).unwrap();
+        // ¬GFp = FG¬p: a waiting state and a committed one.
+        assert!(a.states() <= 3, "{}", a.states());
+        assert_eq!(a.atoms, 1);
+    }
+}
