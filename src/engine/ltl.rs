@@ -357,11 +357,7 @@ type ProductEdges<'a> = dyn Fn(u32, &mut Vec<(u32, u64)>) + 'a;
 
 /// The shortest path from `from` ending with an edge that `goal` accepts (at least one
 /// edge), and that edge's acceptance bits.
-fn bfs_to_edge(
-    from: u32,
-    edges: &ProductEdges,
-    goal: &dyn Fn(u32, u32, u64) -> bool,
-) -> Option<(Vec<u32>, u64)> {
+fn bfs_to_edge(from: u32, edges: &ProductEdges, goal: &dyn Fn(u32, u32, u64) -> bool) -> Option<(Vec<u32>, u64)> {
     let mut parent: HashMap<u32, u32> = HashMap::from([(from, NO_PARENT)]);
     let mut queue = VecDeque::from([from]);
     let mut buf = Vec::new();

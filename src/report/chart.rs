@@ -26,6 +26,8 @@ struct Frame {
     col_w: f64,
     lanes: usize,
     env_lane: Option<usize>,
+    /// Wide enough for the longest band text (a mark, the deadlock).
+    min_width: f64,
 }
 
 impl Frame {
@@ -33,7 +35,7 @@ impl Frame {
         LEFT + self.col_w * lane as f64 + self.col_w / 2.0
     }
     fn width(&self) -> f64 {
-        LEFT + self.col_w * self.lanes as f64 + 12.0
+        (LEFT + self.col_w * self.lanes as f64 + 12.0).max(self.min_width)
     }
 }
 
@@ -137,7 +139,9 @@ fn frame(v: &TraceView) -> Frame {
     }
     let col_w = (widest as f64 * CHAR_W + 26.0).clamp(150.0, MAX_CHARS as f64 * CHAR_W + 26.0);
     let lanes = v.agents.len() + usize::from(v.env);
-    Frame { col_w, lanes, env_lane: v.env.then_some(v.agents.len()) }
+    let band = v.marks.iter().map(|m| chars(&mark_text(v, m).0)).chain([chars(DEADLOCK_TEXT)]).max().unwrap_or(0);
+    let min_width = LEFT + 4.0 + band as f64 * CHAR_W + 12.0;
+    Frame { col_w, lanes, env_lane: v.env.then_some(v.agents.len()), min_width }
 }
 
 fn row_height(s: &StepView) -> f64 {
@@ -290,15 +294,24 @@ fn mark_band(out: &mut String, f: &Frame, y: f64, text: &str, class: &str) {
     );
 }
 
+/// The text and class of the band of mark `m`.
+fn mark_text(v: &TraceView, m: &crate::trace::Mark) -> (String, &'static str) {
+    let (sym, class) = if m.status == "violated" { ("✗", "mark violated") } else { ("✓", "mark satisfied") };
+    let at = m.at;
+    let text = match v.loop_start {
+        Some(l) if violated_by_loop(v, m) => {
+            format!("{sym} {} violated by the loop: states {l} to {at}, repeated forever", m.property)
+        }
+        _ => format!("{sym} {} {} here (state {at})", m.property, m.status),
+    };
+    (text, class)
+}
+
+const DEADLOCK_TEXT: &str = "■ deadlock: no step is possible from here";
+
 fn marks_at(out: &mut String, f: &Frame, v: &TraceView, at: usize, y: &mut f64) {
     for m in v.marks.iter().filter(|m| m.at == at) {
-        let (sym, class) = if m.status == "violated" { ("✗", "mark violated") } else { ("✓", "mark satisfied") };
-        let text = match v.loop_start {
-            Some(l) if violated_by_loop(v, m) => {
-                format!("{sym} {} violated by the loop: states {l} to {at}, repeated forever", m.property)
-            }
-            _ => format!("{sym} {} {} here (state {at})", m.property, m.status),
-        };
+        let (text, class) = mark_text(v, m);
         mark_band(out, f, *y, &text, class);
         *y += MARK_H;
     }
@@ -397,7 +410,7 @@ pub fn chart(v: &TraceView, id: &str) -> String {
                 marks_at(&mut body, &f, v, n, &mut y);
             }
             if v.deadlock {
-                mark_band(&mut body, &f, y, "■ deadlock: no step is possible from here", "deadlock");
+                mark_band(&mut body, &f, y, DEADLOCK_TEXT, "deadlock");
                 y += MARK_H;
             }
             if n == 0 && !v.deadlock && v.marks.is_empty() {
@@ -583,6 +596,28 @@ mod tests {
         v.rows = vec![v.rows[0].clone(); 9];
         v.marks[0].at = 8;
         assert_eq!(count(&chart(&v, "t"), "rotate(-90)"), 1);
+    }
+
+    #[test]
+    fn a_long_mark_widens_the_chart_to_hold_its_text() {
+        let mut v = view(1, false, vec![assign(0, "x", Store::Attr, 1)]);
+        v.loop_start = Some(0);
+        let name = "ConsensusIsReachedAndKeptForever";
+        v.marks.push(Mark { at: 1, property: name.into(), status: "violated".into() });
+        let svg = chart(&v, "t");
+        let text = format!("✗ {name} violated by the loop: states 0 to 1, repeated forever");
+        assert!(svg.contains(&text), "{svg}");
+        let width: f64 = svg
+            .split("<svg class=\"msc-segment\" width=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // The text starts at LEFT + 4 and needs about CHAR_W per character.
+        assert!(width >= LEFT + 4.0 + text.chars().count() as f64 * CHAR_W, "width {width} for {text}");
     }
 
     /// The initial state is the chart's row 0: each lifeline's initial values, linked to the
