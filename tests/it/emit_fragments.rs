@@ -18,6 +18,7 @@ fn emit_src(src: &str, fair: bool) -> Result<Vec<EmittedFile>, EmitError> {
         fair,
         properties: vec![],
         dialect: Dialect::V2025,
+        dialect_reason: String::new(),
         base: "t".into(),
         source: "t.labs".into(),
         usage: None,
