@@ -99,6 +99,15 @@ impl Dialect {
         }
     }
 
+    /// What opens a send offer: `!` up to 2025-e, nothing from 2025-f, where `!` is reserved
+    /// for pragmas (#3148; `G (X)` has been accepted since 2022).
+    pub fn send(self) -> &'static str {
+        match self {
+            Dialect::V2025 => "",
+            _ => "!",
+        }
+    }
+
     /// An in-out actual parameter.
     pub fn inout(self, x: &str) -> String {
         match self {

@@ -10,6 +10,8 @@ use askama::Template;
 #[template(path = "program.lnt", escape = "none")]
 struct LntTemplate<'a> {
     p: &'a Program,
+    /// What opens a send offer in the program's dialect (`!`, or nothing).
+    snd: &'static str,
 }
 
 #[derive(Template)]
@@ -81,7 +83,7 @@ fn finish(r: askama::Result<String>) -> String {
 }
 
 pub fn render_lnt(p: &Program) -> String {
-    finish(LntTemplate { p }.render())
+    finish(LntTemplate { p, snd: p.dialect.send() }.render())
 }
 
 pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {

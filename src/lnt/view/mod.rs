@@ -10,7 +10,7 @@ mod reads;
 mod step;
 
 use agent::{agent_view, env_view};
-use compose::{RD_NONE, TRY, add_lock, agent_cond, components, pair_read_gates};
+use compose::{TRY, add_lock, agent_cond, components, pair_read_gates};
 
 use crate::analysis::IntervalSet;
 use crate::analysis::values::ValueAnalysis;
@@ -339,6 +339,8 @@ pub struct Component {
 
 struct Ctx<'a> {
     model: &'a Model,
+    /// What opens a send offer in the dialect emitted (`Dialect::send`).
+    snd: &'static str,
     analysis: &'a ValueAnalysis,
     observed: &'a BTreeSet<VarId>,
     doms: DomainTable,
@@ -411,6 +413,7 @@ pub fn build(
     let assumed: Vec<crate::lnt::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
     let mut cx = Ctx {
         model,
+        snd: opts.dialect.send(),
         analysis,
         observed,
         doms: DomainTable::default(),
@@ -541,11 +544,10 @@ pub fn build(
         a.nat_vars.push("rdl".into());
         a.gates.push(names::ABANDON.into());
         a.gates.push(TRY.into());
-        a.gates.extend((0..n).map(|j| format!("RDO_{j}")));
-        a.gates.extend((0..n).map(|j| format!("RDI_{j}")));
         let ids = a.first_id..=a.last_id;
         a.serves = (0..n).filter(|&r| ids.clone().any(|o| rd_pairs.contains(&(r, o)))).collect();
         a.choice |= !a.serves.is_empty();
+        let mut owners = BTreeSet::new();
         for e in a.edges.iter_mut() {
             for r in e.reads.iter_mut() {
                 r.owners = (0..n)
@@ -554,8 +556,12 @@ pub fn build(
                             && ids.clone().any(|i| rd_pairs.contains(&(i, o)))
                     })
                     .collect();
+                owners.extend(r.owners.iter().copied());
             }
         }
+        // only the read gates the type's process uses (an unused formal gate is warned about)
+        a.gates.extend(owners.iter().map(|o| format!("RDO_{o}")));
+        a.gates.extend(a.serves.iter().map(|j| format!("RDI_{j}")));
     }
 
     let mut holds = vec![];
@@ -619,7 +625,6 @@ pub fn build(
     if !remote.is_empty() {
         hidden_gates.push(TRY.into());
         hidden_gates.extend(rd_gates.iter().cloned());
-        hidden_gates.push(RD_NONE.into());
     }
     if has_tuples {
         hidden_gates.push("REFRESH".into());
@@ -632,7 +637,9 @@ pub fn build(
 
     let mut components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
     if !remote.is_empty() {
-        pair_read_gates(&mut components, &rd_pairs);
+        let unbound = pair_read_gates(&mut components, &rd_pairs);
+        let at = hidden_gates.iter().position(|g| *g == TRY).map_or(hidden_gates.len(), |i| i + 1 + rd_gates.len());
+        hidden_gates.splice(at..at, unbound);
         add_lock(&mut components);
     }
     let mut assume = assume;
