@@ -130,7 +130,18 @@ impl Parser {
             return Err(Diag::new(self.pos(), "imported modules are not part of the subset"));
         }
         self.kw("is")?;
-        let mut m = Module { name, types: vec![], funcs: vec![], procs: vec![] };
+        let mut pragmas = vec![];
+        while self.is_p("!") {
+            self.bump();
+            let (pragma, pos) = self.ident()?;
+            if !matches!(pragma.as_str(), "nat_inf" | "nat_sup" | "int_inf" | "int_sup") {
+                return Err(Diag::new(pos, format!("the pragma `!{pragma}` is not part of the subset")));
+            }
+            let negative = self.eat_p("-");
+            let n = i64::try_from(self.num()?).map_err(|_| Diag::new(pos, "pragma value out of range"))?;
+            pragmas.push((pragma, if negative { -n } else { n }));
+        }
+        let mut m = Module { name, pragmas, types: vec![], funcs: vec![], procs: vec![] };
         loop {
             if self.is_kw("type") {
                 m.types.push(self.type_decl()?);

@@ -37,6 +37,12 @@ pub struct Program {
     pub local_max: usize,
     pub n_tuples: usize,
     pub undef: String,
+    /// The module pragmas fixing the enumerated ranges (docs/lnt-encoding.md §6): `Nat` from 0
+    /// to `nat_sup`, `Int` from `int_inf` to `int_sup`, bounds of every value an input offer or
+    /// an `any` of the program can take.
+    pub nat_sup: u64,
+    pub int_inf: i64,
+    pub int_sup: i64,
     pub has_env: bool,
     pub has_tuples: bool,
     pub domains: Vec<DomainView>,
@@ -668,6 +674,19 @@ pub fn build(
         })
         .collect();
     let legend = slot_legend(model);
+    let locs = model.attr_len.max(1) + model.stig_len.max(1);
+    // Nat: agent ids and N_AGENTS, locations, control states, tuples (and loop counters to N + 1)
+    let pcs = agents.iter().flat_map(|a| &a.edges).map(|e| e.source.max(e.target) as usize).max().unwrap_or(0);
+    let nat_sup = [n + 1, locs, pcs + 1, model.tuples.len(), 255].into_iter().max().unwrap_or(255) as u64;
+    // Int: ⊥ is below every analysed value; above, the largest analysed value (and 0)
+    let undef = domains::undef_value(model, analysis);
+    let int_sup = analysis
+        .sets
+        .values()
+        .chain(&cx.doms.sets)
+        .filter_map(|s| s.max())
+        .fold(0, i64::max)
+        .min(crate::model::arith::MAX_VALUE);
     Ok(Program {
         module: opts.base.clone(),
         source: opts.source.clone(),
@@ -680,7 +699,10 @@ pub fn build(
         tuple_max: model.tuples.len().max(1) - 1,
         local_max: local_max.max(1) - 1,
         n_tuples: model.tuples.len(),
-        undef: int_lit(domains::undef_value(model, analysis)),
+        undef: int_lit(undef),
+        nat_sup,
+        int_inf: undef,
+        int_sup,
         has_env,
         has_tuples,
         domains,
@@ -689,7 +711,7 @@ pub fn build(
         ranks_init,
         env_params,
         remote,
-        locs: model.attr_len.max(1) + model.stig_len.max(1),
+        locs,
         rd_gates,
         rdloc,
         env,
