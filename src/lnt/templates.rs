@@ -3,8 +3,9 @@
 use super::EmitOptions;
 use super::mcl::{Query, TrackKey};
 use super::svl::Scripts;
-use super::view::Program;
+use super::view::{AgentView, Program};
 use askama::Template;
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Template)]
 #[template(path = "program.lnt", escape = "none")]
@@ -12,6 +13,46 @@ struct LntTemplate<'a> {
     p: &'a Program,
     /// What opens a send offer in the program's dialect (`!`, or nothing).
     snd: &'static str,
+    /// Per agent process, the variables it never reads: left out of its declarations, with
+    /// the assignments that only initialise them.
+    unused: &'a BTreeMap<String, BTreeSet<String>>,
+}
+
+impl LntTemplate<'_> {
+    /// Whether agent process `process` keeps variable `var`.
+    fn keeps(&self, process: &str, var: &str) -> bool {
+        !self.unused.get(process).is_some_and(|u| u.contains(var))
+    }
+
+    /// The variables of agent process `a` it reads, declared by type: `I, I0: Attrs, …`.
+    fn agent_vars(&self, a: &AgentView) -> String {
+        let mut vars: Vec<(&str, &str)> = vec![
+            ("I", "Attrs"),
+            ("I0", "Attrs"),
+            ("L", "Stigs"),
+            ("L0", "Stigs"),
+            ("E", "Envs"),
+            ("E0", "Envs"),
+            ("Zp", "Tuples"),
+            ("Zc", "Tuples"),
+        ];
+        vars.extend(["pc", "t", "s", "j", "r"].map(|v| (v, "Nat")));
+        vars.extend([("v", "Int"), ("U", "Used")]);
+        if !self.p.remote.is_empty() {
+            vars.extend(["go", "got", "stepped"].map(|v| (v, "Bool")));
+        }
+        vars.push(("c", "Cmp"));
+        vars.extend(a.int_vars.iter().map(|v| (v.as_str(), "Int")));
+        vars.extend(a.nat_vars.iter().map(|v| (v.as_str(), "Nat")));
+        let mut groups: Vec<(Vec<&str>, &str)> = vec![];
+        for (v, t) in vars.into_iter().filter(|(v, _)| self.keeps(&a.process, v)) {
+            match groups.last_mut() {
+                Some((names, ty)) if *ty == t => names.push(v),
+                _ => groups.push((vec![v], t)),
+            }
+        }
+        groups.iter().map(|(names, t)| format!("{}: {t}", names.join(", "))).collect::<Vec<_>>().join(", ")
+    }
 }
 
 #[derive(Template)]
@@ -82,8 +123,25 @@ fn finish(r: askama::Result<String>) -> String {
     s
 }
 
+/// The program, its agent processes declaring only the variables they read: rendered again
+/// until no agent process has a variable it never reads (leaving out an assignment that only
+/// initialised one may leave another unread).
 pub fn render_lnt(p: &Program) -> String {
-    finish(LntTemplate { p, snd: p.dialect.send() }.render())
+    let agents: BTreeSet<&str> = p.agents.iter().map(|a| a.process.as_str()).collect();
+    let mut unused: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    loop {
+        let text = finish(LntTemplate { p, snd: p.dialect.send(), unused: &unused }.render());
+        let Ok(module) = crate::lntcheck::parse(&text) else { return text };
+        let mut more = false;
+        for u in crate::lntcheck::unused::unused_declarations(&module) {
+            if u.kind == crate::lntcheck::unused::Kind::Variable && agents.contains(u.scope.as_str()) {
+                more |= unused.entry(u.scope).or_default().insert(u.name);
+            }
+        }
+        if !more {
+            return text;
+        }
+    }
 }
 
 pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {

@@ -17,6 +17,7 @@ pub mod reduce;
 pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
+pub mod unused;
 
 pub use error::LntcheckError;
 pub use lexer::Diag;

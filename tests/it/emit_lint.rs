@@ -7,7 +7,7 @@
 //! (`expected TRUE` then `end property`, no `;` between).
 
 use labs::lnt::Dialect;
-use labs::lntcheck::ast::{Arg, Expr, ExprK, LValue, Mode, Offer, ParBranch, Stmt, StmtK};
+use labs::lntcheck::unused::{Kind, unused_declarations};
 use std::collections::BTreeSet;
 
 /// Every `NAME [G1, G2, …]` of the text (a process instantiation in LNT or SVL): fails when a
@@ -23,166 +23,16 @@ pub fn no_repeated_actual_gate(name: &str, text: &str) {
     }
 }
 
-/// What a function or process body reads, writes and uses as gates.
-#[derive(Default)]
-struct Uses {
-    read: BTreeSet<String>,
-    written: BTreeSet<String>,
-    gates: BTreeSet<String>,
-}
-
-impl Uses {
-    fn expr(&mut self, e: &Expr) {
-        match &e.k {
-            ExprK::Num(_) => {}
-            ExprK::Name(n) => {
-                self.read.insert(n.clone());
-            }
-            ExprK::Call(_, args) => args.iter().for_each(|a| self.expr(a)),
-            ExprK::Index(a, b) | ExprK::Bin(_, a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprK::Neg(a) | ExprK::Not(a) | ExprK::Of(a, _) => self.expr(a),
-        }
-    }
-
-    fn lvalue(&mut self, l: &LValue) {
-        self.written.insert(l.name.clone());
-        if let Some(i) = &l.index {
-            // an element write reads the rest of the array
-            self.read.insert(l.name.clone());
-            self.expr(i);
-        }
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match &s.k {
-            StmtK::Seq(xs) | StmtK::Alt(xs) => xs.iter().for_each(|x| self.stmt(x)),
-            StmtK::Null | StmtK::Stop => {}
-            StmtK::Var(_, b) | StmtK::Loop(b) | StmtK::Hide(_, b) => self.stmt(b),
-            StmtK::Assign(l, e) => {
-                self.lvalue(l);
-                self.expr(e);
-            }
-            StmtK::Any(l, _, w) => {
-                self.lvalue(l);
-                w.iter().for_each(|e| self.expr(e));
-            }
-            StmtK::If(arms, els) => {
-                for (c, b) in arms {
-                    self.expr(c);
-                    self.stmt(b);
-                }
-                els.iter().for_each(|b| self.stmt(b));
-            }
-            StmtK::OnlyIf(e) => self.expr(e),
-            StmtK::While(c, b) => {
-                self.expr(c);
-                self.stmt(b);
-            }
-            StmtK::Return(e) => e.iter().for_each(|e| self.expr(e)),
-            StmtK::Eval(_, args) | StmtK::Call(_, _, args) => {
-                if let StmtK::Call(_, gates, _) = &s.k {
-                    self.gates.extend(gates.iter().map(|(g, _)| g.clone()));
-                }
-                for a in args {
-                    match a {
-                        Arg::In(e) => self.expr(e),
-                        Arg::Out(x, _) => {
-                            self.written.insert(x.clone());
-                        }
-                        Arg::InOut(x, _) => {
-                            self.read.insert(x.clone());
-                            self.written.insert(x.clone());
-                        }
-                    }
-                }
-            }
-            StmtK::Comm(g, offers, w) => {
-                self.gates.insert(g.clone());
-                for o in offers {
-                    match o {
-                        Offer::Send(e) => self.expr(e),
-                        Offer::Recv(l) => self.lvalue(l),
-                    }
-                }
-                w.iter().for_each(|e| self.expr(e));
-            }
-            StmtK::Par(sync, branches) => {
-                self.gates.extend(sync.iter().map(|(g, _)| g.clone()));
-                for b in branches {
-                    match b {
-                        ParBranch::Plain(x) => self.stmt(x),
-                        ParBranch::Synced(gs, x) => {
-                            self.gates.extend(gs.iter().map(|(g, _)| g.clone()));
-                            self.stmt(x);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The variables a statement declares (`var … in`) and the gates it hides.
-fn declared(s: &Stmt, vars: &mut Vec<String>, gates: &mut Vec<String>) {
-    match &s.k {
-        StmtK::Var(ds, b) => {
-            vars.extend(ds.iter().map(|(n, _, _)| n.clone()));
-            declared(b, vars, gates);
-        }
-        StmtK::Hide(gs, b) => {
-            gates.extend(gs.iter().map(|(g, _)| g.clone()));
-            declared(b, vars, gates);
-        }
-        StmtK::Seq(xs) | StmtK::Alt(xs) => xs.iter().for_each(|x| declared(x, vars, gates)),
-        StmtK::Loop(b) | StmtK::While(_, b) => declared(b, vars, gates),
-        StmtK::If(arms, els) => {
-            arms.iter().for_each(|(_, b)| declared(b, vars, gates));
-            els.iter().for_each(|b| declared(b, vars, gates));
-        }
-        StmtK::Par(_, branches) => {
-            for b in branches {
-                match b {
-                    ParBranch::Plain(x) | ParBranch::Synced(_, x) => declared(x, vars, gates),
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Fails on an `in` parameter or a variable that is never read, an `in out` parameter neither
-/// read nor written, or a gate (formal or hidden) never used, in any function or process.
+/// Fails on a variable (of a function or process) that is never read, and on a process's
+/// parameter or gate it never uses. (Functions keep the uniform parameters their callers pass:
+/// docs/lnt-encoding.md, "What CADP reads".)
 pub fn no_unused_declaration(name: &str, text: &str) {
     let m = labs::lntcheck::parse(text).unwrap_or_else(|e| panic!("{name}: {}", e.message));
-    let mut bodies: Vec<(String, Vec<(String, Mode)>, Vec<String>, &Stmt)> = vec![];
-    for f in &m.funcs {
-        bodies.push((format!("function {}", f.name), f.params.iter().map(|p| (p.name.clone(), p.mode)).collect(), vec![], &f.body));
-    }
-    for p in &m.procs {
-        let gates = p.gates.iter().map(|(g, _)| g.clone()).collect();
-        bodies.push((format!("process {}", p.name), p.params.iter().map(|p| (p.name.clone(), p.mode)).collect(), gates, &p.body));
-    }
-    let mut unused = vec![];
-    for (what, params, mut gates, body) in bodies {
-        let mut u = Uses::default();
-        u.stmt(body);
-        let mut vars = vec![];
-        declared(body, &mut vars, &mut gates);
-        for (p, mode) in params {
-            let used = match mode {
-                Mode::In => u.read.contains(&p),
-                _ => u.read.contains(&p) || u.written.contains(&p),
-            };
-            if !used {
-                unused.push(format!("{what}: parameter {p}"));
-            }
-        }
-        unused.extend(vars.into_iter().filter(|v| !u.read.contains(v)).map(|v| format!("{what}: variable {v}")));
-        unused.extend(gates.into_iter().filter(|g| !u.gates.contains(g)).map(|g| format!("{what}: gate {g}")));
-    }
+    let unused: Vec<String> = unused_declarations(&m)
+        .into_iter()
+        .filter(|u| u.in_process || u.kind == Kind::Variable)
+        .map(|u| format!("{}: {:?} {}", u.scope, u.kind, u.name))
+        .collect();
     assert!(unused.is_empty(), "{name}: declared and never used: {}", unused.join("; "));
 }
 
@@ -224,7 +74,8 @@ pub fn svl_property_blocks(name: &str, text: &str) {
             blocks += 1;
         }
     }
-    assert_eq!(blocks, lines.iter().filter(|l| l.starts_with("property ")).count(), "{name}: property blocks");
+    let opened = lines.iter().filter(|l| l.strip_prefix("property ").is_some_and(|n| !n.contains(' '))).count();
+    assert_eq!(blocks, opened, "{name}: property blocks");
 }
 
 /// No identifier of the program has `_` at either end or two `_` in a row.

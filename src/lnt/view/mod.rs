@@ -211,6 +211,24 @@ pub struct SetEnvDiff {
     pub obs: Option<(String, usize)>,
 }
 
+/// Whether the process of agent type `a` offers on gate `g` (CADP warns about a formal gate
+/// a process never uses). The gates the agents synchronise on among themselves (`TICK`,
+/// `DONE`, `INIT`, `PUT_k`, `QRY_k`) are used by every type.
+fn agent_uses_gate(a: &AgentView, g: &str) -> bool {
+    let effects = || a.edges.iter().filter(|e| e.has_effect);
+    match g {
+        "REFRESH" => effects().any(|e| !e.writes.is_empty()),
+        "REQ" => !a.held.is_empty(),
+        "SETENV" => effects().any(|e| !e.setenv.is_empty()),
+        "AINIT" => a.inits.iter().any(|i| !i.ainit.is_empty()),
+        _ if g == TRY || g == names::ABANDON => a.edges.iter().any(|e| !e.reads.is_empty()),
+        _ if g.starts_with("E_") => {
+            effects().any(|e| e.setenv.iter().any(|w| w.obs.as_ref().is_some_and(|(o, _)| o == g)))
+        }
+        _ => true,
+    }
+}
+
 /// The procedure `st_<name>` (evaluates the step: guards, then statements, changing the
 /// agent's stores; status `r`) and the function `en_<name>` (the status of the step, the
 /// stores unchanged) of one edge.
@@ -221,9 +239,12 @@ pub struct StepFn {
     /// The parameters after `kn` (choices `nd_i`, read slots), and the same as arguments.
     pub params: String,
     pub args: String,
-    /// The body of `st_`, indented, and its variables (`LOC` and the temporaries).
+    /// The body of `st_`, indented, and its variables (`LOC` and the temporaries; empty:
+    /// none).
     pub body: Vec<String>,
     pub decls: String,
+    /// The body reads block locals (`LOC`, initialised to ⊥).
+    pub uses_locals: bool,
     /// Conditions under which `en_` answers "disabled" although `st_` did not: a choice or a
     /// read slot the evaluation did not use does not have its unused value (so that each
     /// evaluation has one set of choices and reads).
@@ -608,6 +629,9 @@ pub fn build(
             a.gates.push(names::ERR.into());
             has_err = true;
         }
+        let used: Vec<bool> = a.gates.iter().map(|g| agent_uses_gate(a, g)).collect();
+        let mut keep = used.into_iter();
+        a.gates.retain(|_| keep.next().unwrap_or(true));
     }
     let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
     let mut main_gates = vec!["DONE".to_string()];
@@ -649,6 +673,16 @@ pub fn build(
         add_lock(&mut components);
     }
     let mut assume = assume;
+    if !cx.assumed.iter().any(|(a, _, _)| a.is_some()) {
+        // no assumption reads an agent's initial value: AINIT is nobody's
+        for c in components.iter_mut() {
+            c.sync.retain(|g| g != "AINIT");
+            for i in c.instances.iter_mut() {
+                i.gates.retain(|g| g != "AINIT");
+            }
+        }
+        hidden_gates.retain(|g| g != "AINIT");
+    }
     if assume_err
         && let Some(i) = components.iter_mut().flat_map(|c| c.instances.iter_mut()).find(|i| i.process == "Assumptions")
     {
