@@ -36,7 +36,8 @@ pub enum Dialect {
 }
 
 /// Why [`Dialect::FALLBACK`] was chosen, for `README.txt` and the CLI's note.
-pub const FALLBACK_REASON: &str = "no CADP installation detected: the 2024-d forms, which every release from 2024-d accepts";
+pub const FALLBACK_REASON: &str =
+    "no CADP installation detected: the 2024-d forms, which every release from 2024-d accepts";
 
 /// A CADP release name `YYYY-x` as (year, letter).
 pub type Release = (u32, char);
@@ -151,7 +152,7 @@ pub fn release_of_cadp_lib(output: &str) -> Option<Release> {
 
 /// The dialect of the CADP installation at `root` read from its files: `VERSION`, else
 /// `HISTORY` (the highest `YYYY-x` release named). A fallback for when `cadp_lib -1` cannot
-/// be run (`crate::cadp::install::installed_dialect`).
+/// be run (`installed_dialect` of the CADP driver).
 pub fn dialect_of_installation(root: &std::path::Path) -> Option<(Dialect, String)> {
     ["VERSION", "HISTORY"].iter().find_map(|f| {
         let text = std::fs::read_to_string(root.join(f)).ok()?;

@@ -127,21 +127,65 @@ fn finish(r: askama::Result<String>) -> String {
 /// until no agent process has a variable it never reads (leaving out an assignment that only
 /// initialised one may leave another unread).
 pub fn render_lnt(p: &Program) -> String {
-    let agents: BTreeSet<&str> = p.agents.iter().map(|a| a.process.as_str()).collect();
     let mut unused: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     loop {
         let text = finish(LntTemplate { p, snd: p.dialect.send(), unused: &unused }.render());
-        let Ok(module) = crate::lntcheck::parse(&text) else { return text };
         let mut more = false;
-        for u in crate::lntcheck::unused::unused_declarations(&module) {
-            if u.kind == crate::lntcheck::unused::Kind::Variable && agents.contains(u.scope.as_str()) {
-                more |= unused.entry(u.scope).or_default().insert(u.name);
+        for a in &p.agents {
+            let Some(body) = process_body(&text, &a.process) else { continue };
+            let declared = declared_variables(body);
+            for v in declared.into_iter().filter(|v| !is_read(body, v)) {
+                more |= unused.entry(a.process.clone()).or_default().insert(v);
             }
         }
         if !more {
             return text;
         }
     }
+}
+
+/// The text of process `name` from its `var` line to its `end process`, without comments.
+fn process_body<'t>(text: &'t str, name: &str) -> Option<&'t str> {
+    let start = text.find(&format!("process {name} ["))?;
+    let rest = &text[start..];
+    let var = rest.find("\n   var ")?;
+    let end = rest.find("\nend process")?;
+    Some(&rest[var..end])
+}
+
+/// The variables of a process's outer `var … in` line (`I, I0: Attrs, pc: Nat`).
+fn declared_variables(body: &str) -> Vec<String> {
+    let line = body.trim_start().lines().next().unwrap_or("").trim();
+    let list = line.strip_prefix("var ").and_then(|l| l.strip_suffix(" in")).unwrap_or("");
+    list.split(", ").filter_map(|part| part.split(':').next()).map(|n| n.trim().to_string()).collect()
+}
+
+/// Whether `var` is read in `body` (after its declaration line): an occurrence that is neither
+/// the target of `:=` nor a received offer `?var`; an element write `var[i] := …` reads the
+/// rest of the array. Comments are skipped. (The text-level counterpart of
+/// `lntcheck::unused`, which the tests run on every emitted program.)
+fn is_read(body: &str, var: &str) -> bool {
+    for line in body.trim_start().lines().skip(1) {
+        let code = line.split("--").next().unwrap_or("");
+        let bytes = code.as_bytes();
+        let mut from = 0;
+        while let Some(k) = code[from..].find(var) {
+            let at = from + k;
+            let end = at + var.len();
+            from = end;
+            let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+            if (at > 0 && ident(bytes[at - 1])) || (end < bytes.len() && ident(bytes[end])) {
+                continue;
+            }
+            // `?var` receives; `!?var` (an in-out actual) reads too
+            let received = at > 0 && bytes[at - 1] == b'?' && !(at > 1 && bytes[at - 2] == b'!');
+            let assigned = code[end..].trim_start().starts_with(":=");
+            if !received && !assigned {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {

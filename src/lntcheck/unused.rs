@@ -154,9 +154,12 @@ fn declared(s: &Stmt, vars: &mut Vec<String>, gates: &mut Vec<String>) {
     }
 }
 
+/// A function or process: name, whether a process, parameters, formal gates, body.
+type Body<'m> = (&'m str, bool, Vec<(String, Mode)>, Vec<String>, &'m Stmt);
+
 /// Every declaration of `m` that its function or process never uses.
 pub fn unused_declarations(m: &Module) -> Vec<Unused> {
-    let mut bodies: Vec<(&str, bool, Vec<(String, Mode)>, Vec<String>, &Stmt)> = vec![];
+    let mut bodies: Vec<Body> = vec![];
     for f in &m.funcs {
         bodies.push((&f.name, false, f.params.iter().map(|p| (p.name.clone(), p.mode)).collect(), vec![], &f.body));
     }

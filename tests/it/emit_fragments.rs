@@ -752,15 +752,11 @@ check { }
     // instance's gate of a pair it cannot read keeps the formal's name (hidden, never offered):
     // no instantiation repeats an actual gate.
     assert!(
-        t.contains(
-            "TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RD_0_1, RDI_0] (0)"
-        ),
+        t.contains("TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RD_0_1, RDI_0] (0)"),
         "{t}"
     );
     assert!(
-        t.contains(
-            "|| TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RDO_1, RD_0_1] (1)"
-        ),
+        t.contains("|| TICK, DONE, INIT, RD_0_1 -> Agent_A [TICK, DONE, INIT, ABANDON, TRY, RDO_1, RD_0_1] (1)"),
         "{t}"
     );
     assert!(t.contains("hide TICK, INIT, TRY, RD_0_1, RDI_0, RDO_1: any in"), "{t}");

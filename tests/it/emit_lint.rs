@@ -40,7 +40,8 @@ pub fn no_unused_declaration(name: &str, text: &str) {
 /// a leaf generated alone never depends on the installation's defaults.
 pub fn range_pragmas(name: &str, text: &str) {
     let start = text.find("module ").expect("a module");
-    let first_def = ["\ntype ", "\nfunction ", "\nprocess "].iter().filter_map(|d| text.find(d)).min().expect("definitions");
+    let first_def =
+        ["\ntype ", "\nfunction ", "\nprocess "].iter().filter_map(|d| text.find(d)).min().expect("definitions");
     let head = &text[start..first_def];
     for p in ["!nat_inf", "!nat_sup", "!int_inf", "!int_sup"] {
         let re = regex::Regex::new(&format!(r"(?m)^\s*{p} -?\d+\s*$")).unwrap();

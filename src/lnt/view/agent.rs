@@ -105,8 +105,10 @@ fn init_view(
     let lines = if cases.iter().all(|c| c.1 == first) {
         init_code(&first, who, cx.snd)
     } else {
-        let arms =
-            cases.iter().map(|(a, val)| (format!("id == {}", a.expect("agents only")), init_code(val, who, cx.snd))).collect();
+        let arms = cases
+            .iter()
+            .map(|(a, val)| (format!("id == {}", a.expect("agents only")), init_code(val, who, cx.snd)))
+            .collect();
         vec![code::Ln::If(arms, vec![code::Ln::S("stop".into())])]
     };
     let may_fail = cases.iter().any(|c| matches!(c.1, InitValue::Error(_)));
