@@ -603,7 +603,7 @@ fn lts_table(o: &Options) -> Vec<String> {
             let stem = file.trim_end_matches(".labs");
             let analysis = analyse(&model, &behs);
             let coarse = analysis.coarse();
-            let dialect = labs::lnt::Dialect::CURRENT;
+            let dialect = labs::lnt::Dialect::FALLBACK;
             let (lnt, script) =
                 svl::emit_program(&model, &behs, &analysis, stem, *fair, dialect).map_err(|e| e.to_string())?;
             let (lnt_c, script_c) =
@@ -781,7 +781,7 @@ fn emitted_leaves(root: &Path, file: &str, externs: &[&str]) -> Result<usize, St
     let (model, behs) = load_spec(&dir, name, externs)?;
     let analysis = analyse(&model, &behs);
     let stem = name.trim_end_matches(".labs");
-    let (_, script) = svl::emit_program(&model, &behs, &analysis, stem, false, labs::lnt::Dialect::CURRENT)
+    let (_, script) = svl::emit_program(&model, &behs, &analysis, stem, false, labs::lnt::Dialect::FALLBACK)
         .map_err(|e| e.to_string())?;
     let sc = svl::parse(&script).map_err(|e| e.to_string())?;
     Ok(sc.blocks.first().map_or(0, |b| svl::calls(&b.beh).len()))
@@ -811,7 +811,8 @@ fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, 
     let opts = labs::lnt::EmitOptions {
         fair: false,
         properties: vec![],
-        dialect: labs::lnt::Dialect::CURRENT,
+        dialect: labs::lnt::Dialect::FALLBACK,
+        dialect_reason: String::new(),
         base: base.clone(),
         source: file.to_string(),
         usage: None,

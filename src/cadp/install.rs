@@ -2,6 +2,7 @@
 //! (docs/cadp-driver.md, "What labs assumes of CADP": "Installation").
 
 use super::CadpError;
+use crate::lnt::Dialect;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -79,6 +80,36 @@ impl Tools {
         }
         env
     }
+}
+
+/// The LNT dialect of the installed CADP, and where it was read: what `cadp_lib -1` prints
+/// (its second word is the release, `2025-f`), else the installation's `VERSION` or `HISTORY`
+/// file. `cadp` and `path` are the values of `$CADP` and `$PATH`; `cadp_lib` is looked up in
+/// `$CADP/com`, else on `PATH` (the installation is then the folder above its `com/`).
+/// `None`: no installation, or none that names its release.
+pub fn installed_dialect(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Option<(Dialect, String)> {
+    let root = cadp.filter(|c| !c.is_empty()).map(PathBuf::from);
+    let in_root = root.as_ref().map(|r| r.join("com").join("cadp_lib")).filter(|p| is_executable(p));
+    let cadp_lib = in_root.or_else(|| {
+        path.into_iter().flat_map(std::env::split_paths).map(|d| d.join("cadp_lib")).find(|p| is_executable(p))
+    });
+    let root = root.or_else(|| {
+        let com = cadp_lib.as_ref()?.parent()?;
+        (com.file_name()? == "com").then(|| com.parent().map(Path::to_path_buf)).flatten()
+    });
+    let from_tool = cadp_lib.as_ref().and_then(|tool| {
+        let mut cmd = std::process::Command::new(tool);
+        cmd.arg("-1").stdin(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        if let Some(r) = &root {
+            // CADP's tools refuse to run without $CADP
+            cmd.env("CADP", r);
+        }
+        let out = cmd.output().ok().filter(|o| o.status.success())?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let release = crate::lnt::release_of_cadp_lib(&text)?;
+        Some((Dialect::for_release(release), format!("release {}-{} printed by `cadp_lib -1`", release.0, release.1)))
+    });
+    from_tool.or_else(|| crate::lnt::dialect_of_installation(&root?))
 }
 
 fn is_executable(p: &Path) -> bool {

@@ -521,12 +521,19 @@ pub fn executor_runs(
 }
 
 /// What `labs emit` would write for these options, in the LNT dialect of the installation found
-/// (its `VERSION` or `HISTORY`, whether found through `$CADP` or `PATH`; else the current one).
+/// (`install::installed_dialect`; else the fallback dialect).
 fn emit_options(tools: &install::Tools, fair: bool, properties: &[String], base: &str, source: &str) -> EmitOptions {
+    let root = tools.root_dir();
+    let (dialect, reason) = install::installed_dialect(
+        root.as_deref().map(std::path::Path::as_os_str),
+        std::env::var_os("PATH").as_deref(),
+    )
+    .unwrap_or((Dialect::FALLBACK, lnt::FALLBACK_REASON.to_string()));
     EmitOptions {
         fair,
         properties: properties.to_vec(),
-        dialect: tools.root_dir().and_then(|r| lnt::dialect_of_installation(&r)).unwrap_or(Dialect::CURRENT),
+        dialect,
+        dialect_reason: reason,
         base: base.to_string(),
         source: source.to_string(),
         usage: None,

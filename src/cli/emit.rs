@@ -8,16 +8,20 @@ use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
 use crate::stdout::outln;
 use std::path::Path;
 
-/// The dialect: the one asked for, else the installed CADP's, else the current one.
-pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, &'static str), Failure> {
+/// The dialect: the one asked for, else the installed CADP's, else the fallback; and why.
+pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, String), Failure> {
     match asked {
         Some(d) => Dialect::parse(d)
-            .map(|d| (d, "as asked"))
+            .map(|d| (d, "asked for with --lnt-dialect".to_string()))
             .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023, 2024-d, 2025-e, 2025 or a CADP release name such as 2024-k)"))),
-        None => Ok(match lnt::detect_dialect() {
-            Some(d) => (d, "detected from $CADP"),
-            None => (Dialect::CURRENT, "default: no CADP installation detected"),
-        }),
+        None => Ok(
+            crate::cadp::install::installed_dialect(
+                std::env::var_os("CADP").as_deref(),
+                std::env::var_os("PATH").as_deref(),
+            )
+            .map(|(d, from)| (d, format!("detected: {from}")))
+            .unwrap_or_else(|| (Dialect::FALLBACK, lnt::FALLBACK_REASON.to_string())),
+        ),
     }
 }
 
@@ -71,6 +75,7 @@ pub fn run(
         fair,
         properties: properties.to_vec(),
         dialect,
+        dialect_reason: why.clone(),
         base: lnt::names::module_name(&stem),
         source: source_text(l),
         usage: Some(usage(l, fair, properties, split)),

@@ -32,6 +32,7 @@ pub fn emit_program(
         fair,
         properties: vec![],
         dialect,
+        dialect_reason: String::new(),
         base: lnt::names::module_name(&stem),
         source: stem.clone(),
         usage: None,

@@ -79,7 +79,7 @@ enum Command {
         #[arg(long, value_enum)]
         workflow: Option<Workflow>,
         /// LNT dialect of the emitted program, with --backend lnt: 2023, 2024-d, 2025-e, 2025 or a
-        /// CADP release YYYY-x (default: the installed CADP's, else 2025)
+        /// CADP release YYYY-x (default: the installed CADP's, else 2024-d)
         #[arg(long, value_name = "D")]
         lnt_dialect: Option<String>,
         /// One JSON document on stdout
@@ -242,7 +242,7 @@ enum Command {
         /// such a file is an error and nothing is written)
         #[arg(long)]
         force: bool,
-        /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2025)
+        /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2024-d)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
         /// Also write the compositional script split into jobs (one script per leaf and per

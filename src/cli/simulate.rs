@@ -92,7 +92,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
             &analysis,
             &stem,
             a.fair,
-            crate::lnt::Dialect::CURRENT,
+            crate::lnt::Dialect::FALLBACK,
         )
         .map_err(Failure::from)?;
         crate::lntcheck::simulate::simulate(&l.model, &l.behaviours, &src, &opts)

@@ -35,12 +35,18 @@ pub enum Dialect {
     V2025,
 }
 
+/// Why [`Dialect::FALLBACK`] was chosen, for `README.txt` and the CLI's note.
+pub const FALLBACK_REASON: &str =
+    "no CADP installation detected: the 2024-d forms, which every release from 2024-d accepts";
+
 /// A CADP release name `YYYY-x` as (year, letter).
 pub type Release = (u32, char);
 
 impl Dialect {
-    /// The dialect used when none is given and no CADP installation tells.
-    pub const CURRENT: Dialect = Dialect::V2025;
+    /// The dialect used when none is given and no CADP installation tells: the 2024-d forms
+    /// (`alt`, `..`, `!?x`), which every release from 2024-d accepts, the later ones with a
+    /// warning at most (HISTORY #3133 and #3148 keep `..` and `!?x` "still accepted").
+    pub const FALLBACK: Dialect = Dialect::V2024D;
 
     /// Every dialect, oldest first.
     pub const ALL: [Dialect; 4] = [Dialect::V2023, Dialect::V2024D, Dialect::V2025E, Dialect::V2025];
@@ -94,6 +100,15 @@ impl Dialect {
         }
     }
 
+    /// What opens a send offer: `!` up to 2025-e, nothing from 2025-f, where `!` is reserved
+    /// for pragmas (#3148; `G (X)` has been accepted since 2022).
+    pub fn send(self) -> &'static str {
+        match self {
+            Dialect::V2025 => "",
+            _ => "!",
+        }
+    }
+
     /// An in-out actual parameter.
     pub fn inout(self, x: &str) -> String {
         match self {
@@ -124,18 +139,25 @@ fn parse_release(s: &str) -> Option<Release> {
     Some((year, c))
 }
 
-/// Looks for the installed CADP release: `$CADP/VERSION`, else `$CADP/HISTORY` (the highest
-/// `YYYY-x` release name they mention). `None` when `$CADP` is unset or says nothing usable.
-pub fn detect_dialect() -> Option<Dialect> {
-    let root = std::env::var_os("CADP")?;
-    dialect_of_installation(std::path::Path::new(&root))
+/// The release `cadp_lib -1` names: its second word (`2023-k`; the dash may be missing).
+pub fn release_of_cadp_lib(output: &str) -> Option<Release> {
+    let word = output.split_whitespace().nth(1)?;
+    let (year, letter) = word.split_at_checked(4)?;
+    let letter = letter.strip_prefix('-').unwrap_or(letter);
+    if letter.len() != 1 {
+        return None;
+    }
+    parse_release(&format!("{year}-{letter}"))
 }
 
-/// The dialect of the CADP installation at `root` (see [`detect_dialect`]).
-pub fn dialect_of_installation(root: &std::path::Path) -> Option<Dialect> {
-    ["VERSION", "HISTORY"]
-        .iter()
-        .find_map(|f| std::fs::read_to_string(root.join(f)).ok().and_then(|t| Dialect::for_cadp_version(&t)))
+/// The dialect of the CADP installation at `root` read from its files: `VERSION`, else
+/// `HISTORY` (the highest `YYYY-x` release named). A fallback for when `cadp_lib -1` cannot
+/// be run (`installed_dialect` of the CADP driver).
+pub fn dialect_of_installation(root: &std::path::Path) -> Option<(Dialect, String)> {
+    ["VERSION", "HISTORY"].iter().find_map(|f| {
+        let text = std::fs::read_to_string(root.join(f)).ok()?;
+        Some((Dialect::for_cadp_version(&text)?, format!("release named in `{}`", root.join(f).display())))
+    })
 }
 
 /// What to emit.
@@ -146,6 +168,9 @@ pub struct EmitOptions {
     /// The properties to emit queries for (`--property`); empty: all of them.
     pub properties: Vec<String>,
     pub dialect: Dialect,
+    /// Why this dialect (asked for, detected from the installation, or the fallback), for
+    /// `README.txt`.
+    pub dialect_reason: String,
     /// The base name of the files (a valid LNT module name, see [`names::module_name`]).
     pub base: String,
     /// The specification's file name and externs, for the header comments only.
@@ -294,6 +319,11 @@ mod tests {
             assert_eq!(Dialect::for_cadp_version(text), Some(d), "{text}");
         }
         assert_eq!(Dialect::for_cadp_version("nothing 2025"), None);
+        // `cadp_lib -1`: the release is the second word, with or without its dash.
+        assert_eq!(release_of_cadp_lib("CADP 2025-f \"Stand-in\"\n"), Some((2025, 'f')));
+        assert_eq!(release_of_cadp_lib("CADP 2023k"), Some((2023, 'k')));
+        assert_eq!(release_of_cadp_lib("2025-f"), None);
+        assert_eq!(release_of_cadp_lib("CADP 2025-ff"), None);
         assert_eq!(Dialect::V2023.inout("I"), "!?I");
         assert_eq!(Dialect::V2025E.inout("I"), "!?I");
         assert_eq!(Dialect::V2025.inout("I"), "I?");

@@ -210,7 +210,7 @@ const GLOBAL_PREFIXES: &[&str] = &["agent_", "st_", "en_", "dom_", "lab_", "rank
 /// a letter, neither reserved nor a name of the module's entities; CADP requires the module
 /// name to equal the file name.
 pub fn module_name(stem: &str) -> String {
-    let mut s: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let mut s = ident(stem);
     if !s.starts_with(|c: char| c.is_ascii_alphabetic())
         || is_reserved(&s)
         || GLOBAL_NAMES.contains(&s.to_ascii_lowercase().as_str())
@@ -221,9 +221,13 @@ pub fn module_name(stem: &str) -> String {
     s
 }
 
-/// An identifier fragment: ASCII letters and digits kept, anything else becomes `_`.
+/// An identifier fragment: ASCII letters and digits kept, anything else becomes `_`, with no
+/// `_` at either end nor two in a row (LNT identifiers have neither: `Node_` would give
+/// `Agent_Node_`, `x__y` `A_X__Y`); `X` when nothing is left.
 pub fn ident(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+    let mapped: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+    let parts: Vec<&str> = mapped.split('_').filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() { "X".to_string() } else { parts.join("_") }
 }
 
 /// The observation gate of a variable: `A_<NAME>` (attribute), `L_<NAME>` (stigmergic),
@@ -266,12 +270,14 @@ pub fn property_id(m: &Model, prop: &str) -> String {
     if clash || is_reserved(&id) { format!("{id}_{k}") } else { id }
 }
 
-/// `candidate`, with `_` appended until it differs regardless of case from every name of
-/// `taken` and is not reserved.
+/// `candidate`, with `_1`, `_2`, … appended until it differs regardless of case from every
+/// name of `taken` and is not reserved.
 fn unique(candidate: String, taken: &[String]) -> String {
-    let mut id = candidate;
+    let mut id = candidate.clone();
+    let mut k = 0;
     while is_reserved(&id) || taken.iter().any(|t| t.eq_ignore_ascii_case(&id)) {
-        id.push('_');
+        k += 1;
+        id = format!("{candidate}_{k}");
     }
     id
 }
@@ -328,6 +334,17 @@ mod tests {
         assert_eq!(module_name("first"), "spec_first");
         assert_eq!(module_name("undef"), "spec_undef");
         assert_eq!(module_name("st_x"), "spec_st_x");
+        assert_eq!(module_name("a__b-"), "a_b");
+    }
+
+    /// LNT identifiers have no `_` at either end nor two in a row.
+    #[test]
+    fn identifier_fragments() {
+        assert_eq!(ident("Node_"), "Node");
+        assert_eq!(ident("x__y"), "x_y");
+        assert_eq!(ident("_a.b_"), "a_b");
+        assert_eq!(ident("__"), "X");
+        assert_eq!(unique("R".into(), &["r".into(), "R_1".into()]), "R_2");
     }
 
     #[test]

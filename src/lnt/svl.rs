@@ -13,6 +13,8 @@ pub struct Scripts {
     pub base: String,
     pub source: String,
     pub dialect: &'static str,
+    /// Why that dialect (empty: chosen by the caller, not said).
+    pub dialect_reason: String,
     pub fair: bool,
     pub lnt_file: String,
     pub comp_file: String,
@@ -210,6 +212,7 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
         run_options: opts.usage.as_ref().map_or_else(String::new, |u| u.options.clone()),
         split: opts.usage.as_ref().is_some_and(|u| u.split),
         dialect: opts.dialect.name(),
+        dialect_reason: opts.dialect_reason.clone(),
         fair: opts.fair,
         lnt_file: quote(&format!("{base}.lnt")),
         comp_file: script_file(base, false),

@@ -41,6 +41,9 @@ impl Spelling {
 #[derive(Clone, Debug)]
 pub struct Module {
     pub name: String,
+    /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`):
+    /// (pragma name without `!`, value).
+    pub pragmas: Vec<(String, i64)>,
     pub types: Vec<TypeDecl>,
     pub funcs: Vec<Func>,
     pub procs: Vec<Proc>,

@@ -33,6 +33,7 @@ pub fn emit_lnt(
         fair,
         properties: vec![],
         dialect,
+        dialect_reason: String::new(),
         base: lnt::names::module_name(stem),
         source: stem.to_string(),
         usage: None,

@@ -299,8 +299,16 @@ fn every_integer() -> IntervalSet {
     IntervalSet::range(NEG_INF, POS_INF)
 }
 
-/// The finite domain of an input of type `t` among the values of `set`; `Err` names what is
-/// unbounded or too large to enumerate.
+/// The values of `Nat` or `Int` enumerated, as the module's range pragmas (`!nat_inf`,
+/// `!nat_sup`, `!int_inf`, `!int_sup`) fix them; unbounded where they say nothing.
+fn enumerated_range(p: &Program, t: Ty) -> IntervalSet {
+    let (inf, sup, lo) = if t == Ty::Nat { ("nat_inf", "nat_sup", 0) } else { ("int_inf", "int_sup", NEG_INF) };
+    let pragma = |name: &str| p.module.pragmas.iter().rev().find(|(n, _)| n == name).map(|&(_, v)| v);
+    IntervalSet::range(pragma(inf).unwrap_or(lo).max(lo), pragma(sup).unwrap_or(POS_INF))
+}
+
+/// The finite domain of an input of type `t` among the values of `set` (and of the enumerated
+/// range of its type); `Err` names what is unbounded or too large to enumerate.
 pub fn domain(p: &Program, t: Ty, set: &IntervalSet) -> Result<Vec<Value>, super::LntcheckError> {
     const MAX: u64 = 1 << 20;
     let unsupported = super::LntcheckError::Unsupported;
@@ -311,7 +319,7 @@ pub fn domain(p: &Program, t: Ty, set: &IntervalSet) -> Result<Vec<Value>, super
             TyKind::Array { .. } => Err(unsupported("an input of an array type cannot be enumerated".into())),
         },
         Ty::Nat | Ty::Int => {
-            let set = if t == Ty::Nat { set.meet(&IntervalSet::range(0, POS_INF)) } else { set.clone() };
+            let set = set.meet(&enumerated_range(p, t));
             match (set.min(), set.max()) {
                 (None, _) | (_, None) => Ok(vec![]),
                 (Some(NEG_INF), _) => Err(unsupported("no lower bound".into())),

@@ -17,9 +17,16 @@ pub mod reduce;
 pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
+pub mod unused;
 
 pub use error::LntcheckError;
 pub use lexer::Diag;
+
+/// Parses an LNT module (any dialect, one spelling per construct) without compiling it: its
+/// syntax tree, for checks of the emitted text.
+pub fn parse(src: &str) -> Result<ast::Module, Diag> {
+    crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, None))
+}
 
 /// Parses and compiles an LNT module.
 pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {

@@ -14,6 +14,10 @@ pub struct Parser {
     depth: u32,
     /// Statements and behaviours being read, nested (bounded by `MAX_STMT_DEPTH`).
     stmt_depth: u32,
+    /// The gates in scope (the process's, then those of enclosing `hide`s): `G (e)` is a
+    /// communication with a send offer written without `!` (CADP HISTORY #3148) when `G` is
+    /// one, a process call otherwise.
+    gates: Vec<String>,
 }
 
 /// Nesting of expressions (parentheses, calls, indices, prefix operators) beyond which a
@@ -34,7 +38,7 @@ type R<T> = Result<T, Diag>;
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
 pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0 };
+    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0, gates: vec![] };
     p.module()
 }
 
@@ -126,7 +130,18 @@ impl Parser {
             return Err(Diag::new(self.pos(), "imported modules are not part of the subset"));
         }
         self.kw("is")?;
-        let mut m = Module { name, types: vec![], funcs: vec![], procs: vec![] };
+        let mut pragmas = vec![];
+        while self.is_p("!") {
+            self.bump();
+            let (pragma, pos) = self.ident()?;
+            if !matches!(pragma.as_str(), "nat_inf" | "nat_sup" | "int_inf" | "int_sup") {
+                return Err(Diag::new(pos, format!("the pragma `!{pragma}` is not part of the subset")));
+            }
+            let negative = self.eat_p("-");
+            let n = i64::try_from(self.num()?).map_err(|_| Diag::new(pos, "pragma value out of range"))?;
+            pragmas.push((pragma, if negative { -n } else { n }));
+        }
+        let mut m = Module { name, pragmas, types: vec![], funcs: vec![], procs: vec![] };
         loop {
             if self.is_kw("type") {
                 m.types.push(self.type_decl()?);
@@ -292,7 +307,9 @@ impl Parser {
         };
         let params = self.params(false)?;
         self.kw("is")?;
+        self.gates = gates.iter().map(|(g, _)| g.clone()).collect();
         let body = self.stmts()?;
+        self.gates.clear();
         self.end("process")?;
         Ok(Proc { name, gates, params, body, pos })
     }
@@ -434,7 +451,10 @@ impl Parser {
                 self.bump();
                 let gs = self.typed_gates()?;
                 self.kw("in")?;
+                let outer = self.gates.len();
+                self.gates.extend(gs.iter().map(|(g, _)| g.clone()));
                 let b = self.stmts()?;
+                self.gates.truncate(outer);
                 self.end("hide")?;
                 StmtK::Hide(gs, Box::new(b))
             }
@@ -553,7 +573,9 @@ impl Parser {
                         let args = if self.is_p("(") { self.args()? } else { vec![] };
                         StmtK::Call(name, gates, args)
                     }
-                    Tok::P("(") if !matches!(self.peek_at(2), Tok::P("!") | Tok::P("?")) => {
+                    Tok::P("(")
+                        if !self.gates.contains(&name) && !matches!(self.peek_at(2), Tok::P("!") | Tok::P("?")) =>
+                    {
                         self.bump();
                         let args = self.args()?;
                         StmtK::Call(name, vec![], args)
@@ -568,6 +590,8 @@ impl Parser {
                                     offers.push(Offer::Send(self.expr()?));
                                 } else if self.eat_p("?") {
                                     offers.push(Offer::Recv(self.lvalue()?));
+                                } else if self.gates.contains(&name) {
+                                    offers.push(Offer::Send(self.expr()?));
                                 } else {
                                     return Err(Diag::new(opos, "expected an offer `!e` or `?x`"));
                                 }

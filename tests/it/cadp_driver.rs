@@ -160,7 +160,7 @@ fn verdicts(doc: &Value) -> Vec<(String, String)> {
 fn plan_from_lnt(cadp: &FakeCadp, spec: &str, externs: &[&str], fair: bool) -> BTreeSet<String> {
     let (m, b) = load(spec, externs);
     let analysis = analyse(&m, &b);
-    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::CURRENT).unwrap();
+    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::FALLBACK).unwrap();
     let view = explore(&m, &src, fair, Some(2_000_000)).unwrap();
     let mut lassos = BTreeSet::new();
     for r in check_properties(&m, &b, fair, &view).unwrap() {
@@ -389,7 +389,7 @@ fn walk(dir: &Path) -> BTreeSet<PathBuf> {
 fn executor_output(spec: &str, externs: &[&str], property: &str) -> (String, usize) {
     let (m, b) = load(spec, externs);
     let analysis = analyse(&m, &b);
-    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::CURRENT).unwrap();
+    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::FALLBACK).unwrap();
     let view = explore(&m, &src, false, Some(2_000_000)).unwrap();
     let r = check_properties(&m, &b, false, &view).unwrap().into_iter().find(|r| r.property == property).unwrap();
     let path = r.path.unwrap();
@@ -558,9 +558,82 @@ fn the_dialect_follows_the_installed_release() {
         let out = Scratch::path("cadp-dialect-emit", "out");
         let e = cadp.labs(&["emit", &spec, "n=3", "-o", out.as_str()]);
         assert!(e.status.success(), "{}", stderr(&e));
-        assert!(stderr(&e).contains(&format!("LNT dialect {dialect} (detected from $CADP)")), "{}", stderr(&e));
+        assert!(stderr(&e).contains(&format!("LNT dialect {dialect} (detected: release named in")), "{}", stderr(&e));
         assert_eq!(std::fs::read_to_string(out.join("leader.lnt")).unwrap(), lnt, "{version}");
     }
+}
+
+/// Stands in for `cadp_lib -1`, which prints the release as its second word (the VBPMN
+/// project's CADP-compliance procedure reads it there): `$CADP/plan/release`.
+const FAKE_CADP_LIB: &str = "#!/bin/sh\n[ \"$1\" = -1 ] || exit 2\n[ -n \"$CADP\" ] || exit 3\n\
+echo \"CADP $(cat \"$CADP/plan/release\") \\\"Stand-in\\\"\"\n";
+
+/// The release `cadp_lib -1` prints decides the dialect, before the `VERSION` file (which no
+/// public source shows); found through `$CADP` or, with `$CADP` unset, on `PATH`.
+#[test]
+fn the_dialect_follows_cadp_lib() {
+    let spec = format!("{BENCH}/leader.labs");
+    let cadp = FakeCadp::new();
+    let tool = cadp.root.join("com/cadp_lib");
+    std::fs::write(&tool, FAKE_CADP_LIB).unwrap();
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // VERSION says otherwise: cadp_lib wins.
+    std::fs::write(cadp.root.join("VERSION"), "2023-k\n").unwrap();
+    for (release, dialect) in [("2025-f", "2025"), ("2024-k", "2024-d"), ("2025-e", "2025-e"), ("2023-c", "2023")] {
+        cadp.plan("release", release);
+        let out = Scratch::path("cadp-lib-emit", "out");
+        let e = cadp.labs(&["emit", &spec, "n=3", "-o", out.as_str()]);
+        assert!(e.status.success(), "{}", stderr(&e));
+        let note = format!("LNT dialect {dialect} (detected: release {release} printed by `cadp_lib -1`)");
+        assert!(stderr(&e).contains(&note), "{release}: {}", stderr(&e));
+        let readme = std::fs::read_to_string(out.join("README.txt")).unwrap();
+        assert!(readme.contains(&format!("LNT dialect {dialect}: detected: release {release}")), "{readme}");
+        // The driver reads the same release.
+        plan_from_lnt(&cadp, &spec, &["n=3"], false);
+        let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--json"]);
+        assert_eq!(json(&o)["cadp"]["lnt_dialect"], dialect, "{release}");
+    }
+    // $CADP unset: cadp_lib on PATH, in an installation's com/.
+    cadp.plan("release", "2025-e");
+    let out = Scratch::path("cadp-lib-path", "out");
+    let e = fixtures::labs_command()
+        .args(["emit", &spec, "n=3", "-o", out.as_str()])
+        .env_remove("CADP")
+        .env("PATH", std::env::join_paths([cadp.root.join("com"), "/usr/bin".into(), "/bin".into()]).unwrap())
+        .output()
+        .unwrap();
+    assert!(stderr(&e).contains("LNT dialect 2025-e (detected: release 2025-e"), "{}", stderr(&e));
+    // A cadp_lib that fails: the installation's files decide.
+    cadp.plan("release", "");
+    std::fs::write(&tool, "#!/bin/sh\nexit 1\n").unwrap();
+    let e = cadp.labs(&["emit", &spec, "n=3", "-o", out.as_str()]);
+    assert!(stderr(&e).contains("LNT dialect 2023 (detected: release named in"), "{}", stderr(&e));
+}
+
+/// Without an installation, `emit` writes the 2024-d forms (`alt`, `..`, `!?x`), which every
+/// release from 2024-d accepts (HISTORY #3133 and #3148: `..` and `!?x` are still accepted),
+/// and its README.txt says so and how to choose another dialect.
+#[test]
+fn without_an_installation_the_2024d_forms_are_emitted() {
+    let spec = format!("{BENCH}/leader.labs");
+    let empty = Scratch::path("no-cadp", "path");
+    std::fs::create_dir_all(&*empty).unwrap();
+    let out = Scratch::path("no-cadp-emit", "out");
+    let e = fixtures::labs_command()
+        .args(["emit", &spec, "n=3", "-o", out.as_str()])
+        .env_remove("CADP")
+        .env("PATH", &*empty)
+        .output()
+        .unwrap();
+    assert!(e.status.success(), "{}", stderr(&e));
+    assert!(stderr(&e).contains("LNT dialect 2024-d (no CADP installation detected"), "{}", stderr(&e));
+    let lnt = std::fs::read_to_string(out.join("leader.lnt")).unwrap();
+    assert!(lnt.contains("[0 .. ") && !lnt.contains("[0 ... "), "2024-d array bounds");
+    assert!(lnt.contains("!?I1") && !lnt.contains("I1?"), "2024-d in-out actuals");
+    assert!(lnt.contains(" alt\n") && !lnt.contains("select"), "2024-d choice");
+    let readme = std::fs::read_to_string(out.join("README.txt")).unwrap();
+    assert!(readme.contains("LNT dialect 2024-d: no CADP installation detected"), "{readme}");
+    assert!(readme.contains("--lnt-dialect D"), "how to choose another: {readme}");
 }
 
 /// (directory, start, end) of every svl run the stand-in logged since `plan/times` was removed.

@@ -127,13 +127,15 @@ fn paths_with_spaces_and_quotes() {
     let out = labs().arg("emit").arg(&spec).arg("n=3").arg("-o").arg(&out_dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // File and module names are sanitised identifiers; the scripts quote them.
-    let svl = std::fs::read_to_string(out_dir.join("my_leader_s__spec_.svl")).unwrap();
-    assert!(svl.contains("% DEFAULT_PROCESS_FILE=\"my_leader_s__spec_.lnt\""));
-    assert!(svl.contains(
-        "verify \"my_leader_s__spec__LeaderIs0.mcl\" with evaluator4 in \"my_leader_s__spec__LeaderIs0.bcg\";"
-    ));
-    let lnt = std::fs::read_to_string(out_dir.join("my_leader_s__spec_.lnt")).unwrap();
-    assert!(lnt.contains("module my_leader_s__spec_ is"));
+    let svl = std::fs::read_to_string(out_dir.join("my_leader_s_spec.svl")).unwrap();
+    assert!(svl.contains("% DEFAULT_PROCESS_FILE=\"my_leader_s_spec.lnt\""));
+    assert!(
+        svl.contains(
+            "verify \"my_leader_s_spec_LeaderIs0.mcl\" with evaluator4 in \"my_leader_s_spec_LeaderIs0.bcg\";"
+        )
+    );
+    let lnt = std::fs::read_to_string(out_dir.join("my_leader_s_spec.lnt")).unwrap();
+    assert!(lnt.contains("module my_leader_s_spec is"));
 }
 
 #[test]

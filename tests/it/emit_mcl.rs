@@ -21,6 +21,7 @@ fn query(src: &str, externs: &[&str], prop: &str) -> String {
         fair: false,
         properties: vec![prop.to_string()],
         dialect: Dialect::V2025,
+        dialect_reason: String::new(),
         base: "t".into(),
         source: "t.labs".into(),
         usage: None,

@@ -108,6 +108,7 @@ pub fn emit_files(
         fair,
         properties: vec![],
         dialect,
+        dialect_reason: String::new(),
         base: labs::lnt::names::module_name(&stem),
         source: format!("{stem}.labs"),
         usage: None,

@@ -50,8 +50,15 @@ fn run_files(
 ) -> Result<FilesOutcome, String> {
     let analysis = analyse(m, b);
     let base = names::module_name(stem);
-    let opts =
-        EmitOptions { fair, properties: vec![], dialect, base: base.clone(), source: stem.to_string(), usage: None };
+    let opts = EmitOptions {
+        fair,
+        properties: vec![],
+        dialect,
+        dialect_reason: String::new(),
+        base: base.clone(),
+        source: stem.to_string(),
+        usage: None,
+    };
     let emitted = lnt::emit(m, b, &analysis, &opts).map_err(|e| e.message)?;
     let dir = WorkDir::temporary()?;
     lnt::write_files(dir.path(), &emitted).map_err(|(p, e)| format!("{}: {e}", p.display()))?;

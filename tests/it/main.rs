@@ -31,6 +31,7 @@ mod corpus;
 mod doc_paths;
 mod emit_cli;
 mod emit_fragments;
+mod emit_lint;
 mod emit_lnt_syntax;
 mod emit_mcl;
 mod emit_snapshots;

@@ -295,7 +295,7 @@ fn write_diagnostic(cwd: &Path, w: &[String]) {
     let property = w.iter().position(|x| x == "--property").map(|i| w[i + 1].clone()).expect("--property");
     let (m, b) = engine_common::load(&spec, &externs);
     let analysis = analyse(&m, &b);
-    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::CURRENT).unwrap();
+    let src = emit_lnt(&m, &b, &analysis, "spec", false, Dialect::FALLBACK).unwrap();
     let view = explore(&m, &src, false, Some(1_000_000)).unwrap();
     let r = check_properties(&m, &b, false, &view).unwrap().into_iter().find(|r| r.property == property).unwrap();
     assert_eq!(r.verdict, Verdict::Violated, "the walk-through's property is violated");

@@ -30,7 +30,7 @@ fn case(path: &str, externs: &[&str], fair: bool) -> (usize, usize) {
     let (m, b) = load(path, externs);
     let analysis = analyse(&m, &b);
     let undef = undef_value(&m, &analysis);
-    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::CURRENT).unwrap();
+    let src = emit_lnt(&m, &b, &analysis, "spec", fair, Dialect::FALLBACK).unwrap();
     let view = explore(&m, &src, fair, Some(2_000_000)).unwrap();
     let results = check_properties(&m, &b, fair, &view).unwrap();
     let mut translated = 0;

@@ -63,7 +63,7 @@ fn init_value(m: &Model, lay: &Layout, me: Option<usize>, init: &Init) -> InitVa
 
 /// The statements initialising `v` with what `value` says (an `ERR` for a run-time error;
 /// `who`: the agent that reports it).
-fn init_code(value: &InitValue, who: &str) -> Vec<code::Ln> {
+fn init_code(value: &InitValue, who: &str, snd: &str) -> Vec<code::Ln> {
     let s = |t: String| code::Ln::S(t);
     match value {
         InitValue::Undef => vec![s(format!("{INT_CHOICE} := UNDEF"))],
@@ -80,7 +80,7 @@ fn init_code(value: &InitValue, who: &str) -> Vec<code::Ln> {
             int_lit(*a),
             int_lit(*b)
         ))],
-        InitValue::Error(c) => vec![s(format!("ERR (!{who}, !({c} of Nat))")), s("stop".into())],
+        InitValue::Error(c) => vec![s(format!("ERR ({snd}{who}, {snd}({c} of Nat))")), s("stop".into())],
     }
 }
 
@@ -103,10 +103,12 @@ fn init_view(
     let who = if ty.is_some() { "id" } else { "N_AGENTS" };
     let first = cases.first().map(|c| c.1.clone()).unwrap_or(InitValue::Undef);
     let lines = if cases.iter().all(|c| c.1 == first) {
-        init_code(&first, who)
+        init_code(&first, who, cx.snd)
     } else {
-        let arms =
-            cases.iter().map(|(a, val)| (format!("id == {}", a.expect("agents only")), init_code(val, who))).collect();
+        let arms = cases
+            .iter()
+            .map(|(a, val)| (format!("id == {}", a.expect("agents only")), init_code(val, who, cx.snd)))
+            .collect();
         vec![code::Ln::If(arms, vec![code::Ln::S("stop".into())])]
     };
     let may_fail = cases.iter().any(|c| matches!(c.1, InitValue::Error(_)));

@@ -34,9 +34,6 @@ pub(super) fn add_lock(components: &mut Vec<Component>) {
     );
 }
 
-/// The gate an agent's unused read gates are bound to: no agent ever offers it.
-pub(super) const RD_NONE: &str = "RD_NONE";
-
 /// `x` (a Nat variable) is one of `agents`.
 pub(super) fn agent_cond(cx: &mut Ctx, x: &str, agents: &IntervalSet) -> String {
     match agents.as_singleton() {
@@ -47,26 +44,32 @@ pub(super) fn agent_cond(cx: &mut Ctx, x: &str, agents: &IntervalSet) -> String 
 
 /// Binds each agent instance's read gates (`RDO_j`: it reads `j`; `RDI_j`: `j` reads it) to
 /// the pairwise gates `RD_r_o`, and gives each instance its own interface: the agents'
-/// common gates and its read gates, so that a read synchronises its two parties alone.
-pub(super) fn pair_read_gates(components: &mut [Component], pairs: &BTreeSet<(usize, usize)>) {
-    let Some(c) = components.iter_mut().find(|c| c.agents) else { return };
+/// common gates and its read gates, so that a read synchronises its two parties alone. A
+/// formal gate of a pair no step of this instance reads keeps its own name as its actual gate
+/// (never offered there: a process instantiation never repeats an actual gate); the names so
+/// kept are returned, for `MAIN` to hide.
+pub(super) fn pair_read_gates(components: &mut [Component], pairs: &BTreeSet<(usize, usize)>) -> Vec<String> {
+    let Some(c) = components.iter_mut().find(|c| c.agents) else { return vec![] };
     let alone = c.instances.len() == 1;
     let common = if alone { vec![] } else { std::mem::take(&mut c.inner_sync) };
+    let mut unbound = BTreeSet::new();
     for inst in c.instances.iter_mut() {
         let Some(id) = inst.arg else { continue };
-        let bind = |r: usize, o: usize| {
-            if pairs.contains(&(r, o)) { names::read_gate(r, o) } else { RD_NONE.to_string() }
-        };
         let mut own = vec![];
         for g in inst.gates.iter_mut() {
-            let bound = if let Some(j) = g.strip_prefix("RDO_").and_then(|j| j.parse::<usize>().ok()) {
-                bind(id, j)
+            let pair = if let Some(j) = g.strip_prefix("RDO_").and_then(|j| j.parse::<usize>().ok()) {
+                (id, j)
             } else if let Some(j) = g.strip_prefix("RDI_").and_then(|j| j.parse::<usize>().ok()) {
-                bind(j, id)
+                (j, id)
             } else {
                 continue;
             };
-            if bound != RD_NONE && !own.contains(&bound) {
+            if !pairs.contains(&pair) {
+                unbound.insert(g.clone());
+                continue;
+            }
+            let bound = names::read_gate(pair.0, pair.1);
+            if !own.contains(&bound) {
                 own.push(bound.clone());
             }
             *g = bound;
@@ -75,6 +78,7 @@ pub(super) fn pair_read_gates(components: &mut [Component], pairs: &BTreeSet<(us
             inst.iface = common.iter().cloned().chain(own).collect();
         }
     }
+    unbound.into_iter().collect()
 }
 
 pub(super) fn components(

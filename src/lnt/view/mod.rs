@@ -10,7 +10,7 @@ mod reads;
 mod step;
 
 use agent::{agent_view, env_view};
-use compose::{RD_NONE, TRY, add_lock, agent_cond, components, pair_read_gates};
+use compose::{TRY, add_lock, agent_cond, components, pair_read_gates};
 
 use crate::analysis::IntervalSet;
 use crate::analysis::values::ValueAnalysis;
@@ -37,6 +37,12 @@ pub struct Program {
     pub local_max: usize,
     pub n_tuples: usize,
     pub undef: String,
+    /// The module pragmas fixing the enumerated ranges (docs/lnt-encoding.md §6): `Nat` from 0
+    /// to `nat_sup`, `Int` from `int_inf` to `int_sup`, bounds of every value an input offer or
+    /// an `any` of the program can take.
+    pub nat_sup: u64,
+    pub int_inf: i64,
+    pub int_sup: i64,
     pub has_env: bool,
     pub has_tuples: bool,
     pub domains: Vec<DomainView>,
@@ -205,6 +211,24 @@ pub struct SetEnvDiff {
     pub obs: Option<(String, usize)>,
 }
 
+/// Whether the process of agent type `a` offers on gate `g` (CADP warns about a formal gate
+/// a process never uses). The gates the agents synchronise on among themselves (`TICK`,
+/// `DONE`, `INIT`, `PUT_k`, `QRY_k`) are used by every type.
+fn agent_uses_gate(a: &AgentView, g: &str) -> bool {
+    let effects = || a.edges.iter().filter(|e| e.has_effect);
+    match g {
+        "REFRESH" => effects().any(|e| !e.writes.is_empty()),
+        "REQ" => !a.held.is_empty(),
+        "SETENV" => effects().any(|e| !e.setenv.is_empty()),
+        "AINIT" => a.inits.iter().any(|i| !i.ainit.is_empty()),
+        _ if g == TRY || g == names::ABANDON => a.edges.iter().any(|e| !e.reads.is_empty()),
+        _ if g.starts_with("E_") => {
+            effects().any(|e| e.setenv.iter().any(|w| w.obs.as_ref().is_some_and(|(o, _)| o == g)))
+        }
+        _ => true,
+    }
+}
+
 /// The procedure `st_<name>` (evaluates the step: guards, then statements, changing the
 /// agent's stores; status `r`) and the function `en_<name>` (the status of the step, the
 /// stores unchanged) of one edge.
@@ -215,9 +239,12 @@ pub struct StepFn {
     /// The parameters after `kn` (choices `nd_i`, read slots), and the same as arguments.
     pub params: String,
     pub args: String,
-    /// The body of `st_`, indented, and its variables (`LOC` and the temporaries).
+    /// The body of `st_`, indented, and its variables (`LOC` and the temporaries; empty:
+    /// none).
     pub body: Vec<String>,
     pub decls: String,
+    /// The body reads block locals (`LOC`, initialised to ⊥).
+    pub uses_locals: bool,
     /// Conditions under which `en_` answers "disabled" although `st_` did not: a choice or a
     /// read slot the evaluation did not use does not have its unused value (so that each
     /// evaluation has one set of choices and reads).
@@ -339,6 +366,8 @@ pub struct Component {
 
 struct Ctx<'a> {
     model: &'a Model,
+    /// What opens a send offer in the dialect emitted (`Dialect::send`).
+    snd: &'static str,
     analysis: &'a ValueAnalysis,
     observed: &'a BTreeSet<VarId>,
     doms: DomainTable,
@@ -411,6 +440,7 @@ pub fn build(
     let assumed: Vec<crate::lnt::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
     let mut cx = Ctx {
         model,
+        snd: opts.dialect.send(),
         analysis,
         observed,
         doms: DomainTable::default(),
@@ -541,11 +571,10 @@ pub fn build(
         a.nat_vars.push("rdl".into());
         a.gates.push(names::ABANDON.into());
         a.gates.push(TRY.into());
-        a.gates.extend((0..n).map(|j| format!("RDO_{j}")));
-        a.gates.extend((0..n).map(|j| format!("RDI_{j}")));
         let ids = a.first_id..=a.last_id;
         a.serves = (0..n).filter(|&r| ids.clone().any(|o| rd_pairs.contains(&(r, o)))).collect();
         a.choice |= !a.serves.is_empty();
+        let mut owners = BTreeSet::new();
         for e in a.edges.iter_mut() {
             for r in e.reads.iter_mut() {
                 r.owners = (0..n)
@@ -554,8 +583,12 @@ pub fn build(
                             && ids.clone().any(|i| rd_pairs.contains(&(i, o)))
                     })
                     .collect();
+                owners.extend(r.owners.iter().copied());
             }
         }
+        // only the read gates the type's process uses (an unused formal gate is warned about)
+        a.gates.extend(owners.iter().map(|o| format!("RDO_{o}")));
+        a.gates.extend(a.serves.iter().map(|j| format!("RDI_{j}")));
     }
 
     let mut holds = vec![];
@@ -596,6 +629,9 @@ pub fn build(
             a.gates.push(names::ERR.into());
             has_err = true;
         }
+        let used: Vec<bool> = a.gates.iter().map(|g| agent_uses_gate(a, g)).collect();
+        let mut keep = used.into_iter();
+        a.gates.retain(|_| keep.next().unwrap_or(true));
     }
     let obs_gates: Vec<String> = observed.iter().map(|&v| names::obs_gate(model, v)).collect();
     let mut main_gates = vec!["DONE".to_string()];
@@ -619,7 +655,6 @@ pub fn build(
     if !remote.is_empty() {
         hidden_gates.push(TRY.into());
         hidden_gates.extend(rd_gates.iter().cloned());
-        hidden_gates.push(RD_NONE.into());
     }
     if has_tuples {
         hidden_gates.push("REFRESH".into());
@@ -632,10 +667,22 @@ pub fn build(
 
     let mut components = components(model, &agents, env.as_ref(), assume.is_some(), opts.fair, has_env, has_tuples);
     if !remote.is_empty() {
-        pair_read_gates(&mut components, &rd_pairs);
+        let unbound = pair_read_gates(&mut components, &rd_pairs);
+        let at = hidden_gates.iter().position(|g| *g == TRY).map_or(hidden_gates.len(), |i| i + 1 + rd_gates.len());
+        hidden_gates.splice(at..at, unbound);
         add_lock(&mut components);
     }
     let mut assume = assume;
+    if !cx.assumed.iter().any(|(a, _, _)| a.is_some()) {
+        // no assumption reads an agent's initial value: AINIT is nobody's
+        for c in components.iter_mut() {
+            c.sync.retain(|g| g != "AINIT");
+            for i in c.instances.iter_mut() {
+                i.gates.retain(|g| g != "AINIT");
+            }
+        }
+        hidden_gates.retain(|g| g != "AINIT");
+    }
     if assume_err
         && let Some(i) = components.iter_mut().flat_map(|c| c.instances.iter_mut()).find(|i| i.process == "Assumptions")
     {
@@ -661,6 +708,19 @@ pub fn build(
         })
         .collect();
     let legend = slot_legend(model);
+    let locs = model.attr_len.max(1) + model.stig_len.max(1);
+    // Nat: agent ids and N_AGENTS, locations, control states, tuples (and loop counters to N + 1)
+    let pcs = agents.iter().flat_map(|a| &a.edges).map(|e| e.source.max(e.target) as usize).max().unwrap_or(0);
+    let nat_sup = [n + 1, locs, pcs + 1, model.tuples.len(), 255].into_iter().max().unwrap_or(255) as u64;
+    // Int: ⊥ is below every analysed value; above, the largest analysed value (and 0)
+    let undef = domains::undef_value(model, analysis);
+    let int_sup = analysis
+        .sets
+        .values()
+        .chain(&cx.doms.sets)
+        .filter_map(|s| s.max())
+        .fold(0, i64::max)
+        .min(crate::model::arith::MAX_VALUE);
     Ok(Program {
         module: opts.base.clone(),
         source: opts.source.clone(),
@@ -673,7 +733,10 @@ pub fn build(
         tuple_max: model.tuples.len().max(1) - 1,
         local_max: local_max.max(1) - 1,
         n_tuples: model.tuples.len(),
-        undef: int_lit(domains::undef_value(model, analysis)),
+        undef: int_lit(undef),
+        nat_sup,
+        int_inf: undef,
+        int_sup,
         has_env,
         has_tuples,
         domains,
@@ -682,7 +745,7 @@ pub fn build(
         ranks_init,
         env_params,
         remote,
-        locs: model.attr_len.max(1) + model.stig_len.max(1),
+        locs,
         rd_gates,
         rdloc,
         env,

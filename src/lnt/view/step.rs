@@ -243,9 +243,11 @@ pub(super) fn step_fn(
             S::Stmt(_) => unreachable!("lowered"),
         }
     }
-    let decls = g.decls(Some("LOC: Locals"));
     let may_fail = super::code::has_error_exit(&body);
     let body = super::code::print(&body, 6, super::code::ExitStyle::Proc);
+    // the block locals, only where a block has some (an unused variable is warned about)
+    let uses_locals = body.iter().any(|l| l.contains("LOC["));
+    let decls = g.decls(uses_locals.then_some("LOC: Locals"));
 
     let comment = match &e.step {
         Step::Skip => "Skip".to_string(),
@@ -300,7 +302,16 @@ pub(super) fn step_fn(
     }
     let remote: Vec<usize> = (0..n_remote).collect();
     cx.used_max = cx.used_max.max(n_nd + n_remote);
-    let f = StepFn { name: name.to_string(), comment: comment.clone(), params, args: args.clone(), body, decls, canon };
+    let f = StepFn {
+        name: name.to_string(),
+        comment: comment.clone(),
+        params,
+        args: args.clone(),
+        body,
+        decls,
+        uses_locals,
+        canon,
+    };
     let ev = EdgeView {
         comment,
         source,

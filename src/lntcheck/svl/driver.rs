@@ -34,6 +34,7 @@ pub fn emit_program(
         fair,
         properties: vec![],
         dialect,
+        dialect_reason: String::new(),
         base: crate::lnt::names::module_name(stem),
         source: stem.to_string(),
         usage: None,

@@ -299,7 +299,10 @@ impl Parser {
                     self.sym(";")?;
                     self.kw("expected")?;
                     let expected = self.id()?;
-                    self.sym(";")?;
+                    // SLiVER's scripts, which ran on CADP, have no `;` here; accept both
+                    if self.is_sym(";") {
+                        self.i += 1;
+                    }
                     self.kw("end")?;
                     self.kw("property")?;
                     if !s.defines(&bcg) {
