@@ -2,7 +2,7 @@
 
 pub mod ast;
 pub(crate) mod lexer;
-pub mod ltl;
+pub(crate) mod ltl;
 pub(crate) mod parser;
 pub mod printer;
 /// Spans are the diagnostics' vocabulary; re-exported where the syntax tree uses them.
