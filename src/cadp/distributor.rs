@@ -13,7 +13,8 @@
 //! so it is copied into the working directory as it is, never written or parsed.
 
 use super::CadpError;
-use super::process::{self, Ended, Limits, Tool};
+use super::process::{self, Ended, Tool};
+use crate::limits::Limits;
 use std::path::{Path, PathBuf};
 
 /// The script `--distributor` runs: `BASE_dist.svl`.

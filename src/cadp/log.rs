@@ -3,6 +3,7 @@
 //! it generated. Formats: docs/cadp-driver.md, "svl and its log". Only lines whose
 //! meaning is certain are used; anything else is ignored.
 
+use crate::lts_backend::LtsSize;
 use crate::trace::cadp::{LabelPath, parse_seq};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -24,13 +25,6 @@ pub struct PropertyLog {
     pub passed: Option<bool>,
     /// The diagnostic, when Evaluator printed it inline (a single path).
     pub inline_diagnostic: Option<LabelPath>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LtsSize {
-    pub file: String,
-    pub states: u64,
-    pub transitions: u64,
 }
 
 pub fn parse(text: &str) -> SvlLog {

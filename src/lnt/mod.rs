@@ -12,7 +12,7 @@ pub(crate) mod errors;
 pub(crate) mod expr;
 pub mod mcl;
 pub mod names;
-pub mod svl;
+pub(crate) mod svl;
 pub(crate) mod templates;
 pub(crate) mod view;
 

@@ -21,7 +21,6 @@ pub struct Scripts {
     pub blocks: Vec<Block>,
     /// The composition: as in `MAIN`, but hiding per property and with priorities.
     pub components: Vec<Component>,
-    pub hidden: Vec<String>,
     /// The spec and extern words of the README's commands (placeholders without a usage).
     pub spec_args: String,
     /// `--fair` and `--property P` of the README's commands.
@@ -217,6 +216,5 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
         mono_bcg: quote(&format!("{base}_mono.bcg")),
         blocks,
         components: program.components.clone(),
-        hidden: program.hidden_gates.clone(),
     }
 }

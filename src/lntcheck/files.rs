@@ -13,6 +13,7 @@ use super::sem::Program;
 use super::svl::{self, Beh, Composer, Derived, Script};
 use crate::analysis::values::ValueAnalysis;
 use crate::engine::StopReason;
+use crate::lts_backend::LtsSize;
 use crate::mcl;
 use crate::trace::cadp::{LabelPath, parse_aut_path};
 use std::collections::HashMap;
@@ -140,14 +141,6 @@ pub struct VerifyRun {
     /// `expected TRUE` in the emitted scripts: the property holds when the query does.
     pub expected: bool,
     pub outcome: QueryOutcome,
-}
-
-/// The size of one LTS the script defined.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LtsSize {
-    pub file: String,
-    pub states: usize,
-    pub transitions: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -345,7 +338,7 @@ fn run_concurrently(
         if opts.write_aut {
             write(dir, &b.bcg, &lts.to_aut())?;
         }
-        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates, transitions: lts.trans.len() };
+        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
         Ok((verify_run(dir, v, &lts, expected, opts, evaluate)?, size))
     });
     let mut out = ScriptRun { verifies: vec![], lts: vec![] };
@@ -373,7 +366,11 @@ impl Execution<'_> {
     fn lts(&mut self, bcg: &str) -> Result<&Lts, LntcheckError> {
         if !self.done.contains_key(bcg) {
             let lts = self.compute(bcg).map_err(|e| e.prefixed(format!("{bcg}: ")))?;
-            self.sizes.push(LtsSize { file: bcg.to_string(), states: lts.nstates, transitions: lts.trans.len() });
+            self.sizes.push(LtsSize {
+                file: bcg.to_string(),
+                states: lts.nstates as u64,
+                transitions: lts.trans.len() as u64,
+            });
             if self.opts.write_aut {
                 write(self.dir, bcg, &lts.to_aut())?;
             }

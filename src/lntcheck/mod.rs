@@ -17,9 +17,11 @@ pub mod reduce;
 pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
+mod verify;
 
 pub use error::LntcheckError;
 pub use lexer::Diag;
+pub use verify::{VerifyError, verify};
 
 /// Parses and compiles an LNT module.
 pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {

@@ -35,7 +35,6 @@ pub struct Program {
     pub env_max: usize,
     pub tuple_max: usize,
     pub local_max: usize,
-    pub n_tuples: usize,
     pub undef: String,
     pub has_env: bool,
     pub has_tuples: bool,
@@ -51,8 +50,6 @@ pub struct Program {
     /// locations of an agent's stores (`lab_own`).
     pub remote: Vec<RemoteParam>,
     pub locs: usize,
-    /// The read gates `RD_r_o` (reader `r` reads owner `o`), one per pair that can occur.
-    pub rd_gates: Vec<String>,
     /// `rdloc (r, o, l)`: reader `r` can read location `l` of owner `o` (one disjunct per kind
     /// of read of the reader's type).
     pub rdloc: Vec<String>,
@@ -672,7 +669,6 @@ pub fn build(
         env_max: model.env_len.max(1) - 1,
         tuple_max: model.tuples.len().max(1) - 1,
         local_max: local_max.max(1) - 1,
-        n_tuples: model.tuples.len(),
         undef: int_lit(domains::undef_value(model, analysis)),
         has_env,
         has_tuples,
@@ -683,7 +679,6 @@ pub fn build(
         env_params,
         remote,
         locs: model.attr_len.max(1) + model.stig_len.max(1),
-        rd_gates,
         rdloc,
         env,
         assume,
