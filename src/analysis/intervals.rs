@@ -324,22 +324,6 @@ impl IntervalSet {
         }
         self.intervals = out;
     }
-
-    /// For `labs values --json`: `[[lo, hi], …]` then `"undef"` if ⊥ is possible; infinite bounds
-    /// are the strings `"-inf"` / `"+inf"`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let bound = |b: i64| match b {
-            NEG_INF => serde_json::Value::from("-inf"),
-            POS_INF => serde_json::Value::from("+inf"),
-            v => serde_json::Value::from(v),
-        };
-        let mut items: Vec<serde_json::Value> =
-            self.intervals.iter().map(|i| serde_json::json!([bound(i.lo), bound(i.hi)])).collect();
-        if self.undef {
-            items.push(serde_json::Value::from("undef"));
-        }
-        serde_json::Value::Array(items)
-    }
 }
 
 /// `{[0, 2], [5, +inf], undef}`: intervals in order (a singleton is `[3, 3]`), then `undef` if ⊥
@@ -372,10 +356,9 @@ mod tests {
     }
 
     #[test]
-    fn display_and_json() {
+    fn display() {
         let s = IntervalSet::from_intervals([(5, POS_INF), (0, 2)], true);
         assert_eq!(s.to_string(), "{[0, 2], [5, +inf], undef}");
-        assert_eq!(s.to_json().to_string(), r#"[[0,2],[5,"+inf"],"undef"]"#);
         assert_eq!(IntervalSet::empty().to_string(), "{}");
     }
 
