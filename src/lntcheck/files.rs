@@ -83,7 +83,7 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
             RunError::Failed(LntcheckError::Syntax(format!("{line}:{col}: {}", e.message)))
         })?;
         let succ = lts.adjacency();
-        let view = mcl::LtsView { initial: 0, labels: &lts.labels, succ: &succ };
+        let view = lts.view(&succ);
         let ev = mcl::evaluate(&query, view, &limits).map_err(|e| match e {
             mcl::EvalError::Timeout => RunError::Stopped(StopReason::Timeout),
             mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
@@ -451,7 +451,7 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
         .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", file.display())))?;
     let aut = mcl::read_aut(&text).map_err(|e| LntcheckError::Syntax(format!("{}: {e}", file.display())))?;
     // Renumbered so that the initial state is 0, as everywhere in this stage.
-    let n = aut.succ.len();
+    let n = aut.nstates;
     let init = aut.initial as usize;
     let id = |s: usize| -> u32 {
         if s == init {
@@ -463,7 +463,7 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
         }
     };
     let mut lts = Lts::new();
-    for (s, out) in aut.succ.iter().enumerate() {
+    for (s, out) in aut.adjacency().iter().enumerate() {
         for &(l, t) in out {
             lts.add(id(s), &aut.labels[l as usize], id(t as usize));
         }

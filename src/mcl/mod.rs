@@ -11,12 +11,14 @@ mod diag;
 mod eval;
 mod explain;
 mod lexer;
+mod lts;
 mod parser;
 mod typing;
 
-pub use aut::{AutError, Lts, LtsView, read_aut, read_aut_bytes};
+pub use aut::{AutError, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
 pub use eval::{EvalError, Evaluation, evaluate};
+pub use lts::{Lts, LtsView};
 pub use typing::Query;
 
 use crate::syntax::span::{SourceFile, Span};

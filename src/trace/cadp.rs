@@ -92,13 +92,14 @@ pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
 pub fn parse_aut_path(text: &str) -> Result<LabelPath, TraceError> {
     // The one `.aut` reader checks the file; what is left is to follow its only path.
     let lts = crate::mcl::read_aut(text).map_err(|e| TraceError::at(e.line, e.message))?;
+    let successors = lts.adjacency();
     let mut labels = Vec::new();
     // The position in `labels` at which each visited state is left.
     let mut left_at: HashMap<u32, usize> = HashMap::new();
     let mut state = lts.initial;
     let mut loop_start = None;
     loop {
-        let succ = &lts.succ[state as usize];
+        let succ = &successors[state as usize];
         if succ.len() > 1 {
             return Err(TraceError {
                 line: None,
