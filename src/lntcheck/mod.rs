@@ -32,7 +32,11 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Di
 }
 
 pub mod check;
+/// Test oracle (feature `test-support`): the differential comparison with the native engine.
+#[cfg(feature = "test-support")]
 pub mod diff;
+/// Test oracle (feature `test-support`): the LNT labels of a LAbS path.
+#[cfg(feature = "test-support")]
 pub mod paths;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
