@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// The output file of a job's svl (stdout and stderr), in its directory.
-pub const JOB_OUTPUT: &str = "labs-svl-output.txt";
+pub(crate) const JOB_OUTPUT: &str = "labs-svl-output.txt";
 
 /// A job waiting to run: its index, and the hosts it failed on with why.
 type Pending = (usize, Vec<(String, String)>);
@@ -28,7 +28,7 @@ struct Slot {
 /// Runs every job of `split` under `root` with `svl` (on this machine: the tool found; on a
 /// host: `svl` from its `PATH`). `Ok(Some(_))`: the time limit or an interrupt stopped the
 /// run (the jobs not finished have no result).
-pub fn run(
+pub(crate) fn run(
     root: &Path,
     split: &Split,
     runner: &Runner,

@@ -28,45 +28,45 @@ use std::time::Instant;
 /// What CADP said about one property.
 #[derive(Clone, Debug)]
 struct CadpVerdict {
-    pub property: String,
-    pub verdict: Verdict,
+    pub(crate) property: String,
+    pub(crate) verdict: Verdict,
     /// The diagnostic of a violation, as visible labels (`None`: CADP gave none).
-    pub diagnostic: Option<LabelPath>,
+    pub(crate) diagnostic: Option<LabelPath>,
     /// Where the diagnostic came from (`inline` in the log, or the file read).
-    pub diagnostic_source: Option<String>,
+    pub(crate) diagnostic_source: Option<String>,
 }
 
 /// A check of the scripts that failed: a run-time error of the model is reachable.
 #[derive(Clone, Debug)]
 struct CadpRuntimeError {
     /// The check's block in the script.
-    pub check: String,
+    pub(crate) check: String,
     /// The property whose predicate meets the error (`None`: a step, a message, the
     /// initialisation or an assumption).
-    pub property: Option<String>,
+    pub(crate) property: Option<String>,
     /// The path to the error, as visible labels (`None`: CADP gave none).
-    pub diagnostic: Option<LabelPath>,
+    pub(crate) diagnostic: Option<LabelPath>,
 }
 
 /// What svl's run found, before its diagnostics become traces (`traces.rs`).
 #[derive(Debug)]
 struct CadpRun {
-    pub workflow: Workflow,
+    pub(crate) workflow: Workflow,
     /// The SVL script that ran (of the split script's jobs: the script split).
-    pub script: String,
-    pub dialect: Dialect,
-    pub results: Vec<CadpVerdict>,
+    pub(crate) script: String,
+    pub(crate) dialect: Dialect,
+    pub(crate) results: Vec<CadpVerdict>,
     /// The first error check that failed, in script order: the verdicts then mean nothing.
-    pub runtime_error: Option<CadpRuntimeError>,
-    pub lts: Vec<LtsSize>,
-    pub seconds: f64,
+    pub(crate) runtime_error: Option<CadpRuntimeError>,
+    pub(crate) lts: Vec<LtsSize>,
+    pub(crate) seconds: f64,
     /// The time limit or an interrupt ended svl: undecided properties are `unknown`.
-    pub stopped: Option<StopReason>,
-    pub work_dir: WorkDir,
+    pub(crate) stopped: Option<StopReason>,
+    pub(crate) work_dir: WorkDir,
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum CadpError {
+pub(crate) enum CadpError {
     /// CADP is not installed (or not where `$CADP` says).
     #[error("{0}")]
     NotInstalled(String),
@@ -131,7 +131,7 @@ const SVL_OUTPUT: &str = "labs-svl-output.txt";
 /// workflow's SVL script, reads the verdicts, and turns each diagnostic into a LAbS trace
 /// (translated, replayed, showing the violation); with `Options::cross_check`, the native
 /// engine must give the same verdicts.
-pub fn verify(
+pub(crate) fn verify(
     model: &Model,
     behaviours: &[Behaviour],
     analysis: &ValueAnalysis,
@@ -416,31 +416,31 @@ fn files_text_named(files: &[lnt::EmittedFile], name: &str) -> Result<String, Ca
         .ok_or_else(|| CadpError::Emit(format!("no {name} was emitted")))
 }
 
-pub struct ExecutorOptions {
-    pub fair: bool,
-    pub runs: usize,
+pub(crate) struct ExecutorOptions {
+    pub(crate) fair: bool,
+    pub(crate) runs: usize,
     /// LAbS steps wanted per run (Executor's depth is derived from it).
-    pub steps: usize,
+    pub(crate) steps: usize,
     /// Run `i` uses seed `seed + i`.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The deadline and the interrupt flag end the runs (the runs done are kept).
-    pub limits: Limits,
-    pub base: String,
-    pub source: String,
+    pub(crate) limits: Limits,
+    pub(crate) base: String,
+    pub(crate) source: String,
 }
 
 /// One Executor run: its seed and the labels it printed.
 #[derive(Clone, Debug)]
-pub struct ExecutorRun {
-    pub seed: u64,
-    pub path: LabelPath,
+pub(crate) struct ExecutorRun {
+    pub(crate) seed: u64,
+    pub(crate) path: LabelPath,
 }
 
 #[derive(Debug)]
-pub struct ExecutorReport {
-    pub runs: Vec<ExecutorRun>,
+pub(crate) struct ExecutorReport {
+    pub(crate) runs: Vec<ExecutorRun>,
     /// The time limit or an interrupt ended the runs early (the runs done are kept).
-    pub stopped: Option<StopReason>,
+    pub(crate) stopped: Option<StopReason>,
 }
 
 /// Executor's depth counts LNT transitions, hidden ones included; a LAbS step takes one
@@ -451,7 +451,7 @@ const TRANSITIONS_PER_STEP_AND_AGENT: usize = 8;
 
 /// Random runs of the emitted LNT program by Executor (`lnt.open M.lnt executor DEPTH 3 SEED`,
 /// strategy 3: random choices from the seed given).
-pub fn executor_runs(
+pub(crate) fn executor_runs(
     model: &Model,
     behaviours: &[Behaviour],
     analysis: &ValueAnalysis,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// Its exit code (`None`: ended by a signal).
     Exited(Option<i32>),
     TimedOut,
@@ -20,15 +20,15 @@ pub enum Ended {
 const POLL: Duration = Duration::from_millis(20);
 
 /// A command: the program, its arguments, the variables set for it.
-pub struct Tool<'a> {
-    pub program: &'a Path,
-    pub args: &'a [&'a str],
-    pub env: &'a [(&'static str, std::ffi::OsString)],
+pub(crate) struct Tool<'a> {
+    pub(crate) program: &'a Path,
+    pub(crate) args: &'a [&'a str],
+    pub(crate) env: &'a [(&'static str, std::ffi::OsString)],
 }
 
 /// Runs the tool in `dir`, stdout and stderr into `output`, calling `poll` about every 20 ms
 /// while it runs (progress).
-pub fn run(
+pub(crate) fn run(
     tool: &Tool,
     dir: &Path,
     output: &Path,

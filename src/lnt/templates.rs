@@ -80,26 +80,26 @@ fn finish(r: askama::Result<String>) -> String {
     s
 }
 
-pub fn render_lnt(p: &Program) -> String {
+pub(crate) fn render_lnt(p: &Program) -> String {
     finish(LntTemplate { p }.render())
 }
 
-pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {
+pub(crate) fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {
     finish(MclTemplate { q, source: &opts.source, base: &opts.base, descriptions }.render())
 }
 
-pub fn render_errors_mcl(opts: &EmitOptions) -> String {
+pub(crate) fn render_errors_mcl(opts: &EmitOptions) -> String {
     finish(ErrorsTemplate { source: &opts.source, base: &opts.base }.render())
 }
 
-pub fn render_svl_comp(s: &Scripts) -> String {
+pub(crate) fn render_svl_comp(s: &Scripts) -> String {
     finish(CompTemplate { s }.render())
 }
 
-pub fn render_svl_mono(s: &Scripts) -> String {
+pub(crate) fn render_svl_mono(s: &Scripts) -> String {
     finish(MonoTemplate { s }.render())
 }
 
-pub fn render_readme(s: &Scripts) -> String {
+pub(crate) fn render_readme(s: &Scripts) -> String {
     finish(ReadmeTemplate { s }.render())
 }

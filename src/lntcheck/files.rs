@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
-pub const LEAF_INPUT_LIMIT: u64 = 1 << 16;
+pub(crate) const LEAF_INPUT_LIMIT: u64 = 1 << 16;
 
 /// The variables whose analysed set is too large for leaves generated alone, with their range
 /// (`lo..hi` or `unbounded`): in the compositional script every leaf enumerates its inputs over
@@ -50,9 +50,9 @@ pub struct QueryOutcome {
     pub holds: bool,
     /// The evaluator's diagnostic as a path of visible labels (a counterexample when the query
     /// does not hold).
-    pub diagnostic: Option<LabelPath>,
+    pub(crate) diagnostic: Option<LabelPath>,
     /// The same diagnostic as the evaluator writes it (`.aut`, hidden steps included).
-    pub diagnostic_aut: Option<String>,
+    pub(crate) diagnostic_aut: Option<String>,
 }
 
 /// Why a script run ended without its verdicts.
@@ -71,7 +71,7 @@ impl From<LntcheckError> for RunError {
 }
 
 /// An MCL evaluator: the text of a query, evaluated on an LTS (its initial state is 0).
-pub type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync + 'a;
+pub(crate) type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync + 'a;
 
 /// The MCL evaluator of `crate::mcl` (evaluator4's syntax) within `limits`. A diagnostic that
 /// ends in a state without successors is a path to a deadlock.
@@ -133,13 +133,13 @@ fn stuck(lts: &Lts, succ: &[Vec<(u32, u32)>], state: u32) -> bool {
 pub struct VerifyRun {
     pub property: String,
     /// The query file, as the script names it.
-    pub mcl: String,
+    pub(crate) mcl: String,
     /// The LTS it was evaluated on, as the script names it, and its size.
-    pub bcg: String,
-    pub states: usize,
-    pub transitions: usize,
+    pub(crate) bcg: String,
+    pub(crate) states: usize,
+    pub(crate) transitions: usize,
     /// `expected TRUE` in the emitted scripts: the property holds when the query does.
-    pub expected: bool,
+    pub(crate) expected: bool,
     pub outcome: QueryOutcome,
 }
 
@@ -148,7 +148,7 @@ pub struct ScriptRun {
     /// The `verify` statements executed, in script order.
     pub verifies: Vec<VerifyRun>,
     /// Every LTS computed, in the order it was finished.
-    pub lts: Vec<LtsSize>,
+    pub(crate) lts: Vec<LtsSize>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -5,20 +5,20 @@ pub use crate::mcl::Lts;
 use rustc_hash::FxHashMap;
 
 /// States numbered in discovery order (0 = the initial state), for breadth-first generation.
-pub struct Numbering<K> {
+pub(crate) struct Numbering<K> {
     ids: FxHashMap<K, u32>,
-    pub states: Vec<K>,
+    pub(crate) states: Vec<K>,
 }
 
 impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
-    pub fn new(initial: K) -> Numbering<K> {
+    pub(crate) fn new(initial: K) -> Numbering<K> {
         let mut ids = FxHashMap::default();
         ids.insert(initial.clone(), 0);
         Numbering { ids, states: vec![initial] }
     }
 
     /// The number of `k`, and whether it was new.
-    pub fn number(&mut self, k: K) -> (u32, bool) {
+    pub(crate) fn number(&mut self, k: K) -> (u32, bool) {
         if let Some(&x) = self.ids.get(&k) {
             return (x, false);
         }
@@ -30,7 +30,7 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
 
     /// The bytes the next new state would allocate at once when the table or the state list is
     /// full and about to double (0 otherwise): admitted against the memory bound first.
-    pub fn growth_bytes(&self) -> u64 {
+    pub(crate) fn growth_bytes(&self) -> u64 {
         let mut b = 0;
         if self.ids.len() >= self.ids.capacity() {
             // hashbrown doubles its buckets (capacity is 7/8 of them), one control byte each.
@@ -42,12 +42,8 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
         b
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.states.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
     }
 }
 
@@ -95,7 +91,7 @@ impl Lts {
         self.relabel(|l| if gates.contains(&Lts::gate(l)) { "i".to_string() } else { l.to_string() })
     }
 
-    pub fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
+    pub(crate) fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
         let mut out = Lts::new();
         out.nstates = self.nstates;
         for (s, l, t) in &self.trans {

@@ -41,7 +41,7 @@ pub mod paths;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).
-pub fn agent_leaf(_p: &sem::Program, net: &interp::Net, id: u32) -> Option<usize> {
+pub(crate) fn agent_leaf(_p: &sem::Program, net: &interp::Net, id: u32) -> Option<usize> {
     net.leaves
         .iter()
         .position(|l| l.proc.name.starts_with("Agent_") && l.args.first() == Some(&sem::Value::I(id as i64)))

@@ -11,10 +11,11 @@ use crate::engine::{PropertyResult, Verdict, VerifyReport};
 use crate::limits::Limits;
 use crate::lnt::Dialect;
 use crate::model::Property;
-pub use runner::{Host, HostsError, Runner, read_hosts};
+pub(crate) use runner::read_hosts;
+pub use runner::{Host, Runner};
 use std::path::PathBuf;
 use std::sync::Arc;
-pub use workdir::{WorkDir, WorkDirError};
+pub(crate) use workdir::{WorkDir, WorkDirError};
 
 /// Which of the emitted SVL scripts runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub enum Workflow {
 }
 
 impl Workflow {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Workflow::Compositional => "compositional",
             Workflow::Monolithic => "monolithic",
@@ -36,7 +37,7 @@ impl Workflow {
 }
 
 /// Shows one line of progress (svl's log lines worth showing while it runs).
-pub type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// How to verify a model by its emitted LNT program. Fields a back end does not use are
 /// ignored by it (the CLI refuses them with that back end: `cli/backend_options.rs`).
@@ -72,25 +73,25 @@ pub struct Options {
 
 /// One `verify` statement of the script, executed by labs's interpreters.
 #[derive(Clone, Debug)]
-pub struct Statement {
+pub(crate) struct Statement {
     /// The check's block name in the script (a property's name, or an error check's).
-    pub check: String,
+    pub(crate) check: String,
     /// The query file and the LTS it was evaluated on, as the script names them.
-    pub mcl: String,
-    pub bcg: String,
-    pub states: u64,
-    pub transitions: u64,
+    pub(crate) mcl: String,
+    pub(crate) bcg: String,
+    pub(crate) states: u64,
+    pub(crate) transitions: u64,
     /// The index in `Report::verify.results` of the property it decides (`None`: an error
     /// check).
-    pub result: Option<usize>,
+    pub(crate) result: Option<usize>,
 }
 
 /// The size of one LTS a script defined.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LtsSize {
-    pub file: String,
-    pub states: u64,
-    pub transitions: u64,
+pub(crate) struct LtsSize {
+    pub(crate) file: String,
+    pub(crate) states: u64,
+    pub(crate) transitions: u64,
 }
 
 /// What a verification by the emitted files found.
@@ -103,17 +104,17 @@ pub struct Report {
     pub workflow: Workflow,
     pub dialect: Dialect,
     /// The SVL script that ran.
-    pub script: String,
+    pub(crate) script: String,
     /// The `verify` statements executed, in script order (labs's interpreters only).
-    pub statements: Vec<Statement>,
+    pub(crate) statements: Vec<Statement>,
     /// Every LTS the script defined.
-    pub lts: Vec<LtsSize>,
+    pub(crate) lts: Vec<LtsSize>,
     /// The working directory, when it is kept.
-    pub kept_files: Option<PathBuf>,
+    pub(crate) kept_files: Option<PathBuf>,
     /// Per property, where CADP's diagnostic was read (inline in the log, or its file).
-    pub diagnostic_sources: Vec<(String, String)>,
+    pub(crate) diagnostic_sources: Vec<(String, String)>,
     /// The native engine was run and gave the same verdicts (`Options::cross_check`).
-    pub cross_checked: bool,
+    pub(crate) cross_checked: bool,
     /// Things worth a warning that did not stop the run (a violation without a diagnostic).
     pub warnings: Vec<String>,
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Host {
     pub name: String,
-    pub slots: usize,
+    pub(crate) slots: usize,
 }
 
 /// Where the jobs run.
@@ -22,7 +22,7 @@ pub enum Runner {
 
 /// Why a hosts file cannot be read (`--hosts FILE`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum HostsError {
+pub(crate) enum HostsError {
     /// A slot count that is not a positive integer, on this line (from 1).
     #[error("line {line}: `{word}` is not a number of jobs (a positive integer)")]
     BadSlots { line: usize, word: String },
@@ -35,7 +35,7 @@ pub enum HostsError {
 
 /// Reads a hosts file: one host per line, optionally followed by its number of slots (default
 /// 1); blank lines and `#` comments are skipped.
-pub fn read_hosts(text: &str) -> Result<Vec<Host>, HostsError> {
+pub(crate) fn read_hosts(text: &str) -> Result<Vec<Host>, HostsError> {
     let mut hosts = vec![];
     for (i, line) in text.lines().enumerate() {
         let line = line.split('#').next().unwrap_or("").trim();

@@ -8,7 +8,7 @@ use super::lts::Lts;
 #[error("line {line}: {message}")]
 pub struct AutError {
     pub line: usize,
-    pub message: String,
+    pub(crate) message: String,
 }
 
 fn err(line: usize, message: impl Into<String>) -> AutError {

@@ -9,9 +9,9 @@ use std::fmt::Write;
 /// labels by index, and the outgoing edges of each state as (label index, target).
 #[derive(Clone, Copy, Debug)]
 pub struct LtsView<'a> {
-    pub initial: u32,
-    pub labels: &'a [String],
-    pub succ: &'a [Vec<(u32, u32)>],
+    pub(crate) initial: u32,
+    pub(crate) labels: &'a [String],
+    pub(crate) succ: &'a [Vec<(u32, u32)>],
 }
 
 #[derive(Clone, Debug, Default)]
@@ -31,7 +31,7 @@ impl Lts {
         Lts::default()
     }
 
-    pub fn label_id(&mut self, l: &str) -> u32 {
+    pub(crate) fn label_id(&mut self, l: &str) -> u32 {
         if let Some(i) = self.label_ids.get(l) {
             return *i;
         }
@@ -48,7 +48,7 @@ impl Lts {
 
     /// The bytes the next transition would allocate at once when the list is full (0
     /// otherwise).
-    pub fn growth_bytes(&self) -> u64 {
+    pub(crate) fn growth_bytes(&self) -> u64 {
         if self.trans.len() < self.trans.capacity() {
             return 0;
         }

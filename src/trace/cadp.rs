@@ -13,7 +13,7 @@ pub struct LabelPath {
     /// Only an `.aut` file can say this.
     pub loop_start: Option<usize>,
     /// The file says the path ends in a deadlock (`<deadlock>`).
-    pub deadlock: bool,
+    pub(crate) deadlock: bool,
 }
 
 /// What is wrong with a trace file, and the line (from 1) at fault when there is one.
@@ -21,7 +21,7 @@ pub struct LabelPath {
 #[error("{}{message}", line.map(|n| format!("line {n}: ")).unwrap_or_default())]
 pub struct TraceError {
     pub line: Option<usize>,
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl TraceError {
@@ -39,7 +39,7 @@ pub fn parse_trace(text: &str) -> Result<LabelPath, TraceError> {
 /// and the first end marker when there is one. Tool preamble lines are skipped, but a text
 /// with neither `<initial state>` nor a quoted label is no trace: refused at its first line
 /// that is not blank.
-pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
+pub(crate) fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
     let lines: Vec<&str> = text.lines().collect();
     let marker = lines.iter().position(|l| l.trim() == "<initial state>");
     if marker.is_none() && !lines.iter().any(|l| l.trim_start().starts_with('"')) {
@@ -134,7 +134,7 @@ fn shortened(line: &str) -> String {
 }
 
 /// A label split into its gate and its offers (`GATE !v1 !v2`).
-pub fn split_label(label: &str) -> (&str, Vec<&str>) {
+pub(crate) fn split_label(label: &str) -> (&str, Vec<&str>) {
     let mut parts = label.split(" !");
     let gate = parts.next().unwrap_or("").trim();
     (gate, parts.map(str::trim).collect())

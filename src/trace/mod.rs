@@ -21,13 +21,13 @@ pub use crate::engine::path::{Mark, Trace, TraceStep};
 /// Concrete timestamps along a trace (docs/semantics.md, "Timestamps as dense ranks"): initial
 /// ones 0, 1, 2, … in initialisation order (agent by agent, tuple by tuple), then +1 per
 /// written tuple; messages copy them.
-pub struct Clock {
-    pub ts: Vec<Vec<i64>>, // [agent][tuple]
+pub(crate) struct Clock {
+    pub(crate) ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,
 }
 
 impl Clock {
-    pub fn new(st: &Stepper) -> Clock {
+    pub(crate) fn new(st: &Stepper) -> Clock {
         let n = st.lay.n_agents;
         let mut ts = vec![vec![0i64; st.lay.n_tuples]; n];
         let mut next = 0;
@@ -41,7 +41,7 @@ impl Clock {
         }
         Clock { ts, next }
     }
-    pub fn apply(&mut self, ev: &Event) {
+    pub(crate) fn apply(&mut self, ev: &Event) {
         match ev {
             Event::Agent { agent, written, .. } => {
                 for &k in written {
@@ -75,11 +75,11 @@ fn jval(v: i32) -> JsonValue {
     if v == BOT { JsonValue::Undef("undef") } else { JsonValue::Int(v) }
 }
 
-pub fn agent_name(model: &Model, a: usize) -> String {
+pub(crate) fn agent_name(model: &Model, a: usize) -> String {
     format!("{} {}", model.agent_types[model.type_of(a)].name, a)
 }
 
-pub fn tuple_name(model: &Model, k: usize) -> String {
+pub(crate) fn tuple_name(model: &Model, k: usize) -> String {
     model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
 }
 
