@@ -18,6 +18,7 @@ pub mod engine;
 pub mod limits;
 pub mod lnt;
 pub mod lntcheck;
+pub mod lts_backend;
 pub mod mcl;
 pub mod model;
 pub mod report;

@@ -127,7 +127,7 @@ impl Limits {
 
     /// Why the run must stop now (deadline, interrupt, memory), if it must; one atomic load.
     #[inline]
-    pub fn stopped(&self) -> Option<StopReason> {
+    pub(crate) fn stopped(&self) -> Option<StopReason> {
         StopReason::from_code(self.inner.stop.load(Ordering::Relaxed))
     }
 
@@ -139,21 +139,21 @@ impl Limits {
     }
 
     /// Records a stop (the first reason wins).
-    pub fn stop(&self, r: StopReason) {
+    pub(crate) fn stop(&self, r: StopReason) {
         self.inner.set(r);
     }
 
-    pub fn max_states(&self) -> Option<u64> {
+    pub(crate) fn max_states(&self) -> Option<u64> {
         self.inner.max_states
     }
 
     /// Whether `n` states exceed the state bound.
-    pub fn over_states(&self, n: u64) -> bool {
+    pub(crate) fn over_states(&self, n: u64) -> bool {
         self.inner.max_states.is_some_and(|m| n > m)
     }
 
     /// The memory bound in bytes and where it comes from.
-    pub fn memory(&self) -> Option<(u64, MemorySource)> {
+    pub(crate) fn memory(&self) -> Option<(u64, MemorySource)> {
         self.inner.memory
     }
 
@@ -162,17 +162,17 @@ impl Limits {
         self.inner.deadline.map(|d| d.saturating_duration_since(Instant::now()))
     }
 
-    pub fn deadline(&self) -> Option<Instant> {
+    pub(crate) fn deadline(&self) -> Option<Instant> {
         self.inner.deadline
     }
 
     /// The interrupt flag this run watches.
-    pub fn interrupt(&self) -> Option<Arc<AtomicBool>> {
+    pub(crate) fn interrupt(&self) -> Option<Arc<AtomicBool>> {
         self.inner.interrupt.clone()
     }
 
     /// How long ago the run was stopped (`None` while it runs).
-    pub fn since_stop(&self) -> Option<Duration> {
+    pub(crate) fn since_stop(&self) -> Option<Duration> {
         self.stopped()?;
         let at = Duration::from_millis(self.inner.stopped_at_ms.load(Ordering::Relaxed));
         Some(self.inner.started.elapsed().saturating_sub(at))
@@ -181,7 +181,7 @@ impl Limits {
     /// `can_allocate`, and when it is refused the run stops (`StopReason::Memory`): for a
     /// table or vector about to double, whose allocation would outrun the watchdog. `0`
     /// bytes is always admitted without reading the resident memory.
-    pub fn admit(&self, bytes: u64) -> bool {
+    pub(crate) fn admit(&self, bytes: u64) -> bool {
         if bytes == 0 || self.can_allocate(bytes) {
             return true;
         }
@@ -191,7 +191,7 @@ impl Limits {
 
     /// Whether `bytes` more could be allocated without passing the memory bound (for a
     /// single large allocation that must be refused before it is attempted).
-    pub fn can_allocate(&self, bytes: u64) -> bool {
+    pub(crate) fn can_allocate(&self, bytes: u64) -> bool {
         match self.inner.memory {
             Some((m, _)) => resident_bytes().saturating_add(bytes) as f64 <= m as f64 * MEMORY_MARGIN,
             None => true,
@@ -235,7 +235,7 @@ fn watch(inner: Weak<Inner>) {
 }
 
 /// The resident memory of the process in bytes (0 where it cannot be read).
-pub fn resident_bytes() -> u64 {
+pub(crate) fn resident_bytes() -> u64 {
     let Ok(s) = std::fs::read_to_string("/proc/self/statm") else { return 0 };
     let pages: u64 = s.split_whitespace().nth(1).and_then(|x| x.parse().ok()).unwrap_or(0);
     pages * page_size()
@@ -249,7 +249,7 @@ fn page_size() -> u64 {
 
 /// The memory the machine can still give this process: `MemAvailable` (free memory plus
 /// what the kernel can reclaim), plus what the process already holds.
-pub fn machine_available_bytes() -> Option<u64> {
+pub(crate) fn machine_available_bytes() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: u64 = s.lines().find(|l| l.starts_with("MemAvailable:"))?.split_whitespace().nth(1)?.parse().ok()?;
     Some((kib << 10) + resident_bytes())

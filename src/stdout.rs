@@ -25,7 +25,7 @@ pub fn write(text: &str) {
 }
 
 /// `write` for bytes that need not be text (a generated manual page).
-pub fn write_bytes(bytes: &[u8]) {
+pub(crate) fn write_bytes(bytes: &[u8]) {
     if CLOSED.load(Ordering::SeqCst) {
         return;
     }
@@ -46,7 +46,7 @@ pub fn write_bytes(bytes: &[u8]) {
 }
 
 /// Whether a write found standard output closed by its reader.
-pub fn closed() -> bool {
+pub(crate) fn closed() -> bool {
     CLOSED.load(Ordering::SeqCst)
 }
 
@@ -57,7 +57,7 @@ pub fn end_at_once_when_closed() {
 
 /// Called when the program's work is done, files written: if standard output was closed by
 /// its reader, ends the process as SIGPIPE would, quietly; otherwise returns.
-pub fn finish() {
+pub(crate) fn finish() {
     if closed() {
         end_as_sigpipe();
     }

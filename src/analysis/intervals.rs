@@ -25,12 +25,12 @@ pub struct Interval {
 }
 
 impl Interval {
-    pub fn new(lo: i64, hi: i64) -> Interval {
+    pub(crate) fn new(lo: i64, hi: i64) -> Interval {
         debug_assert!(lo <= hi, "empty interval [{lo}, {hi}]");
         Interval { lo, hi }
     }
 
-    pub fn is_bounded(self) -> bool {
+    pub(crate) fn is_bounded(self) -> bool {
         self.lo != NEG_INF && self.hi != POS_INF
     }
 }
@@ -39,8 +39,8 @@ impl Interval {
 /// declared bound of the variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WidenBounds {
-    pub lo: i64,
-    pub hi: i64,
+    pub(crate) lo: i64,
+    pub(crate) hi: i64,
 }
 
 impl WidenBounds {
@@ -85,7 +85,7 @@ impl IntervalSet {
     }
 
     /// Every LAbS value (`MIN_VALUE..=MAX_VALUE`), without ⊥.
-    pub fn value_range() -> IntervalSet {
+    pub(crate) fn value_range() -> IntervalSet {
         IntervalSet::range(MIN_VALUE, MAX_VALUE)
     }
 
@@ -117,7 +117,7 @@ impl IntervalSet {
     }
 
     /// The integers only (⊥ removed).
-    pub fn defined(&self) -> IntervalSet {
+    pub(crate) fn defined(&self) -> IntervalSet {
         self.clone().with_undef(false)
     }
 
@@ -176,7 +176,7 @@ impl IntervalSet {
     }
 
     /// The single integer, if the set has exactly one (⊥ ignored).
-    pub fn as_singleton(&self) -> Option<i64> {
+    pub(crate) fn as_singleton(&self) -> Option<i64> {
         match self.intervals.as_slice() {
             [i] if i.lo == i.hi => Some(i.lo),
             _ => None,
@@ -242,7 +242,7 @@ impl IntervalSet {
     }
 
     /// The set without the integer `v`.
-    pub fn remove(&self, v: i64) -> IntervalSet {
+    pub(crate) fn remove(&self, v: i64) -> IntervalSet {
         if !self.contains(v) {
             return self.clone();
         }
@@ -324,22 +324,6 @@ impl IntervalSet {
         }
         self.intervals = out;
     }
-
-    /// For `labs values --json`: `[[lo, hi], …]` then `"undef"` if ⊥ is possible; infinite bounds
-    /// are the strings `"-inf"` / `"+inf"`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let bound = |b: i64| match b {
-            NEG_INF => serde_json::Value::from("-inf"),
-            POS_INF => serde_json::Value::from("+inf"),
-            v => serde_json::Value::from(v),
-        };
-        let mut items: Vec<serde_json::Value> =
-            self.intervals.iter().map(|i| serde_json::json!([bound(i.lo), bound(i.hi)])).collect();
-        if self.undef {
-            items.push(serde_json::Value::from("undef"));
-        }
-        serde_json::Value::Array(items)
-    }
 }
 
 /// `{[0, 2], [5, +inf], undef}`: intervals in order (a singleton is `[3, 3]`), then `undef` if ⊥
@@ -372,10 +356,9 @@ mod tests {
     }
 
     #[test]
-    fn display_and_json() {
+    fn display() {
         let s = IntervalSet::from_intervals([(5, POS_INF), (0, 2)], true);
         assert_eq!(s.to_string(), "{[0, 2], [5, +inf], undef}");
-        assert_eq!(s.to_json().to_string(), r#"[[0,2],[5,"+inf"],"undef"]"#);
         assert_eq!(IntervalSet::empty().to_string(), "{}");
     }
 

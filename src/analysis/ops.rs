@@ -24,7 +24,7 @@ use crate::syntax::ast::{BinOp, CmpOp, MinMax};
 
 /// Above this many interval pairs, the operand with more intervals is replaced by its hull:
 /// a little precision for a bounded cost.
-pub const MAX_PAIRS: usize = 64;
+pub(crate) const MAX_PAIRS: usize = 64;
 
 /// Divisor ranges up to this many values are split into single divisors for `%` (more precise
 /// remainders, e.g. wrap-around `[-1, 3] % 5 = [0, 3] ∪ [4, 4]`).
@@ -175,7 +175,7 @@ pub fn max(x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
     pairwise(x, y, undef_of(x, y), |a, b, out| out.push((a.0.max(b.0), a.1.max(b.1))))
 }
 
-pub fn min_max(op: MinMax, x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
+pub(crate) fn min_max(op: MinMax, x: &IntervalSet, y: &IntervalSet) -> IntervalSet {
     match op {
         MinMax::Min => min(x, y),
         MinMax::Max => max(x, y),
@@ -221,7 +221,7 @@ pub fn ite(cond_may_true: bool, cond_may_false: bool, then: &IntervalSet, els: &
 }
 
 /// The comparison that holds exactly when `op` does not (on integers; ⊥ falsifies both).
-pub fn negate(op: CmpOp) -> CmpOp {
+pub(crate) fn negate(op: CmpOp) -> CmpOp {
     match op {
         CmpOp::Eq => CmpOp::Ne,
         CmpOp::Ne => CmpOp::Eq,
@@ -313,11 +313,11 @@ pub struct BoolSet {
 }
 
 impl BoolSet {
-    pub const TRUE: BoolSet = BoolSet { may_true: true, may_false: false };
-    pub const FALSE: BoolSet = BoolSet { may_true: false, may_false: true };
+    pub(crate) const TRUE: BoolSet = BoolSet { may_true: true, may_false: false };
+    pub(crate) const FALSE: BoolSet = BoolSet { may_true: false, may_false: true };
     pub const EITHER: BoolSet = BoolSet { may_true: true, may_false: true };
 
-    pub fn constant(b: bool) -> BoolSet {
+    pub(crate) fn constant(b: bool) -> BoolSet {
         if b { BoolSet::TRUE } else { BoolSet::FALSE }
     }
 

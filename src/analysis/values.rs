@@ -51,7 +51,7 @@ impl ValueAnalysis {
     }
 
     /// All values of `var` over every agent type (e.g. for `x of e`).
-    pub fn any_type(&self, var: VarId) -> IntervalSet {
+    pub(crate) fn any_type(&self, var: VarId) -> IntervalSet {
         let mut out = IntervalSet::empty();
         for ((v, _), s) in &self.sets {
             if *v == var {
@@ -61,7 +61,7 @@ impl ValueAnalysis {
         out
     }
 
-    pub fn is_widened(&self, var: VarId, ty: Option<TypeId>) -> bool {
+    pub(crate) fn is_widened(&self, var: VarId, ty: Option<TypeId>) -> bool {
         self.widened.contains(&(var, ty))
     }
 }

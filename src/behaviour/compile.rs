@@ -18,12 +18,12 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 #[derive(Clone, Debug)]
 pub struct CompileError {
-    pub message: String,
-    pub span: Span,
+    pub(crate) message: String,
+    pub(crate) span: Span,
 }
 
 impl CompileError {
-    pub fn into_diagnostic(self) -> Diagnostic {
+    pub(crate) fn into_diagnostic(self) -> Diagnostic {
         Diagnostic::error(self.span, self.message)
     }
 }

@@ -15,10 +15,10 @@ pub use compile::{CompileError, compile, compile_all, compile_with_warnings};
 use crate::model::{Action, BExpr, TupleId};
 
 /// Index of a control state within one behaviour.
-pub type CtlId = u32;
+pub(crate) type CtlId = u32;
 
 #[derive(Clone, Debug)]
-pub enum Step {
+pub(crate) enum Step {
     /// An action or block of the model.
     Act(Action),
     /// `Skip` (D4), or the step of `g => P` that skips `P` because `g` is false.
@@ -26,26 +26,26 @@ pub enum Step {
 }
 
 #[derive(Clone, Debug)]
-pub struct Edge {
+pub(crate) struct Edge {
     /// Conjoined guards on the path to the action (outermost first); evaluated left to
     /// right with short-circuit, atomically with the action.
-    pub guards: Vec<BExpr>,
-    pub step: Step,
-    pub target: CtlId,
+    pub(crate) guards: Vec<BExpr>,
+    pub(crate) step: Step,
+    pub(crate) target: CtlId,
     /// Tuples this step adds to the agent's confirmation set `Zc` (D3: mentioned in the
     /// agent's own copy by the guards, right-hand sides and indices, minus those written).
-    pub confirms: Vec<TupleId>,
+    pub(crate) confirms: Vec<TupleId>,
     /// Tuples this step writes (each gets one fresh timestamp and goes to `Zp`).
-    pub writes: Vec<TupleId>,
+    pub(crate) writes: Vec<TupleId>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Behaviour {
     /// A readable description of each control state (program points), for `labs info`.
     pub states: Vec<String>,
-    pub initial: CtlId,
+    pub(crate) initial: CtlId,
     /// Outgoing edges per control state.
-    pub edges: Vec<Vec<Edge>>,
+    pub(crate) edges: Vec<Vec<Edge>>,
 }
 
 impl Behaviour {

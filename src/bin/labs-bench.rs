@@ -831,8 +831,9 @@ fn emitted_queries(dir: &Path, file: &str, externs: &[&str]) -> Result<Emitted, 
 /// One evaluation: (verdict, (state, valuation) pairs explored, seconds).
 fn evaluate_query(text: &str, lts: &labs::mcl::Lts) -> Result<(bool, usize, f64), String> {
     let q = labs::mcl::parse(text).map_err(|e| format!("{e:?}"))?;
+    let succ = lts.adjacency();
     let start = Instant::now();
-    let ev = labs::mcl::evaluate(&q, lts.view(), &labs::limits::Limits::none()).map_err(|e| e.to_string())?;
+    let ev = labs::mcl::evaluate(&q, lts.view(&succ), &labs::limits::Limits::none()).map_err(|e| e.to_string())?;
     Ok((ev.holds, ev.states_explored, start.elapsed().as_secs_f64()))
 }
 
@@ -840,22 +841,14 @@ fn evaluate_query(text: &str, lts: &labs::mcl::Lts) -> Result<(bool, usize, f64)
 /// even steps, an update of agent a's `leader` to v on odd ones; one valuation per state and
 /// round, so the evaluation is linear in `n`.
 fn leader_ring(n: usize) -> labs::mcl::Lts {
-    let mut labels = vec!["DONE".to_string()];
-    let mut index = std::collections::HashMap::new();
-    let mut succ = Vec::with_capacity(n);
+    let mut lts = labs::mcl::Lts::new();
+    lts.nstates = n;
     for i in 0..n {
-        let label = if i % 2 == 0 {
-            0
-        } else {
-            let l = format!("L_LEADER !{} !0 !{}", (i / 2) % 3, (i / 6) % 3);
-            *index.entry(l.clone()).or_insert_with(|| {
-                labels.push(l);
-                labels.len() - 1
-            })
-        };
-        succ.push(vec![(label as u32, ((i + 1) % n) as u32)]);
+        let label =
+            if i % 2 == 0 { "DONE".to_string() } else { format!("L_LEADER !{} !0 !{}", (i / 2) % 3, (i / 6) % 3) };
+        lts.add(i as u32, &label, ((i + 1) % n) as u32);
     }
-    labs::mcl::Lts { initial: 0, labels, succ }
+    lts
 }
 
 fn mcl_table(o: &Options) -> Vec<String> {
@@ -870,12 +863,11 @@ fn mcl_table(o: &Options) -> Vec<String> {
             let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.to_string())?;
             let (main, _) =
                 labs::lntcheck::interp::generate(&prog, &net, &Default::default()).map_err(|d| d.to_string())?;
-            let lts = labs::mcl::Lts { initial: 0, labels: main.labels.clone(), succ: main.adjacency() };
             let native =
                 labs::engine::verify(&model, &behs, &labs::engine::VerifyOptions { threads: 1, ..Default::default() })
                     .map_err(|e| format!("{e:?}"))?;
             for (prop, text) in &queries {
-                let (holds, pairs, secs) = evaluate_query(text, &lts)?;
+                let (holds, pairs, secs) = evaluate_query(text, &main)?;
                 let verdict = if holds { "holds" } else { "violated" };
                 let nv = native.results.iter().find(|x| &x.property == prop).map_or("?", |x| x.verdict.as_str());
                 if nv != verdict {

@@ -13,17 +13,18 @@
 //! so it is copied into the working directory as it is, never written or parsed.
 
 use super::CadpError;
-use super::process::{self, Ended, Limits, Tool};
+use super::process::{self, Ended, Tool};
+use crate::limits::Limits;
 use std::path::{Path, PathBuf};
 
 /// The script `--distributor` runs: `BASE_dist.svl`.
-pub fn script_file(base: &str) -> String {
+pub(crate) fn script_file(base: &str) -> String {
     format!("{base}_dist.svl")
 }
 
 /// The monolithic script `mono` without its `"BASE_mono.bcg" = generation of …;` statement, so
 /// that its reductions read the merged `BASE_mono.bcg`.
-pub fn script(mono: &str, base: &str) -> Result<String, CadpError> {
+pub(crate) fn script(mono: &str, base: &str) -> Result<String, CadpError> {
     let statement = format!("\"{base}_mono.bcg\" = generation of ");
     let start = mono
         .find(&statement)
@@ -47,7 +48,7 @@ fn on_path(env: &[(&'static str, std::ffi::OsString)], name: &str) -> Option<Pat
 
 /// Runs `distributor` then `bcg_merge` in `dir` (which holds `BASE.lnt` and the copied
 /// `gcf`); `Ok(Some(_))`: stopped by the time limit or an interrupt.
-pub fn generate(
+pub(crate) fn generate(
     dir: &Path,
     base: &str,
     gcf: &str,

@@ -8,22 +8,22 @@ use std::path::{Path, PathBuf};
 
 /// The CADP commands the driver runs.
 #[derive(Clone, Debug)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// `$CADP`, when set.
-    pub root: Option<PathBuf>,
-    pub svl: PathBuf,
-    pub bcg_io: PathBuf,
+    pub(crate) root: Option<PathBuf>,
+    pub(crate) svl: PathBuf,
+    pub(crate) bcg_io: PathBuf,
     /// `lnt.open`, for Executor (simulation only; `None` when not found).
-    pub lnt_open: Option<PathBuf>,
+    pub(crate) lnt_open: Option<PathBuf>,
 }
 
 /// Locates the tools from this process's environment.
-pub fn locate() -> Result<Tools, CadpError> {
+pub(crate) fn locate() -> Result<Tools, CadpError> {
     locate_in(std::env::var_os("CADP").as_deref(), std::env::var_os("PATH").as_deref())
 }
 
 /// Locates the tools given the values of `$CADP` and `$PATH`.
-pub fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, CadpError> {
+pub(crate) fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, CadpError> {
     let root = cadp.filter(|c| !c.is_empty()).map(PathBuf::from);
     let find = |name: &str| -> Option<PathBuf> {
         if let Some(r) = &root {
@@ -49,7 +49,7 @@ pub fn locate_in(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Result<Tools, Ca
 
 impl Tools {
     /// The installation's root: `$CADP`, else the folder above the `com/` that holds `svl`.
-    pub fn root_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn root_dir(&self) -> Option<PathBuf> {
         self.root.clone().or_else(|| {
             let com = self.svl.parent()?;
             (com.file_name()? == "com").then(|| com.parent().map(Path::to_path_buf)).flatten()
@@ -59,7 +59,7 @@ impl Tools {
     /// The environment CADP's tools run with: `$CADP` set (they refuse to run without it), and
     /// `$CADP/com` and `$CADP/bin.ARCH` (ARCH as `$CADP/com/arch` prints it) ahead on `PATH`, since
     /// the script svl generates calls the other tools by name.
-    pub fn child_env(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+    pub(crate) fn child_env(&self) -> Vec<(&'static str, std::ffi::OsString)> {
         let Some(root) = self.root_dir() else { return vec![] };
         let mut dirs = vec![root.join("com")];
         let arch = std::process::Command::new(root.join("com").join("arch"))

@@ -5,74 +5,16 @@
 //! naming the job, where it failed and the end of its output.
 
 use super::CadpError;
-use super::process::{self, Ended, Limits, Tool};
+use super::process::{self, Ended, Tool};
 use super::split::{Job, Split, prepare};
+use crate::limits::Limits;
+use crate::lts_backend::Runner;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
-/// A machine of `--hosts`: its name (as `ssh` takes it) and how many jobs it runs at a time.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Host {
-    pub name: String,
-    pub slots: usize,
-}
-
-/// Where the jobs run.
-#[derive(Clone, Debug)]
-pub enum Runner {
-    /// On this machine, this many at a time.
-    Local { jobs: usize },
-    /// Through `ssh` (`$LABS_SSH`) on these machines, which see the working directory at the
-    /// same path: `SSH HOST sh -c 'cd DIR && svl job.svl'`.
-    Hosts { ssh: PathBuf, hosts: Vec<Host> },
-}
-
-/// Why a hosts file cannot be read (`--hosts FILE`).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum HostsError {
-    /// A slot count that is not a positive integer, on this line (from 1).
-    #[error("line {line}: `{word}` is not a number of jobs (a positive integer)")]
-    BadSlots { line: usize, word: String },
-    /// More than `HOST [SLOTS]` on this line.
-    #[error("line {line}: unexpected `{word}` (expected `HOST [SLOTS]`)")]
-    Unexpected { line: usize, word: String },
-    #[error("no host in it")]
-    NoHost,
-}
-
-/// Reads a hosts file: one host per line, optionally followed by its number of slots (default
-/// 1); blank lines and `#` comments are skipped.
-pub fn read_hosts(text: &str) -> Result<Vec<Host>, HostsError> {
-    let mut hosts = vec![];
-    for (i, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let mut words = line.split_whitespace();
-        let name = words.next().expect("a non-empty line has a word").to_string();
-        let slots = match words.next() {
-            None => 1,
-            Some(w) => w
-                .parse()
-                .ok()
-                .filter(|&n: &usize| n > 0)
-                .ok_or_else(|| HostsError::BadSlots { line: i + 1, word: w.to_string() })?,
-        };
-        if let Some(extra) = words.next() {
-            return Err(HostsError::Unexpected { line: i + 1, word: extra.to_string() });
-        }
-        hosts.push(Host { name, slots });
-    }
-    if hosts.is_empty() {
-        return Err(HostsError::NoHost);
-    }
-    Ok(hosts)
-}
-
 /// The output file of a job's svl (stdout and stderr), in its directory.
-pub const JOB_OUTPUT: &str = "labs-svl-output.txt";
+pub(crate) const JOB_OUTPUT: &str = "labs-svl-output.txt";
 
 /// A job waiting to run: its index, and the hosts it failed on with why.
 type Pending = (usize, Vec<(String, String)>);
@@ -86,7 +28,7 @@ struct Slot {
 /// Runs every job of `split` under `root` with `svl` (on this machine: the tool found; on a
 /// host: `svl` from its `PATH`). `Ok(Some(_))`: the time limit or an interrupt stopped the
 /// run (the jobs not finished have no result).
-pub fn run(
+pub(crate) fn run(
     root: &Path,
     split: &Split,
     runner: &Runner,
@@ -234,20 +176,4 @@ fn run_one(
 /// `s` as one word of `sh`.
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Host, HostsError, read_hosts};
-
-    #[test]
-    fn hosts_files() {
-        let h = read_hosts("# cluster\nalpha 4\n\nbeta\n  gamma 2  # fast\n").unwrap();
-        let want = [("alpha", 4), ("beta", 1), ("gamma", 2)];
-        assert_eq!(h, want.map(|(n, s)| Host { name: n.to_string(), slots: s }).to_vec());
-        assert_eq!(read_hosts("\n# nothing\n"), Err(HostsError::NoHost));
-        assert_eq!(read_hosts("alpha zero\n"), Err(HostsError::BadSlots { line: 1, word: "zero".into() }));
-        assert!(read_hosts("alpha 0\n").is_err());
-        assert!(read_hosts("alpha 2 3\n").unwrap_err().to_string().contains("unexpected `3`"));
-    }
 }

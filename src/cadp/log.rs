@@ -3,37 +3,31 @@
 //! it generated. Formats: docs/cadp-driver.md, "svl and its log". Only lines whose
 //! meaning is certain are used; anything else is ignored.
 
+use crate::lts_backend::LtsSize;
 use crate::trace::cadp::{LabelPath, parse_seq};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SvlLog {
+pub(crate) struct SvlLog {
     /// The property blocks, in log order.
-    pub properties: Vec<PropertyLog>,
+    pub(crate) properties: Vec<PropertyLog>,
     /// Every `info about FILE:` summary (an LTS that was generated or reduced).
-    pub lts: Vec<LtsSize>,
+    pub(crate) lts: Vec<LtsSize>,
     /// `svl: ERROR …` lines and the lines of tools reporting an error.
-    pub errors: Vec<String>,
+    pub(crate) errors: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PropertyLog {
-    pub name: String,
+pub(crate) struct PropertyLog {
+    pub(crate) name: String,
     /// Evaluator's verdict on the query (`TRUE`: the property holds).
-    pub result: Option<bool>,
+    pub(crate) result: Option<bool>,
     /// svl's comparison with `expected TRUE` (`PASS` / `FAIL`).
-    pub passed: Option<bool>,
+    pub(crate) passed: Option<bool>,
     /// The diagnostic, when Evaluator printed it inline (a single path).
-    pub inline_diagnostic: Option<LabelPath>,
+    pub(crate) inline_diagnostic: Option<LabelPath>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LtsSize {
-    pub file: String,
-    pub states: u64,
-    pub transitions: u64,
-}
-
-pub fn parse(text: &str) -> SvlLog {
+pub(crate) fn parse(text: &str) -> SvlLog {
     let mut log = SvlLog::default();
     let lines: Vec<&str> = text.lines().collect();
     let mut pending_info: Option<String> = None;

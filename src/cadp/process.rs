@@ -3,21 +3,14 @@
 //! started (svl runs a shell script that runs compilers, generators and Evaluator).
 
 use super::CadpError;
+use crate::limits::Limits;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-/// When to give up on a command.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    pub deadline: Option<Instant>,
-    pub cancel: Option<Arc<AtomicBool>>,
-}
 
 /// How a command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ended {
+pub(crate) enum Ended {
     /// Its exit code (`None`: ended by a signal).
     Exited(Option<i32>),
     TimedOut,
@@ -27,15 +20,15 @@ pub enum Ended {
 const POLL: Duration = Duration::from_millis(20);
 
 /// A command: the program, its arguments, the variables set for it.
-pub struct Tool<'a> {
-    pub program: &'a Path,
-    pub args: &'a [&'a str],
-    pub env: &'a [(&'static str, std::ffi::OsString)],
+pub(crate) struct Tool<'a> {
+    pub(crate) program: &'a Path,
+    pub(crate) args: &'a [&'a str],
+    pub(crate) env: &'a [(&'static str, std::ffi::OsString)],
 }
 
 /// Runs the tool in `dir`, stdout and stderr into `output`, calling `poll` about every 20 ms
 /// while it runs (progress).
-pub fn run(
+pub(crate) fn run(
     tool: &Tool,
     dir: &Path,
     output: &Path,
@@ -66,9 +59,9 @@ pub fn run(
             Ok(None) => {}
             Err(e) => return Err(CadpError::Io(format!("waiting for `{}`: {e}", program.display()))),
         }
-        let stop = if limits.cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
+        let stop = if limits.interrupt().is_some_and(|c| c.load(Ordering::SeqCst)) {
             Some(Ended::Interrupted)
-        } else if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+        } else if limits.deadline().is_some_and(|d| Instant::now() >= d) {
             Some(Ended::TimedOut)
         } else {
             None
@@ -103,7 +96,7 @@ mod tests {
         let out = dir.join("out.txt");
         // The shell starts a child that would outlive a kill of the shell alone and write `late`.
         let script = "(sleep 2; echo late > late.txt) & echo started; wait";
-        let limits = Limits { deadline: Some(Instant::now() + Duration::from_millis(300)), cancel: None };
+        let limits = Limits::new(Some(Duration::from_millis(300)), None, None, None);
         let t = Instant::now();
         let ended = run(&sh(&["-c", script]), &dir, &out, &limits, || {}).unwrap();
         assert_eq!(ended, Ended::TimedOut);

@@ -26,11 +26,11 @@ pub struct Job {
     /// Its script is `NAME.svl` beside the single script; it runs in the directory `NAME/`.
     pub name: String,
     /// The text of `NAME.svl`.
-    pub script: String,
+    pub(crate) script: String,
     /// Files of the output directory the job reads (copied into its directory).
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// The leaf jobs whose LTS (`L/L.bcg`) it reads (copied into its directory).
-    pub needs: Vec<String>,
+    pub(crate) needs: Vec<String>,
     /// A property job: the property (its identifier in the script) and the diagnostic file
     /// Evaluator writes into the job's directory.
     pub property: Option<(String, String)>,
@@ -38,12 +38,12 @@ pub struct Job {
 
 impl Job {
     /// The LTS a leaf job writes into its directory.
-    pub fn output(&self) -> String {
+    pub(crate) fn output(&self) -> String {
         format!("{}.bcg", self.name)
     }
 
     /// The log svl writes for the job's script, in its directory.
-    pub const LOG: &'static str = "job.log";
+    pub(crate) const LOG: &'static str = "job.log";
     /// The name of the job's script inside its directory.
     pub const SCRIPT: &'static str = "job.svl";
     /// The `Makefile`'s target for a property job: written only once svl succeeded, since svl
@@ -56,7 +56,7 @@ impl Job {
 #[derive(Clone, Debug, Default)]
 pub struct Split {
     pub leaves: Vec<Job>,
-    pub properties: Vec<Job>,
+    pub(crate) properties: Vec<Job>,
 }
 
 impl Split {
@@ -253,7 +253,7 @@ fn print(b: &Beh) -> String {
 /// job after the leaf jobs it reads. `SVL` names the svl command (`make SVL=...`). A failed
 /// job leaves no target behind (`.DELETE_ON_ERROR:` removes a leaf's partial LTS; a property
 /// job's target is a stamp made after svl succeeded), so the next `make` runs it again.
-pub fn makefile(single: &str, split: &Split) -> String {
+pub(crate) fn makefile(single: &str, split: &Split) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,

@@ -3,8 +3,8 @@
 use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
-use crate::cadp::Workflow;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
+use crate::lts_backend::Workflow;
 use crate::stdout::outln;
 use std::path::Path;
 

@@ -47,8 +47,8 @@ impl From<crate::cadp::CadpError> for Failure {
     }
 }
 
-impl From<crate::cadp::WorkDirError> for Failure {
-    fn from(e: crate::cadp::WorkDirError) -> Failure {
+impl From<crate::lts_backend::WorkDirError> for Failure {
+    fn from(e: crate::lts_backend::WorkDirError) -> Failure {
         Failure::new(exit::BACKEND, e.to_string())
     }
 }

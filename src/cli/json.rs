@@ -60,7 +60,7 @@ pub struct ResultDoc {
     pub modality: String,
     pub verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<Value>,
+    pub trace: Option<crate::trace::TraceJson>,
     /// `--backend lnt`: the `verify` statement's query and the LTS it was evaluated on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcl: Option<String>,
@@ -177,7 +177,7 @@ pub struct SimulateDoc<'a> {
 
 #[derive(Serialize)]
 pub struct RunDoc<'a> {
-    pub trace: Value,
+    pub trace: crate::trace::TraceJson,
     pub properties: &'a [crate::engine::simulate::SimProperty],
     pub deadlock: bool,
     /// The seed that draws this run alone (`--seed SEED --runs 1`).
@@ -203,7 +203,7 @@ impl<'a> RunDoc<'a> {
 #[derive(Serialize)]
 pub struct RuntimeErrorDoc {
     pub error: String,
-    pub trace: Value,
+    pub trace: crate::trace::TraceJson,
 }
 
 /// `labs info --json`.
@@ -477,7 +477,7 @@ pub struct TranslatedDoc<'a> {
     pub property: Option<&'a str>,
     /// `None` without a property or when one trace cannot decide it.
     pub shows: Option<ShowsDoc>,
-    pub trace: Value,
+    pub trace: crate::trace::TraceJson,
 }
 
 #[derive(Serialize)]

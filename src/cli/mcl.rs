@@ -29,7 +29,8 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
     let lbytes = read_bytes(&a.lts, "LTS")?;
     let lts = mcl::read_aut_bytes(&lbytes)
         .map_err(|e| Failure::new(exit::USAGE, format!("{}:{}: {}", a.lts.display(), e.line, e.message)))?;
-    let ev = mcl::evaluate(&query, lts.view(), &a.limits).map_err(|e| match e {
+    let succ = lts.adjacency();
+    let ev = mcl::evaluate(&query, lts.view(&succ), &a.limits).map_err(|e| match e {
         EvalError::Interrupted => Failure::new(exit::INTERRUPTED, "interrupted"),
         EvalError::Timeout => Failure::new(exit::TIMEOUT, format!("{e}; the query was not decided")),
         EvalError::Memory => Failure::new(
@@ -49,8 +50,8 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
         super::json::print_compact(&MclDoc {
             query: qname,
             lts: a.lts.display().to_string(),
-            states: lts.succ.len(),
-            transitions: lts.transition_count(),
+            states: lts.nstates,
+            transitions: lts.trans.len(),
             verdict,
             holds: ev.holds,
             pairs_explored: ev.states_explored,

@@ -2,6 +2,7 @@
 
 mod backend_options;
 mod bounds;
+mod cadp;
 mod emit;
 mod failure;
 mod info;
@@ -15,8 +16,7 @@ mod simulate;
 mod translate;
 mod values;
 mod verify;
-mod verify_cadp;
-mod verify_lnt;
+mod verify_files;
 
 pub use failure::{Failure, exit};
 
@@ -420,15 +420,15 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             // `None`: chosen by the back end from the value analysis (`emit::choose_workflow`).
             let workflow = match workflow {
-                _ if distributor.is_some() => Some(crate::cadp::Workflow::Monolithic),
-                Some(Workflow::Compositional) => Some(crate::cadp::Workflow::Compositional),
-                Some(Workflow::Monolithic) => Some(crate::cadp::Workflow::Monolithic),
+                _ if distributor.is_some() => Some(crate::lts_backend::Workflow::Monolithic),
+                Some(Workflow::Compositional) => Some(crate::lts_backend::Workflow::Compositional),
+                Some(Workflow::Monolithic) => Some(crate::lts_backend::Workflow::Monolithic),
                 None => None,
             };
             if let Some(gcf) = &distributor {
-                verify_cadp::check_gcf(gcf)?;
+                cadp::check_gcf(gcf)?;
             }
-            if jobs.is_some_and(|j| j > 1) && workflow == Some(crate::cadp::Workflow::Monolithic) {
+            if jobs.is_some_and(|j| j > 1) && workflow == Some(crate::lts_backend::Workflow::Monolithic) {
                 eprintln!(
                     "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
                 );
@@ -440,47 +440,32 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 );
             }
             let hosts = match &hosts {
-                Some(f) => Some(verify_cadp::read_hosts_file(f)?),
+                Some(f) => Some(cadp::read_hosts_file(f)?),
                 None => None,
             };
-            let cadp_runner = match (&hosts, jobs) {
-                (Some(h), _) => {
-                    Some(crate::cadp::jobs::Runner::Hosts { ssh: verify_cadp::ssh_command(), hosts: h.clone() })
-                }
-                (None, Some(j)) if j > 1 => Some(crate::cadp::jobs::Runner::Local { jobs: j as usize }),
+            let runner = match (&hosts, jobs) {
+                (Some(h), _) => Some(crate::lts_backend::Runner::Hosts { ssh: cadp::ssh_command(), hosts: h.clone() }),
+                (None, Some(j)) if j > 1 => Some(crate::lts_backend::Runner::Local { jobs: j as usize }),
                 _ => None,
             };
-            let jobs = jobs.unwrap_or(1) as usize;
-            if backend == Backend::Cadp {
-                let args = verify_cadp::CadpVerifyArgs {
+            if backend != Backend::Native {
+                let dialect = match lnt_dialect.as_deref() {
+                    Some(d) => Some(emit::choose_dialect(Some(d))?.0),
+                    None => None,
+                };
+                let opts = crate::lts_backend::Options {
+                    fair,
                     properties,
-                    fair,
-                    json,
-                    workflow,
+                    dialect,
                     keep_files,
                     limits,
-                    quiet,
-                    cross_check,
-                    report,
-                    runner: cadp_runner,
+                    runner,
                     distributor,
+                    cross_check,
+                    ..Default::default()
                 };
-                return verify_cadp::verify_cadp(&loaded, loaded.name(), &args);
-            }
-            if backend == Backend::Lnt {
-                let args = verify_lnt::LntVerifyArgs {
-                    properties: &properties,
-                    fair,
-                    json,
-                    max_states,
-                    workflow,
-                    keep_files,
-                    dialect: lnt_dialect,
-                    limits,
-                    report,
-                    jobs,
-                };
-                return verify_lnt::verify_lnt(&loaded, loaded.name(), &args);
+                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report, quiet };
+                return verify_files::verify_files(&loaded, loaded.name(), opts, &args);
             }
             let args = verify::VerifyArgs {
                 properties,

@@ -51,28 +51,27 @@ pub fn write_verify(
     write(path, &report::verify_page(&l.model, &l.behaviours, meta, r, super::run_seconds(), backend_stats))
 }
 
-/// The statistics of a script's LTSs for a report: each property's query and the LTS it ran
-/// on, then how many LTSs the script defined and the largest.
-pub fn lts_stats(
-    verifies: impl Iterator<Item = (String, String, String, usize, usize)>,
-    lts: impl Iterator<Item = (String, usize, usize)>,
-) -> Vec<(String, String)> {
+/// The statistics of a script's LTSs for a report: the workflow, each property's query and
+/// the LTS it ran on, then how many LTSs the script defined and the largest.
+pub fn lts_stats(workflow: String, r: &crate::lts_backend::Report) -> Vec<(String, String)> {
     use crate::diagnostics::plural;
-    let mut out: Vec<(String, String)> = verifies
-        .map(|(property, mcl, bcg, states, transitions)| {
-            let size =
-                format!("{}, {}", plural(states, "state", "states"), plural(transitions, "transition", "transitions"));
-            (property, format!("{mcl} on {bcg} ({size})"))
-        })
-        .collect();
-    let all: Vec<(String, usize, usize)> = lts.collect();
-    if let Some((file, states, transitions)) = all.iter().max_by_key(|x| x.1) {
+    let mut out = vec![("workflow".to_string(), workflow)];
+    out.extend(r.statements.iter().map(|v| {
+        let size = format!(
+            "{}, {}",
+            plural(v.states as usize, "state", "states"),
+            plural(v.transitions as usize, "transition", "transitions")
+        );
+        (v.check.clone(), format!("{} on {} ({size})", v.mcl, v.bcg))
+    }));
+    if let Some(x) = r.lts.iter().max_by_key(|x| x.states) {
         out.push((
-            plural(all.len(), "LTS", "LTSs"),
+            plural(r.lts.len(), "LTS", "LTSs"),
             format!(
-                "the largest {file}: {}, {}",
-                plural(*states, "state", "states"),
-                plural(*transitions, "transition", "transitions")
+                "the largest {}: {}, {}",
+                x.file,
+                plural(x.states as usize, "state", "states"),
+                plural(x.transitions as usize, "transition", "transitions")
             ),
         ));
     }

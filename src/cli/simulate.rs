@@ -82,7 +82,7 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         check: Some(replay_check(l, a.fair, a.check_analysis)),
     };
     let report = if a.backend == SimBackend::Cadp {
-        Ok(super::verify_cadp::simulate_cadp(l, a.json, &opts)?)
+        Ok(super::cadp::simulate_cadp(l, a.json, &opts)?)
     } else if a.backend == SimBackend::Lnt {
         let stem = l.stem();
         let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);

@@ -21,15 +21,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn error(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic { severity: Severity::Error, message: message.into(), span: Some(span), hint: None }
     }
 
-    pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic { severity: Severity::Warning, message: message.into(), span: Some(span), hint: None }
     }
 
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
         self.hint = Some(hint.into());
         self
     }
@@ -72,10 +72,10 @@ impl Diagnostic {
 }
 
 /// At most this many diagnostics are rendered for one file; the others are counted.
-pub const MAX_RENDERED: usize = 50;
+pub(crate) const MAX_RENDERED: usize = 50;
 
 /// A count and its noun for a message: `1 state`, `2 states`.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
@@ -111,7 +111,7 @@ fn around_caret(text: &str, col: usize, width: usize) -> (String, usize, usize) 
 
 /// The diagnostics rendered one after the other, the first [`MAX_RENDERED`] of them, then
 /// `... and N more errors` (and warnings) for the rest.
-pub fn render_capped<'a>(items: impl IntoIterator<Item = &'a Diagnostic>, file: &SourceFile) -> Vec<String> {
+pub(crate) fn render_capped<'a>(items: impl IntoIterator<Item = &'a Diagnostic>, file: &SourceFile) -> Vec<String> {
     let mut out = vec![];
     let (mut errors, mut warnings) = (0usize, 0usize);
     for (i, d) in items.into_iter().enumerate() {
@@ -141,13 +141,13 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    pub fn push(&mut self, d: Diagnostic) {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
         self.items.push(d);
     }
-    pub fn error(&mut self, span: Span, message: impl Into<String>) {
+    pub(crate) fn error(&mut self, span: Span, message: impl Into<String>) {
         self.push(Diagnostic::error(span, message));
     }
-    pub fn warning(&mut self, span: Span, message: impl Into<String>) {
+    pub(crate) fn warning(&mut self, span: Span, message: impl Into<String>) {
         self.push(Diagnostic::warning(span, message));
     }
     pub fn has_errors(&self) -> bool {

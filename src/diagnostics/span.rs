@@ -6,29 +6,29 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Span {
     pub start: u32,
-    pub end: u32,
+    pub(crate) end: u32,
 }
 
 impl Span {
-    pub fn new(start: usize, end: usize) -> Span {
+    pub(crate) fn new(start: usize, end: usize) -> Span {
         Span { start: start as u32, end: end as u32 }
     }
 
     /// The smallest span covering both.
-    pub fn to(self, other: Span) -> Span {
+    pub(crate) fn to(self, other: Span) -> Span {
         Span { start: self.start.min(other.start), end: self.end.max(other.end) }
     }
 }
 
 /// Bytes that are not UTF-8 text: where the first bad byte is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NotUtf8 {
+pub(crate) struct NotUtf8 {
     /// Byte offset of the first byte that does not start a valid UTF-8 sequence.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// 1-based line and column (in characters) of that byte.
-    pub line: usize,
-    pub col: usize,
-    pub byte: u8,
+    pub(crate) line: usize,
+    pub(crate) col: usize,
+    pub(crate) byte: u8,
 }
 
 impl std::fmt::Display for NotUtf8 {
@@ -40,7 +40,7 @@ impl std::fmt::Display for NotUtf8 {
 /// `bytes` as text; otherwise where it first stops being UTF-8, with the text in which each
 /// bad sequence is replaced by U+FFFD (identical up to the first bad byte, so the location
 /// holds in it too).
-pub fn decode_utf8(bytes: Vec<u8>) -> Result<String, (NotUtf8, String)> {
+pub(crate) fn decode_utf8(bytes: Vec<u8>) -> Result<String, (NotUtf8, String)> {
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -60,7 +60,7 @@ pub fn decode_utf8(bytes: Vec<u8>) -> Result<String, (NotUtf8, String)> {
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     pub name: String,
-    pub text: String,
+    pub(crate) text: String,
     line_starts: Vec<usize>,
 }
 
@@ -77,7 +77,7 @@ impl SourceFile {
     }
 
     /// 1-based line and column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: u32) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: u32) -> (usize, usize) {
         let mut offset = (offset as usize).min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -92,14 +92,10 @@ impl SourceFile {
     }
 
     /// The text of a 1-based line, without its line break.
-    pub fn line_text(&self, line: usize) -> &str {
+    pub(crate) fn line_text(&self, line: usize) -> &str {
         let start = self.line_starts[line - 1];
         let end = self.line_starts.get(line).copied().unwrap_or(self.text.len());
         self.text[start..end].trim_end_matches(['\n', '\r'])
-    }
-
-    pub fn slice(&self, span: Span) -> &str {
-        &self.text[span.start as usize..span.end as usize]
     }
 }
 

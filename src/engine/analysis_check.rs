@@ -13,19 +13,19 @@ use crate::model::{Model, Store, TypeId, VarId};
 
 /// A slot of the state that holds a variable's value, with where it belongs.
 #[derive(Clone, Copy, Debug)]
-pub struct VarSlot {
+pub(crate) struct VarSlot {
     /// Position in the flat state.
-    pub pos: usize,
-    pub var: VarId,
+    pub(crate) pos: usize,
+    pub(crate) var: VarId,
     /// The agent holding it and its type (`None`: the environment).
-    pub agent: Option<(usize, TypeId)>,
+    pub(crate) agent: Option<(usize, TypeId)>,
     /// Element of an array (0 for a scalar).
-    pub element: usize,
+    pub(crate) element: usize,
 }
 
 /// Every slot that holds a variable's value: the environment's, then each agent's attributes
 /// and stigmergic copies of the stigmergies its type holds (other slots never change).
-pub fn var_slots(model: &Model, lay: &Layout) -> Vec<VarSlot> {
+pub(crate) fn var_slots(model: &Model, lay: &Layout) -> Vec<VarSlot> {
     let mut out = Vec::new();
     for (v, var) in model.vars.iter().enumerate() {
         for element in 0..var.len {
@@ -54,17 +54,17 @@ pub fn var_slots(model: &Model, lay: &Layout) -> Vec<VarSlot> {
 
 /// The check: each variable slot with the set its values must lie in.
 #[derive(Clone, Debug)]
-pub struct AnalysisCheck {
+pub(crate) struct AnalysisCheck {
     slots: Vec<(VarSlot, IntervalSet)>,
 }
 
 /// A value the analysis does not contain (a bug of labs), described for a user.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct AnalysisMiss(pub String);
+pub(crate) struct AnalysisMiss(pub(crate) String);
 
 impl AnalysisCheck {
-    pub fn new(model: &Model, lay: &Layout, analysis: &ValueAnalysis) -> AnalysisCheck {
+    pub(crate) fn new(model: &Model, lay: &Layout, analysis: &ValueAnalysis) -> AnalysisCheck {
         let slots = var_slots(model, lay)
             .into_iter()
             .map(|s| {
@@ -76,7 +76,7 @@ impl AnalysisCheck {
     }
 
     /// The first value of `state` outside its analysed set, described.
-    pub fn check(&self, model: &Model, state: &[i32]) -> Result<(), AnalysisMiss> {
+    pub(crate) fn check(&self, model: &Model, state: &[i32]) -> Result<(), AnalysisMiss> {
         for (s, set) in &self.slots {
             let x = state[s.pos];
             let inside = if x == BOT { set.contains_undef() } else { set.contains(i64::from(x)) };

@@ -11,27 +11,27 @@ use std::collections::VecDeque;
 /// A counterexample: state ids from an initial state; `loop_start` is the index in the
 /// path of the state the loop goes back to (the last state equals it).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cex {
-    pub path: Vec<u32>,
-    pub loop_start: Option<usize>,
-    pub deadlock: bool,
+pub(crate) struct Cex {
+    pub(crate) path: Vec<u32>,
+    pub(crate) loop_start: Option<usize>,
+    pub(crate) deadlock: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Holds,
     Violated(Cex),
     Unknown,
 }
 
 /// Predecessor lists of the graph (built once for the `fairly*` modalities).
-pub struct Reverse {
+pub(crate) struct Reverse {
     off: Vec<u64>,
     pred: Vec<u32>,
 }
 
 impl Reverse {
-    pub fn new(g: &Graph) -> Reverse {
+    pub(crate) fn new(g: &Graph) -> Reverse {
         let n = g.states();
         let mut off = vec![0u64; n + 1];
         for &t in &g.succ {
@@ -56,7 +56,7 @@ impl Reverse {
 }
 
 /// `always ψ`: the first violating state in BFS order (shortest path).
-pub fn always(g: &Graph, psi: &[bool]) -> Outcome {
+pub(crate) fn always(g: &Graph, psi: &[bool]) -> Outcome {
     match psi.iter().position(|&b| !b) {
         Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
         None if !g.complete() => Outcome::Unknown,
@@ -80,7 +80,7 @@ fn can_reach(g: &Graph, rev: &Reverse, psi: &[bool]) -> Vec<bool> {
 }
 
 /// `fairly ψ`: every state reachable through ψ-free paths can reach ψ.
-pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+pub(crate) fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
@@ -113,7 +113,7 @@ pub fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
 }
 
 /// `fairly_inf ψ`: every reachable state can reach ψ.
-pub fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+pub(crate) fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
@@ -136,7 +136,7 @@ fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
 
 /// `finally ψ`: violated iff a ψ-free path from an initial state reaches a deadlock or a
 /// cycle (D12).
-pub fn finally(g: &Graph, psi: &[bool]) -> Outcome {
+pub(crate) fn finally(g: &Graph, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
@@ -154,18 +154,18 @@ pub fn finally(g: &Graph, psi: &[bool]) -> Outcome {
 }
 
 /// A graph given by closures, for the generic lasso search.
-pub struct SubGraph<'a> {
-    pub n: usize,
-    pub succ: &'a dyn Fn(u32, &mut Vec<u32>),
+pub(crate) struct SubGraph<'a> {
+    pub(crate) n: usize,
+    pub(crate) succ: &'a dyn Fn(u32, &mut Vec<u32>),
     /// Nodes the path may use.
-    pub allowed: &'a dyn Fn(u32) -> bool,
+    pub(crate) allowed: &'a dyn Fn(u32) -> bool,
     /// Nodes without successors in the full graph (maximal finite paths end there).
-    pub dead: &'a dyn Fn(u32) -> bool,
+    pub(crate) dead: &'a dyn Fn(u32) -> bool,
 }
 
 /// The shortest found path from `starts` through allowed nodes that ends in a dead node, or
 /// a lasso (prefix + cycle) through allowed nodes; `None` if neither exists.
-pub fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
+pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     let n = sg.n;
     let mut parent = vec![NO_PARENT; n];
     let mut dist = vec![u32::MAX; n];
@@ -272,7 +272,7 @@ fn tarjan(sg: &SubGraph, order: &[u32], dist: &[u32]) -> Vec<u32> {
 
 /// The scope kind of a pattern property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// `between (Q) and (R)`: only intervals closed by R count.
     Between,
     /// `from (Q) until (R)`: intervals need not be closed.
@@ -280,7 +280,7 @@ pub enum Scope {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pat {
+pub(crate) enum Pat {
     ThereIs,
     Always,
     /// `S precedes P` (the `S` predicate is the extra bit).
@@ -288,26 +288,26 @@ pub enum Pat {
 }
 
 /// Monitor states.
-pub mod mon {
-    pub const IDLE: u8 = 0;
+pub(crate) mod mon {
+    pub(crate) const IDLE: u8 = 0;
     /// Inside an interval, obligation still open (`thereIs`: P not seen; `precedes`: S not
     /// seen; `always`: no violation yet).
-    pub const OPEN: u8 = 1;
+    pub(crate) const OPEN: u8 = 1;
     /// Inside an interval, nothing more to check (`thereIs` P seen, `precedes` S seen).
-    pub const DONE: u8 = 2;
+    pub(crate) const DONE: u8 = 2;
     /// (`between`) A violation happened in the interval; it counts if R closes it.
-    pub const PENDING: u8 = 3;
-    pub const BAD: u8 = 4;
-    pub const N: u32 = 5;
+    pub(crate) const PENDING: u8 = 3;
+    pub(crate) const BAD: u8 = 4;
+    pub(crate) const N: u32 = 5;
 }
 
 /// The predicate values of one state for a scoped pattern.
 #[derive(Clone, Copy, Debug)]
-pub struct Bits {
-    pub q: bool,
-    pub r: bool,
-    pub p: bool,
-    pub s: bool,
+pub(crate) struct Bits {
+    pub(crate) q: bool,
+    pub(crate) r: bool,
+    pub(crate) p: bool,
+    pub(crate) s: bool,
 }
 
 /// The monitor reading one state (the first state of a path is read from `IDLE`).
@@ -318,7 +318,7 @@ pub struct Bits {
 /// of the interval comes before (strictly) the first S-state of the interval. With `between`
 /// only closed intervals are checked; with `from … until` an interval that is never closed
 /// is checked too (for `thereIs`: a maximal path that stays in it without P violates).
-pub fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
+pub(crate) fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
     use mon::*;
     let violation = match scope {
         Scope::Between => PENDING,
@@ -371,7 +371,7 @@ pub fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
 
 /// A scoped pattern: a reachable BAD monitor state, or (`from … until … thereIs`) a maximal
 /// path that stays in an open interval without P.
-pub fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
+pub(crate) fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }

@@ -7,22 +7,22 @@ use crate::model::{AgentRef, BExpr, Expr, Model, QPred, Store, VarRef};
 use crate::syntax::ast::{MinMax, QuantKind};
 
 /// A value: `None` is ⊥.
-pub type Val = Option<i64>;
+pub(crate) type Val = Option<i64>;
 
 /// Why an evaluation produced no value.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// The step is disabled (⊥ where a definite value is needed, empty choice).
     Disabled,
     /// A run-time error of the model (division by zero, overflow, out of range).
     Error(String),
 }
 
-pub type R<T> = Result<T, Stop>;
+pub(crate) type R<T> = Result<T, Stop>;
 
 /// How ⊥ in an index / `of` operand / `[a..b]` bound is treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// In steps: it disables the step.
     Step,
     /// In links, properties and assumptions: the reference reads as ⊥.
@@ -32,21 +32,21 @@ pub enum Mode {
 /// A choice-sequence oracle: every evaluation of `[a..b]` (and every `pick` choice) asks
 /// `choose`; `advance` moves to the next untried sequence (depth-first).
 #[derive(Clone, Debug, Default)]
-pub struct Chooser {
+pub(crate) struct Chooser {
     trail: Vec<(i64, i64)>,
     pos: usize,
 }
 
 impl Chooser {
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.trail.clear();
         self.pos = 0;
     }
-    pub fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         self.pos = 0;
     }
     /// A value in `lo..hi` (`lo < hi`).
-    pub fn choose(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn choose(&mut self, lo: i64, hi: i64) -> i64 {
         debug_assert!(lo < hi);
         let v = if self.pos < self.trail.len() {
             self.trail[self.pos].0
@@ -58,7 +58,7 @@ impl Chooser {
         v
     }
     /// Advances to the next choice sequence; false when all were tried.
-    pub fn advance(&mut self) -> bool {
+    pub(crate) fn advance(&mut self) -> bool {
         self.trail.truncate(self.pos);
         while let Some(last) = self.trail.last_mut() {
             if last.0 + 1 < last.1 {
@@ -69,32 +69,28 @@ impl Chooser {
         }
         false
     }
-    /// Whether the last run made any choice.
-    pub fn made_choices(&self) -> bool {
-        self.pos > 0
-    }
 }
 
 /// What the evaluation reads besides the state.
-pub struct Ctx<'a> {
-    pub model: &'a Model,
-    pub lay: &'a Layout,
+pub(crate) struct Ctx<'a> {
+    pub(crate) model: &'a Model,
+    pub(crate) lay: &'a Layout,
     /// The acting agent (`id`).
-    pub me: Option<usize>,
-    pub c1: Option<usize>,
-    pub c2: Option<usize>,
-    pub mode: Mode,
+    pub(crate) me: Option<usize>,
+    pub(crate) c1: Option<usize>,
+    pub(crate) c2: Option<usize>,
+    pub(crate) mode: Mode,
 }
 
 /// Mutable evaluation scratch: quantified variables, block locals, the choice oracle.
 #[derive(Default)]
 pub struct Scratch {
     pub qvars: Vec<i64>,
-    pub locals: Vec<i32>,
-    pub chooser: Chooser,
+    pub(crate) locals: Vec<i32>,
+    pub(crate) chooser: Chooser,
 }
 
-pub fn arith_err(e: ArithError) -> Stop {
+pub(crate) fn arith_err(e: ArithError) -> Stop {
     match e {
         ArithError::DivisionByZero => Stop::Error("division by zero".into()),
         ArithError::Overflow => Stop::Error("arithmetic overflow".into()),
@@ -107,7 +103,7 @@ fn from_slot(v: i32) -> Val {
 }
 
 /// Converts a value to a slot, checking the value range.
-pub fn to_slot(v: Val) -> R<i32> {
+pub(crate) fn to_slot(v: Val) -> R<i32> {
     match v {
         None => Ok(BOT),
         Some(x) if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(&x) => Ok(x as i32),
@@ -144,7 +140,7 @@ impl Ctx<'_> {
     }
 
     /// The state slot a variable reference denotes (`None`: ⊥ index or agent in Pred mode).
-    pub fn var_slot(&self, st: &[i32], sc: &mut Scratch, vr: &VarRef) -> R<Option<usize>> {
+    pub(crate) fn var_slot(&self, st: &[i32], sc: &mut Scratch, vr: &VarRef) -> R<Option<usize>> {
         let var = &self.model.vars[vr.var];
         let owner = match var.store {
             Store::Env => None,
@@ -167,7 +163,7 @@ impl Ctx<'_> {
     }
 
     /// Row-major element number of `indices` within `dims`.
-    pub fn index(
+    pub(crate) fn index(
         &self,
         st: &[i32],
         sc: &mut Scratch,
@@ -212,7 +208,7 @@ impl Ctx<'_> {
         }
     }
 
-    pub fn eval(&self, st: &[i32], sc: &mut Scratch, e: &Expr) -> R<Val> {
+    pub(crate) fn eval(&self, st: &[i32], sc: &mut Scratch, e: &Expr) -> R<Val> {
         Ok(match e {
             Expr::Const(c) => Some(*c),
             Expr::AgentId(r) => self.agent(st, sc, r)?.map(|a| a as i64),
@@ -301,7 +297,7 @@ impl Ctx<'_> {
         })
     }
 
-    pub fn eval_b(&self, st: &[i32], sc: &mut Scratch, b: &BExpr) -> R<bool> {
+    pub(crate) fn eval_b(&self, st: &[i32], sc: &mut Scratch, b: &BExpr) -> R<bool> {
         Ok(match b {
             BExpr::Const(c) => *c,
             BExpr::Not(x) => !self.eval_b(st, sc, x)?,
@@ -320,7 +316,7 @@ impl Ctx<'_> {
 
     /// A quantified predicate; its quantifiers bind `QVar(base..)` where `base` is the number
     /// of variables already bound in `sc.qvars`.
-    pub fn eval_q(&self, st: &[i32], sc: &mut Scratch, q: &QPred) -> R<bool> {
+    pub(crate) fn eval_q(&self, st: &[i32], sc: &mut Scratch, q: &QPred) -> R<bool> {
         let base = sc.qvars.len();
         let r = self.eval_q_from(st, sc, q, 0);
         sc.qvars.truncate(base);

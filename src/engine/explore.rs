@@ -18,16 +18,16 @@ pub use crate::limits::StopReason;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub const NO_PARENT: u32 = u32::MAX;
+pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Progress information, given to the progress callback after each batch.
 #[derive(Clone, Debug)]
 pub struct Progress {
-    pub states: u64,
-    pub transitions: u64,
-    pub queue: u64,
-    pub seconds: f64,
-    pub memory_bytes: u64,
+    pub(crate) states: u64,
+    pub(crate) transitions: u64,
+    pub(crate) queue: u64,
+    pub(crate) seconds: f64,
+    pub(crate) memory_bytes: u64,
 }
 
 pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
@@ -35,7 +35,7 @@ pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
 /// Watches the states as they are stored: called on the new ids (in id order, each id once,
 /// the initial states first) after each batch; `true` ends the exploration there
 /// (`Graph::decided_early`).
-pub type WatchFn<'a> = dyn FnMut(&Graph, std::ops::Range<u32>) -> bool + 'a;
+pub(crate) type WatchFn<'a> = dyn FnMut(&Graph, std::ops::Range<u32>) -> bool + 'a;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -74,29 +74,29 @@ pub struct Graph {
     pub transitions: u64,
     pub deadlocks: u64,
     /// Number of expanded states (the first `expanded` ids).
-    pub expanded: usize,
+    pub(crate) expanded: usize,
     /// Whether `succ_off`/`succ` were kept.
-    pub has_edges: bool,
+    pub(crate) has_edges: bool,
     /// `None` when every reachable state was expanded.
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
     pub error: Option<(u32, String)>,
     /// The watch (`ExploreOptions::watch`) ended the exploration: not every reachable state
     /// is stored, although no bound was met.
-    pub decided_early: bool,
-    pub seconds: f64,
+    pub(crate) decided_early: bool,
+    pub(crate) seconds: f64,
 }
 
 impl Graph {
     /// Whether every reachable state is stored and expanded (no bound, no early decision).
-    pub fn complete(&self) -> bool {
+    pub(crate) fn complete(&self) -> bool {
         self.stopped.is_none() && !self.decided_early
     }
     pub fn states(&self) -> usize {
         self.store.len()
     }
     /// Number of expanded states (all of them when the exploration completed).
-    pub fn expanded(&self) -> usize {
+    pub(crate) fn expanded(&self) -> usize {
         self.expanded
     }
     pub fn succs(&self, i: u32) -> &[u32] {
@@ -107,7 +107,7 @@ impl Graph {
         (i as usize) < self.expanded()
     }
     /// Path of state ids from an initial state to `i`.
-    pub fn path_to(&self, mut i: u32) -> Vec<u32> {
+    pub(crate) fn path_to(&self, mut i: u32) -> Vec<u32> {
         let mut p = vec![i];
         while self.parent[i as usize] != NO_PARENT {
             i = self.parent[i as usize];
@@ -116,7 +116,7 @@ impl Graph {
         p.reverse();
         p
     }
-    pub fn memory_bytes(&self) -> u64 {
+    pub(crate) fn memory_bytes(&self) -> u64 {
         (self.store.bytes() + self.parent.capacity() * 4 + self.succ_off.capacity() * 8 + self.succ.capacity() * 4)
             as u64
     }
@@ -386,7 +386,11 @@ pub fn explore_initial(stepper: &Stepper, opts: &ExploreOptions) -> Result<Graph
 
 /// `explore_initial`, with `watch` shown the states as they are stored: the exploration ends
 /// when it returns `true` (checking on the fly).
-pub fn explore_watched(stepper: &Stepper, opts: &ExploreOptions, watch: &mut WatchFn) -> Result<Graph, RuntimeError> {
+pub(crate) fn explore_watched(
+    stepper: &Stepper,
+    opts: &ExploreOptions,
+    watch: &mut WatchFn,
+) -> Result<Graph, RuntimeError> {
     explore_with(stepper, opts, &mut |f| stepper.for_each_initial(f), Some(watch))
 }
 

@@ -19,10 +19,10 @@ mod expr;
 mod link;
 mod pred;
 
-pub use expr::Fallback;
+pub(crate) use expr::Fallback;
 use expr::{Binding, CBExpr, Compiler, Prog};
-pub use link::Links;
-pub use pred::FastPred;
+pub(crate) use link::Links;
+pub(crate) use pred::FastPred;
 
 use super::state::{BOT, Layout, encode_slot, width_of};
 use crate::behaviour::{Edge, Step};
@@ -39,21 +39,21 @@ struct Assignment {
 
 /// An edge of one agent with its guards and simultaneous assignment compiled.
 #[derive(Clone, Debug)]
-pub struct FastEdge {
+pub(crate) struct FastEdge {
     guards: Vec<CBExpr>,
     assigns: Vec<Assignment>,
     /// Every tuple the step stamps (those of the assigned stigmergic variables and the
     /// edge's `writes`), sorted, each once.
-    pub stamps: Vec<TupleId>,
+    pub(crate) stamps: Vec<TupleId>,
     /// The tuples the step adds to `Zc` (the edge's `confirms` not stamped), sorted.
-    pub confirms: Vec<TupleId>,
+    pub(crate) confirms: Vec<TupleId>,
     /// The control state the step goes to.
-    pub target: i32,
+    pub(crate) target: i32,
 }
 
 /// Why `FastEdge::apply_packed` wrote no successor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PackedApply {
+pub(crate) enum PackedApply {
     /// A value other than a plain copy is ⊥: the step is disabled.
     Disabled,
     /// A run-time error: the caller evaluates the edge, which reports it.
@@ -64,7 +64,7 @@ pub enum PackedApply {
 
 impl FastEdge {
     /// The compiled form of `edge` for agent `a`, if it has one.
-    pub fn compile(model: &Model, lay: &Layout, a: usize, edge: &Edge) -> Option<FastEdge> {
+    pub(crate) fn compile(model: &Model, lay: &Layout, a: usize, edge: &Edge) -> Option<FastEdge> {
         let cx = Compiler { model, lay, bind: Binding { me: Some(a), ..Binding::default() }, quants: &[] };
         let mut f = FastEdge {
             guards: Vec::new(),
@@ -107,7 +107,7 @@ impl FastEdge {
 
     /// Whether the guards hold in `st`, evaluated in order as the evaluator does.
     #[inline]
-    pub fn enabled(&self, st: &[i32]) -> Result<bool, Fallback> {
+    pub(crate) fn enabled(&self, st: &[i32]) -> Result<bool, Fallback> {
         for g in &self.guards {
             if !g.eval(st)? {
                 return Ok(false);
@@ -123,7 +123,7 @@ impl FastEdge {
     /// a wider store is asked for only when the step happens. `out` may be partly written
     /// when it returns an error.
     #[inline]
-    pub fn apply_packed<const W: usize>(&self, st: &[i32], out: &mut [u8]) -> Result<(), PackedApply> {
+    pub(crate) fn apply_packed<const W: usize>(&self, st: &[i32], out: &mut [u8]) -> Result<(), PackedApply> {
         let mut wide = 0;
         for asg in &self.assigns {
             let v = match asg.value.eval(st) {

@@ -11,7 +11,7 @@
 const MIN_BYTES: usize = 4 << 20;
 
 /// Asks for huge pages for the whole 4 KiB pages of `[ptr, ptr + len)`, before first use.
-pub fn advise(ptr: *const u8, len: usize) {
+pub(crate) fn advise(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         if len < MIN_BYTES {
@@ -35,7 +35,7 @@ pub fn advise(ptr: *const u8, len: usize) {
 /// would (`MADV_POPULATE_WRITE`, Linux 5.14 and later), without changing what they hold: a
 /// thread with nothing else to do can thus take the page faults of memory another thread is
 /// about to write. Only a hint: where it is refused, the writes fault as usual.
-pub fn populate(ptr: *const u8, len: usize) {
+pub(crate) fn populate(ptr: *const u8, len: usize) {
     #[cfg(target_os = "linux")]
     {
         let start = (ptr as usize) & !4095;
@@ -54,7 +54,7 @@ pub fn populate(ptr: *const u8, len: usize) {
 }
 
 /// A vector of `n` values made by `make`, advised for huge pages before it is filled.
-pub fn vec_of<T>(n: usize, make: impl FnMut() -> T) -> Vec<T> {
+pub(crate) fn vec_of<T>(n: usize, make: impl FnMut() -> T) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
     advise(v.as_ptr() as *const u8, n * std::mem::size_of::<T>());
     v.extend(std::iter::repeat_with(make).take(n));

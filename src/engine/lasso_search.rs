@@ -17,8 +17,8 @@ use rustc_hash::FxHashMap;
 /// A violation: the states from an initial one, and where the loop starts (`None`: the last
 /// state is a deadlock).
 pub(super) struct Lasso {
-    pub states: Vec<Vec<i32>>,
-    pub loop_start: Option<usize>,
+    pub(crate) states: Vec<Vec<i32>>,
+    pub(crate) loop_start: Option<usize>,
 }
 
 /// Where a visited state is: on the stack (at this depth) or finished without a violation.

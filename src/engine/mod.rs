@@ -19,7 +19,7 @@
 
 pub(crate) mod analysis_check;
 pub(crate) mod check;
-pub(crate) mod eval;
+pub mod eval;
 pub mod explore;
 mod fast;
 mod hugepages;
@@ -107,7 +107,7 @@ pub struct PropertyResult {
     pub property: String,
     /// The modality keyword as written (`always`, `finally`, `eventually`, `fairly`,
     /// `fairly_inf`, `between`, `from`).
-    pub modality: String,
+    pub(crate) modality: String,
     pub verdict: Verdict,
     /// Counterexample for `violated`.
     pub trace: Option<Trace>,
@@ -121,18 +121,18 @@ pub struct Stats {
     pub transitions: u64,
     /// Expanded states without successors.
     pub deadlocks: u64,
-    pub initial_states: u64,
+    pub(crate) initial_states: u64,
     pub seconds: f64,
     /// Peak resident memory of the process (VmHWM), in MiB (0 where unavailable).
     pub peak_rss_mib: u64,
     /// Bytes held by the state graph at the end.
-    pub graph_bytes: u64,
+    pub(crate) graph_bytes: u64,
     /// Bytes held by the visited set (packed arena + hash index) at the end.
-    pub store_bytes: u64,
+    pub(crate) store_bytes: u64,
     /// Slots per state.
-    pub state_slots: u64,
+    pub(crate) state_slots: u64,
     /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
-    pub state_bytes: u64,
+    pub(crate) state_bytes: u64,
     pub complete: bool,
     /// The exploration stopped as soon as every property was decided (each selected `always`
     /// or `finally` property violated): the counts are of the explored part, and run-time errors beyond it
@@ -174,7 +174,7 @@ pub enum EngineError {
 }
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).
-pub fn peak_rss_mib() -> u64 {
+pub(crate) fn peak_rss_mib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -187,7 +187,7 @@ pub fn peak_rss_mib() -> u64 {
 /// The properties selected by `names` (all when `None`), in declaration order.
 /// Where in the spec the agent step of `state` that meets the run-time error `error` is (the
 /// action of the step), for a message that points at the source.
-pub fn runtime_error_site(
+pub(crate) fn runtime_error_site(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,
@@ -197,7 +197,10 @@ pub fn runtime_error_site(
     Stepper::new(model, behs, fair).runtime_error_site(state, error)
 }
 
-pub fn select_properties<'m>(model: &'m Model, names: Option<&[String]>) -> Result<Vec<&'m Property>, EngineError> {
+pub(crate) fn select_properties<'m>(
+    model: &'m Model,
+    names: Option<&[String]>,
+) -> Result<Vec<&'m Property>, EngineError> {
     match names {
         None => Ok(model.properties.iter().collect()),
         Some(ns) => {
@@ -397,7 +400,7 @@ fn check_stored_states(
 /// Decides one property on an explored graph; `psi` evaluates a predicate on every state
 /// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
 /// before the decision.
-pub fn check_property<E>(
+pub(crate) fn check_property<E>(
     g: &Graph,
     rev: &mut Option<Reverse>,
     p: &Property,

@@ -31,11 +31,11 @@ pub(super) struct OnTheFly<'a> {
     workers: &'a Workers,
     limits: &'a Limits,
     /// ψ of each property on the ids seen so far (`0..len`), for the check afterwards.
-    pub psi: Vec<Vec<bool>>,
+    pub(crate) psi: Vec<Vec<bool>>,
     /// A violation found so far, per property.
-    pub found: Vec<Option<Found>>,
+    pub(crate) found: Vec<Option<Found>>,
     /// A run-time error cut `psi` short (the check meets it again).
-    pub failed: bool,
+    pub(crate) failed: bool,
     /// The next `finally` search waits for this many stored states.
     next_search: usize,
 }
@@ -54,11 +54,16 @@ const SEARCH_BUDGET: usize = 1 << 16;
 impl<'a> OnTheFly<'a> {
     /// Whether checking on the fly can decide `props` before the end: each is `always` or
     /// `finally`.
-    pub fn applies(props: &[&Property]) -> bool {
+    pub(crate) fn applies(props: &[&Property]) -> bool {
         !props.is_empty() && props.iter().all(|p| matches!(p.modality, Modality::Always | Modality::Finally))
     }
 
-    pub fn new(stepper: &'a Stepper<'a>, props: &[&'a Property], workers: &'a Workers, limits: &'a Limits) -> Self {
+    pub(crate) fn new(
+        stepper: &'a Stepper<'a>,
+        props: &[&'a Property],
+        workers: &'a Workers,
+        limits: &'a Limits,
+    ) -> Self {
         OnTheFly {
             stepper,
             preds: props
@@ -87,7 +92,7 @@ impl<'a> OnTheFly<'a> {
 
     /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
     /// (or on a run-time error, which the check then reports where it would have).
-    pub fn decided(&mut self, g: &Graph, ids: Range<u32>) -> bool {
+    pub(crate) fn decided(&mut self, g: &Graph, ids: Range<u32>) -> bool {
         for (k, (q, fast, _)) in self.preds.iter().enumerate() {
             match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
                 Ok(v) => self.psi[k].extend(v),

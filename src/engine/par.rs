@@ -111,7 +111,7 @@ impl Workers {
     /// While another job is being dispatched (a concurrent caller, or a call from inside `f`),
     /// the calling thread runs every index itself: same results, and the job it would lend
     /// the workers can never outlive this call.
-    pub fn in_chunks<T: Send>(&self, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    pub(crate) fn in_chunks<T: Send>(&self, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
         if self.handles.is_empty() || n <= 1 {
             return (0..n).map(f).collect();
         }

@@ -42,7 +42,7 @@ impl Trace {
         self.steps.is_empty()
     }
     /// State after `i` steps.
-    pub fn state(&self, i: usize) -> &[i32] {
+    pub(crate) fn state(&self, i: usize) -> &[i32] {
         if i == 0 { &self.initial } else { &self.steps[i - 1].state }
     }
     pub fn last(&self) -> &[i32] {

@@ -9,13 +9,13 @@ pub(crate) struct Components {
     /// Each node's component (`UNREACHED` for a node not reached). Components are numbered in
     /// reverse topological order: a component's number is above those of every other
     /// component it reaches.
-    pub comp: Vec<u32>,
-    pub count: u32,
+    pub(crate) comp: Vec<u32>,
+    pub(crate) count: u32,
 }
 
 impl Components {
     /// The members of each component, by component number.
-    pub fn members(&self) -> Vec<Vec<u32>> {
+    pub(crate) fn members(&self) -> Vec<Vec<u32>> {
         let mut out = vec![Vec::new(); self.count as usize];
         for (v, &c) in self.comp.iter().enumerate() {
             if c != UNREACHED {

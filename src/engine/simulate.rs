@@ -13,13 +13,13 @@ use std::sync::Arc;
 
 /// SplitMix64: a small, portable, seeded generator (same sequence on every machine).
 #[derive(Clone, Debug)]
-pub struct SplitMix64(u64);
+pub(crate) struct SplitMix64(u64);
 
 impl SplitMix64 {
-    pub fn new(seed: u64) -> SplitMix64 {
+    pub(crate) fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -27,7 +27,7 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (`n > 0`), without modulo bias.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         let zone = u64::MAX - u64::MAX % n;
         loop {
             let x = self.next_u64();
@@ -40,7 +40,7 @@ impl SplitMix64 {
 
 /// The seed of run `run` (0-based) of a simulation seeded with `seed`: each run draws from a
 /// generator of its own, so `--seed (run_seed) --runs 1` repeats that run alone.
-pub fn run_seed(seed: u64, run: usize) -> u64 {
+pub(crate) fn run_seed(seed: u64, run: usize) -> u64 {
     seed.wrapping_add(run as u64)
 }
 
@@ -61,10 +61,10 @@ pub struct SimulateOptions {
 }
 
 /// Why a `RunCheck` refused a run (the checker's own error type).
-pub type RunRefusal = Arc<dyn std::error::Error + Send + Sync>;
+pub(crate) type RunRefusal = Arc<dyn std::error::Error + Send + Sync>;
 
 /// The function of a `RunCheck`: `Err(why)` refuses the run.
-pub type RunCheckFn = dyn Fn(&Trace) -> Result<(), RunRefusal> + Send + Sync;
+pub(crate) type RunCheckFn = dyn Fn(&Trace) -> Result<(), RunRefusal> + Send + Sync;
 
 /// A check of a finished run's trace (see `SimulateOptions::check`).
 #[derive(Clone)]
@@ -102,10 +102,10 @@ pub enum SimStatus {
 #[derive(Clone, Debug, Serialize)]
 pub struct SimProperty {
     pub property: String,
-    pub modality: String,
+    pub(crate) modality: String,
     pub status: SimStatus,
     /// Number of steps after which the status was decided (0 = initial state).
-    pub at_step: Option<usize>,
+    pub(crate) at_step: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -119,7 +119,7 @@ pub struct SimRun {
 pub struct SimulateReport {
     pub runs: Vec<SimRun>,
     /// Why fewer than the runs asked for were made (`None`: all of them).
-    pub stopped: Option<StopReason>,
+    pub(crate) stopped: Option<StopReason>,
 }
 
 /// Where the runs of `simulate_with` come from: the initial states and, from the current
@@ -163,13 +163,13 @@ impl Walk for NativeWalk<'_, '_> {
 /// `simulate_with` marks its properties as it marks the runs it draws itself. The walk ends
 /// with the trace: give `simulate_with` at most `trace.len()` steps unless the trace ends in a
 /// deadlock.
-pub struct RecordedWalk<'t> {
-    pub trace: &'t Trace,
+pub(crate) struct RecordedWalk<'t> {
+    pub(crate) trace: &'t Trace,
     pos: usize,
 }
 
 impl<'t> RecordedWalk<'t> {
-    pub fn new(trace: &'t Trace) -> RecordedWalk<'t> {
+    pub(crate) fn new(trace: &'t Trace) -> RecordedWalk<'t> {
         RecordedWalk { trace, pos: 0 }
     }
 }

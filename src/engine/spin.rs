@@ -9,7 +9,7 @@ use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub struct SpinLock<T> {
+pub(crate) struct SpinLock<T> {
     locked: AtomicBool,
     value: UnsafeCell<T>,
 }
@@ -20,17 +20,17 @@ unsafe impl<T: Send> Sync for SpinLock<T> {}
 // SAFETY: moving the lock moves its value, which is `Send`.
 unsafe impl<T: Send> Send for SpinLock<T> {}
 
-pub struct SpinGuard<'a, T> {
+pub(crate) struct SpinGuard<'a, T> {
     lock: &'a SpinLock<T>,
 }
 
 impl<T> SpinLock<T> {
-    pub fn new(value: T) -> SpinLock<T> {
+    pub(crate) fn new(value: T) -> SpinLock<T> {
         SpinLock { locked: AtomicBool::new(false), value: UnsafeCell::new(value) }
     }
 
     #[inline]
-    pub fn lock(&self) -> SpinGuard<'_, T> {
+    pub(crate) fn lock(&self) -> SpinGuard<'_, T> {
         let mut spins = 0u32;
         while self.locked.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
             while self.locked.load(Ordering::Relaxed) {
@@ -46,7 +46,7 @@ impl<T> SpinLock<T> {
         SpinGuard { lock: self }
     }
 
-    pub fn get_mut(&mut self) -> &mut T {
+    pub(crate) fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
     }
 }

@@ -118,7 +118,7 @@ fn prefetch(p: *const u8) {
 /// One shard of the hash index: open addressing with linear probing over the states whose
 /// hash has the shard's top bits. During a batch it also holds the batch's new states.
 #[derive(Default)]
-pub struct Shard {
+pub(crate) struct Shard {
     /// Entries are atomic because `ShardCell::find_stored` reads them without the lock
     /// (every access is `Relaxed`: plain loads and stores on x86-64).
     table: Vec<AtomicU64>,
@@ -459,7 +459,7 @@ pub struct StateStore {
 /// What `finish_batch` returns: the batch's discovery keys in id order, and per shard the
 /// id of each of its new states.
 pub struct BatchIds {
-    pub keys: Vec<u64>,
+    pub(crate) keys: Vec<u64>,
     pub first: u32,
     maps: Vec<Vec<AtomicU32>>,
 }
@@ -467,20 +467,20 @@ pub struct BatchIds {
 impl BatchIds {
     /// The global id of an entry returned by `insert_shared`.
     #[inline]
-    pub fn resolve(&self, r: u64) -> u32 {
+    pub(crate) fn resolve(&self, r: u64) -> u32 {
         let e = r as u32;
         if e & NEW != 0 { self.maps[(r >> 32) as usize][(e & !NEW) as usize].load(Ordering::Relaxed) } else { e }
     }
 }
 
 impl StateStore {
-    pub fn new(stride: usize) -> StateStore {
+    pub(crate) fn new(stride: usize) -> StateStore {
         StateStore::with_shard_bits(stride, SHARD_BITS)
     }
 
     /// A store for `threads` inserting threads. The number of shards only affects speed:
     /// ids follow discovery keys, whatever the shard of a state.
-    pub fn for_threads(stride: usize, threads: usize) -> StateStore {
+    pub(crate) fn for_threads(stride: usize, threads: usize) -> StateStore {
         StateStore::with_shard_bits(stride, if threads <= 1 { SHARD_BITS_ONE_THREAD } else { SHARD_BITS })
     }
 
@@ -496,13 +496,13 @@ impl StateStore {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.count
     }
 
     /// The address space one arena block reserves for states of `stride` slots of `width`
     /// bytes (reserved at once, backed by memory only as it is written).
-    pub fn block_bytes(stride: usize, width: usize) -> u64 {
+    pub(crate) fn block_bytes(stride: usize, width: usize) -> u64 {
         (stride as u64).saturating_mul(width as u64).saturating_mul(BLOCK as u64)
     }
 
@@ -511,7 +511,7 @@ impl StateStore {
     }
 
     /// Slot width in bytes (1, 2 or 4).
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
 
@@ -571,7 +571,7 @@ impl StateStore {
     /// with discovery key `key`; safe from several threads. Returns a reference to resolve
     /// with `BatchIds::resolve` after `finish_batch`.
     #[inline]
-    pub fn insert_shared(&self, enc: &[u8], h: u64, key: u64) -> u64 {
+    pub(crate) fn insert_shared(&self, enc: &[u8], h: u64, key: u64) -> u64 {
         let s = self.shard_of(h);
         let c = &self.shards[s];
         if let Some(e) = c.find_stored(&self.arena, enc, h) {
@@ -591,7 +591,7 @@ impl StateStore {
     /// Releases the memory held for batches; called when an exploration ends. The unused end
     /// of the last arena block is kept: it was never written, so it holds no memory, and
     /// shrinking it can make the allocator copy the whole block.
-    pub fn release_spare(&mut self) {
+    pub(crate) fn release_spare(&mut self) {
         for c in &mut self.shards {
             let s = c.shard.get_mut();
             s.new_data = Vec::new();
@@ -602,7 +602,7 @@ impl StateStore {
 
     /// Prefetches the index slot where `h` would be probed (no lock taken).
     #[inline]
-    pub fn prefetch_slot(&self, h: u64) {
+    pub(crate) fn prefetch_slot(&self, h: u64) {
         let c = &self.shards[self.shard_of(h)];
         let (ptr, cap) = (c.table_ptr.load(Ordering::Relaxed), c.table_len.load(Ordering::Relaxed));
         prefetch((ptr + home(h as u32, cap) * 8) as *const u8);
@@ -610,20 +610,20 @@ impl StateStore {
 
     /// Prefetches the packed bytes of the state that `h` most likely refers to, if any.
     #[inline]
-    pub fn prefetch_state(&self, h: u64) {
+    pub(crate) fn prefetch_state(&self, h: u64) {
         self.shards[self.shard_of(h)].prefetch_stored(&self.arena, h);
     }
 
     /// Numbers the batch's new states in increasing key order (ids from `len()`), and
     /// appends them to the arena (on one thread).
-    pub fn finish_batch(&mut self) -> BatchIds {
+    pub(crate) fn finish_batch(&mut self) -> BatchIds {
         self.finish_batch_on(&Workers::new(1))
     }
 
     /// `finish_batch` on `workers`: the copy into the arena is cut into pieces of
     /// consecutive ids, and the index entries are rewritten shard by shard. Only gathering
     /// and ordering the keys stays serial.
-    pub fn finish_batch_on(&mut self, workers: &Workers) -> BatchIds {
+    pub(crate) fn finish_batch_on(&mut self, workers: &Workers) -> BatchIds {
         let sb = self.state_bytes();
         let first = self.count as u32;
         // No lookup runs between batches; freed first, so that the memory serves the arrays
@@ -726,7 +726,7 @@ impl StateStore {
 
     /// New states of the current batch so far (takes every shard's lock in turn: for
     /// occasional checks only).
-    pub fn pending(&self) -> usize {
+    pub(crate) fn pending(&self) -> usize {
         self.shards.iter().map(|c| c.shard.lock().new_key.len()).sum()
     }
 
@@ -734,7 +734,7 @@ impl StateStore {
     /// rebuilding the index (which would take time and memory when a bound has just stopped
     /// the run): the index keeps entries for the dropped states, so the store then serves
     /// only the states it holds by id (`get_into`, `packed`), never a lookup or an insertion.
-    pub fn discard_batch(&mut self) {
+    pub(crate) fn discard_batch(&mut self) {
         for c in &mut self.shards {
             let s = c.shard.get_mut();
             s.new_data = Vec::new();
@@ -745,12 +745,12 @@ impl StateStore {
     }
 
     /// Drops the states of the current batch.
-    pub fn abort_batch(&mut self) {
+    pub(crate) fn abort_batch(&mut self) {
         self.rebuild();
     }
 
     /// Re-encodes every state with `width` bytes per slot (drops the current batch).
-    pub fn widen(&mut self, width: usize) {
+    pub(crate) fn widen(&mut self, width: usize) {
         if width > self.width {
             let sb = self.stride * width;
             let mut arena = Arena { sb, blocks: Vec::new() };
@@ -789,7 +789,7 @@ impl StateStore {
     }
 
     /// Inserts `s` (if new) on its own; returns its id and whether it was new.
-    pub fn insert(&mut self, s: &[i32]) -> (u32, bool) {
+    pub(crate) fn insert(&mut self, s: &[i32]) -> (u32, bool) {
         let need = width_needed(s);
         if need > self.width {
             self.widen(need);

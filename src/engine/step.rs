@@ -18,11 +18,11 @@ pub use packed::PackedStop;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Assigned {
     /// `None` for environment variables.
-    pub agent: Option<usize>,
-    pub var: VarId,
+    pub(crate) agent: Option<usize>,
+    pub(crate) var: VarId,
     /// Element number (row-major) within the variable.
-    pub elem: usize,
-    pub value: i32,
+    pub(crate) elem: usize,
+    pub(crate) value: i32,
 }
 
 /// What a transition did.
@@ -75,9 +75,9 @@ enum Receive {
 /// A run-time error met in a step or message from a state, and where: the action of the
 /// agent step (or the agent type, for a guard's `Skip`); `None` for a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StepError {
-    pub site: Option<crate::diagnostics::span::Span>,
-    pub error: RuntimeError,
+pub(crate) struct StepError {
+    pub(crate) site: Option<crate::diagnostics::span::Span>,
+    pub(crate) error: RuntimeError,
 }
 
 /// A run-time error of the model met while computing successors.
@@ -87,15 +87,15 @@ pub struct RuntimeError(pub String);
 /// Precomputed facts for stepping.
 pub struct Stepper<'a> {
     pub model: &'a Model,
-    pub behs: &'a [Behaviour],
+    pub(crate) behs: &'a [Behaviour],
     pub lay: Layout,
-    pub fair: bool,
+    pub(crate) fair: bool,
     /// Type of each agent.
-    pub type_of: Vec<TypeId>,
+    pub(crate) type_of: Vec<TypeId>,
     /// Holders of each tuple (agents whose type holds its stigmergy), increasing ids.
-    pub holders: Vec<Vec<usize>>,
+    pub(crate) holders: Vec<Vec<usize>>,
     /// State slots (relative to `Layout::stig(a, 0)`) of each tuple's variables.
-    pub tuple_slots: Vec<Vec<usize>>,
+    pub(crate) tuple_slots: Vec<Vec<usize>>,
     /// The same as a range `(first, len)`, for the tuples whose messages take the fast path
     /// (`message_packed`): consecutive slots (a tuple's variables are declared together, so
     /// they normally are) and fewer than 64 holders (ranks then fit a `u64` set).
@@ -238,7 +238,7 @@ impl<'a> Stepper<'a> {
         Ctx { model: self.model, lay: &self.lay, me, c1: None, c2: None, mode }
     }
 
-    pub fn tuple_of(&self, var: VarId) -> Option<TupleId> {
+    pub(crate) fn tuple_of(&self, var: VarId) -> Option<TupleId> {
         match self.model.vars[var].store {
             Store::Stig { tuple, .. } => Some(tuple),
             _ => None,
@@ -321,7 +321,7 @@ impl<'a> Stepper<'a> {
     /// Every run-time error that the messages and agent steps from `st` meet, in the order
     /// `successors` meets them (it stops at the first). A path from another back end may end
     /// in any of them: each route reports the first error its own search meets (D9).
-    pub fn step_errors(&self, st: &[i32], w: &mut Work) -> Vec<StepError> {
+    pub(crate) fn step_errors(&self, st: &[i32], w: &mut Work) -> Vec<StepError> {
         let mut errors = vec![];
         for a in 0..self.lay.n_agents {
             self.for_each_pending(st, a, &mut |k, confirm| {
@@ -357,7 +357,7 @@ impl<'a> Stepper<'a> {
 
     /// Where in the spec the agent step of `st` that meets `error` is: its action (or, for a
     /// guard's `Skip`, the agent type).
-    pub fn runtime_error_site(&self, st: &[i32], error: &str) -> Option<crate::diagnostics::span::Span> {
+    pub(crate) fn runtime_error_site(&self, st: &[i32], error: &str) -> Option<crate::diagnostics::span::Span> {
         self.step_errors(st, &mut Work::default()).into_iter().find(|e| e.error.0 == error)?.site
     }
 
@@ -441,7 +441,7 @@ impl<'a> Stepper<'a> {
     }
 
     /// Whether `st` has no successor.
-    pub fn is_deadlock(&self, st: &[i32], w: &mut Work) -> Result<bool, RuntimeError> {
+    pub(crate) fn is_deadlock(&self, st: &[i32], w: &mut Work) -> Result<bool, RuntimeError> {
         let mut any = false;
         self.successors(st, w, false, &mut |_, _| any = true)?;
         Ok(!any)

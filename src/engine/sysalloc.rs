@@ -21,7 +21,7 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 /// A fixed-capacity byte buffer: an arena block.
-pub struct SystemBlock {
+pub(crate) struct SystemBlock {
     ptr: NonNull<u8>,
     len: usize,
     cap: usize,
@@ -34,7 +34,7 @@ unsafe impl Sync for SystemBlock {}
 
 impl SystemBlock {
     /// An empty block with room for `cap` bytes (`cap > 0`); none of them is touched.
-    pub fn with_capacity(cap: usize) -> SystemBlock {
+    pub(crate) fn with_capacity(cap: usize) -> SystemBlock {
         let layout = Self::layout(cap);
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { System.alloc(layout) };
@@ -46,12 +46,12 @@ impl SystemBlock {
         Layout::from_size_align(cap.max(1), 64).expect("arena block size")
     }
 
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.cap
     }
 
     /// Appends `s`, which must fit.
-    pub fn extend_from_slice(&mut self, s: &[u8]) {
+    pub(crate) fn extend_from_slice(&mut self, s: &[u8]) {
         assert!(s.len() <= self.cap - self.len, "arena block overflow");
         // SAFETY: the destination lies within the capacity, past the written bytes.
         unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), self.ptr.as_ptr().add(self.len), s.len()) };
@@ -59,7 +59,7 @@ impl SystemBlock {
     }
 
     /// The unwritten part of the capacity.
-    pub fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<u8>] {
+    pub(crate) fn spare_capacity_mut(&mut self) -> &mut [MaybeUninit<u8>] {
         // SAFETY: `len..cap` lies within the allocation; `MaybeUninit` needs no initialisation.
         unsafe {
             std::slice::from_raw_parts_mut(
@@ -73,7 +73,7 @@ impl SystemBlock {
     ///
     /// # Safety
     /// The next `n` bytes of the spare capacity were written, and `len + n <= cap`.
-    pub unsafe fn grow_len(&mut self, n: usize) {
+    pub(crate) unsafe fn grow_len(&mut self, n: usize) {
         debug_assert!(n <= self.cap - self.len);
         self.len += n;
     }
@@ -112,7 +112,7 @@ unsafe impl<T: Copy + Send> Send for SystemVec<T> {}
 unsafe impl<T: Copy + Sync> Sync for SystemVec<T> {}
 
 impl<T: Copy> SystemVec<T> {
-    pub fn new() -> SystemVec<T> {
+    pub(crate) fn new() -> SystemVec<T> {
         assert!(std::mem::size_of::<T>() > 0, "no zero-sized values");
         SystemVec { ptr: NonNull::dangling(), len: 0, cap: 0 }
     }
@@ -126,12 +126,12 @@ impl<T: Copy> SystemVec<T> {
         cap * std::mem::size_of::<T>() < LARGE
     }
 
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.cap
     }
 
     /// Room for at least `additional` more values (at least doubling the capacity).
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         let need = self.len.checked_add(additional).expect("buffer size");
         if need <= self.cap {
             return;
@@ -163,7 +163,7 @@ impl<T: Copy> SystemVec<T> {
         self.cap = cap;
     }
 
-    pub fn push(&mut self, x: T) {
+    pub(crate) fn push(&mut self, x: T) {
         if self.len == self.cap {
             self.reserve(1);
         }
@@ -172,14 +172,14 @@ impl<T: Copy> SystemVec<T> {
         self.len += 1;
     }
 
-    pub fn extend_from_slice(&mut self, xs: &[T]) {
+    pub(crate) fn extend_from_slice(&mut self, xs: &[T]) {
         self.reserve(xs.len());
         // SAFETY: there is room for `xs` past the written values.
         unsafe { std::ptr::copy_nonoverlapping(xs.as_ptr(), self.ptr.as_ptr().add(self.len), xs.len()) };
         self.len += xs.len();
     }
 
-    pub fn extend(&mut self, xs: impl IntoIterator<Item = T>) {
+    pub(crate) fn extend(&mut self, xs: impl IntoIterator<Item = T>) {
         let xs = xs.into_iter();
         self.reserve(xs.size_hint().0);
         for x in xs {
@@ -188,7 +188,7 @@ impl<T: Copy> SystemVec<T> {
     }
 
     /// Sets the length to `n`, filling new places with `x`.
-    pub fn resize(&mut self, n: usize, x: T) {
+    pub(crate) fn resize(&mut self, n: usize, x: T) {
         if n <= self.len {
             self.len = n;
         } else {

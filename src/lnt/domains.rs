@@ -8,17 +8,17 @@
 use crate::analysis::values::ValueAnalysis;
 use crate::analysis::{IntervalSet, NEG_INF, POS_INF, ops};
 use crate::model::arith::{MAX_VALUE, MIN_VALUE};
-use crate::model::{AgentRef, BExpr, Expr, Model, Store, TypeId};
+use crate::model::{AgentRef, Expr, Model, Store, TypeId};
 
 /// The distinct domains used by a program, in order of first use (`dom_0`, `dom_1`, …).
 #[derive(Clone, Debug, Default)]
-pub struct DomainTable {
-    pub sets: Vec<IntervalSet>,
+pub(crate) struct DomainTable {
+    pub(crate) sets: Vec<IntervalSet>,
 }
 
 impl DomainTable {
     /// The name of the predicate for `set` (added if new).
-    pub fn name(&mut self, set: &IntervalSet) -> String {
+    pub(crate) fn name(&mut self, set: &IntervalSet) -> String {
         let i = match self.sets.iter().position(|s| s == set) {
             Some(i) => i,
             None => {
@@ -31,12 +31,12 @@ impl DomainTable {
 }
 
 /// An LNT integer literal (negative ones parenthesised).
-pub fn int_lit(v: i64) -> String {
+pub(crate) fn int_lit(v: i64) -> String {
     if v < 0 { format!("(-{})", v.unsigned_abs()) } else { v.to_string() }
 }
 
 /// The LNT Boolean expression "`var` ∈ `set`", fully parenthesised (`false` for the empty set).
-pub fn membership(var: &str, set: &IntervalSet) -> String {
+pub(crate) fn membership(var: &str, set: &IntervalSet) -> String {
     let mut parts = vec![];
     for i in set.intervals() {
         let lo = if i.lo == NEG_INF { MIN_VALUE } else { i.lo.max(MIN_VALUE) };
@@ -58,7 +58,7 @@ pub fn membership(var: &str, set: &IntervalSet) -> String {
 }
 
 /// The ids of an agent type, or of all agents, as a set.
-pub fn ids(model: &Model, ty: Option<TypeId>) -> IntervalSet {
+pub(crate) fn ids(model: &Model, ty: Option<TypeId>) -> IntervalSet {
     match ty {
         Some(t) => {
             let a = &model.agent_types[t];
@@ -77,7 +77,7 @@ pub fn ids(model: &Model, ty: Option<TypeId>) -> IntervalSet {
 
 /// The analysed values of a variable for an agent type (the environment's for environment
 /// variables; every type's when `ty` is `None`).
-pub fn var_set(model: &Model, a: &ValueAnalysis, var: usize, ty: Option<TypeId>) -> IntervalSet {
+pub(crate) fn var_set(model: &Model, a: &ValueAnalysis, var: usize, ty: Option<TypeId>) -> IntervalSet {
     if model.vars[var].store == Store::Env {
         return a.get(var, None).cloned().unwrap_or_default();
     }
@@ -89,15 +89,15 @@ pub fn var_set(model: &Model, a: &ValueAnalysis, var: usize, ty: Option<TypeId>)
 
 /// Abstract evaluation of an expression of an agent of type `ty` (sound, coarse): `locals`
 /// gives the sets of block locals by slot (missing slots: every value).
-pub struct Abs<'a> {
-    pub model: &'a Model,
-    pub analysis: &'a ValueAnalysis,
-    pub ty: TypeId,
-    pub locals: Vec<IntervalSet>,
+pub(crate) struct Abs<'a> {
+    pub(crate) model: &'a Model,
+    pub(crate) analysis: &'a ValueAnalysis,
+    pub(crate) ty: TypeId,
+    pub(crate) locals: Vec<IntervalSet>,
 }
 
 impl Abs<'_> {
-    pub fn expr(&self, e: &Expr) -> IntervalSet {
+    pub(crate) fn expr(&self, e: &Expr) -> IntervalSet {
         match e {
             Expr::Const(v) => IntervalSet::singleton(*v),
             Expr::AgentId(AgentRef::Own) => ids(self.model, Some(self.ty)),
@@ -132,27 +132,13 @@ impl Abs<'_> {
 
     /// The static domain of the choice made by `[a..b]`: the analysis of the expression,
     /// integers only, clamped to the value range.
-    pub fn nondet_domain(&self, a: &Expr, b: &Expr) -> IntervalSet {
+    pub(crate) fn nondet_domain(&self, a: &Expr, b: &Expr) -> IntervalSet {
         ops::nondet(&self.expr(a), &self.expr(b)).defined().meet(&IntervalSet::value_range())
     }
 }
 
 /// The most values a choice (`[a..b]`) may have: the program enumerates it before the step.
-pub const CHOICE_LIMIT: u64 = 1 << 16;
-
-/// Whether a Boolean expression reads a variable of another agent through `x of e` (the
-/// `of c1` and `of c2` of links and `pick … where` filters are not counted).
-pub fn reads_other_agent(b: &BExpr) -> bool {
-    let mut found = false;
-    b.walk_exprs(&mut |x| {
-        if let Expr::Var(r) = x
-            && matches!(r.owner, AgentRef::Of(_))
-        {
-            found = true;
-        }
-    });
-    found
-}
+pub(crate) const CHOICE_LIMIT: u64 = 1 << 16;
 
 /// ⊥: one less than the smallest value (and 0) of every analysed set, so that it lies outside
 /// every analysed range.

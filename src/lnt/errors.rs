@@ -2,16 +2,16 @@
 //! its visible gate `ERR !agent !code` (and the status of its evaluation functions).
 
 /// Division or modulo by zero.
-pub const E_DIV: u32 = 3;
+pub(crate) const E_DIV: u32 = 3;
 /// A value outside the 32-bit range of LAbS.
-pub const E_OVERFLOW: u32 = 4;
+pub(crate) const E_OVERFLOW: u32 = 4;
 /// An array index out of range.
-pub const E_INDEX: u32 = 5;
+pub(crate) const E_INDEX: u32 = 5;
 /// An agent id out of range in `x of e`.
-pub const E_AGENT: u32 = 6;
+pub(crate) const E_AGENT: u32 = 6;
 
 /// The code of the run-time error a native engine message reports.
-pub fn error_code(message: &str) -> u32 {
+pub(crate) fn error_code(message: &str) -> u32 {
     if message.contains("division") {
         E_DIV
     } else if message.contains("overflow") {
@@ -24,7 +24,7 @@ pub fn error_code(message: &str) -> u32 {
 }
 
 /// What an `ERR` code stands for.
-pub fn error_kind(code: u32) -> Option<&'static str> {
+pub(crate) fn error_kind(code: u32) -> Option<&'static str> {
     match code {
         E_DIV => Some("division by zero"),
         E_OVERFLOW => Some("arithmetic overflow"),

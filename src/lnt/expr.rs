@@ -3,7 +3,7 @@
 
 use crate::syntax::ast::CmpOp;
 
-pub fn cmp_op(op: CmpOp) -> &'static str {
+pub(crate) fn cmp_op(op: CmpOp) -> &'static str {
     match op {
         CmpOp::Eq => "==",
         CmpOp::Ne => "!=",
@@ -15,7 +15,7 @@ pub fn cmp_op(op: CmpOp) -> &'static str {
 }
 
 /// Row-major strides of an array's dimensions.
-pub fn strides(dims: &[usize]) -> Vec<usize> {
+pub(crate) fn strides(dims: &[usize]) -> Vec<usize> {
     let mut out = vec![1; dims.len()];
     for i in (0..dims.len().saturating_sub(1)).rev() {
         out[i] = out[i + 1] * dims[i + 1];

@@ -20,54 +20,54 @@ use crate::syntax::ast::{BinOp, CmpOp, MinMax, QuantKind};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A tracked value: (agent, or `None` for the environment; variable; element).
-pub type TrackKey = (Option<usize>, VarId, usize);
+pub(crate) type TrackKey = (Option<usize>, VarId, usize);
 
 /// A property query, ready for `svl/query.mcl`.
 #[derive(Clone, Debug)]
 pub struct Query {
     pub name: String,
     pub keyword: String,
-    pub text: String,
+    pub(crate) text: String,
     /// `always`, `finally`, `fairly` or `fairly_inf`.
-    pub kind: &'static str,
-    pub keys: Vec<TrackKey>,
+    pub(crate) kind: &'static str,
+    pub(crate) keys: Vec<TrackKey>,
     /// Formal parameters `s_i` of the initialisation phase, `v_i` of the main fixpoint and
     /// `r_i` of the reachability fixpoint (same order).
-    pub sparams: Vec<String>,
-    pub params: Vec<String>,
+    pub(crate) sparams: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// The initial value of each `s_i` (0: set by the initialisation labels).
-    pub zeros: Vec<String>,
-    pub rparams: Vec<String>,
+    pub(crate) zeros: Vec<String>,
+    pub(crate) rparams: Vec<String>,
     /// One update clause per tracked value: the action pattern binding the new value `w` and
     /// the actual parameters with `w` in its place.
-    pub updates: Vec<Update>,
+    pub(crate) updates: Vec<Update>,
     /// The action formula of every transition that is neither `DONE` nor a tracked update.
-    pub irrelevant: String,
+    pub(crate) irrelevant: String,
     /// The predicate over `v_i`, and over `r_i`.
-    pub pred: String,
-    pub rpred: String,
+    pub(crate) pred: String,
+    pub(crate) rpred: String,
     /// When evaluating the predicate meets a run-time error (D9), over `v_i`; `None`: never.
-    pub err_pred: Option<String>,
+    pub(crate) err_pred: Option<String>,
     /// The observation gates the query needs (plus `DONE`).
-    pub gates: Vec<String>,
+    pub(crate) gates: Vec<String>,
     pub vars: BTreeSet<VarId>,
     /// Whether the program can abandon read attempts (visible `ABANDON` steps back to the
     /// state the attempt started from): `finally` does not follow them.
-    pub abandon: bool,
+    pub(crate) abandon: bool,
 }
 
 #[derive(Clone, Debug)]
-pub struct Update {
-    pub pattern: String,
-    pub sargs: Vec<String>,
-    pub args: Vec<String>,
-    pub rargs: Vec<String>,
+pub(crate) struct Update {
+    pub(crate) pattern: String,
+    pub(crate) sargs: Vec<String>,
+    pub(crate) args: Vec<String>,
+    pub(crate) rargs: Vec<String>,
 }
 
 impl Query {
     /// The query checking that the property's predicate never meets a run-time error in a
     /// reachable state (an `always` of its negation), if it can meet one.
-    pub fn error_check(&self) -> Option<Query> {
+    pub(crate) fn error_check(&self) -> Option<Query> {
         let err = self.err_pred.as_ref()?;
         let mut q = self.clone();
         q.kind = "always";
@@ -80,7 +80,7 @@ impl Query {
 }
 
 /// The properties to check: all of them, or those named (in the order given).
-pub fn select_properties<'m>(model: &'m Model, names: &[String]) -> Result<Vec<&'m Property>, EmitError> {
+pub(crate) fn select_properties<'m>(model: &'m Model, names: &[String]) -> Result<Vec<&'m Property>, EmitError> {
     if names.is_empty() {
         return Ok(model.properties.iter().collect());
     }
@@ -101,7 +101,7 @@ pub fn select_properties<'m>(model: &'m Model, names: &[String]) -> Result<Vec<&
 }
 
 /// The variables read by the queries (they get observation labels in the LNT program).
-pub fn observed_vars(qs: &[Query]) -> BTreeSet<VarId> {
+pub(crate) fn observed_vars(qs: &[Query]) -> BTreeSet<VarId> {
     qs.iter().flat_map(|q| q.vars.iter().copied()).collect()
 }
 
@@ -734,7 +734,7 @@ impl Printer<'_> {
 
 /// The action pattern of the observation label of a tracked value, binding `bind` (`?w:Int`)
 /// or ignoring the rest (`...`).
-pub fn pattern(model: &Model, key: &TrackKey, bind: Option<&str>) -> String {
+pub(crate) fn pattern(model: &Model, key: &TrackKey, bind: Option<&str>) -> String {
     let (agent, var, elem) = *key;
     let gate = names::obs_gate(model, var);
     let who = agent.map(|a| format!(" !{a}")).unwrap_or_default();
@@ -819,7 +819,7 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
 }
 
 /// A readable name of a tracked value: `leader of agent 2`, `fork[1] (environment)`.
-pub fn describe(model: &Model, k: &TrackKey) -> String {
+pub(crate) fn describe(model: &Model, k: &TrackKey) -> String {
     let v = &model.vars[k.1];
     match k.0 {
         Some(a) => format!("{} of agent {a}", v.element_name(k.2)),
@@ -828,7 +828,7 @@ pub fn describe(model: &Model, k: &TrackKey) -> String {
 }
 
 /// The position of a tracked value in the initialisation order.
-pub fn init_order(model: &Model, k: &TrackKey) -> (usize, usize, usize) {
+pub(crate) fn init_order(model: &Model, k: &TrackKey) -> (usize, usize, usize) {
     let v = &model.vars[k.1];
     let store = match v.store {
         Store::Env | Store::Attr => 0,

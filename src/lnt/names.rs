@@ -10,7 +10,7 @@ use crate::model::{Model, Store, VarId};
 /// LNT keywords: CADP's LNT editor syntax file (`lnt.vim` 1.25, "Syntax Editor Configuration
 /// Tool"), plus those added later by CADP HISTORY items: `alt` (reserved since 2020, #2633;
 /// a statement since 2024-d, #2982), `exit` (channel of exceptions, #2983), `none` (channel).
-pub const LNT_KEYWORDS: &[&str] = &[
+pub(crate) const LNT_KEYWORDS: &[&str] = &[
     "access", "alt", "any", "array", "as", "assert", "break", "by", "case", "channel", "disrupt", "else", "elsif",
     "end", "ensure", "eval", "exit", "for", "function", "hide", "if", "in", "is", "list", "loop", "module", "none",
     "null", "of", "only", "out", "par", "process", "raise", "range", "require", "result", "return", "select", "set",
@@ -19,7 +19,7 @@ pub const LNT_KEYWORDS: &[&str] = &[
 
 /// LNT predefined types, constants and functions (`lnt.vim` 1.25), plus the nullary `FIRST` and
 /// `LAST` (Bool and Char since 2023-12, #2948; Nat, Int since 2025-g, #3168).
-pub const LNT_PREDEFINED: &[&str] = &[
+pub(crate) const LNT_PREDEFINED: &[&str] = &[
     "bool", "nat", "int", "real", "char", "string", "false", "true", "abs", "and", "and_then", "append", "card",
     "cons", "delete", "diff", "div", "element", "empty", "eq", "first", "gcd", "ge", "get", "gt", "head", "iff",
     "implies", "index", "insert", "inter", "inttonat", "is_empty", "islower", "isupper", "isalpha", "isalnum",
@@ -30,7 +30,7 @@ pub const LNT_PREDEFINED: &[&str] = &[
 
 /// MCL (evaluator4) keywords, types and predefined functions (CADP's `mcl.vim` 1.8, see
 /// docs/cadp-driver.md, "Reserved words"), and the fixpoint and modality words of MCL v4.
-pub const MCL_RESERVED: &[&str] = &[
+pub(crate) const MCL_RESERVED: &[&str] = &[
     "among",
     "any",
     "case",
@@ -114,7 +114,7 @@ pub const MCL_RESERVED: &[&str] = &[
 
 /// SVL keywords (SVL 1.8 editor files, docs/cadp-driver.md "Reserved words", plus `sharp`,
 /// `divsharp`, `hold` used by newer releases).
-pub const SVL_KEYWORDS: &[&str] = &[
+pub(crate) const SVL_KEYWORDS: &[&str] = &[
     "abstraction",
     "all",
     "bag",
@@ -224,7 +224,7 @@ pub fn module_name(stem: &str) -> String {
 /// An identifier fragment: ASCII letters and digits kept, anything else becomes `_`, with no
 /// `_` at either end nor two in a row (LNT identifiers have neither: `Node_` would give
 /// `Agent_Node_`, `x__y` `A_X__Y`); `X` when nothing is left.
-pub fn ident(s: &str) -> String {
+pub(crate) fn ident(s: &str) -> String {
     let mapped: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     let parts: Vec<&str> = mapped.split('_').filter(|p| !p.is_empty()).collect();
     if parts.is_empty() { "X".to_string() } else { parts.join("_") }
@@ -247,7 +247,7 @@ pub fn obs_gate(m: &Model, v: VarId) -> String {
 
 /// The identifier fragment of agent type `ty`: its name, with the type's index appended when
 /// another type's name is the same regardless of case (or of the characters `ident` replaces).
-pub fn type_ident(m: &Model, ty: usize) -> String {
+pub(crate) fn type_ident(m: &Model, ty: usize) -> String {
     let lower = ident(&m.agent_types[ty].name).to_ascii_lowercase();
     let clash = m.agent_types.iter().enumerate().any(|(u, t)| u != ty && ident(&t.name).to_ascii_lowercase() == lower);
     let id = ident(&m.agent_types[ty].name);
@@ -255,7 +255,7 @@ pub fn type_ident(m: &Model, ty: usize) -> String {
 }
 
 /// The process of agent type `ty`.
-pub fn agent_process(m: &Model, ty: usize) -> String {
+pub(crate) fn agent_process(m: &Model, ty: usize) -> String {
     format!("Agent_{}", type_ident(m, ty))
 }
 
@@ -285,7 +285,7 @@ fn unique(candidate: String, taken: &[String]) -> String {
 /// The identifier, in the SVL scripts and file names, of the check that no run-time error of
 /// the model is reachable (D9): `RUNTIME_ERRORS`, unless a property's identifier or its own
 /// error check takes that name.
-pub fn errors_id(m: &Model) -> String {
+pub(crate) fn errors_id(m: &Model) -> String {
     let mut taken: Vec<String> = m.properties.iter().map(|p| property_id(m, &p.name)).collect();
     taken.extend(m.properties.iter().map(|p| format!("{}_ERRORS", property_id(m, &p.name))));
     unique("RUNTIME_ERRORS".into(), &taken)
@@ -293,7 +293,7 @@ pub fn errors_id(m: &Model) -> String {
 
 /// The identifier of the check that the predicate of property `prop` meets no run-time error
 /// in a reachable state: `ID_ERRORS` (`ID` its [`property_id`]), made unique.
-pub fn property_errors_id(m: &Model, prop: &str) -> String {
+pub(crate) fn property_errors_id(m: &Model, prop: &str) -> String {
     let mut taken: Vec<String> = m.properties.iter().map(|p| property_id(m, &p.name)).collect();
     taken.push(errors_id(m));
     unique(format!("{}_ERRORS", property_id(m, prop)), &taken)
@@ -301,22 +301,22 @@ pub fn property_errors_id(m: &Model, prop: &str) -> String {
 
 /// The visible gate of an abandoned read attempt (docs/lnt-encoding.md §3): the queries tell
 /// it from steps.
-pub const ABANDON: &str = "ABANDON";
+pub(crate) const ABANDON: &str = "ABANDON";
 
 /// The visible gate of a run-time error of the model (D9): `ERR !agent !code`
 /// (`docs/lnt-encoding.md` §3, "Run-time errors").
-pub const ERR: &str = "ERR";
+pub(crate) const ERR: &str = "ERR";
 
 /// The gate on which agent `r` reads a location of agent `o`.
-pub fn read_gate(r: usize, o: usize) -> String {
+pub(crate) fn read_gate(r: usize, o: usize) -> String {
     format!("RD_{r}_{o}")
 }
 
-pub fn put_gate(k: usize) -> String {
+pub(crate) fn put_gate(k: usize) -> String {
     format!("PUT_{k}")
 }
 
-pub fn qry_gate(k: usize) -> String {
+pub(crate) fn qry_gate(k: usize) -> String {
     format!("QRY_{k}")
 }
 

@@ -9,67 +9,66 @@ use super::{EmitOptions, names};
 use crate::model::Model;
 
 #[derive(Clone, Debug)]
-pub struct Scripts {
-    pub base: String,
-    pub source: String,
-    pub dialect: &'static str,
+pub(crate) struct Scripts {
+    pub(crate) base: String,
+    pub(crate) source: String,
+    pub(crate) dialect: &'static str,
     /// Why that dialect (empty: chosen by the caller, not said).
-    pub dialect_reason: String,
-    pub fair: bool,
-    pub lnt_file: String,
-    pub comp_file: String,
-    pub mono_file: String,
-    pub mono_bcg: String,
-    pub blocks: Vec<Block>,
+    pub(crate) dialect_reason: String,
+    pub(crate) fair: bool,
+    pub(crate) lnt_file: String,
+    pub(crate) comp_file: String,
+    pub(crate) mono_file: String,
+    pub(crate) mono_bcg: String,
+    pub(crate) blocks: Vec<Block>,
     /// The composition: as in `MAIN`, but hiding per property and with priorities.
-    pub components: Vec<Component>,
-    pub hidden: Vec<String>,
+    pub(crate) components: Vec<Component>,
     /// The spec and extern words of the README's commands (placeholders without a usage).
-    pub spec_args: String,
+    pub(crate) spec_args: String,
     /// `--fair` and `--property P` of the README's commands.
-    pub run_options: String,
+    pub(crate) run_options: String,
     /// The job scripts and `Makefile` of `--split` were written.
-    pub split: bool,
+    pub(crate) split: bool,
 }
 
 /// One `verify` statement of a block, in a `property` of its own.
 #[derive(Clone, Debug)]
-pub struct Check {
-    pub name: String,
-    pub text: String,
-    pub mcl: String,
+pub(crate) struct Check {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    pub(crate) mcl: String,
     /// The query's file name, unquoted (for the README).
-    pub mcl_name: String,
-    pub diag: String,
-    pub mono_diag: String,
+    pub(crate) mcl_name: String,
+    pub(crate) diag: String,
+    pub(crate) mono_diag: String,
 }
 
 /// What one property needs in the scripts: its LTS and the checks made on it (that no
 /// run-time error is reachable, for the first block; that the predicate meets none; the
 /// property itself).
 #[derive(Clone, Debug)]
-pub struct Block {
+pub(crate) struct Block {
     /// The property's identifier (the LTS's name).
-    pub name: String,
-    pub text: String,
-    pub checks: Vec<Check>,
-    pub bcg: String,
-    pub mono_bcg: String,
+    pub(crate) name: String,
+    pub(crate) text: String,
+    pub(crate) checks: Vec<Check>,
+    pub(crate) bcg: String,
+    pub(crate) mono_bcg: String,
     /// The visible labels: `DONE`, `ABANDON` and `ERR` if the program has them, and the
     /// observation gates the query reads.
-    pub keep: Vec<String>,
+    pub(crate) keep: Vec<String>,
     /// Strong actions of the sharp reduction: the gates the priority operator orders.
     pub hold: Vec<String>,
     /// Priority chains over the receivers' private steps, lower id first.
-    pub prio: Vec<Vec<String>>,
+    pub(crate) prio: Vec<Vec<String>>,
     /// Per instance of the agents' component (in order): the observation gates hidden inside
     /// the leaf because the query does not read them.
-    pub leaf_hides: Vec<Vec<String>>,
+    pub(crate) leaf_hides: Vec<Vec<String>>,
 }
 
 /// What a `property` block of the emitted scripts checks.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CheckKind {
+pub(crate) enum CheckKind {
     /// No run-time error of the model is reachable (steps, messages, initialisation,
     /// assumptions).
     Errors,
@@ -83,7 +82,7 @@ pub enum CheckKind {
 /// block: the run-time errors first (if the program can meet any), then per property of
 /// `selected`, its predicate's run-time errors (if it can meet any) and the property. `files`
 /// are the emitted files (an error check has a query file when it is made).
-pub fn checks(
+pub(crate) fn checks(
     model: &Model,
     selected: &[&crate::model::Property],
     files: &[super::EmittedFile],
@@ -106,24 +105,24 @@ pub fn checks(
 }
 
 /// The query of the property whose identifier is `id` ([`names::property_id`]).
-pub fn mcl_file(base: &str, id: &str) -> String {
+pub(crate) fn mcl_file(base: &str, id: &str) -> String {
     format!("{base}_{id}.mcl")
 }
 
 /// The script of a workflow: `BASE.svl` (compositional) or `BASE_mono.svl` (monolithic).
-pub fn script_file(base: &str, monolithic: bool) -> String {
+pub(crate) fn script_file(base: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono.svl") } else { format!("{base}.svl") }
 }
 
 /// The diagnostic Evaluator writes for the property whose identifier is `id`
 /// ([`names::property_id`]) in a workflow's script.
-pub fn diag_file(base: &str, id: &str, monolithic: bool) -> String {
+pub(crate) fn diag_file(base: &str, id: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono_{id}_diag.bcg") } else { format!("{base}_{id}_diag.bcg") }
 }
 
 /// A double-quoted SVL string (file names are built from identifiers, so only `"` and `\`
 /// could need escaping; they are escaped anyway).
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
@@ -140,9 +139,9 @@ fn check(base: &str, id: &str, text: String) -> Check {
 }
 
 /// The text of the check that no run-time error is reachable.
-pub const ERRORS_TEXT: &str = "no run-time error is reachable (D9)";
+pub(crate) const ERRORS_TEXT: &str = "no run-time error is reachable (D9)";
 
-pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOptions) -> Scripts {
+pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOptions) -> Scripts {
     let base = &opts.base;
     let n = model.n_agents();
     let mut blocks = vec![];
@@ -220,6 +219,5 @@ pub fn build(model: &Model, program: &Program, queries: &[Query], opts: &EmitOpt
         mono_bcg: quote(&format!("{base}_mono.bcg")),
         blocks,
         components: program.components.clone(),
-        hidden: program.hidden_gates.clone(),
     }
 }

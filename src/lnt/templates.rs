@@ -126,7 +126,7 @@ fn finish(r: askama::Result<String>) -> String {
 /// The program, its agent processes declaring only the variables they read: rendered again
 /// until no agent process has a variable it never reads (leaving out an assignment that only
 /// initialised one may leave another unread).
-pub fn render_lnt(p: &Program) -> String {
+pub(crate) fn render_lnt(p: &Program) -> String {
     let mut unused: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     loop {
         let text = finish(LntTemplate { p, snd: p.dialect.send(), unused: &unused }.render());
@@ -188,22 +188,22 @@ fn is_read(body: &str, var: &str) -> bool {
     false
 }
 
-pub fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {
+pub(crate) fn render_mcl(q: &Query, opts: &EmitOptions, descriptions: Vec<String>) -> String {
     finish(MclTemplate { q, source: &opts.source, base: &opts.base, descriptions }.render())
 }
 
-pub fn render_errors_mcl(opts: &EmitOptions) -> String {
+pub(crate) fn render_errors_mcl(opts: &EmitOptions) -> String {
     finish(ErrorsTemplate { source: &opts.source, base: &opts.base }.render())
 }
 
-pub fn render_svl_comp(s: &Scripts) -> String {
+pub(crate) fn render_svl_comp(s: &Scripts) -> String {
     finish(CompTemplate { s }.render())
 }
 
-pub fn render_svl_mono(s: &Scripts) -> String {
+pub(crate) fn render_svl_mono(s: &Scripts) -> String {
     finish(MonoTemplate { s }.render())
 }
 
-pub fn render_readme(s: &Scripts) -> String {
+pub(crate) fn render_readme(s: &Scripts) -> String {
     finish(ReadmeTemplate { s }.render())
 }

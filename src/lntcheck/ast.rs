@@ -1,15 +1,15 @@
 //! Abstract syntax of the LNT subset.
 
-pub use super::lexer::Pos;
+pub(crate) use super::lexer::Pos;
 
 /// The spellings that changed across CADP releases, one flag per construct
 /// (`docs/lnt-encoding.md` §1): choice `alt` (else `select`), array bounds `...` (else `..`),
 /// in-out actuals `x?` (else `!?x`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dialect {
-    pub alt: bool,
-    pub dots3: bool,
-    pub inout_suffix: bool,
+    pub(crate) alt: bool,
+    pub(crate) dots3: bool,
+    pub(crate) inout_suffix: bool,
 }
 
 impl Dialect {
@@ -21,7 +21,7 @@ impl Dialect {
 
 /// One construct whose spelling depends on the dialect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Spelling {
+pub(crate) enum Spelling {
     Choice,
     Range,
     InOut,
@@ -29,7 +29,7 @@ pub enum Spelling {
 
 impl Spelling {
     /// Whether dialect `d` uses the newer spelling of this construct.
-    pub fn newer_in(self, d: Dialect) -> bool {
+    pub(crate) fn newer_in(self, d: Dialect) -> bool {
         match self {
             Spelling::Choice => d.alt,
             Spelling::Range => d.dots3,
@@ -43,61 +43,61 @@ pub struct Module {
     pub name: String,
     /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`):
     /// (pragma name without `!`, value).
-    pub pragmas: Vec<(String, i64)>,
-    pub types: Vec<TypeDecl>,
-    pub funcs: Vec<Func>,
-    pub procs: Vec<Proc>,
+    pub(crate) pragmas: Vec<(String, i64)>,
+    pub(crate) types: Vec<TypeDecl>,
+    pub(crate) funcs: Vec<Func>,
+    pub(crate) procs: Vec<Proc>,
 }
 
 #[derive(Clone, Debug)]
-pub enum TypeDef {
+pub(crate) enum TypeDef {
     Array { lo: u64, hi: u64, elem: String },
     Enum(Vec<(String, Pos)>),
 }
 
 #[derive(Clone, Debug)]
 pub struct TypeDecl {
-    pub name: String,
-    pub def: TypeDef,
+    pub(crate) name: String,
+    pub(crate) def: TypeDef,
     pub with: Vec<String>,
-    pub pos: Pos,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     In,
     Out,
     InOut,
 }
 
 #[derive(Clone, Debug)]
-pub struct Param {
-    pub name: String,
-    pub ty: String,
-    pub mode: Mode,
-    pub pos: Pos,
+pub(crate) struct Param {
+    pub(crate) name: String,
+    pub(crate) ty: String,
+    pub(crate) mode: Mode,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Debug)]
-pub struct Func {
-    pub name: String,
-    pub params: Vec<Param>,
-    pub ret: Option<String>,
-    pub body: Stmt,
-    pub pos: Pos,
+pub(crate) struct Func {
+    pub(crate) name: String,
+    pub(crate) params: Vec<Param>,
+    pub(crate) ret: Option<String>,
+    pub(crate) body: Stmt,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Debug)]
-pub struct Proc {
-    pub name: String,
-    pub gates: Vec<(String, Pos)>,
-    pub params: Vec<Param>,
-    pub body: Stmt,
-    pub pos: Pos,
+pub(crate) struct Proc {
+    pub(crate) name: String,
+    pub(crate) gates: Vec<(String, Pos)>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) body: Stmt,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     Add,
     Sub,
     Mul,
@@ -114,7 +114,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
@@ -134,7 +134,7 @@ impl BinOp {
 }
 
 #[derive(Clone, Debug)]
-pub enum ExprK {
+pub(crate) enum ExprK {
     Num(u64),
     /// A variable, a constant function without arguments, or an enumeration constructor.
     Name(String),
@@ -147,40 +147,40 @@ pub enum ExprK {
 }
 
 #[derive(Clone, Debug)]
-pub struct Expr {
-    pub k: ExprK,
-    pub pos: Pos,
+pub(crate) struct Expr {
+    pub(crate) k: ExprK,
+    pub(crate) pos: Pos,
 }
 
 /// An assignable place: `x` or `x[i]`.
 #[derive(Clone, Debug)]
-pub struct LValue {
-    pub name: String,
-    pub index: Option<Expr>,
-    pub pos: Pos,
+pub(crate) struct LValue {
+    pub(crate) name: String,
+    pub(crate) index: Option<Expr>,
+    pub(crate) pos: Pos,
 }
 
 #[derive(Clone, Debug)]
-pub enum Arg {
+pub(crate) enum Arg {
     In(Expr),
     Out(String, Pos),
     InOut(String, Pos),
 }
 
 #[derive(Clone, Debug)]
-pub enum Offer {
+pub(crate) enum Offer {
     Send(Expr),
     Recv(LValue),
 }
 
 #[derive(Clone, Debug)]
-pub enum ParBranch {
+pub(crate) enum ParBranch {
     Plain(Stmt),
     Synced(Vec<(String, Pos)>, Stmt),
 }
 
 #[derive(Clone, Debug)]
-pub enum StmtK {
+pub(crate) enum StmtK {
     Seq(Vec<Stmt>),
     Null,
     Stop,
@@ -202,7 +202,7 @@ pub enum StmtK {
 }
 
 #[derive(Clone, Debug)]
-pub struct Stmt {
-    pub k: StmtK,
-    pub pos: Pos,
+pub(crate) struct Stmt {
+    pub(crate) k: StmtK,
+    pub(crate) pos: Pos,
 }

@@ -51,19 +51,19 @@ pub struct LabsView {
     pub lts: Lts,
     /// LTS state of each real state (real states numbered in BFS order of the LAbS graph).
     pub real: Vec<u32>,
-    pub n_initial: usize,
+    pub(crate) n_initial: usize,
     /// Successor real states (sorted, distinct).
-    pub succ: Vec<Vec<u32>>,
+    pub(crate) succ: Vec<Vec<u32>>,
     /// BFS parent in the LAbS graph.
-    pub parent: Vec<u32>,
+    pub(crate) parent: Vec<u32>,
     /// Valuation (native layout) of each real state from the observation labels (unobserved
     /// slots 0).
-    pub from_labels: Vec<Vec<i32>>,
+    pub(crate) from_labels: Vec<Vec<i32>>,
     /// Valuation (native layout) read from the processes' variables (`I`, `L`, `E`).
-    pub from_vars: Vec<Vec<i32>>,
+    pub(crate) from_vars: Vec<Vec<i32>>,
     /// LTS states with no outgoing transition that are not real states and that no `ERR`
     /// label reaches (a step that cannot complete: an encoding error).
-    pub stuck: Vec<u32>,
+    pub(crate) stuck: Vec<u32>,
     /// The real states (numbers) from which a step reaches an `ERR` label (a run-time error
     /// of the model), with that label.
     pub errors: Vec<(u32, String)>,
@@ -173,7 +173,7 @@ pub fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
 }
 
 /// The value of the program's `UNDEF` constant (⊥), or `i64::MIN` without one.
-pub fn undef_value(prog: &Program) -> i64 {
+pub(crate) fn undef_value(prog: &Program) -> i64 {
     match prog.func_ids.get("UNDEF") {
         Some(f) => match (super::eval::Ev { p: prog, depth: 0 }).call(*f, vec![], Default::default()) {
             Ok((Some(Value::I(u)), _)) => u,
@@ -189,7 +189,7 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
 }
 
 /// `explore`, stopped by `limits` (the reason is then recorded in them).
-pub fn explore_within(
+pub(crate) fn explore_within(
     model: &Model,
     src: &str,
     fair: bool,
@@ -221,7 +221,13 @@ pub fn explore_within(
 
 /// The LAbS view of an explicit LTS whose visible observation gates are among `gates` (any
 /// other label is not an observation); `from_vars` is left empty.
-pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i64) -> Result<LabsView, LntcheckError> {
+pub(crate) fn labs_view(
+    model: &Model,
+    fair: bool,
+    lts: Lts,
+    gates: &[String],
+    undef: i64,
+) -> Result<LabsView, LntcheckError> {
     let lay = Layout::new(model, fair);
     // observation gates
     let mut obs: HashMap<String, usize> = HashMap::new();
@@ -336,7 +342,7 @@ pub fn labs_view(model: &Model, fair: bool, lts: Lts, gates: &[String], undef: i
 
 /// The LAbS graph as the native engine's `Graph` (valuations from the labels; the last slot
 /// holds the real-state number so that no two states merge).
-pub fn to_graph(v: &LabsView, stride: usize) -> Graph {
+pub(crate) fn to_graph(v: &LabsView, stride: usize) -> Graph {
     let mut store = StateStore::new(stride + 1);
     for (i, val) in v.from_labels.iter().enumerate() {
         let mut row = val.clone();
@@ -391,7 +397,7 @@ pub fn check_properties(
 }
 
 /// `check_properties`; the properties not decided when `limits` stop the run are `unknown`.
-pub fn check_properties_within(
+pub(crate) fn check_properties_within(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,

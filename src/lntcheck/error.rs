@@ -45,7 +45,7 @@ impl LntcheckError {
 
     /// The same error with `prefix` written before its message (a file or statement name,
     /// with its separator).
-    pub fn prefixed(self, prefix: impl fmt::Display) -> LntcheckError {
+    pub(crate) fn prefixed(self, prefix: impl fmt::Display) -> LntcheckError {
         let p = |m: String| format!("{prefix}{m}");
         match self {
             LntcheckError::Syntax(m) => LntcheckError::Syntax(p(m)),

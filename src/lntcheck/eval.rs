@@ -5,7 +5,7 @@ use super::lexer::{Diag, Pos};
 use super::sem::*;
 use crate::analysis::intervals::{IntervalSet, NEG_INF, POS_INF};
 
-pub type Env = Vec<Option<Value>>;
+pub(crate) type Env = Vec<Option<Value>>;
 type R<T> = Result<T, Diag>;
 
 /// LNT's `Int` and `Nat` are machine integers in CADP; we compute on `i64` and report values
@@ -17,14 +17,14 @@ fn int(v: i64, pos: Pos) -> R<Value> {
     Ok(Value::I(v))
 }
 
-pub fn as_int(v: &Value, pos: Pos) -> R<i64> {
+pub(crate) fn as_int(v: &Value, pos: Pos) -> R<i64> {
     match v {
         Value::I(i) => Ok(*i),
         _ => Err(Diag::new(pos, "a number was expected")),
     }
 }
 
-pub fn as_bool(v: &Value, pos: Pos) -> R<bool> {
+pub(crate) fn as_bool(v: &Value, pos: Pos) -> R<bool> {
     match v {
         Value::B(b) => Ok(*b),
         _ => Err(Diag::new(pos, "a Boolean was expected")),
@@ -44,9 +44,9 @@ fn pos_of(e: &CE) -> Pos {
     }
 }
 
-pub struct Ev<'a> {
-    pub p: &'a Program,
-    pub depth: u32,
+pub(crate) struct Ev<'a> {
+    pub(crate) p: &'a Program,
+    pub(crate) depth: u32,
 }
 
 enum Flow {
@@ -55,7 +55,7 @@ enum Flow {
 }
 
 impl Ev<'_> {
-    pub fn eval(&mut self, env: &Env, e: &CE) -> R<Value> {
+    pub(crate) fn eval(&mut self, env: &Env, e: &CE) -> R<Value> {
         Ok(match e {
             CE::Const(v) => v.clone(),
             CE::Var(s, pos) => match &env[*s as usize] {
@@ -150,13 +150,13 @@ impl Ev<'_> {
         })
     }
 
-    pub fn eval_bool(&mut self, env: &Env, e: &CE) -> R<bool> {
+    pub(crate) fn eval_bool(&mut self, env: &Env, e: &CE) -> R<bool> {
         let v = self.eval(env, e)?;
         as_bool(&v, pos_of(e))
     }
 
     /// Calls function `f`; returns its result and the final values of its parameters.
-    pub fn call(&mut self, f: u32, args: Vec<Value>, pos: Pos) -> R<(Option<Value>, Env)> {
+    pub(crate) fn call(&mut self, f: u32, args: Vec<Value>, pos: Pos) -> R<(Option<Value>, Env)> {
         let p = self.p;
         let cf = &p.funcs[f as usize];
         if args.len() != cf.modes.len() {
@@ -187,7 +187,7 @@ impl Ev<'_> {
     }
 
     /// `eval f (args)` in environment `env` (in-out arguments written back).
-    pub fn eval_stmt(&mut self, env: &mut Env, f: u32, args: &[CArg], pos: Pos) -> R<()> {
+    pub(crate) fn eval_stmt(&mut self, env: &mut Env, f: u32, args: &[CArg], pos: Pos) -> R<()> {
         let mut vals = vec![];
         for a in args {
             vals.push(match a {
@@ -207,7 +207,7 @@ impl Ev<'_> {
         Ok(())
     }
 
-    pub fn assign(&mut self, env: &mut Env, slot: u32, idx: &Option<CE>, e: &CE, pos: Pos) -> R<()> {
+    pub(crate) fn assign(&mut self, env: &mut Env, slot: u32, idx: &Option<CE>, e: &CE, pos: Pos) -> R<()> {
         let v = self.eval(env, e)?;
         match idx {
             None => env[slot as usize] = Some(v),
@@ -279,7 +279,7 @@ impl Ev<'_> {
 
     /// The values of an input its `where` clause allows (every integer when it says nothing;
     /// a comparison with an expression that cannot be evaluated yet says nothing either).
-    pub fn input_set(&mut self, env: &Env, b: &Bounds) -> IntervalSet {
+    pub(crate) fn input_set(&mut self, env: &Env, b: &Bounds) -> IntervalSet {
         fn go(ev: &mut Ev, env: &Env, b: &DomExpr) -> IntervalSet {
             let mut value = |e: &CE| ev.eval(env, e).ok().and_then(|v| as_int(&v, Pos::default()).ok());
             match b {
@@ -309,7 +309,7 @@ fn enumerated_range(p: &Program, t: Ty) -> IntervalSet {
 
 /// The finite domain of an input of type `t` among the values of `set` (and of the enumerated
 /// range of its type); `Err` names what is unbounded or too large to enumerate.
-pub fn domain(p: &Program, t: Ty, set: &IntervalSet) -> Result<Vec<Value>, super::LntcheckError> {
+pub(crate) fn domain(p: &Program, t: Ty, set: &IntervalSet) -> Result<Vec<Value>, super::LntcheckError> {
     const MAX: u64 = 1 << 20;
     let unsupported = super::LntcheckError::Unsupported;
     match t {

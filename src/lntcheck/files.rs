@@ -13,13 +13,14 @@ use super::sem::Program;
 use super::svl::{self, Beh, Composer, Derived, Script};
 use crate::analysis::values::ValueAnalysis;
 use crate::engine::StopReason;
+use crate::lts_backend::LtsSize;
 use crate::mcl;
 use crate::trace::cadp::{LabelPath, parse_aut_path};
 use std::collections::HashMap;
 use std::path::Path;
 
 /// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
-pub const LEAF_INPUT_LIMIT: u64 = 1 << 16;
+pub(crate) const LEAF_INPUT_LIMIT: u64 = 1 << 16;
 
 /// The variables whose analysed set is too large for leaves generated alone, with their range
 /// (`lo..hi` or `unbounded`): in the compositional script every leaf enumerates its inputs over
@@ -49,9 +50,9 @@ pub struct QueryOutcome {
     pub holds: bool,
     /// The evaluator's diagnostic as a path of visible labels (a counterexample when the query
     /// does not hold).
-    pub diagnostic: Option<LabelPath>,
+    pub(crate) diagnostic: Option<LabelPath>,
     /// The same diagnostic as the evaluator writes it (`.aut`, hidden steps included).
-    pub diagnostic_aut: Option<String>,
+    pub(crate) diagnostic_aut: Option<String>,
 }
 
 /// Why a script run ended without its verdicts.
@@ -70,7 +71,7 @@ impl From<LntcheckError> for RunError {
 }
 
 /// An MCL evaluator: the text of a query, evaluated on an LTS (its initial state is 0).
-pub type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync + 'a;
+pub(crate) type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync + 'a;
 
 /// The MCL evaluator of `crate::mcl` (evaluator4's syntax) within `limits`. A diagnostic that
 /// ends in a state without successors is a path to a deadlock.
@@ -82,7 +83,7 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
             RunError::Failed(LntcheckError::Syntax(format!("{line}:{col}: {}", e.message)))
         })?;
         let succ = lts.adjacency();
-        let view = mcl::LtsView { initial: 0, labels: &lts.labels, succ: &succ };
+        let view = lts.view(&succ);
         let ev = mcl::evaluate(&query, view, &limits).map_err(|e| match e {
             mcl::EvalError::Timeout => RunError::Stopped(StopReason::Timeout),
             mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
@@ -132,22 +133,14 @@ fn stuck(lts: &Lts, succ: &[Vec<(u32, u32)>], state: u32) -> bool {
 pub struct VerifyRun {
     pub property: String,
     /// The query file, as the script names it.
-    pub mcl: String,
+    pub(crate) mcl: String,
     /// The LTS it was evaluated on, as the script names it, and its size.
-    pub bcg: String,
-    pub states: usize,
-    pub transitions: usize,
+    pub(crate) bcg: String,
+    pub(crate) states: usize,
+    pub(crate) transitions: usize,
     /// `expected TRUE` in the emitted scripts: the property holds when the query does.
-    pub expected: bool,
+    pub(crate) expected: bool,
     pub outcome: QueryOutcome,
-}
-
-/// The size of one LTS the script defined.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LtsSize {
-    pub file: String,
-    pub states: usize,
-    pub transitions: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -155,7 +148,7 @@ pub struct ScriptRun {
     /// The `verify` statements executed, in script order.
     pub verifies: Vec<VerifyRun>,
     /// Every LTS computed, in the order it was finished.
-    pub lts: Vec<LtsSize>,
+    pub(crate) lts: Vec<LtsSize>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -345,7 +338,7 @@ fn run_concurrently(
         if opts.write_aut {
             write(dir, &b.bcg, &lts.to_aut())?;
         }
-        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates, transitions: lts.trans.len() };
+        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
         Ok((verify_run(dir, v, &lts, expected, opts, evaluate)?, size))
     });
     let mut out = ScriptRun { verifies: vec![], lts: vec![] };
@@ -373,7 +366,11 @@ impl Execution<'_> {
     fn lts(&mut self, bcg: &str) -> Result<&Lts, LntcheckError> {
         if !self.done.contains_key(bcg) {
             let lts = self.compute(bcg).map_err(|e| e.prefixed(format!("{bcg}: ")))?;
-            self.sizes.push(LtsSize { file: bcg.to_string(), states: lts.nstates, transitions: lts.trans.len() });
+            self.sizes.push(LtsSize {
+                file: bcg.to_string(),
+                states: lts.nstates as u64,
+                transitions: lts.trans.len() as u64,
+            });
             if self.opts.write_aut {
                 write(self.dir, bcg, &lts.to_aut())?;
             }
@@ -454,7 +451,7 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
         .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", file.display())))?;
     let aut = mcl::read_aut(&text).map_err(|e| LntcheckError::Syntax(format!("{}: {e}", file.display())))?;
     // Renumbered so that the initial state is 0, as everywhere in this stage.
-    let n = aut.succ.len();
+    let n = aut.nstates;
     let init = aut.initial as usize;
     let id = |s: usize| -> u32 {
         if s == init {
@@ -466,7 +463,7 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
         }
     };
     let mut lts = Lts::new();
-    for (s, out) in aut.succ.iter().enumerate() {
+    for (s, out) in aut.adjacency().iter().enumerate() {
         for &(l, t) in out {
             lts.add(id(s), &aut.labels[l as usize], id(t as usize));
         }

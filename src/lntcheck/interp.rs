@@ -12,13 +12,13 @@ use std::rc::Rc;
 
 type R<T> = Result<T, Diag>;
 
-pub struct LeafDef {
-    pub proc: Rc<CProc>,
+pub(crate) struct LeafDef {
+    pub(crate) proc: Rc<CProc>,
     /// Local gate index to global gate id.
-    pub gmap: Vec<u32>,
-    pub args: Vec<Value>,
+    pub(crate) gmap: Vec<u32>,
+    pub(crate) args: Vec<Value>,
     /// Text of the instance, e.g. `Agent_Node [...] (0)`.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 #[derive(Clone, Debug)]
@@ -30,28 +30,28 @@ pub enum TNode {
 
 pub struct Net {
     pub gate_names: Vec<String>,
-    pub leaves: Vec<LeafDef>,
+    pub(crate) leaves: Vec<LeafDef>,
     pub tree: TNode,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeafState {
     pub node: u32,
-    pub env: Env,
+    pub(crate) env: Env,
 }
 
-pub type SysState = Vec<LeafState>;
+pub(crate) type SysState = Vec<LeafState>;
 
 /// One transition: its visible label, its label before hiding, its target.
 #[derive(Clone, Debug)]
-pub struct Trans {
-    pub label: String,
-    pub orig: String,
-    pub next: SysState,
+pub(crate) struct Trans {
+    pub(crate) label: String,
+    pub(crate) orig: String,
+    pub(crate) next: SysState,
     /// Each leaf taking part in it has this one transition as its only possible move (one
     /// ready communication, one way to take it): until it fires, no other transition
     /// involves these leaves, and it stays enabled (used to reduce interleavings).
-    pub sole: bool,
+    pub(crate) sole: bool,
 }
 
 fn is_structural(s: &Stmt) -> bool {
@@ -178,7 +178,7 @@ impl Builder<'_> {
     }
 }
 
-pub fn fmt_value(p: &Program, v: &Value) -> String {
+pub(crate) fn fmt_value(p: &Program, v: &Value) -> String {
     match v {
         Value::I(i) => i.to_string(),
         Value::B(b) => if *b { "TRUE" } else { "FALSE" }.into(),
@@ -209,7 +209,7 @@ pub fn build_net(p: &Program, root: &str) -> R<Net> {
 
 /// Builds the network of one process instance `proc [gates] (args)`, as a leaf of an SVL
 /// composition names it: the process's gates are bound to the gates named `gates`.
-pub fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Value>) -> R<Net> {
+pub(crate) fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Value>) -> R<Net> {
     let pi =
         *p.proc_ids.get(proc_name).ok_or_else(|| Diag::new(Pos::default(), format!("no process `{proc_name}`")))?;
     let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
@@ -226,7 +226,7 @@ pub fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Valu
 
 impl Net {
     /// The network made of leaf `k` alone (every gate visible).
-    pub fn single_leaf(&self, k: usize) -> Net {
+    pub(crate) fn single_leaf(&self, k: usize) -> Net {
         let l = &self.leaves[k];
         Net {
             gate_names: self.gate_names.clone(),
@@ -263,16 +263,16 @@ struct Open {
     parts: Vec<(usize, usize)>,
 }
 
-pub struct Explorer<'a> {
-    pub p: &'a Program,
-    pub net: &'a Net,
+pub(crate) struct Explorer<'a> {
+    pub(crate) p: &'a Program,
+    pub(crate) net: &'a Net,
     ev: Ev<'a>,
 }
 
 const STEP_LIMIT: u64 = 10_000_000;
 
 impl<'a> Explorer<'a> {
-    pub fn new(p: &'a Program, net: &'a Net) -> Explorer<'a> {
+    pub(crate) fn new(p: &'a Program, net: &'a Net) -> Explorer<'a> {
         Explorer { p, net, ev: Ev { p, depth: 0 } }
     }
 
@@ -461,7 +461,7 @@ impl<'a> Explorer<'a> {
         })
     }
 
-    pub fn initial(&mut self) -> R<SysState> {
+    pub(crate) fn initial(&mut self) -> R<SysState> {
         let mut st = vec![];
         for k in 0..self.net.leaves.len() {
             let l = &self.net.leaves[k];
@@ -476,13 +476,13 @@ impl<'a> Explorer<'a> {
     }
 
     /// Successors of a state: (label, target).
-    pub fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
+    pub(crate) fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
         Ok(self.successors_full(st)?.into_iter().map(|t| (t.label, t.next)).collect())
     }
 
     /// Successors of a state with, for each, the label before hiding (the gate the leaves
     /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
-    pub fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
+    pub(crate) fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
         let mut readies = vec![];
         for (k, l) in st.iter().enumerate() {
             readies.push(self.readies(k, l)?);

@@ -13,7 +13,7 @@ const STACK: usize = 64 << 20;
 /// Runs `work(state, i)` for every `i < n` on at most `threads` threads, each with the state
 /// `init()` made on that thread; the results in index order. A thread whose `init` fails
 /// gives that error for each job it takes.
-pub fn on_threads<S, T, E>(
+pub(crate) fn on_threads<S, T, E>(
     threads: usize,
     n: usize,
     init: impl Fn() -> Result<S, E> + Sync,

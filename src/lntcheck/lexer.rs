@@ -4,9 +4,9 @@ use std::fmt;
 
 /// A source position (1-based line and column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub struct Pos {
-    pub line: u32,
-    pub col: u32,
+pub(crate) struct Pos {
+    pub(crate) line: u32,
+    pub(crate) col: u32,
 }
 
 impl fmt::Display for Pos {
@@ -18,12 +18,12 @@ impl fmt::Display for Pos {
 /// A located message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diag {
-    pub pos: Pos,
+    pub(crate) pos: Pos,
     pub message: String,
 }
 
 impl Diag {
-    pub fn new(pos: Pos, message: impl Into<String>) -> Diag {
+    pub(crate) fn new(pos: Pos, message: impl Into<String>) -> Diag {
         Diag { pos, message: message.into() }
     }
 }
@@ -35,7 +35,7 @@ impl fmt::Display for Diag {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     Num(u64),
     /// A keyword (lower case).
@@ -68,7 +68,7 @@ const PUNCT: &[&str] = &[
     "!", "?", "<", ">", "+", "-", "*", "=", "|", ".",
 ];
 
-pub fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, Diag> {
+pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, Diag> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let (mut i, mut line, mut col) = (0usize, 1u32, 1u32);

@@ -1,33 +1,24 @@
 //! Explicit labelled transition systems: Aldebaran `.aut` output and the SVL-level operators
 //! used by the generated scripts (parallel composition of leaves, `hide all but`, `total prio`).
 
+pub use crate::mcl::Lts;
 use rustc_hash::FxHashMap;
-use std::fmt::Write;
-
-#[derive(Clone, Debug, Default)]
-pub struct Lts {
-    pub nstates: usize,
-    /// (source, label index, target); the initial state is 0.
-    pub trans: Vec<(u32, u32, u32)>,
-    pub labels: Vec<String>,
-    label_ids: FxHashMap<String, u32>,
-}
 
 /// States numbered in discovery order (0 = the initial state), for breadth-first generation.
-pub struct Numbering<K> {
+pub(crate) struct Numbering<K> {
     ids: FxHashMap<K, u32>,
-    pub states: Vec<K>,
+    pub(crate) states: Vec<K>,
 }
 
 impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
-    pub fn new(initial: K) -> Numbering<K> {
+    pub(crate) fn new(initial: K) -> Numbering<K> {
         let mut ids = FxHashMap::default();
         ids.insert(initial.clone(), 0);
         Numbering { ids, states: vec![initial] }
     }
 
     /// The number of `k`, and whether it was new.
-    pub fn number(&mut self, k: K) -> (u32, bool) {
+    pub(crate) fn number(&mut self, k: K) -> (u32, bool) {
         if let Some(&x) = self.ids.get(&k) {
             return (x, false);
         }
@@ -39,7 +30,7 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
 
     /// The bytes the next new state would allocate at once when the table or the state list is
     /// full and about to double (0 otherwise): admitted against the memory bound first.
-    pub fn growth_bytes(&self) -> u64 {
+    pub(crate) fn growth_bytes(&self) -> u64 {
         let mut b = 0;
         if self.ids.len() >= self.ids.capacity() {
             // hashbrown doubles its buckets (capacity is 7/8 of them), one control byte each.
@@ -51,12 +42,8 @@ impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
         b
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.states.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.states.is_empty()
     }
 }
 
@@ -66,68 +53,8 @@ pub fn prio_pattern(p: &str) -> Result<regex::Regex, super::LntcheckError> {
         .map_err(|e| super::LntcheckError::Syntax(format!("priority pattern \"{p}\": {e}")))
 }
 
+/// The SVL-level operators on the interpreter's LTSs, whose initial state is 0.
 impl Lts {
-    pub fn new() -> Lts {
-        Lts::default()
-    }
-
-    pub fn label_id(&mut self, l: &str) -> u32 {
-        if let Some(i) = self.label_ids.get(l) {
-            return *i;
-        }
-        let i = self.labels.len() as u32;
-        self.labels.push(l.to_string());
-        self.label_ids.insert(l.to_string(), i);
-        i
-    }
-
-    pub fn add(&mut self, s: u32, label: &str, t: u32) {
-        let l = self.label_id(label);
-        self.trans.push((s, l, t));
-    }
-
-    /// The bytes the next transition would allocate at once when the list is full (0
-    /// otherwise).
-    pub fn growth_bytes(&self) -> u64 {
-        if self.trans.len() < self.trans.capacity() {
-            return 0;
-        }
-        (self.trans.capacity().max(4) * 2 * std::mem::size_of::<(u32, u32, u32)>()) as u64
-    }
-
-    pub fn label(&self, i: u32) -> &str {
-        &self.labels[i as usize]
-    }
-
-    /// Gate of a label (`i` for the internal action).
-    pub fn gate(label: &str) -> &str {
-        label.split(' ').next().unwrap_or("")
-    }
-
-    /// Aldebaran format: `des (0, T, S)` then `(s, "label", t)` per transition.
-    pub fn to_aut(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "des (0, {}, {})", self.trans.len(), self.nstates.max(1));
-        for (s, l, t) in &self.trans {
-            let lab = self.label(*l);
-            if lab == "i" {
-                let _ = writeln!(out, "({s}, i, {t})");
-            } else {
-                let _ = writeln!(out, "({s}, \"{}\", {t})", lab.replace('"', "\\\""));
-            }
-        }
-        out
-    }
-
-    /// Successor lists (by source state).
-    pub fn adjacency(&self) -> Vec<Vec<(u32, u32)>> {
-        let mut adj = vec![vec![]; self.nstates];
-        for (s, l, t) in &self.trans {
-            adj[*s as usize].push((*l, *t));
-        }
-        adj
-    }
-
     /// The part reachable from state 0, renumbered in BFS order.
     pub fn reachable(&self) -> Lts {
         let adj = self.adjacency();
@@ -164,7 +91,7 @@ impl Lts {
         self.relabel(|l| if gates.contains(&Lts::gate(l)) { "i".to_string() } else { l.to_string() })
     }
 
-    pub fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
+    pub(crate) fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
         let mut out = Lts::new();
         out.nstates = self.nstates;
         for (s, l, t) in &self.trans {

@@ -18,9 +18,11 @@ pub(crate) mod sem;
 pub mod simulate;
 pub mod svl;
 pub mod unused;
+mod verify;
 
 pub use error::LntcheckError;
 pub use lexer::Diag;
+pub use verify::{VerifyError, verify};
 
 /// Parses an LNT module (any dialect, one spelling per construct) without compiling it: its
 /// syntax tree, for checks of the emitted text.
@@ -37,12 +39,16 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Di
 }
 
 pub mod check;
+/// Test oracle (feature `test-support`): the differential comparison with the native engine.
+#[cfg(feature = "test-support")]
 pub mod diff;
+/// Test oracle (feature `test-support`): the LNT labels of a LAbS path.
+#[cfg(feature = "test-support")]
 pub mod paths;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).
-pub fn agent_leaf(_p: &sem::Program, net: &interp::Net, id: u32) -> Option<usize> {
+pub(crate) fn agent_leaf(_p: &sem::Program, net: &interp::Net, id: u32) -> Option<usize> {
     net.leaves
         .iter()
         .position(|l| l.proc.name.starts_with("Agent_") && l.args.first() == Some(&sem::Value::I(id as i64)))

@@ -3,11 +3,11 @@
 use super::ast::*;
 use super::lexer::{Diag, Tok, lex};
 
-pub struct Parser {
+pub(crate) struct Parser {
     toks: Vec<(Tok, Pos)>,
     i: usize,
     /// The dialect fixed by the caller, if any.
-    pub dialect: Option<Dialect>,
+    pub(crate) dialect: Option<Dialect>,
     /// Per construct (`Spelling` order), the first spelling met: newer or not, where, what.
     fixed_by: [Option<(bool, Pos, &'static str)>; 3],
     /// Expressions being read, nested (bounded by `MAX_EXPR_DEPTH`).
@@ -36,7 +36,7 @@ type R<T> = Result<T, Diag>;
 
 /// Parses a module. `dialect`: `None` to accept any dialect, but one spelling per construct
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
-pub fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
+pub(crate) fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
     let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0, gates: vec![] };
     p.module()
@@ -679,7 +679,7 @@ impl Parser {
         Ok(out)
     }
 
-    pub fn expr(&mut self) -> R<Expr> {
+    pub(crate) fn expr(&mut self) -> R<Expr> {
         self.nested(|p| &mut p.depth, MAX_EXPR_DEPTH, "expression", Parser::expr_inner)
     }
 

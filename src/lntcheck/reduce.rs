@@ -35,7 +35,7 @@ pub enum Reduction {
 impl Reduction {
     /// The reduction an SVL script names (`branching`, `divbranching`, `divsharp`), with its
     /// `hold` gates.
-    pub fn from_svl(name: &str, hold: &[String]) -> Option<Reduction> {
+    pub(crate) fn from_svl(name: &str, hold: &[String]) -> Option<Reduction> {
         match name {
             "branching" => Some(Reduction::Branching),
             "divbranching" => Some(Reduction::DivBranching),

@@ -19,15 +19,15 @@ pub enum Ty {
 }
 
 #[derive(Clone, Debug)]
-pub enum TyKind {
+pub(crate) enum TyKind {
     Array { len: usize, elem: Ty },
     Enum { first: u32, n: u32 },
 }
 
 #[derive(Clone, Debug)]
-pub struct TyInfo {
-    pub name: String,
-    pub kind: TyKind,
+pub(crate) struct TyInfo {
+    pub(crate) name: String,
+    pub(crate) kind: TyKind,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,7 +40,7 @@ pub enum Value {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pre {
+pub(crate) enum Pre {
     NatToInt,
     IntToNat,
     /// A whole-array constructor `T (v)` (length).
@@ -48,7 +48,7 @@ pub enum Pre {
 }
 
 #[derive(Clone, Debug)]
-pub enum CE {
+pub(crate) enum CE {
     Const(Value),
     Var(u32, Pos),
     Call(u32, Vec<CE>, Pos),
@@ -60,13 +60,13 @@ pub enum CE {
 }
 
 #[derive(Clone, Debug)]
-pub enum CArg {
+pub(crate) enum CArg {
     In(CE),
     Ref(u32),
 }
 
 #[derive(Clone, Debug)]
-pub enum FS {
+pub(crate) enum FS {
     Seq(Vec<FS>),
     Assign(u32, Option<CE>, CE, Pos),
     If(Vec<(CE, FS)>, Option<Box<FS>>),
@@ -79,18 +79,17 @@ pub enum FS {
 
 #[derive(Clone, Debug)]
 pub struct CFunc {
-    pub name: String,
-    pub modes: Vec<Mode>,
-    pub nslots: usize,
-    pub body: FS,
-    pub pos: Pos,
+    pub(crate) name: String,
+    pub(crate) modes: Vec<Mode>,
+    pub(crate) nslots: usize,
+    pub(crate) body: FS,
 }
 
 /// The values of an input that a `where` clause allows, as far as its comparisons of the input
 /// with other expressions say: a union of intervals once evaluated (`Ev::input_set`), so that a
 /// set spread out (`x == 1 or x == 2147483646`) is enumerated value by value, not as its hull.
 #[derive(Clone, Debug)]
-pub enum DomExpr {
+pub(crate) enum DomExpr {
     /// `x >= e`
     AtLeast(CE),
     /// `x <= e`
@@ -106,18 +105,18 @@ pub enum DomExpr {
 }
 
 /// What a `where` clause says of an input's values (`None`: nothing).
-pub type Bounds = Option<DomExpr>;
+pub(crate) type Bounds = Option<DomExpr>;
 
 #[derive(Clone, Debug)]
-pub enum COffer {
+pub(crate) enum COffer {
     Send(CE),
     Recv { slot: u32, ty: Ty, bounds: Bounds, name: String, pos: Pos },
 }
 
-pub const TAU: u32 = u32::MAX;
+pub(crate) const TAU: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
-pub enum Node {
+pub(crate) enum Node {
     Assign {
         slot: u32,
         idx: Option<CE>,
@@ -152,7 +151,6 @@ pub enum Node {
         offers: Vec<COffer>,
         pred: Option<CE>,
         next: u32,
-        pos: Pos,
     },
     Reset {
         slots: Vec<u32>,
@@ -165,36 +163,36 @@ pub enum Node {
 
 #[derive(Clone, Debug)]
 pub struct CProc {
-    pub name: String,
+    pub(crate) name: String,
     pub gates: Vec<String>,
-    pub nslots: usize,
-    pub slot_names: Vec<String>,
+    pub(crate) nslots: usize,
+    pub(crate) slot_names: Vec<String>,
     pub slot_types: Vec<Ty>,
-    pub nodes: Vec<Node>,
-    pub entry: u32,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) entry: u32,
     /// `live[n][s]`: slot `s` may be read after node `n` is reached.
-    pub live: Vec<Vec<bool>>,
+    pub(crate) live: Vec<Vec<bool>>,
 }
 
 pub struct Program {
-    pub module: Module,
-    pub types: Vec<TyInfo>,
-    pub ctors: Vec<String>,
-    pub type_ids: HashMap<String, Ty>,
-    pub ctor_ids: HashMap<String, (u32, Ty)>,
-    pub funcs: Vec<CFunc>,
-    pub func_ids: HashMap<String, u32>,
-    pub proc_ids: HashMap<String, usize>,
+    pub(crate) module: Module,
+    pub(crate) types: Vec<TyInfo>,
+    pub(crate) ctors: Vec<String>,
+    pub(crate) type_ids: HashMap<String, Ty>,
+    pub(crate) ctor_ids: HashMap<String, (u32, Ty)>,
+    pub(crate) funcs: Vec<CFunc>,
+    pub(crate) func_ids: HashMap<String, u32>,
+    pub(crate) proc_ids: HashMap<String, usize>,
     /// Sequential processes, compiled on demand.
     pub cprocs: HashMap<usize, Rc<CProc>>,
 }
 
-pub fn ty_of(p: &Program, name: &str, pos: Pos) -> R<Ty> {
+pub(crate) fn ty_of(p: &Program, name: &str, pos: Pos) -> R<Ty> {
     p.type_ids.get(name).copied().ok_or_else(|| Diag::new(pos, format!("undeclared type `{name}`")))
 }
 
 impl Program {
-    pub fn ty_name(&self, t: Ty) -> String {
+    pub(crate) fn ty_name(&self, t: Ty) -> String {
         match t {
             Ty::Nat => "Nat".into(),
             Ty::Int => "Int".into(),
@@ -203,7 +201,7 @@ impl Program {
         }
     }
 
-    pub fn build(module: Module) -> R<Program> {
+    pub(crate) fn build(module: Module) -> R<Program> {
         let mut p = Program {
             module,
             types: vec![],
@@ -279,14 +277,14 @@ impl Program {
 
 /// A lexical scope: names to slots (and their types).
 #[derive(Default, Clone)]
-pub struct Scope {
-    pub frames: Vec<HashMap<String, u32>>,
-    pub names: Vec<String>,
-    pub types: Vec<Ty>,
+pub(crate) struct Scope {
+    pub(crate) frames: Vec<HashMap<String, u32>>,
+    pub(crate) names: Vec<String>,
+    pub(crate) types: Vec<Ty>,
 }
 
 impl Scope {
-    pub fn declare(&mut self, name: &str, t: Ty) -> u32 {
+    pub(crate) fn declare(&mut self, name: &str, t: Ty) -> u32 {
         let s = self.names.len() as u32;
         self.names.push(name.to_string());
         self.types.push(t);
@@ -296,12 +294,12 @@ impl Scope {
         self.frames.last_mut().map(|f| f.insert(name.to_string(), s));
         s
     }
-    pub fn lookup(&self, name: &str) -> Option<u32> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<u32> {
         self.frames.iter().rev().find_map(|f| f.get(name).copied())
     }
 }
 
-pub fn compile_expr(p: &Program, sc: &Scope, e: &Expr) -> R<CE> {
+pub(crate) fn compile_expr(p: &Program, sc: &Scope, e: &Expr) -> R<CE> {
     Ok(match &e.k {
         ExprK::Num(n) => Value::I(*n as i64).into_ce(),
         ExprK::Name(n) => {
@@ -389,13 +387,7 @@ fn compile_func(p: &Program, f: &Func) -> R<CFunc> {
         sc.declare(&prm.name, t);
     }
     let body = fstmt(p, &mut sc, &f.body)?;
-    Ok(CFunc {
-        name: f.name.clone(),
-        modes: f.params.iter().map(|x| x.mode).collect(),
-        nslots: sc.names.len(),
-        body,
-        pos: f.pos,
-    })
+    Ok(CFunc { name: f.name.clone(), modes: f.params.iter().map(|x| x.mode).collect(), nslots: sc.names.len(), body })
 }
 
 fn fstmt(p: &Program, sc: &mut Scope, s: &Stmt) -> R<FS> {
@@ -709,7 +701,7 @@ impl PB<'_> {
                     Some(w) => Some(compile_expr(p, &self.sc, w)?),
                     None => None,
                 };
-                self.push(Node::Comm { gate, offers: co, pred, next, pos: s.pos })
+                self.push(Node::Comm { gate, offers: co, pred, next })
             }
             StmtK::Return(_) => return Err(Diag::new(s.pos, "`return` in a process")),
             StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..) => {
@@ -847,7 +839,7 @@ fn liveness(nodes: &[Node], nslots: usize) -> Vec<Vec<bool>> {
     live
 }
 
-pub fn compile_proc(p: &Program, pi: usize) -> R<CProc> {
+pub(crate) fn compile_proc(p: &Program, pi: usize) -> R<CProc> {
     let pr = &p.module.procs[pi];
     let mut b = PB { p, sc: Scope::default(), nodes: vec![], gates: pr.gates.iter().map(|g| g.0.clone()).collect() };
     b.sc.frames.push(HashMap::new());

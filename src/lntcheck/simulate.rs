@@ -34,17 +34,17 @@ fn encoding(m: String) -> LntcheckError {
 
 /// What the hidden labels of one LAbS step say about its event.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Skeleton {
+pub(crate) struct Skeleton {
     /// `Some(a)` for an agent step of `a` (`TICK !a`).
-    pub agent: Option<usize>,
+    pub(crate) agent: Option<usize>,
     /// Tuples written (`REFRESH !k !a`), sorted.
-    pub written: Vec<usize>,
+    pub(crate) written: Vec<usize>,
     /// `Some((sender, tuple, confirm))` for a message step.
-    pub message: Option<(usize, usize, bool)>,
+    pub(crate) message: Option<(usize, usize, bool)>,
     /// Receivers that copied (`REQ … !GREATER`), sorted.
-    pub copied: Vec<usize>,
+    pub(crate) copied: Vec<usize>,
     /// Confirmation receivers with a newer value (`REQ … !LESS` after `QRY_k`), sorted.
-    pub refreshed: Vec<usize>,
+    pub(crate) refreshed: Vec<usize>,
 }
 
 fn nums(label: &str) -> Vec<&str> {
@@ -167,10 +167,10 @@ fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
 }
 
 /// A LAbS step of the program: its skeleton and the real state it reaches.
-pub type SkeletonStep = (Skeleton, SysState);
+pub(crate) type SkeletonStep = (Skeleton, SysState);
 
 /// The interpreter as a `Walk` of LAbS states.
-pub struct LntWalk<'a> {
+pub(crate) struct LntWalk<'a> {
     model: &'a Model,
     stepper: Stepper<'a>,
     ex: Explorer<'a>,
@@ -182,11 +182,17 @@ pub struct LntWalk<'a> {
     /// The current real state.
     cur: Option<SysState>,
     /// Most intermediate states explored for one LAbS step so far (statistics).
-    pub widest_step: usize,
+    pub(crate) widest_step: usize,
 }
 
 impl<'a> LntWalk<'a> {
-    pub fn new(model: &'a Model, behs: &'a [Behaviour], fair: bool, prog: &'a Program, net: &'a Net) -> LntWalk<'a> {
+    pub(crate) fn new(
+        model: &'a Model,
+        behs: &'a [Behaviour],
+        fair: bool,
+        prog: &'a Program,
+        net: &'a Net,
+    ) -> LntWalk<'a> {
         let stepper = Stepper::new(model, behs, fair);
         let places = Places::new(net, stepper.lay.n_agents, stepper.lay.n_tuples);
         let undef = super::backend::undef_value(prog);
@@ -206,7 +212,7 @@ impl<'a> LntWalk<'a> {
     /// Every distinct LAbS step from `from`: (skeleton, real state reached by `DONE`), in a
     /// reproducible order (depth first, transitions in the interpreter's order); and the first
     /// `ERR` label met (a run-time error of the model, reported by the program).
-    pub fn labs_steps(&mut self, from: &SysState) -> Result<(Vec<SkeletonStep>, Option<String>), LntcheckError> {
+    pub(crate) fn labs_steps(&mut self, from: &SysState) -> Result<(Vec<SkeletonStep>, Option<String>), LntcheckError> {
         let mut out: Vec<SkeletonStep> = vec![];
         let mut error = None;
         // Intermediate states are remembered by a 128-bit fingerprint, not kept whole: an
@@ -323,7 +329,7 @@ impl<'a> LntWalk<'a> {
     }
 
     /// The LAbS state (native layout) of a real state, from the processes' variables.
-    pub fn labs_state(&self, st: &SysState) -> Result<Vec<i32>, LntcheckError> {
+    pub(crate) fn labs_state(&self, st: &SysState) -> Result<Vec<i32>, LntcheckError> {
         let model = self.model;
         let lay: &Layout = &self.stepper.lay;
         let arr = |leaf: usize, slot: Option<usize>, what: &str| -> Result<Vec<Value>, LntcheckError> {

@@ -5,20 +5,20 @@
 use crate::syntax::span::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Sign {
+pub(crate) enum Sign {
     Mu,
     Nu,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Type {
+pub(crate) enum Type {
     Bool,
     Nat,
     Int,
 }
 
 impl Type {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Type::Bool => "Bool",
             Type::Nat => "Nat",
@@ -28,7 +28,7 @@ impl Type {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     And,
     Or,
     Implies,
@@ -48,7 +48,7 @@ pub enum BinOp {
 }
 
 impl BinOp {
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             BinOp::And => "and",
             BinOp::Or => "or",
@@ -71,27 +71,27 @@ impl BinOp {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Name {
-    pub text: String,
-    pub span: Span,
+pub(crate) struct Name {
+    pub(crate) text: String,
+    pub(crate) span: Span,
 }
 
 /// `name : Type := init` of a fixpoint.
 #[derive(Clone, Debug)]
-pub struct Param {
-    pub name: Name,
-    pub ty: Type,
-    pub init: Expr,
+pub(crate) struct Param {
+    pub(crate) name: Name,
+    pub(crate) ty: Type,
+    pub(crate) init: Expr,
 }
 
 #[derive(Clone, Debug)]
-pub struct Expr {
-    pub kind: ExprKind,
-    pub span: Span,
+pub(crate) struct Expr {
+    pub(crate) kind: ExprKind,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
-pub enum ExprKind {
+pub(crate) enum ExprKind {
     Bool(bool),
     Num(u64),
     /// A data variable or a fixpoint variable without arguments.
@@ -115,13 +115,13 @@ pub enum ExprKind {
 
 /// A regular formula (over action formulas), or an action formula.
 #[derive(Clone, Debug)]
-pub struct Reg {
-    pub kind: RegKind,
-    pub span: Span,
+pub(crate) struct Reg {
+    pub(crate) kind: RegKind,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
-pub enum RegKind {
+pub(crate) enum RegKind {
     // Action formulas.
     True,
     False,
@@ -142,16 +142,16 @@ pub enum RegKind {
 
 /// `{ G O1 ... On [...] [where c] }`.
 #[derive(Clone, Debug)]
-pub struct Pattern {
-    pub gate: Name,
-    pub offers: Vec<Offer>,
+pub(crate) struct Pattern {
+    pub(crate) gate: Name,
+    pub(crate) offers: Vec<Offer>,
     /// A trailing `...`: any number of further offers.
-    pub more: bool,
-    pub guard: Option<Expr>,
+    pub(crate) more: bool,
+    pub(crate) guard: Option<Expr>,
 }
 
 #[derive(Clone, Debug)]
-pub enum Offer {
+pub(crate) enum Offer {
     /// `!e`
     Emit(Expr),
     /// `?x:T`

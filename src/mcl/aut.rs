@@ -1,41 +1,14 @@
 //! The Aldebaran (`.aut`) reader: `des (initial, transitions, states)` then one
 //! `(from, "label", to)` per line. Linear time, checked header, no recursion.
 
-use std::collections::HashMap;
-
-/// An explicit LTS as the evaluator sees it: states `0..succ.len()`, the initial state,
-/// labels by index, and the outgoing edges of each state as (label index, target).
-#[derive(Clone, Copy, Debug)]
-pub struct LtsView<'a> {
-    pub initial: u32,
-    pub labels: &'a [String],
-    pub succ: &'a [Vec<(u32, u32)>],
-}
-
-/// An owned LTS (see `LtsView`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Lts {
-    pub initial: u32,
-    pub labels: Vec<String>,
-    pub succ: Vec<Vec<(u32, u32)>>,
-}
-
-impl Lts {
-    pub fn view(&self) -> LtsView<'_> {
-        LtsView { initial: self.initial, labels: &self.labels, succ: &self.succ }
-    }
-
-    pub fn transition_count(&self) -> usize {
-        self.succ.iter().map(Vec::len).sum()
-    }
-}
+use super::lts::Lts;
 
 /// A malformed `.aut` file: the 1-based line and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
 pub struct AutError {
     pub line: usize,
-    pub message: String,
+    pub(crate) message: String,
 }
 
 fn err(line: usize, message: impl Into<String>) -> AutError {
@@ -82,9 +55,9 @@ pub fn read_aut(text: &str) -> Result<Lts, AutError> {
             ),
         ));
     }
-    let mut succ: Vec<Vec<(u32, u32)>> = vec![Vec::new(); n_states as usize];
-    let mut labels: Vec<String> = Vec::new();
-    let mut index: HashMap<String, u32> = HashMap::new();
+    let mut lts = Lts::new();
+    lts.initial = initial as u32;
+    lts.nstates = n_states as usize;
     let mut count: u64 = 0;
     for (n, line) in lines {
         let (from, label, to) = transition(line)
@@ -98,21 +71,12 @@ pub fn read_aut(text: &str) -> Result<Lts, AutError> {
         if count > n_trans {
             return Err(err(n, format!("more transitions than the {n_trans} the header declares")));
         }
-        let id = match index.get(label) {
-            Some(&id) => id,
-            None => {
-                let id = labels.len() as u32;
-                labels.push(label.to_string());
-                index.insert(label.to_string(), id);
-                id
-            }
-        };
-        succ[from as usize].push((id, to as u32));
+        lts.add(from as u32, label, to as u32);
     }
     if count != n_trans {
         return Err(err(hline, format!("the header declares {n_trans} transitions, the file has {count}")));
     }
-    Ok(Lts { initial: initial as u32, labels, succ })
+    Ok(lts)
 }
 
 fn excerpt(line: &str) -> String {
@@ -152,7 +116,7 @@ mod tests {
         let lts = read_aut("des (1, 3, 3)\n(1, \"A !1, 2\", 0)\n(0, i, 2)\n(1, \"A !1, 2\", 2)\n").unwrap();
         assert_eq!(lts.initial, 1);
         assert_eq!(lts.labels, ["A !1, 2", "i"]);
-        assert_eq!(lts.succ, vec![vec![(1, 2)], vec![(0, 0), (0, 2)], vec![]]);
+        assert_eq!(lts.adjacency(), vec![vec![(1, 2)], vec![(0, 0), (0, 2)], vec![]]);
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! depends on the size of the LTS: only on the nesting of the formula.
 
 use super::ast::{BinOp, Sign, Type};
-use super::aut::LtsView;
 use super::diag::Diagnostic;
+use super::lts::LtsView;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
 use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;

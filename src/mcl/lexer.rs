@@ -6,7 +6,7 @@ use super::MclError;
 use crate::syntax::span::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub(crate) enum Tok {
     Ident(String),
     Num(u64),
     Str(String),
@@ -18,9 +18,9 @@ pub enum Tok {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub tok: Tok,
-    pub span: Span,
+pub(crate) struct Token {
+    pub(crate) tok: Tok,
+    pub(crate) span: Span,
 }
 
 /// Longest first, so that `...` wins over `.` and `<=` over `<`.
@@ -30,7 +30,7 @@ const SYMBOLS: &[&str] = &[
 ];
 
 /// The tokens of `text`, ending with `Eof`.
-pub fn lex(text: &str) -> Result<Vec<Token>, MclError> {
+pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;

@@ -11,12 +11,14 @@ mod diag;
 mod eval;
 mod explain;
 mod lexer;
+mod lts;
 mod parser;
 mod typing;
 
-pub use aut::{AutError, Lts, LtsView, read_aut, read_aut_bytes};
+pub use aut::{AutError, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
 pub use eval::{EvalError, Evaluation, evaluate};
+pub use lts::{Lts, LtsView};
 pub use typing::Query;
 
 use crate::syntax::span::{SourceFile, Span};
@@ -24,28 +26,28 @@ use crate::syntax::span::{SourceFile, Span};
 /// A located error in a query (lexing, parsing, typing or an unsupported construct).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MclError {
-    pub message: String,
+    pub(crate) message: String,
     pub span: Span,
 }
 
 impl MclError {
-    pub fn new(span: Span, message: impl Into<String>) -> MclError {
+    pub(crate) fn new(span: Span, message: impl Into<String>) -> MclError {
         MclError { message: message.into(), span }
     }
 
     /// The error as a LAbS-style diagnostic (`error: ...`, `--> file:line:col`, caret).
-    pub fn to_diagnostic(&self) -> crate::diagnostics::Diagnostic {
+    pub(crate) fn to_diagnostic(&self) -> crate::diagnostics::Diagnostic {
         crate::diagnostics::Diagnostic::error(self.span, self.message.clone())
     }
 
     /// 1-based (line, column) of the error in `text`.
-    pub fn line_col(&self, text: &str) -> (usize, usize) {
+    pub(crate) fn line_col(&self, text: &str) -> (usize, usize) {
         SourceFile::new("", text).line_col(self.span.start)
     }
 }
 
 /// Renders errors of the query read from `name` as the LAbS diagnostics are rendered.
-pub fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
+pub(crate) fn render_errors(name: &str, text: &str, errors: &[MclError]) -> String {
     let file = SourceFile::new(name, text);
     let diagnostics: Vec<_> = errors.iter().map(MclError::to_diagnostic).collect();
     crate::diagnostics::render_capped(&diagnostics, &file).concat()

@@ -8,7 +8,7 @@ use super::lexer::{Tok, Token};
 use crate::syntax::span::Span;
 
 /// Deeper nesting (parentheses, modalities, fixpoints, prefix operators) is refused.
-pub const MAX_NESTING: usize = 200;
+pub(crate) const MAX_NESTING: usize = 200;
 
 /// Words that cannot name a variable. MCL's keywords, plus the operators spelt as words.
 const RESERVED: &[&str] = &[
@@ -78,7 +78,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("exit", "`exit`"),
 ];
 
-pub fn parse(tokens: &[Token]) -> Result<Expr, Vec<MclError>> {
+pub(crate) fn parse(tokens: &[Token]) -> Result<Expr, Vec<MclError>> {
     let mut p = Parser { toks: tokens, pos: 0, depth: 0 };
     let e = p.formula().map_err(|e| vec![e])?;
     if !matches!(p.peek(), Tok::Eof) {

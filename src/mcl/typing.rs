@@ -55,14 +55,14 @@ pub(crate) enum Node {
 
 #[derive(Clone, Debug)]
 pub(crate) struct Fix {
-    pub name: String,
-    pub span: Span,
+    pub(crate) name: String,
+    pub(crate) span: Span,
     /// After dualisation under negation.
-    pub sign: Sign,
-    pub outer: u32,
-    pub params: Vec<Type>,
-    pub body: NodeId,
-    pub block: u32,
+    pub(crate) sign: Sign,
+    pub(crate) outer: u32,
+    pub(crate) params: Vec<Type>,
+    pub(crate) body: NodeId,
+    pub(crate) block: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -101,12 +101,7 @@ pub struct Query {
     pub(crate) root: NodeId,
 }
 
-impl Query {
-    /// The number of fixed points (after translating regular formulas).
-    pub fn fixpoint_count(&self) -> usize {
-        self.fixes.len()
-    }
-}
+impl Query {}
 
 pub(crate) fn check(formula: Expr) -> Result<Query, Vec<MclError>> {
     let mut c =

@@ -77,7 +77,7 @@ pub struct QPred {
 
 impl Expr {
     /// Calls `f` on every sub-expression (pre-order), descending into Boolean parts too.
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+    pub(crate) fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
             Expr::Const(_) | Expr::QVar(_) => {}
@@ -177,7 +177,7 @@ impl Expr {
 
 impl AgentRef {
     /// A copy rewritten by `r` (see `Expr::map`).
-    pub fn map(&self, r: &mut dyn Rewrite) -> AgentRef {
+    pub(crate) fn map(&self, r: &mut dyn Rewrite) -> AgentRef {
         if let Some(o) = r.owner(self) {
             return o;
         }
@@ -196,7 +196,7 @@ impl AgentRef {
 
 impl BExpr {
     /// Calls `f` on every arithmetic sub-expression (pre-order).
-    pub fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
+    pub(crate) fn walk_exprs(&self, f: &mut dyn FnMut(&Expr)) {
         match self {
             BExpr::Const(_) => {}
             BExpr::Not(b) => b.walk_exprs(f),
@@ -212,7 +212,7 @@ impl BExpr {
     }
 
     /// A copy with every arithmetic sub-expression rewritten by `r` (see `Expr::map`).
-    pub fn map(&self, r: &mut dyn Rewrite) -> BExpr {
+    pub(crate) fn map(&self, r: &mut dyn Rewrite) -> BExpr {
         match self {
             BExpr::Const(_) => self.clone(),
             BExpr::Not(b) => BExpr::Not(Box::new(b.map(r))),

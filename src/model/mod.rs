@@ -14,7 +14,7 @@ mod resolve;
 pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};
 pub use resolve::{ResolveError, resolve};
 
-use crate::syntax::ast::{GuardKind, QuantKind};
+use crate::syntax::ast::GuardKind;
 use crate::syntax::span::Span;
 use std::collections::BTreeMap;
 
@@ -30,7 +30,7 @@ pub enum Store {
 
 /// A resolved initialiser; its expressions may use `AgentRef::Own` ids (`id`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Init {
+pub(crate) enum Init {
     Undef,
     Choice(Vec<Expr>),
     /// `a..b`: `a, …, b-1`.
@@ -43,26 +43,26 @@ pub struct Variable {
     pub name: String,
     pub store: Store,
     /// Array dimensions (empty for scalars).
-    pub dims: Vec<usize>,
+    pub(crate) dims: Vec<usize>,
     /// Product of `dims` (1 for scalars).
-    pub len: usize,
+    pub(crate) len: usize,
     /// First slot in its store: the environment, the attribute array of every agent, or the
     /// stigmergic array of every agent (row-major for arrays).
     pub offset: usize,
     /// The initialiser, per declaring agent type for attributes (`None` key: environment and
     /// stigmergic variables, which have one declaration).
-    pub inits: Vec<(Option<TypeId>, Init)>,
+    pub(crate) inits: Vec<(Option<TypeId>, Init)>,
     /// Whether it was declared `undef`.
     pub span: Span,
 }
 
 impl Variable {
-    pub fn init_for(&self, ty: Option<TypeId>) -> Option<&Init> {
+    pub(crate) fn init_for(&self, ty: Option<TypeId>) -> Option<&Init> {
         self.inits.iter().find(|(t, _)| t.is_none() || *t == ty).map(|(_, i)| i)
     }
 
     /// `name[i]` / `name[i,j]` for element `k` of the variable, `name` for scalars.
-    pub fn element_name(&self, k: usize) -> String {
+    pub(crate) fn element_name(&self, k: usize) -> String {
         if self.dims.is_empty() {
             return self.name.clone();
         }
@@ -91,7 +91,7 @@ pub struct Stigmergy {
     /// `link(c1 = sender, c2 = receiver)`.
     pub link: BExpr,
     pub tuples: Vec<TupleId>,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -101,13 +101,13 @@ pub struct AgentType {
     pub first_id: usize,
     pub count: usize,
     /// Attributes declared by this type.
-    pub attrs: Vec<VarId>,
+    pub(crate) attrs: Vec<VarId>,
     /// Stigmergies this type holds (listed, plus those it uses without listing: D7).
-    pub stigmergies: Vec<StigId>,
+    pub(crate) stigmergies: Vec<StigId>,
     /// Process definitions visible to this type (its own, then the global ones), resolved in
     /// its context; the entry point is `Behavior`.
-    pub processes: BTreeMap<String, ProcDef>,
-    pub span: Span,
+    pub(crate) processes: BTreeMap<String, ProcDef>,
+    pub(crate) span: Span,
 }
 
 impl AgentType {
@@ -120,7 +120,7 @@ impl AgentType {
 pub struct ProcDef {
     pub name: String,
     pub body: Proc,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 /// A resolved process term.
@@ -144,12 +144,12 @@ pub enum Proc {
 /// One atomic step of an agent.
 #[derive(Clone, Debug)]
 pub struct Action {
-    pub kind: ActionKind,
+    pub(crate) kind: ActionKind,
     pub span: Span,
 }
 
 #[derive(Clone, Debug)]
-pub enum ActionKind {
+pub(crate) enum ActionKind {
     /// Simultaneous assignment: all right-hand sides and indices in the pre-state.
     Assign(Assign),
     /// A block: statements in sequence, one atomic step; `locals` slots of temporaries.
@@ -157,20 +157,20 @@ pub enum ActionKind {
 }
 
 #[derive(Clone, Debug)]
-pub struct Assign {
-    pub targets: Vec<Target>,
-    pub values: Vec<Expr>,
+pub(crate) struct Assign {
+    pub(crate) targets: Vec<Target>,
+    pub(crate) values: Vec<Expr>,
 }
 
 /// An assigned variable element (own copy; the store comes from the variable).
 #[derive(Clone, Debug)]
-pub struct Target {
-    pub var: VarId,
-    pub indices: Vec<Expr>,
+pub(crate) struct Target {
+    pub(crate) var: VarId,
+    pub(crate) indices: Vec<Expr>,
 }
 
 #[derive(Clone, Debug)]
-pub enum Stmt {
+pub(crate) enum Stmt {
     Assign(Assign),
     /// `x, y := e1, e2`: simultaneous assignment of local slots.
     Local {
@@ -199,10 +199,10 @@ pub enum Stmt {
 }
 
 #[derive(Clone, Debug)]
-pub struct LocalTarget {
-    pub slot: usize,
-    pub len: usize,
-    pub index: Option<Expr>,
+pub(crate) struct LocalTarget {
+    pub(crate) slot: usize,
+    pub(crate) len: usize,
+    pub(crate) index: Option<Expr>,
 }
 
 #[derive(Clone, Debug)]
@@ -276,7 +276,7 @@ pub struct Assumption {
 #[derive(Clone, Debug)]
 pub struct Model {
     /// Extern values actually given (with their leading underscore).
-    pub externs: BTreeMap<String, i64>,
+    pub(crate) externs: BTreeMap<String, i64>,
     /// Sorted by name (D1).
     pub agent_types: Vec<AgentType>,
     pub vars: Vec<Variable>,
@@ -284,7 +284,7 @@ pub struct Model {
     pub stigmergies: Vec<Stigmergy>,
     /// Slots of the environment, of each agent's attribute array and stigmergic array.
     pub env_len: usize,
-    pub attr_len: usize,
+    pub(crate) attr_len: usize,
     pub stig_len: usize,
     pub assumptions: Vec<Assumption>,
     pub properties: Vec<Property>,
@@ -305,24 +305,17 @@ impl Model {
     }
 
     /// Whether agents of type `ty` hold stigmergy `s` (D7).
-    pub fn holds(&self, ty: TypeId, s: StigId) -> bool {
+    pub(crate) fn holds(&self, ty: TypeId, s: StigId) -> bool {
         self.agent_types[ty].stigmergies.contains(&s)
     }
 
     /// Whether agents of type `ty` have variable `var`: every type has the environment, a
     /// type its own attributes and the variables of the stigmergies it holds.
-    pub fn type_has_var(&self, ty: TypeId, var: VarId) -> bool {
+    pub(crate) fn type_has_var(&self, ty: TypeId, var: VarId) -> bool {
         match self.vars[var].store {
             Store::Env => true,
             Store::Attr => self.agent_types[ty].attrs.contains(&var),
             Store::Stig { stigmergy, .. } => self.holds(ty, stigmergy),
-        }
-    }
-
-    pub fn quant_kind_name(k: QuantKind) -> &'static str {
-        match k {
-            QuantKind::Forall => "forall",
-            QuantKind::Exists => "exists",
         }
     }
 }

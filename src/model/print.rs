@@ -4,7 +4,7 @@ use super::expr::{AgentRef, BExpr, Expr};
 use super::{Init, Model};
 use crate::syntax::ast::MinMax;
 
-pub fn expr(m: &Model, e: &Expr) -> String {
+pub(crate) fn expr(m: &Model, e: &Expr) -> String {
     match e {
         Expr::Const(v) => v.to_string(),
         Expr::AgentId(o) => match o {
@@ -52,7 +52,7 @@ fn owner(m: &Model, o: &AgentRef) -> String {
     }
 }
 
-pub fn bexpr(m: &Model, b: &BExpr) -> String {
+pub(crate) fn bexpr(m: &Model, b: &BExpr) -> String {
     match b {
         BExpr::Const(v) => v.to_string(),
         BExpr::Not(x) => format!("!({})", bexpr(m, x)),
@@ -69,7 +69,7 @@ fn batom(m: &Model, b: &BExpr, in_and: bool) -> String {
     }
 }
 
-pub fn init(m: &Model, i: &Init) -> String {
+pub(crate) fn init(m: &Model, i: &Init) -> String {
     match i {
         Init::Undef => "undef".into(),
         Init::Single(e) => expr(m, e),

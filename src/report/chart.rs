@@ -78,7 +78,7 @@ fn initial_lines(v: &TraceView) -> Vec<Vec<String>> {
 }
 
 /// The legend of one chart: a key for each kind of mark the chart and its table use.
-pub fn legend(v: &TraceView) -> String {
+pub(crate) fn legend(v: &TraceView) -> String {
     let agent_steps = || {
         v.steps.iter().filter_map(|s| match s {
             StepView::Agent { assignments, .. } => Some(assignments),
@@ -116,7 +116,7 @@ pub fn legend(v: &TraceView) -> String {
 }
 
 /// A violation of a lasso, marked at its last state: the loop is what violates.
-pub fn violated_by_loop(v: &TraceView, m: &crate::trace::Mark) -> bool {
+pub(crate) fn violated_by_loop(v: &TraceView, m: &crate::trace::Mark) -> bool {
     v.loop_start.is_some() && m.status == "violated" && m.at == v.steps.len()
 }
 

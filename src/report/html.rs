@@ -3,7 +3,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Escapes text for HTML and SVG content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -19,7 +19,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// `2026-11-27 13:56 UTC` for a point in time (the civil calendar from days since 1970).
-pub fn utc_text(t: SystemTime) -> String {
+pub(crate) fn utc_text(t: SystemTime) -> String {
     let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Howard Hinnant's days-to-civil algorithm.

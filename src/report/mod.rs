@@ -34,26 +34,26 @@ pub struct Meta {
 }
 
 /// One chart and its table, with a title and lines that say what it shows.
-pub struct Section {
-    pub title: String,
-    pub notes: Vec<String>,
-    pub view: TraceView,
+pub(crate) struct Section {
+    pub(crate) title: String,
+    pub(crate) notes: Vec<String>,
+    pub(crate) view: TraceView,
 }
 
 /// One property's line of the verdicts' table.
-pub struct VerdictRow {
-    pub property: String,
-    pub modality: String,
-    pub verdict: String,
+pub(crate) struct VerdictRow {
+    pub(crate) property: String,
+    pub(crate) modality: String,
+    pub(crate) verdict: String,
     /// The counterexample's length as shown, and the index of its section.
-    pub trace: Option<(String, usize)>,
+    pub(crate) trace: Option<(String, usize)>,
 }
 
 /// The verdicts' table and the statistics, when verifying.
-pub struct Verdicts {
-    pub rows: Vec<VerdictRow>,
+pub(crate) struct Verdicts {
+    pub(crate) rows: Vec<VerdictRow>,
     /// Label and value pairs.
-    pub stats: Vec<(String, String)>,
+    pub(crate) stats: Vec<(String, String)>,
 }
 
 fn trace_length(t: &Trace) -> String {
@@ -158,7 +158,7 @@ pub fn simulate_page(
 }
 
 /// The page of one trace (`labs translate-trace`).
-pub fn trace_page(
+pub(crate) fn trace_page(
     model: &Model,
     behs: &[Behaviour],
     meta: &Meta,
@@ -174,7 +174,7 @@ pub fn trace_page(
 const STYLE: &str = include_str!("report.css");
 
 /// The whole page.
-pub fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
+pub(crate) fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
     let mut out = String::new();
     let title = format!("labs {} — {}", meta.command, meta.spec);
     let _ = write!(

@@ -10,41 +10,41 @@ use crate::trace::{self, Clock, Mark, Trace};
 
 /// Whose variable a table column is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     Env,
     Agent(usize),
 }
 
 /// One column of the step table: a variable element of the environment or of one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Column {
-    pub owner: Owner,
-    pub name: String,
+pub(crate) struct Column {
+    pub(crate) owner: Owner,
+    pub(crate) name: String,
     /// Stigmergic variables carry a timestamp.
-    pub stigmergic: bool,
+    pub(crate) stigmergic: bool,
 }
 
 /// A value as shown: `None` is `undef`.
-pub type Shown = Option<i32>;
+pub(crate) type Shown = Option<i32>;
 
 /// The values of every column in one state; `stamps[c]` is the timestamp of a stigmergic column.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Row {
-    pub values: Vec<Shown>,
-    pub stamps: Vec<Option<i64>>,
+pub(crate) struct Row {
+    pub(crate) values: Vec<Shown>,
+    pub(crate) stamps: Vec<Option<i64>>,
 }
 
 /// One assignment as shown on a lifeline, e.g. `x <~ 3 @5`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Assignment {
-    pub var: String,
-    pub store: Store,
-    pub value: Shown,
-    pub stamp: Option<i64>,
+pub(crate) struct Assignment {
+    pub(crate) var: String,
+    pub(crate) store: Store,
+    pub(crate) value: Shown,
+    pub(crate) stamp: Option<i64>,
 }
 
 impl Assignment {
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let op = match self.store {
             Store::Env => "<--",
             Store::Attr => "<-",
@@ -56,7 +56,7 @@ impl Assignment {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum StepView {
+pub(crate) enum StepView {
     /// An agent step: its assignments (environment ones included), or a `Skip`/empty step.
     Agent { agent: usize, assignments: Vec<Assignment>, skip: bool },
     /// A put (`confirm = false`) or qry of `tuple`, with the timestamp the receivers copied.
@@ -67,22 +67,22 @@ pub enum StepView {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceView {
     /// Lifeline names, one per agent (`Leader 0`).
-    pub agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// Whether the model has an environment (it then gets a lifeline, the rightmost).
-    pub env: bool,
-    pub columns: Vec<Column>,
+    pub(crate) env: bool,
+    pub(crate) columns: Vec<Column>,
     /// `rows[i]`: the state after `i` steps (0 = initial).
-    pub rows: Vec<Row>,
-    pub steps: Vec<StepView>,
-    pub loop_start: Option<usize>,
-    pub deadlock: bool,
-    pub marks: Vec<Mark>,
+    pub(crate) rows: Vec<Row>,
+    pub(crate) steps: Vec<StepView>,
+    pub(crate) loop_start: Option<usize>,
+    pub(crate) deadlock: bool,
+    pub(crate) marks: Vec<Mark>,
 }
 
 /// The (agent, tuple) whose timestamp a stigmergic column shows.
 type Stamped = (usize, usize);
 
-pub fn shown(v: Shown) -> String {
+pub(crate) fn shown(v: Shown) -> String {
     v.map_or_else(|| "undef".to_string(), |x| x.to_string())
 }
 
@@ -172,7 +172,7 @@ impl TraceView {
     }
 
     /// The one-line description of step `i` (0-based) used in the step table.
-    pub fn step_text(&self, i: usize) -> String {
+    pub(crate) fn step_text(&self, i: usize) -> String {
         match &self.steps[i] {
             StepView::Agent { agent, assignments, skip } => {
                 let who = &self.agents[*agent];

@@ -146,7 +146,7 @@ pub enum AssignOp {
 }
 
 impl AssignOp {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AssignOp::Attr => "<-",
             AssignOp::Stig => "<~",
@@ -319,7 +319,7 @@ pub enum CmpOp {
 
 impl CmpOp {
     /// Whether `a op b` holds on integers.
-    pub fn holds(self, a: i64, b: i64) -> bool {
+    pub(crate) fn holds(self, a: i64, b: i64) -> bool {
         match self {
             CmpOp::Eq => a == b,
             CmpOp::Ne => a != b,

@@ -9,7 +9,7 @@ use crate::diagnostics::Diagnostic;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Sym {
+pub(crate) enum Sym {
     /// `<--`
     EnvAssign,
     /// `<-`
@@ -55,7 +55,7 @@ pub enum Sym {
 }
 
 impl Sym {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Sym::EnvAssign => "<--",
             Sym::AttrAssign => "<-",
@@ -92,7 +92,7 @@ impl Sym {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TokKind {
+pub(crate) enum TokKind {
     /// `[A-Z][A-Za-z0-9_]*` (including reserved words such as `Skip`).
     Upper(String),
     /// `[a-z][A-Za-z0-9_]*` (including reserved words such as `and`).
@@ -116,18 +116,18 @@ impl fmt::Display for TokKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
-    pub kind: TokKind,
-    pub span: Span,
+pub(crate) struct Token {
+    pub(crate) kind: TokKind,
+    pub(crate) span: Span,
 }
 
 /// The reserved words (docs/language.md §2.3): never names.
-pub const RESERVED: &[&str] = &[
+pub(crate) const RESERVED: &[&str] = &[
     "abs", "and", "count", "else", "exists", "false", "forall", "id", "if", "max", "min", "of", "or", "pick", "Skip",
     "then", "true", "undef", "where",
 ];
 
-pub fn is_reserved(word: &str) -> bool {
+pub(crate) fn is_reserved(word: &str) -> bool {
     RESERVED.contains(&word)
 }
 
@@ -137,7 +137,7 @@ fn is_word_char(b: u8) -> bool {
 
 /// Tokenizes `src`. The token list always ends with `Eof`; lexical errors are returned
 /// alongside (the offending characters are skipped).
-pub fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
+pub(crate) fn tokenize(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     let bytes = src.as_bytes();
     let mut toks = Vec::new();
     let mut errs = Vec::new();

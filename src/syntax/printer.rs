@@ -135,14 +135,14 @@ fn modality(m: &Modality) -> String {
 }
 
 /// Prints an arithmetic expression (process reading of `of`).
-pub fn print_expr(e: &Expr) -> String {
+pub(crate) fn print_expr(e: &Expr) -> String {
     let mut s = String::new();
     Printer { q: false }.expr(&mut s, e, 0, true);
     s
 }
 
 /// Prints a Boolean expression (process reading of `of`).
-pub fn print_bexpr(b: &BExpr) -> String {
+pub(crate) fn print_bexpr(b: &BExpr) -> String {
     Printer { q: false }.bexpr(b)
 }
 
@@ -624,7 +624,7 @@ fn e_expr(e: &Expr) -> Expr {
 }
 
 /// `erase_spans` for one expression.
-pub fn erase_expr(e: &Expr) -> Expr {
+pub(crate) fn erase_expr(e: &Expr) -> Expr {
     let z = Span::default();
     let bx = |e: &Expr| Box::new(erase_expr(e));
     match e {
@@ -654,7 +654,7 @@ fn e_bexpr(b: &BExpr) -> BExpr {
 }
 
 /// `erase_spans` for one Boolean expression.
-pub fn erase_bexpr(b: &BExpr) -> BExpr {
+pub(crate) fn erase_bexpr(b: &BExpr) -> BExpr {
     let z = Span::default();
     match b {
         BExpr::Bool(v, _) => BExpr::Bool(*v, z),

@@ -7,7 +7,7 @@ const READER_STACK: usize = 64 << 20;
 
 /// Runs `work` on a thread named `name` with a large stack; on the current stack when the
 /// system refuses a thread. A panic of `work` is resumed in the caller.
-pub fn on_large_stack<T: Send>(name: &str, work: impl Fn() -> T + Sync) -> T {
+pub(crate) fn on_large_stack<T: Send>(name: &str, work: impl Fn() -> T + Sync) -> T {
     std::thread::scope(|s| {
         match std::thread::Builder::new().name(name.into()).stack_size(READER_STACK).spawn_scoped(s, &work) {
             Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),

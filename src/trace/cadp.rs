@@ -13,7 +13,7 @@ pub struct LabelPath {
     /// Only an `.aut` file can say this.
     pub loop_start: Option<usize>,
     /// The file says the path ends in a deadlock (`<deadlock>`).
-    pub deadlock: bool,
+    pub(crate) deadlock: bool,
 }
 
 /// What is wrong with a trace file, and the line (from 1) at fault when there is one.
@@ -21,7 +21,7 @@ pub struct LabelPath {
 #[error("{}{message}", line.map(|n| format!("line {n}: ")).unwrap_or_default())]
 pub struct TraceError {
     pub line: Option<usize>,
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl TraceError {
@@ -39,7 +39,7 @@ pub fn parse_trace(text: &str) -> Result<LabelPath, TraceError> {
 /// and the first end marker when there is one. Tool preamble lines are skipped, but a text
 /// with neither `<initial state>` nor a quoted label is no trace: refused at its first line
 /// that is not blank.
-pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
+pub(crate) fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
     let lines: Vec<&str> = text.lines().collect();
     let marker = lines.iter().position(|l| l.trim() == "<initial state>");
     if marker.is_none() && !lines.iter().any(|l| l.trim_start().starts_with('"')) {
@@ -92,13 +92,14 @@ pub fn parse_seq(text: &str) -> Result<LabelPath, TraceError> {
 pub fn parse_aut_path(text: &str) -> Result<LabelPath, TraceError> {
     // The one `.aut` reader checks the file; what is left is to follow its only path.
     let lts = crate::mcl::read_aut(text).map_err(|e| TraceError::at(e.line, e.message))?;
+    let successors = lts.adjacency();
     let mut labels = Vec::new();
     // The position in `labels` at which each visited state is left.
     let mut left_at: HashMap<u32, usize> = HashMap::new();
     let mut state = lts.initial;
     let mut loop_start = None;
     loop {
-        let succ = &lts.succ[state as usize];
+        let succ = &successors[state as usize];
         if succ.len() > 1 {
             return Err(TraceError {
                 line: None,
@@ -133,7 +134,7 @@ fn shortened(line: &str) -> String {
 }
 
 /// A label split into its gate and its offers (`GATE !v1 !v2`).
-pub fn split_label(label: &str) -> (&str, Vec<&str>) {
+pub(crate) fn split_label(label: &str) -> (&str, Vec<&str>) {
     let mut parts = label.split(" !");
     let gate = parts.next().unwrap_or("").trim();
     (gate, parts.map(str::trim).collect())

@@ -47,7 +47,7 @@ impl<'a> LabelReader<'a> {
     }
 
     /// The variables whose observation labels the emitted query of `prop` keeps visible.
-    pub fn observed(&self, prop: &Property) -> Result<BTreeSet<VarId>, CounterexampleError> {
+    pub(crate) fn observed(&self, prop: &Property) -> Result<BTreeSet<VarId>, CounterexampleError> {
         crate::lnt::mcl::build(self.model, self.analysis, prop)
             .map(|q| q.vars)
             .map_err(|e| CounterexampleError::Query(e.message))
@@ -68,7 +68,7 @@ impl<'a> LabelReader<'a> {
     /// the labels of `observed` visible; `prop`: the check of that property's predicate, else
     /// of the steps and messages), as the native engine reports it: its message, and the trace
     /// that reaches it (`None` for an error while computing the initial states).
-    pub fn runtime_error(
+    pub(crate) fn runtime_error(
         &self,
         path: &LabelPath,
         observed: &BTreeSet<VarId>,

@@ -28,11 +28,11 @@ const SEARCH_BUDGET: usize = 2_000_000;
 pub struct Translated {
     pub trace: Trace,
     /// The variables whose observation labels constrained the search.
-    pub observed: Vec<VarId>,
+    pub(crate) observed: Vec<VarId>,
     /// Labels that are neither `DONE` nor an observation (ignored).
-    pub ignored_labels: usize,
+    pub(crate) ignored_labels: usize,
     /// Observation labels after the last `DONE` (a step that the path does not finish).
-    pub trailing_labels: usize,
+    pub(crate) trailing_labels: usize,
 }
 
 /// One observed slot of the native layout and the value a label gives it.
@@ -130,7 +130,7 @@ pub fn translate(
 }
 
 /// What the last state of a translated path must be.
-pub enum End<'a> {
+pub(crate) enum End<'a> {
     Any,
     /// A native deadlock.
     Deadlock,
@@ -395,7 +395,7 @@ fn search(
 /// label, when it has one), and the translated, replayed trace that reaches it (`None` for an error while
 /// computing the initial states, where the path has no `DONE`).
 #[allow(clippy::too_many_arguments)]
-pub fn runtime_error(
+pub(crate) fn runtime_error(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,
@@ -550,7 +550,7 @@ pub struct CheckedTrace {
 
 /// `path` translated (see `translate`), replayed by the independent checker, and with `prop`
 /// evaluated along it.
-pub fn checked(
+pub(crate) fn checked(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,
@@ -574,7 +574,7 @@ pub fn checked(
 /// independent checker, required to show the violation, and marked as the native engine marks
 /// its counterexamples (`<property violated: P>` after the last state). An `always`
 /// counterexample is cut at its first violating state.
-pub fn counterexample(
+pub(crate) fn counterexample(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,

@@ -10,7 +10,8 @@ use crate::behaviour::Behaviour;
 use crate::engine::state::{BOT, Layout};
 use crate::engine::step::{Event, Stepper, Work};
 use crate::model::{Model, Store};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 pub use errors::{ReplayError, ShownTraceError, TranslateError};
@@ -20,13 +21,13 @@ pub use crate::engine::path::{Mark, Trace, TraceStep};
 /// Concrete timestamps along a trace (docs/semantics.md, "Timestamps as dense ranks"): initial
 /// ones 0, 1, 2, … in initialisation order (agent by agent, tuple by tuple), then +1 per
 /// written tuple; messages copy them.
-pub struct Clock {
-    pub ts: Vec<Vec<i64>>, // [agent][tuple]
+pub(crate) struct Clock {
+    pub(crate) ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,
 }
 
 impl Clock {
-    pub fn new(st: &Stepper) -> Clock {
+    pub(crate) fn new(st: &Stepper) -> Clock {
         let n = st.lay.n_agents;
         let mut ts = vec![vec![0i64; st.lay.n_tuples]; n];
         let mut next = 0;
@@ -40,7 +41,7 @@ impl Clock {
         }
         Clock { ts, next }
     }
-    pub fn apply(&mut self, ev: &Event) {
+    pub(crate) fn apply(&mut self, ev: &Event) {
         match ev {
             Event::Agent { agent, written, .. } => {
                 for &k in written {
@@ -62,15 +63,23 @@ fn val(v: i32) -> String {
     if v == BOT { "undef".into() } else { v.to_string() }
 }
 
-fn jval(v: i32) -> Value {
-    if v == BOT { json!("undef") } else { json!(v) }
+/// A value in the JSON form: a number, or `"undef"` for ⊥.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum JsonValue {
+    Int(i32),
+    Undef(&'static str),
 }
 
-pub fn agent_name(model: &Model, a: usize) -> String {
+fn jval(v: i32) -> JsonValue {
+    if v == BOT { JsonValue::Undef("undef") } else { JsonValue::Int(v) }
+}
+
+pub(crate) fn agent_name(model: &Model, a: usize) -> String {
     format!("{} {}", model.agent_types[model.type_of(a)].name, a)
 }
 
-pub fn tuple_name(model: &Model, k: usize) -> String {
+pub(crate) fn tuple_name(model: &Model, k: usize) -> String {
     model.tuples[k].vars.iter().map(|&v| model.vars[v].name.as_str()).collect::<Vec<_>>().join(",")
 }
 
@@ -191,114 +200,182 @@ fn event_text(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st:
     out
 }
 
-fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> Value {
+/// The JSON form of a trace (docs/json.md).
+#[derive(Serialize)]
+pub struct TraceJson {
+    initial: StateJson,
+    steps: Vec<StepJson>,
+    loop_start: Option<usize>,
+    ends_in_deadlock: bool,
+    marks: Vec<Mark>,
+}
+
+#[derive(Serialize)]
+struct StepJson {
+    event: EventJson,
+    state: StateJson,
+}
+
+#[derive(Serialize)]
+struct StateJson {
+    environment: BTreeMap<String, JsonValue>,
+    agents: Vec<AgentJson>,
+    /// The round-robin turn, under fair scheduling only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<i32>,
+}
+
+#[derive(Serialize)]
+struct AgentJson {
+    id: usize,
+    agent_type: String,
+    attributes: BTreeMap<String, JsonValue>,
+    stigmergy: BTreeMap<String, StigJson>,
+    pending_propagate: Vec<String>,
+    pending_confirm: Vec<String>,
+    control: i32,
+    control_point: String,
+}
+
+#[derive(Serialize)]
+struct StigJson {
+    value: JsonValue,
+    timestamp: i64,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum EventJson {
+    Agent {
+        kind: &'static str,
+        agent: usize,
+        agent_type: String,
+        assignments: Vec<AssignmentJson>,
+        text: String,
+    },
+    Message {
+        kind: &'static str,
+        agent: usize,
+        agent_type: String,
+        tuple: String,
+        receivers: Vec<usize>,
+        repropagating: Vec<usize>,
+        text: String,
+    },
+}
+
+#[derive(Serialize)]
+struct AssignmentJson {
+    variable: String,
+    store: &'static str,
+    value: JsonValue,
+    /// The new timestamp of a stigmergic variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<i64>,
+}
+
+fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> StateJson {
     let lay = &stepper.lay;
-    let mut env = Map::new();
+    let mut environment = BTreeMap::new();
     for v in model.vars.iter().filter(|v| v.store == Store::Env) {
         for e in 0..v.len {
-            env.insert(v.element_name(e), jval(st[v.offset + e]));
+            environment.insert(v.element_name(e), jval(st[v.offset + e]));
         }
     }
     let mut agents = Vec::new();
     for a in 0..lay.n_agents {
         let ty = stepper.type_of[a];
-        let mut attrs = Map::new();
+        let mut attributes = BTreeMap::new();
         for &vi in &model.agent_types[ty].attrs {
             let v = &model.vars[vi];
             for e in 0..v.len {
-                attrs.insert(v.element_name(e), jval(st[lay.attr(a, v.offset + e)]));
+                attributes.insert(v.element_name(e), jval(st[lay.attr(a, v.offset + e)]));
             }
         }
-        let mut stig = Map::new();
+        let mut stigmergy = BTreeMap::new();
         for v in &model.vars {
-            if let Store::Stig { stigmergy, tuple } = v.store
-                && model.holds(ty, stigmergy)
+            if let Store::Stig { stigmergy: s, tuple } = v.store
+                && model.holds(ty, s)
             {
                 for e in 0..v.len {
-                    stig.insert(
-                        v.element_name(e),
-                        json!({"value": jval(st[lay.stig(a, v.offset + e)]), "timestamp": ts[a][tuple]}),
-                    );
+                    let value = jval(st[lay.stig(a, v.offset + e)]);
+                    stigmergy.insert(v.element_name(e), StigJson { value, timestamp: ts[a][tuple] });
                 }
             }
         }
         let names = |at: usize| -> Vec<String> { lay.bits(st, at).map(|k| tuple_name(model, k)).collect() };
-        let ctl = st[lay.ctl(a)];
-        agents.push(json!({
-            "id": a,
-            "agent_type": model.agent_types[ty].name,
-            "attributes": attrs,
-            "stigmergy": stig,
-            "pending_propagate": names(lay.zp(a)),
-            "pending_confirm": names(lay.zc(a)),
-            "control": ctl,
-            "control_point": stepper.behs[ty].states.get(ctl as usize).cloned().unwrap_or_default(),
-        }));
+        let control = st[lay.ctl(a)];
+        agents.push(AgentJson {
+            id: a,
+            agent_type: model.agent_types[ty].name.clone(),
+            attributes,
+            stigmergy,
+            pending_propagate: names(lay.zp(a)),
+            pending_confirm: names(lay.zc(a)),
+            control,
+            control_point: stepper.behs[ty].states.get(control as usize).cloned().unwrap_or_default(),
+        });
     }
-    let mut o = json!({ "environment": env, "agents": agents });
-    if lay.fair {
-        o["turn"] = json!(st[lay.turn()]);
-    }
-    o
+    StateJson { environment, agents, turn: lay.fair.then(|| st[lay.turn()]) }
 }
 
-fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> Value {
+fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> EventJson {
     let text = event_text(model, stepper, ts, ev, st);
     match ev {
         Event::Agent { agent, assigned, skip, .. } => {
-            let asg: Vec<Value> = assigned
+            let assignments = assigned
                 .iter()
                 .map(|a| {
                     let v = &model.vars[a.var];
-                    let (store, t) = match v.store {
+                    let (store, timestamp) = match v.store {
                         Store::Env => ("environment", None),
                         Store::Attr => ("interface", None),
                         Store::Stig { tuple, .. } => ("stigmergy", Some(ts[*agent][tuple])),
                     };
-                    let mut o = json!({"variable": v.element_name(a.elem), "store": store, "value": jval(a.value)});
-                    if let Some(t) = t {
-                        o["timestamp"] = json!(t);
-                    }
-                    o
+                    AssignmentJson { variable: v.element_name(a.elem), store, value: jval(a.value), timestamp }
                 })
                 .collect();
-            json!({"kind": if *skip { "skip" } else { "agent" }, "agent": agent,
-                   "agent_type": model.agent_types[model.type_of(*agent)].name,
-                   "assignments": asg, "text": text})
+            EventJson::Agent {
+                kind: if *skip { "skip" } else { "agent" },
+                agent: *agent,
+                agent_type: model.agent_types[model.type_of(*agent)].name.clone(),
+                assignments,
+                text,
+            }
         }
-        Event::Message { sender, tuple, confirm, copied, refreshed } => json!({
-            "kind": if *confirm { "confirm" } else { "propagate" },
-            "agent": sender,
-            "agent_type": model.agent_types[model.type_of(*sender)].name,
-            "tuple": tuple_name(model, *tuple),
-            "receivers": copied,
-            "repropagating": refreshed,
-            "text": text,
-        }),
+        Event::Message { sender, tuple, confirm, copied, refreshed } => EventJson::Message {
+            kind: if *confirm { "confirm" } else { "propagate" },
+            agent: *sender,
+            agent_type: model.agent_types[model.type_of(*sender)].name.clone(),
+            tuple: tuple_name(model, *tuple),
+            receivers: copied.clone(),
+            repropagating: refreshed.clone(),
+            text,
+        },
     }
 }
 
 /// The JSON form (docs/json.md): `initial`, `steps` (event + state), `loop_start`,
 /// `ends_in_deadlock`, plus `marks`.
-pub fn to_json(model: &Model, behs: &[Behaviour], trace: &Trace) -> Value {
+pub fn to_json(model: &Model, behs: &[Behaviour], trace: &Trace) -> TraceJson {
     let stepper = Stepper::new(model, behs, trace.fair);
     let mut clock = Clock::new(&stepper);
     let initial = state_json(model, &stepper, &clock.ts, &trace.initial);
     let mut steps = Vec::new();
     for s in &trace.steps {
         clock.apply(&s.event);
-        steps.push(json!({
-            "event": event_json(model, &stepper, &clock.ts, &s.event, &s.state),
-            "state": state_json(model, &stepper, &clock.ts, &s.state),
-        }));
+        steps.push(StepJson {
+            event: event_json(model, &stepper, &clock.ts, &s.event, &s.state),
+            state: state_json(model, &stepper, &clock.ts, &s.state),
+        });
     }
-    json!({
-        "initial": initial,
-        "steps": steps,
-        "loop_start": trace.loop_start,
-        "ends_in_deadlock": trace.ends_in_deadlock,
-        "marks": trace.marks,
-    })
+    TraceJson {
+        initial,
+        steps,
+        loop_start: trace.loop_start,
+        ends_in_deadlock: trace.ends_in_deadlock,
+        marks: trace.marks.clone(),
+    }
 }
 
 /// Re-checks a trace against the semantics: the initial state is an initial state, each

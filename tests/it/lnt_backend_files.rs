@@ -1,7 +1,7 @@
-//! `verify --backend lnt` as it runs the emitted files (`lntcheck::files`): the files of `labs
-//! emit` written into a directory, the workflow's SVL script executed from its text, each
-//! `verify` statement's MCL query evaluated by `crate::mcl`, each counterexample translated,
-//! replayed and required to show the violation (`trace::from_labels::counterexample`). The
+//! `verify --backend lnt` as users run it (`lntcheck::verify`): the files of `labs emit`
+//! written into a directory, the workflow's SVL script executed from its text, each `verify`
+//! statement's MCL query evaluated by `crate::mcl`, each counterexample translated, replayed
+//! and required to show the violation. The
 //! native engine is the oracle: every property's verdict must be its verdict, on every
 //! benchmark and example at small parameters and every semantics case, free and fair, both
 //! workflows, both LNT dialects.
@@ -21,12 +21,12 @@ use crate::tier;
 use engine_common::*;
 use labs::analysis::values::analyse;
 use labs::behaviour::Behaviour;
-use labs::cadp::WorkDir;
 use labs::engine::Verdict;
-use labs::lnt::{self, Dialect, EmitOptions, names, svl};
-use labs::lntcheck::files::{self, RunOptions};
+use labs::limits::Limits;
+use labs::lnt::{Dialect, names};
+use labs::lntcheck::{self, files};
+use labs::lts_backend::{Options, Workflow};
 use labs::model::Model;
-use labs::trace::from_labels;
 use std::path::Path;
 
 use fixtures::{BENCH, CASES, EXAMPLES};
@@ -35,11 +35,9 @@ use fixtures::{BENCH, CASES, EXAMPLES};
 /// that blows a state space up fails the test instead of running on.
 const MAX_STATES: u64 = 2_000_000;
 
-/// Per property its verdict, and the problems found with the counterexamples.
-type FilesOutcome = (Vec<(String, Verdict)>, Vec<String>);
-
-/// Runs one workflow of the emitted files: per property its verdict, and what went wrong with
-/// each counterexample (translated, replayed and checked to show the violation).
+/// Runs one workflow of the emitted files as `labs verify --backend lnt` does
+/// (`lntcheck::verify`): per property its verdict, with every counterexample translated,
+/// replayed and checked to show the violation (a counterexample that fails is an error).
 fn run_files(
     m: &Model,
     b: &[Behaviour],
@@ -47,60 +45,27 @@ fn run_files(
     fair: bool,
     dialect: Dialect,
     monolithic: bool,
-) -> Result<FilesOutcome, String> {
-    let analysis = analyse(m, b);
-    let base = names::module_name(stem);
-    let opts = EmitOptions {
+) -> Result<Vec<(String, Verdict)>, String> {
+    let opts = Options {
         fair,
-        properties: vec![],
-        dialect,
-        dialect_reason: String::new(),
-        base: base.clone(),
+        workflow: if monolithic { Workflow::Monolithic } else { Workflow::Compositional },
+        dialect: Some(dialect),
+        limits: Limits::new(None, Some(MAX_STATES), None, None),
+        base: names::module_name(stem),
         source: stem.to_string(),
-        usage: None,
+        ..Default::default()
     };
-    let emitted = lnt::emit(m, b, &analysis, &opts).map_err(|e| e.message)?;
-    let dir = WorkDir::temporary()?;
-    lnt::write_files(dir.path(), &emitted).map_err(|(p, e)| format!("{}: {e}", p.display()))?;
-    let script = svl::script_file(&base, monolithic);
-    let evaluate = files::mcl_evaluator(Default::default());
-    let run = files::run_script(
-        dir.path(),
-        &script,
-        &RunOptions { max_states: Some(MAX_STATES), ..Default::default() },
-        &evaluate,
-    )
-    .map_err(|e| format!("{script}: {e:?}"))?;
-    let undef = lnt::domains::undef_value(m, &analysis);
-    let selected: Vec<&labs::model::Property> = m.properties.iter().collect();
-    let checks = svl::checks(m, &selected, &emitted, &base);
-    let mut out = vec![];
-    let mut bad = vec![];
-    for v in &run.verifies {
-        let kind = checks.iter().find(|(id, _)| *id == v.property).map(|(_, k)| k.clone()).ok_or("unknown check")?;
-        let svl::CheckKind::Property(name) = kind else {
-            // These specs meet no run-time error: every error check holds.
-            if v.outcome.holds != v.expected {
-                bad.push(format!("{}: a run-time error the native engine does not meet", v.property));
-            }
-            continue;
-        };
-        let prop = m.properties.iter().find(|p| p.name == name).ok_or("unknown property")?;
-        let verdict = if v.outcome.holds == v.expected { Verdict::Holds } else { Verdict::Violated };
-        if verdict == Verdict::Violated {
-            match v.outcome.diagnostic.as_ref() {
-                None => bad.push(format!("{}: no diagnostic", prop.name)),
-                Some(path) => {
-                    let observed = lnt::mcl::build(m, &analysis, prop).map_err(|e| e.message)?.vars;
-                    if let Err(e) = from_labels::counterexample(m, b, fair, undef, path, &observed, prop) {
-                        bad.push(format!("{} ({} on {}): the counterexample {e}", prop.name, v.mcl, v.bcg));
-                    }
-                }
-            }
-        }
-        out.push((prop.name.clone(), verdict));
+    let report = lntcheck::verify(m, b, &analyse(m, b), &opts).map_err(|e| e.to_string())?;
+    if !report.warnings.is_empty() {
+        return Err(format!("{:?}", report.warnings));
     }
-    Ok((out, bad))
+    if let Some(r) = report.verify.results.iter().find(|r| (r.verdict == Verdict::Violated) != r.trace.is_some()) {
+        return Err(format!("{}: {:?} with a counterexample: {}", r.property, r.verdict, r.trace.is_some()));
+    }
+    if report.dialect != dialect || report.workflow != opts.workflow {
+        return Err(format!("ran {:?} in {}", report.workflow, report.dialect.name()));
+    }
+    Ok(report.verify.results.iter().map(|r| (r.property.clone(), r.verdict)).collect())
 }
 
 /// Both workflows (the compositional one only when the value analysis bounds every input of
@@ -119,10 +84,8 @@ fn agree(path: &str, externs: &[&str]) {
             }
             for dialect in [Dialect::V2025, Dialect::V2023] {
                 let what = format!("{stem} {externs:?} fair={fair} monolithic={monolithic} dialect={}", dialect.name());
-                let (got, bad) =
-                    run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let got = run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, want, "{what}");
-                assert!(bad.is_empty(), "{what}: {bad:#?}");
             }
         }
     }

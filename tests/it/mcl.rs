@@ -11,7 +11,7 @@ fn holds(query: &str, l: &Lts) -> bool {
     let q = mcl::parse(query).unwrap_or_else(|e| panic!("{query}: {e:?}"));
     // A bound, so that a wrong (infinite) equation system fails instead of hanging.
     let limits = Limits::new(None, Some(100_000), None, None);
-    mcl::evaluate(&q, l.view(), &limits).unwrap().holds
+    mcl::evaluate(&q, l.view(&l.adjacency()), &limits).unwrap().holds
 }
 
 /// 0 -A-> 1 -B-> 2 -A-> 0, and 1 -C-> 3 (3 is a deadlock).

@@ -12,7 +12,7 @@ fn lts(text: &str) -> Lts {
 fn diagnose(query: &str, l: &Lts) -> (bool, Diagnostic) {
     let q = mcl::parse(query).unwrap_or_else(|e| panic!("{query}: {e:?}"));
     let limits = Limits::new(None, Some(100_000), None, None);
-    let ev = mcl::evaluate(&q, l.view(), &limits).unwrap();
+    let ev = mcl::evaluate(&q, l.view(&l.adjacency()), &limits).unwrap();
     let d = ev.diagnostic.expect("a diagnostic");
     assert_is_a_path_of(&d, l);
     (ev.holds, d)
@@ -24,7 +24,7 @@ fn assert_is_a_path_of(d: &Diagnostic, l: &Lts) {
     assert_eq!(d.states[0], l.initial);
     let step = |from: u32, label: &str, to: u32| {
         assert!(
-            l.succ[from as usize].iter().any(|&(a, t)| t == to && l.labels[a as usize] == label),
+            l.trans.iter().any(|&(s, a, t)| s == from && t == to && l.labels[a as usize] == label),
             "{from} -{label}-> {to} is not a transition: {d:?}"
         );
     };

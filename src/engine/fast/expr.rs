@@ -13,18 +13,18 @@ use crate::syntax::ast::{BinOp, CmpOp, MinMax};
 
 /// A run-time error: the caller evaluates the original expression instead.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fallback;
+pub(crate) struct Fallback;
 
 /// The agents `id`, `c1` and `c2` denote (`None`: not bound here).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Binding {
-    pub me: Option<usize>,
-    pub c1: Option<usize>,
-    pub c2: Option<usize>,
+pub(crate) struct Binding {
+    pub(crate) me: Option<usize>,
+    pub(crate) c1: Option<usize>,
+    pub(crate) c2: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
-pub enum CExpr {
+pub(crate) enum CExpr {
     Const(i64),
     /// A state slot (may hold ⊥).
     Slot(u32),
@@ -36,7 +36,7 @@ pub enum CExpr {
 }
 
 #[derive(Clone, Debug)]
-pub enum CBExpr {
+pub(crate) enum CBExpr {
     Const(bool),
     Not(Box<CBExpr>),
     Cmp(CmpOp, Prog, Prog),
@@ -46,18 +46,18 @@ pub enum CBExpr {
 
 /// What compiling reads: the model, the layout, the binding and the agents the quantified
 /// variables of a property's predicate denote (`QVar(i)` is `quants[i]`; empty elsewhere).
-pub struct Compiler<'a> {
-    pub model: &'a Model,
-    pub lay: &'a Layout,
-    pub bind: Binding,
-    pub quants: &'a [usize],
+pub(crate) struct Compiler<'a> {
+    pub(crate) model: &'a Model,
+    pub(crate) lay: &'a Layout,
+    pub(crate) bind: Binding,
+    pub(crate) quants: &'a [usize],
 }
 
 impl Compiler<'_> {
     /// The compiled form of `e`, or `None` when it needs the evaluator: block locals,
     /// unbound quantified variables, `[a..b]`, an index or agent that is not constant for
     /// this binding, or a constant part that is a run-time error.
-    pub fn expr(&self, e: &Expr) -> Option<CExpr> {
+    pub(crate) fn expr(&self, e: &Expr) -> Option<CExpr> {
         Some(match e {
             Expr::Const(c) if (arith::MIN_VALUE..=arith::MAX_VALUE).contains(c) => CExpr::Const(*c),
             Expr::Const(_) => return None,
@@ -94,7 +94,7 @@ impl Compiler<'_> {
 
     /// The compiled form of `b` (see `expr`). Only constant left operands of `and` / `or`
     /// are folded: a constant right operand must not hide an error on the left.
-    pub fn bexpr(&self, b: &BExpr) -> Option<CBExpr> {
+    pub(crate) fn bexpr(&self, b: &BExpr) -> Option<CBExpr> {
         Some(match b {
             BExpr::Const(c) => CBExpr::Const(*c),
             BExpr::Not(x) => match self.bexpr(x)? {
@@ -134,7 +134,7 @@ impl Compiler<'_> {
 
     /// The absolute slot `vr` denotes (as `Ctx::var_slot`), when its owner and indices are
     /// constant and in range.
-    pub fn slot(&self, vr: &VarRef) -> Option<usize> {
+    pub(crate) fn slot(&self, vr: &VarRef) -> Option<usize> {
         let var = &self.model.vars[vr.var];
         let k = self.element(&var.dims, &vr.indices)?;
         let slot = var.offset + k;
@@ -146,7 +146,7 @@ impl Compiler<'_> {
     }
 
     /// Row-major element number of constant `indices` within `dims` (as `Ctx::index`).
-    pub fn element(&self, dims: &[usize], indices: &[Expr]) -> Option<usize> {
+    pub(crate) fn element(&self, dims: &[usize], indices: &[Expr]) -> Option<usize> {
         let mut k = 0usize;
         for (d, ie) in dims.iter().zip(indices) {
             match self.expr(ie)? {
@@ -168,9 +168,9 @@ fn min_max(m: MinMax, x: i64, y: i64) -> i64 {
 
 /// `Prog::eval`'s result for ⊥. Values are never below `arith::MIN_VALUE`, so neither this
 /// nor `FAIL` is a value.
-pub const NONE: i64 = i64::MIN;
+pub(crate) const NONE: i64 = i64::MIN;
 /// `Prog::eval`'s result for a run-time error (`Fallback`).
-pub const FAIL: i64 = i64::MIN + 1;
+pub(crate) const FAIL: i64 = i64::MIN + 1;
 
 /// `checked` of `arith`, with `FAIL` for an overflow.
 #[inline(always)]
@@ -181,7 +181,7 @@ fn in_range(v: i64) -> i64 {
 /// An expression as a postfix program over a small stack: the form that is evaluated
 /// (a loop over a flat array, where the tree cost a call per node).
 #[derive(Clone, Debug)]
-pub struct Prog(Box<[Op]>);
+pub(crate) struct Prog(Box<[Op]>);
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -205,7 +205,7 @@ const STACK: usize = 16;
 
 impl Prog {
     /// The program of `e`, if its stack fits `STACK`.
-    pub fn of(e: &CExpr) -> Option<Prog> {
+    pub(crate) fn of(e: &CExpr) -> Option<Prog> {
         let mut ops = Vec::new();
         (flatten(e, &mut ops)? <= STACK).then(|| Prog(ops.into()))
     }
@@ -217,7 +217,7 @@ impl Prog {
     /// result is the same. Operands are values within `arith`'s 32-bit range, so `+`, `-`
     /// and `*` cannot overflow an `i64` before the range check.
     #[inline]
-    pub fn eval(&self, st: &[i32]) -> i64 {
+    pub(crate) fn eval(&self, st: &[i32]) -> i64 {
         // Most operands are one constant or one slot: no stack for them.
         match &*self.0 {
             [Op::Const(c)] => return *c,
@@ -388,7 +388,7 @@ fn binary(op: BinOp, x: i64, y: i64) -> i64 {
 impl CBExpr {
     /// Whether the predicate holds in `st`; a comparison with ⊥ is false (D10).
     #[inline]
-    pub fn eval(&self, st: &[i32]) -> Result<bool, Fallback> {
+    pub(crate) fn eval(&self, st: &[i32]) -> Result<bool, Fallback> {
         Ok(match self {
             CBExpr::Const(c) => *c,
             CBExpr::Not(x) => !x.eval(st)?,

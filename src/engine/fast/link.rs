@@ -10,7 +10,7 @@ const MAX_PAIRS: usize = 64 * 64;
 
 /// The compiled link predicate of each tuple, for each (sender, receiver) pair that has
 /// one (`None` for tuples whose link is the constant `true`, or too many agents).
-pub struct Links {
+pub(crate) struct Links {
     n: usize,
     /// How many tuples have a link other than `true`.
     not_true: usize,
@@ -18,7 +18,7 @@ pub struct Links {
 }
 
 impl Links {
-    pub fn compile(model: &Model, lay: &Layout) -> Links {
+    pub(crate) fn compile(model: &Model, lay: &Layout) -> Links {
         let n = lay.n_agents;
         let pairs = model
             .tuples
@@ -41,14 +41,14 @@ impl Links {
     }
 
     /// (pairs whose link is not `true`, pairs with a compiled link).
-    pub fn counts(&self) -> (usize, usize) {
+    pub(crate) fn counts(&self) -> (usize, usize) {
         let compiled = self.pairs.iter().flatten().flatten().filter(|c| c.is_some()).count();
         (self.not_true * self.n * self.n, compiled)
     }
 
     /// The compiled link of tuple `k` from sender `s` to receiver `r`, if there is one.
     #[inline]
-    pub fn get(&self, k: usize, s: usize, r: usize) -> Option<&CBExpr> {
+    pub(crate) fn get(&self, k: usize, s: usize, r: usize) -> Option<&CBExpr> {
         self.pairs[k].as_ref()?[s * self.n + r].as_ref()
     }
 }

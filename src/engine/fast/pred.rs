@@ -19,7 +19,7 @@ const MAX_INSTANCES: usize = 4096;
 
 /// A quantified predicate with its body compiled for every tuple of agents.
 #[derive(Clone, Debug)]
-pub struct FastPred {
+pub(crate) struct FastPred {
     /// Per quantifier, outermost first: whether it is `exists`, and how many agents it
     /// ranges over.
     levels: Box<[(bool, usize)]>,
@@ -34,7 +34,7 @@ pub struct FastPred {
 impl FastPred {
     /// The compiled form of `q`, or `None` when an instance of its body does not compile
     /// (see `Compiler::bexpr`) or it has more than `MAX_INSTANCES` instances.
-    pub fn compile(model: &Model, lay: &Layout, q: &QPred) -> Option<FastPred> {
+    pub(crate) fn compile(model: &Model, lay: &Layout, q: &QPred) -> Option<FastPred> {
         let ranges: Vec<_> = q.quants.iter().map(|&(_, ty)| model.agent_types[ty].ids()).collect();
         let n = ranges.iter().try_fold(1usize, |n, r| n.checked_mul(r.len()).filter(|&n| n <= MAX_INSTANCES))?;
         let mut tuple = vec![0usize; ranges.len()];
@@ -61,7 +61,7 @@ impl FastPred {
     /// Whether the predicate holds in `st`; `Fallback` at the first run-time error the
     /// evaluator would meet.
     #[inline]
-    pub fn eval(&self, st: &[i32]) -> Result<bool, Fallback> {
+    pub(crate) fn eval(&self, st: &[i32]) -> Result<bool, Fallback> {
         let Some(exists) = self.uniform else { return self.eval_from(st, 0, 0) };
         for b in &self.bodies {
             if b.eval(st)? == exists {

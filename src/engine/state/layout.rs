@@ -9,20 +9,20 @@ pub const BOT: i32 = i32::MIN;
 #[derive(Clone, Debug)]
 pub struct Layout {
     pub n_agents: usize,
-    pub env_len: usize,
-    pub attr_len: usize,
-    pub stig_len: usize,
-    pub n_tuples: usize,
+    pub(crate) env_len: usize,
+    pub(crate) attr_len: usize,
+    pub(crate) stig_len: usize,
+    pub(crate) n_tuples: usize,
     /// 32-bit words per pending-set mask.
-    pub mask_words: usize,
+    pub(crate) mask_words: usize,
     pub agent_stride: usize,
-    pub fair: bool,
+    pub(crate) fair: bool,
     /// Total slots per state.
     pub len: usize,
 }
 
 impl Layout {
-    pub fn new(model: &Model, fair: bool) -> Layout {
+    pub(crate) fn new(model: &Model, fair: bool) -> Layout {
         let n_agents = model.n_agents();
         let n_tuples = model.tuples.len();
         let mask_words = n_tuples.div_ceil(32);
@@ -54,19 +54,19 @@ impl Layout {
         self.base(a) + self.attr_len + slot
     }
     #[inline]
-    pub fn rank(&self, a: usize, k: usize) -> usize {
+    pub(crate) fn rank(&self, a: usize, k: usize) -> usize {
         self.base(a) + self.attr_len + self.stig_len + k
     }
     #[inline]
-    pub fn zp(&self, a: usize) -> usize {
+    pub(crate) fn zp(&self, a: usize) -> usize {
         self.base(a) + self.attr_len + self.stig_len + self.n_tuples
     }
     #[inline]
-    pub fn zc(&self, a: usize) -> usize {
+    pub(crate) fn zc(&self, a: usize) -> usize {
         self.zp(a) + self.mask_words
     }
     #[inline]
-    pub fn ctl(&self, a: usize) -> usize {
+    pub(crate) fn ctl(&self, a: usize) -> usize {
         self.zc(a) + self.mask_words
     }
     #[inline]
@@ -79,7 +79,7 @@ impl Layout {
         (st[at + k / 32] as u32 >> (k % 32)) & 1 == 1
     }
     #[inline]
-    pub fn set_bit(st: &mut [i32], at: usize, k: usize) {
+    pub(crate) fn set_bit(st: &mut [i32], at: usize, k: usize) {
         st[at + k / 32] = (st[at + k / 32] as u32 | (1u32 << (k % 32))) as i32;
     }
     #[inline]
@@ -88,12 +88,12 @@ impl Layout {
     }
     /// Whether `Zp` and `Zc` of agent `a` are both empty.
     #[inline]
-    pub fn quiet(&self, st: &[i32], a: usize) -> bool {
+    pub(crate) fn quiet(&self, st: &[i32], a: usize) -> bool {
         let p = self.zp(a);
         st[p..p + 2 * self.mask_words].iter().all(|&w| w == 0)
     }
     /// Tuples in the mask at `at`, in increasing order.
-    pub fn bits(&self, st: &[i32], at: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn bits(&self, st: &[i32], at: usize) -> impl Iterator<Item = usize> + '_ {
         let words: Vec<u32> = st[at..at + self.mask_words].iter().map(|&w| w as u32).collect();
         (0..self.n_tuples).filter(move |&k| (words[k / 32] >> (k % 32)) & 1 == 1)
     }

@@ -16,7 +16,7 @@ impl Stepper<'_> {
 
     /// Calls `f` on each initial state, in the order of `initial_states`, until `f` returns
     /// false (so that a bound can stop the enumeration before it runs out of memory).
-    pub fn for_each_initial(&self, f: &mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> {
+    pub(crate) fn for_each_initial(&self, f: &mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> {
         let model = self.model;
         let lay = &self.lay;
         let mut base = vec![BOT; lay.len];

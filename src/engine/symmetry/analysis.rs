@@ -20,7 +20,7 @@ use crate::syntax::span::Span;
 pub struct Asymmetry {
     pub text: String,
     /// Where, when one place is to blame.
-    pub span: Option<Span>,
+    pub(crate) span: Option<Span>,
 }
 
 /// A set of agent types (by id), as a bit set: few types per model.
@@ -320,7 +320,7 @@ fn constant(e: &Expr) -> Option<i64> {
 
 /// Per agent type, why its agents are not interchangeable (empty: they are), looking at
 /// every behaviour, link predicate and property of the model.
-pub fn asymmetries(model: &Model, behs: &[Behaviour]) -> Vec<Vec<Asymmetry>> {
+pub(crate) fn asymmetries(model: &Model, behs: &[Behaviour]) -> Vec<Vec<Asymmetry>> {
     let mut f = Finder { model, broken: vec![Vec::new(); model.agent_types.len()] };
     for (t, b) in behs.iter().enumerate() {
         f.behaviour(t, b);

@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 
 /// Reusable buffers of `canonicalise`.
 #[derive(Default)]
-pub struct CanonScratch {
+pub(crate) struct CanonScratch {
     agents: AgentScratch,
     best: Vec<u8>,
     image: Vec<u8>,
@@ -40,7 +40,7 @@ const INSERTION_MAX: usize = 12;
 impl Group {
     /// Replaces the packed state `enc` (`width` bytes per slot, layout `lay`) by the
     /// representative of its orbit.
-    pub fn canonicalise(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut CanonScratch) {
+    pub(crate) fn canonicalise(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut CanonScratch) {
         if self.values.is_empty() {
             self.permute_agents(lay, width, enc, &mut sc.agents);
             return;

@@ -15,7 +15,7 @@ use crate::engine::step::{RuntimeError, Stepper, Work};
 
 /// Why a path could not be lifted (never expected: a bug of the reduction).
 #[derive(Debug)]
-pub enum LiftError {
+pub(crate) enum LiftError {
     Runtime(RuntimeError),
     /// The path's state at this index has no concrete counterpart.
     NoStep(usize),
@@ -88,7 +88,7 @@ impl Lifter<'_> {
 /// Concrete states along `path` (ids of representatives in `store`, from an initial state),
 /// each a step from the previous one; with `loop_start`, the last state equals the state at
 /// the returned loop start.
-pub fn lift(
+pub(crate) fn lift(
     stepper: &Stepper,
     store: &StateStore,
     group: &Group,

@@ -47,7 +47,7 @@ pub struct Group {
 
 impl Group {
     /// The number of permutations in the group (saturating): the largest reduction factor.
-    pub fn order(&self) -> u64 {
+    pub(crate) fn order(&self) -> u64 {
         let values = self.values.len() as u64 + 1;
         if let Some(n) = self.rotations {
             return n as u64 * values;
@@ -73,7 +73,7 @@ pub struct Symmetry {
 impl Symmetry {
     /// `stats.reduction` and the human statistics line: `symmetry (Bird: 3 interchangeable
     /// agents)`.
-    pub fn describe(&self, model: &Model) -> Option<String> {
+    pub(crate) fn describe(&self, model: &Model) -> Option<String> {
         let g = self.group.as_ref()?;
         let parts: Vec<String> = model
             .agent_types

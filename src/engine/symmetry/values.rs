@@ -34,7 +34,7 @@ pub struct SlotMove {
 
 impl SlotMove {
     #[inline]
-    pub fn value(&self, v: i32) -> i32 {
+    pub(crate) fn value(&self, v: i32) -> i32 {
         match self.mirror {
             Some(c) if v != BOT => c - v,
             _ => v,
@@ -49,10 +49,10 @@ pub struct ValueMap {
     pub moves: Vec<SlotMove>,
     pub text: String,
     /// `moves` within the environment.
-    pub env: Vec<SlotMove>,
+    pub(crate) env: Vec<SlotMove>,
     /// Per agent, per slot of its block: where the slot's image comes from (relative to the
     /// block) and whether it is mirrored (the identity for slots the map leaves alone).
-    pub blocks: Vec<Vec<SlotMove>>,
+    pub(crate) blocks: Vec<Vec<SlotMove>>,
 }
 
 impl ValueMap {
@@ -561,7 +561,7 @@ fn closure(gens: &[VarMap], n: usize) -> Option<Vec<VarMap>> {
 }
 
 /// The symmetries of values of `model`, checked on `stepper`'s steps.
-pub fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &ValueAnalysis) -> ValueSymmetries {
+pub(crate) fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &ValueAnalysis) -> ValueSymmetries {
     let n = model.vars.len();
     let domain_set = |v: VarId| -> IntervalSet {
         match model.vars[v].store {

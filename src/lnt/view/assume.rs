@@ -14,10 +14,10 @@ use std::collections::BTreeMap;
 /// The function's body and what it reads.
 pub(super) struct AssumeCode {
     /// The initial values read, in initialisation order (`A[q]` is the `q`-th).
-    pub keys: Vec<TrackKey>,
-    pub body: Vec<String>,
-    pub decls: String,
-    pub may_fail: bool,
+    pub(crate) keys: Vec<TrackKey>,
+    pub(crate) body: Vec<String>,
+    pub(crate) decls: String,
+    pub(crate) may_fail: bool,
 }
 
 /// `None` when the model has no `assume` predicate.

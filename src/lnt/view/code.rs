@@ -26,12 +26,12 @@ use crate::syntax::ast::{BinOp, MinMax};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The step is disabled (D10: ⊥ where a value is needed, an empty `[a..b]`, a wrong guess).
-pub const R_OFF: u32 = 0;
+pub(crate) const R_OFF: u32 = 0;
 /// Evaluation finished (a predicate: true).
-pub const R_OK: u32 = 1;
+pub(crate) const R_OK: u32 = 1;
 /// A value the early checks of a read attempt do not know yet is needed.
-pub const R_UNKNOWN: u32 = 2;
-pub use crate::lnt::errors::{E_AGENT, E_DIV, E_INDEX, E_OVERFLOW, error_code};
+pub(crate) const R_UNKNOWN: u32 = 2;
+pub(crate) use crate::lnt::errors::{E_AGENT, E_DIV, E_INDEX, E_OVERFLOW, error_code};
 
 /// One statement of generated code.
 #[derive(Clone, Debug)]
@@ -169,22 +169,22 @@ type Then<'t> = dyn FnMut(&mut Gen, Pos) -> Result<Vec<Ln>, EmitError> + 't;
 
 /// The code generator of one function.
 pub(super) struct Gen<'a> {
-    pub model: &'a Model,
-    pub mode: Mode,
-    pub src: Source<'a>,
+    pub(crate) model: &'a Model,
+    pub(crate) mode: Mode,
+    pub(crate) src: Source<'a>,
     /// The analysed values, to leave out impossible error tests (`None`: keep every test).
-    pub abs: Option<&'a Abs<'a>>,
+    pub(crate) abs: Option<&'a Abs<'a>>,
     /// Variables a block wrote before the statement being generated (their values may lie
     /// outside the analysed sets of the pre-state), and locals computed from them.
-    pub tainted: BTreeSet<VarId>,
-    pub tainted_locals: BTreeSet<usize>,
+    pub(crate) tainted: BTreeSet<VarId>,
+    pub(crate) tainted_locals: BTreeSet<usize>,
     /// The choices of the step: `[a..b]` node → the index `i` of `nd_i` (and of `U[i]`).
-    pub nd: &'a [(*const Expr, usize)],
+    pub(crate) nd: &'a [(*const Expr, usize)],
     /// The reads of another agent: node → slot `k` (`U[n_nd + k]`).
-    pub slots: &'a [(*const Expr, usize)],
-    pub n_nd: usize,
+    pub(crate) slots: &'a [(*const Expr, usize)],
+    pub(crate) n_nd: usize,
     /// The keys an `assume` predicate read (filled while generating).
-    pub keys_read: BTreeSet<TrackKey>,
+    pub(crate) keys_read: BTreeSet<TrackKey>,
     ints: usize,
     bools: usize,
     nats: usize,
@@ -220,7 +220,7 @@ impl Pos {
 }
 
 impl<'a> Gen<'a> {
-    pub fn new(model: &'a Model, mode: Mode, src: Source<'a>) -> Gen<'a> {
+    pub(crate) fn new(model: &'a Model, mode: Mode, src: Source<'a>) -> Gen<'a> {
         Gen {
             model,
             mode,
@@ -240,7 +240,7 @@ impl<'a> Gen<'a> {
 
     /// The declarations of the temporaries used so far (`x_i: Int`, `b_i: Bool`, `n_i:
     /// Nat`), after `first` if given; empty when there are none.
-    pub fn decls(&self, first: Option<&str>) -> String {
+    pub(crate) fn decls(&self, first: Option<&str>) -> String {
         let mut parts: Vec<String> = first.map(str::to_string).into_iter().collect();
         let group = |n: usize, p: &str, t: &str| {
             (n > 0).then(|| format!("{}: {t}", (0..n).map(|i| format!("{p}_{i}")).collect::<Vec<_>>().join(", ")))
@@ -872,7 +872,7 @@ impl<'a> Gen<'a> {
     // ---- Boolean expressions -------------------------------------------------------------
 
     /// Code computing `b`: the Bool temporary (or literal) holding it.
-    pub fn bexpr(&mut self, out: &mut Vec<Ln>, b: &BExpr) -> Result<String, EmitError> {
+    pub(crate) fn bexpr(&mut self, out: &mut Vec<Ln>, b: &BExpr) -> Result<String, EmitError> {
         Ok(match b {
             BExpr::Const(c) => c.to_string(),
             BExpr::Not(x) => {
@@ -913,7 +913,7 @@ impl<'a> Gen<'a> {
 
     /// `e` as the value of an assignment: ⊥ disables the step unless `e` is a plain copy of
     /// a variable or local (D10). Returns the operand, in the store's representation (`UNDEF`).
-    pub fn assigned(&mut self, out: &mut Vec<Ln>, e: &Expr) -> Result<String, EmitError> {
+    pub(crate) fn assigned(&mut self, out: &mut Vec<Ln>, e: &Expr) -> Result<String, EmitError> {
         let v = self.expr(out, e)?;
         if v.may_bot && !matches!(e, Expr::Var(_) | Expr::Local { .. }) {
             out.push(exit_if(format!("{} == LAB_BOT", v.text), R_OFF));
@@ -923,7 +923,7 @@ impl<'a> Gen<'a> {
 
     /// The position of an assigned element (indices evaluated in order; ⊥ disables, out of
     /// range is an error), as a literal slot or a Nat temporary.
-    pub fn target(&mut self, out: &mut Vec<Ln>, var: VarId, indices: &[Expr]) -> Result<String, EmitError> {
+    pub(crate) fn target(&mut self, out: &mut Vec<Ln>, var: VarId, indices: &[Expr]) -> Result<String, EmitError> {
         let offset = self.model.vars[var].offset;
         let mut pos = String::new();
         self.element(out, var, indices, None, &mut |_, p| {
@@ -935,7 +935,7 @@ impl<'a> Gen<'a> {
 
     /// The position of an assigned local (`p[i]`: evaluated, ⊥ disables, out of range is an
     /// error).
-    pub fn local_target(
+    pub(crate) fn local_target(
         &mut self,
         out: &mut Vec<Ln>,
         slot: usize,
@@ -962,7 +962,7 @@ impl<'a> Gen<'a> {
     }
 
     /// `e` evaluated as a whole predicate condition: `if not b then <exit R_OFF>`.
-    pub fn require(&mut self, out: &mut Vec<Ln>, b: &BExpr) -> Result<(), EmitError> {
+    pub(crate) fn require(&mut self, out: &mut Vec<Ln>, b: &BExpr) -> Result<(), EmitError> {
         let v = self.bexpr(out, b)?;
         if v != "true" {
             out.push(exit_if(format!("not ({v})"), R_OFF));

@@ -23,192 +23,189 @@ use std::collections::BTreeSet;
 
 /// The whole program.
 #[derive(Clone, Debug)]
-pub struct Program {
-    pub module: String,
-    pub source: String,
-    pub dialect: Dialect,
-    pub fair: bool,
-    pub n_agents: usize,
+pub(crate) struct Program {
+    pub(crate) module: String,
+    pub(crate) source: String,
+    pub(crate) dialect: Dialect,
+    pub(crate) fair: bool,
+    pub(crate) n_agents: usize,
     /// Highest index of each array type (arrays have at least one element).
-    pub attr_max: usize,
-    pub stig_max: usize,
-    pub env_max: usize,
-    pub tuple_max: usize,
-    pub local_max: usize,
-    pub n_tuples: usize,
-    pub undef: String,
+    pub(crate) attr_max: usize,
+    pub(crate) stig_max: usize,
+    pub(crate) env_max: usize,
+    pub(crate) tuple_max: usize,
+    pub(crate) local_max: usize,
+    pub(crate) undef: String,
     /// The module pragmas fixing the enumerated ranges (docs/lnt-encoding.md §6): `Nat` from 0
     /// to `nat_sup`, `Int` from `int_inf` to `int_sup`, bounds of every value an input offer or
     /// an `any` of the program can take.
-    pub nat_sup: u64,
-    pub int_inf: i64,
-    pub int_sup: i64,
-    pub has_env: bool,
-    pub has_tuples: bool,
-    pub domains: Vec<DomainView>,
+    pub(crate) nat_sup: u64,
+    pub(crate) int_inf: i64,
+    pub(crate) int_sup: i64,
+    pub(crate) has_env: bool,
+    pub(crate) has_tuples: bool,
+    pub(crate) domains: Vec<DomainView>,
     /// Which LAbS variable each store slot holds (`I[k]`, `L[k]`, `E[k]`), one line each.
-    pub legend: Vec<String>,
+    pub(crate) legend: Vec<String>,
     /// Per tuple: which agents hold it (a condition on `a`).
-    pub holds: Vec<HoldsView>,
-    pub ranks_init: Vec<RanksInit>,
+    pub(crate) holds: Vec<HoldsView>,
+    pub(crate) ranks_init: Vec<RanksInit>,
     /// The environment values carried by `TICK`, one per environment slot.
-    pub env_params: Vec<EnvParam>,
+    pub(crate) env_params: Vec<EnvParam>,
     /// The remote-read slots of the steps (agent, location, value), and the number of
     /// locations of an agent's stores (`lab_own`).
-    pub remote: Vec<RemoteParam>,
-    pub locs: usize,
-    /// The read gates `RD_r_o` (reader `r` reads owner `o`), one per pair that can occur.
-    pub rd_gates: Vec<String>,
+    pub(crate) remote: Vec<RemoteParam>,
+    pub(crate) locs: usize,
     /// `rdloc (r, o, l)`: reader `r` can read location `l` of owner `o` (one disjunct per kind
     /// of read of the reader's type).
-    pub rdloc: Vec<String>,
-    pub env: Option<EnvView>,
-    pub assume: Option<AssumeView>,
-    pub steps: Vec<StepFn>,
+    pub(crate) rdloc: Vec<String>,
+    pub(crate) env: Option<EnvView>,
+    pub(crate) assume: Option<AssumeView>,
+    pub(crate) steps: Vec<StepFn>,
     /// The link predicates other than `true`, per receiving type and tuple.
-    pub links: Vec<LinkFn>,
+    pub(crate) links: Vec<LinkFn>,
     /// The highest index of `Used` (a flag per choice and read slot of a step).
-    pub used_max: usize,
+    pub(crate) used_max: usize,
     /// Whether some run-time error can occur (then the program has the visible gate `ERR`).
-    pub has_err: bool,
-    pub agents: Vec<AgentView>,
+    pub(crate) has_err: bool,
+    pub(crate) agents: Vec<AgentView>,
     /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
-    pub main_gates: Vec<String>,
-    pub hidden_gates: Vec<String>,
-    pub components: Vec<Component>,
+    pub(crate) main_gates: Vec<String>,
+    pub(crate) hidden_gates: Vec<String>,
+    pub(crate) components: Vec<Component>,
 }
 
 #[derive(Clone, Debug)]
-pub struct DomainView {
-    pub name: String,
-    pub cond: String,
+pub(crate) struct DomainView {
+    pub(crate) name: String,
+    pub(crate) cond: String,
     /// What the set is and whose values it holds, for the comment above the function.
-    pub about: String,
+    pub(crate) about: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct HoldsView {
-    pub k: usize,
-    pub cond: String,
+pub(crate) struct HoldsView {
+    pub(crate) k: usize,
+    pub(crate) cond: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct RanksInit {
-    pub k: usize,
+pub(crate) struct RanksInit {
+    pub(crate) k: usize,
     /// (agent, initial dense rank), D2: holders in id order.
-    pub ranks: Vec<(usize, usize)>,
+    pub(crate) ranks: Vec<(usize, usize)>,
 }
 
 #[derive(Clone, Debug)]
-pub struct RemoteParam {
-    pub k: usize,
+pub(crate) struct RemoteParam {
+    pub(crate) k: usize,
     /// The values of every location read remotely (a bound for `rv_k`).
-    pub dom: String,
+    pub(crate) dom: String,
     /// `rsa_k (ra)`: the agents slot `k` can name (or `N_AGENTS`: unused).
-    pub agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// `rs_k (ra, rl)`: the slot unused, or one of the reads the steps make in it (its agents
     /// and its locations), one disjunct per kind of read.
-    pub shapes: Vec<String>,
+    pub(crate) shapes: Vec<String>,
 }
 
 /// One remote read of a step, as the acting agent performs it before its `TICK`: the agent and
 /// location are chosen among the slot's kinds of read (`rsa_k`, `rs_k`) and checked, then the
 /// value is asked from the owner on `RD`.
 #[derive(Clone, Debug)]
-pub struct ReadSlot {
-    pub k: usize,
+pub(crate) struct ReadSlot {
+    pub(crate) k: usize,
     /// The agents that can own the location (an `RDO_j` gate each).
-    pub owners: Vec<usize>,
+    pub(crate) owners: Vec<usize>,
     /// What the step's early checks know once the slot's agent and location are chosen, and
     /// once its value is read (the `kn` argument of `en_`).
-    pub choice_kn: usize,
-    pub read_kn: usize,
+    pub(crate) choice_kn: usize,
+    pub(crate) read_kn: usize,
 }
 
 #[derive(Clone, Debug)]
-pub struct EnvParam {
-    pub name: String,
-    pub slot: usize,
-    pub dom: String,
+pub(crate) struct EnvParam {
+    pub(crate) name: String,
+    pub(crate) slot: usize,
+    pub(crate) dom: String,
 }
 
 /// An observation label emitted when a slot changed: `GATE (!agent, !elem, !ARR[slot])`.
 #[derive(Clone, Debug)]
-pub struct ObsDiff {
-    pub arr: &'static str,
-    pub slot: usize,
-    pub gate: String,
-    pub elem: usize,
+pub(crate) struct ObsDiff {
+    pub(crate) arr: &'static str,
+    pub(crate) slot: usize,
+    pub(crate) gate: String,
+    pub(crate) elem: usize,
 }
 
 /// The `Assumptions` process: it receives the initial values the `assume` predicates read (`AINIT`
 /// from agents, `AENV` from the environment) and takes part in the last `INIT` only if they
 /// hold, so initial states violating an assumption never complete their initialisation.
 #[derive(Clone, Debug)]
-pub struct AssumeView {
-    pub names: Vec<String>,
-    pub gates: Vec<String>,
-    pub q_max: usize,
-    pub stages: Vec<StageView>,
+pub(crate) struct AssumeView {
+    pub(crate) names: Vec<String>,
+    pub(crate) gates: Vec<String>,
+    pub(crate) q_max: usize,
+    pub(crate) stages: Vec<StageView>,
     /// The body of `lab_assume (A)`, its temporaries, and whether it can meet a run-time error.
-    pub body: Vec<String>,
-    pub decls: String,
-    pub may_fail: bool,
+    pub(crate) body: Vec<String>,
+    pub(crate) decls: String,
+    pub(crate) may_fail: bool,
 }
 
 /// The values received before `INIT !j` (from the environment for `j = 0`, else agent `j-1`).
 #[derive(Clone, Debug)]
-pub struct StageView {
-    pub j: usize,
-    pub last: bool,
-    pub reads: Vec<ReadView>,
+pub(crate) struct StageView {
+    pub(crate) j: usize,
+    pub(crate) last: bool,
+    pub(crate) reads: Vec<ReadView>,
 }
 
 #[derive(Clone, Debug)]
-pub struct ReadView {
-    pub q: usize,
+pub(crate) struct ReadView {
+    pub(crate) q: usize,
     /// The agent id (`None`: an environment value, received on `AENV`).
-    pub agent: Option<usize>,
-    pub slot: usize,
-    pub dom: String,
-    pub comment: String,
+    pub(crate) agent: Option<usize>,
+    pub(crate) slot: usize,
+    pub(crate) dom: String,
+    pub(crate) comment: String,
 }
 
 /// The initialisation of one variable element.
 #[derive(Clone, Debug)]
-pub struct InitView {
-    pub comment: String,
+pub(crate) struct InitView {
+    pub(crate) comment: String,
     /// The statements giving `v` its initial value (or reporting the initialiser's run-time
     /// error), indented.
-    pub lines: Vec<String>,
-    pub may_fail: bool,
-    pub arr: &'static str,
-    pub slot: usize,
-    pub obs: Option<(String, usize)>,
+    pub(crate) lines: Vec<String>,
+    pub(crate) may_fail: bool,
+    pub(crate) arr: &'static str,
+    pub(crate) slot: usize,
+    pub(crate) obs: Option<(String, usize)>,
     /// The agents (of this type) for which an `assume` predicate reads this element: they
     /// send it to `Assumptions` (for the environment: non-empty when it is read).
-    pub ainit: Vec<usize>,
+    pub(crate) ainit: Vec<usize>,
 }
 
 #[derive(Clone, Debug)]
-pub struct SetEnvView {
-    pub comment: String,
-    pub lo: usize,
-    pub hi: usize,
-    pub dom: String,
+pub(crate) struct SetEnvView {
+    pub(crate) comment: String,
+    pub(crate) lo: usize,
+    pub(crate) hi: usize,
+    pub(crate) dom: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct EnvView {
-    pub gates: Vec<String>,
-    pub inits: Vec<InitView>,
-    pub setenv: Vec<SetEnvView>,
+pub(crate) struct EnvView {
+    pub(crate) gates: Vec<String>,
+    pub(crate) inits: Vec<InitView>,
+    pub(crate) setenv: Vec<SetEnvView>,
 }
 
 #[derive(Clone, Debug)]
-pub struct SetEnvDiff {
-    pub slot: usize,
-    pub obs: Option<(String, usize)>,
+pub(crate) struct SetEnvDiff {
+    pub(crate) slot: usize,
+    pub(crate) obs: Option<(String, usize)>,
 }
 
 /// Whether the process of agent type `a` offers on gate `g` (CADP warns about a formal gate
@@ -233,135 +230,135 @@ fn agent_uses_gate(a: &AgentView, g: &str) -> bool {
 /// agent's stores; status `r`) and the function `en_<name>` (the status of the step, the
 /// stores unchanged) of one edge.
 #[derive(Clone, Debug)]
-pub struct StepFn {
-    pub name: String,
-    pub comment: String,
+pub(crate) struct StepFn {
+    pub(crate) name: String,
+    pub(crate) comment: String,
     /// The parameters after `kn` (choices `nd_i`, read slots), and the same as arguments.
-    pub params: String,
-    pub args: String,
+    pub(crate) params: String,
+    pub(crate) args: String,
     /// The body of `st_`, indented, and its variables (`LOC` and the temporaries; empty:
     /// none).
-    pub body: Vec<String>,
-    pub decls: String,
+    pub(crate) body: Vec<String>,
+    pub(crate) decls: String,
     /// The body reads block locals (`LOC`, initialised to ⊥).
-    pub uses_locals: bool,
+    pub(crate) uses_locals: bool,
     /// Conditions under which `en_` answers "disabled" although `st_` did not: a choice or a
     /// read slot the evaluation did not use does not have its unused value (so that each
     /// evaluation has one set of choices and reads).
-    pub canon: Vec<String>,
+    pub(crate) canon: Vec<String>,
 }
 
 /// A link predicate as a receiving type evaluates it: `lk_<T>_<k> (id, s, I, L, f…)`, the
 /// status (1 linked, 0 not, or a run-time error).
 #[derive(Clone, Debug)]
-pub struct LinkFn {
-    pub name: String,
-    pub comment: String,
+pub(crate) struct LinkFn {
+    pub(crate) name: String,
+    pub(crate) comment: String,
     /// The fields' parameters (`, f_0: Int`…).
-    pub params: String,
-    pub body: Vec<String>,
+    pub(crate) params: String,
+    pub(crate) body: Vec<String>,
     /// Its temporaries (empty: none).
-    pub decls: String,
+    pub(crate) decls: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct NdView {
-    pub name: String,
-    pub dom: String,
+pub(crate) struct NdView {
+    pub(crate) name: String,
+    pub(crate) dom: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct EdgeView {
-    pub comment: String,
-    pub source: u32,
-    pub target: u32,
-    pub func: String,
-    pub nd: Vec<NdView>,
-    pub has_effect: bool,
+pub(crate) struct EdgeView {
+    pub(crate) comment: String,
+    pub(crate) source: u32,
+    pub(crate) target: u32,
+    pub(crate) func: String,
+    pub(crate) nd: Vec<NdView>,
+    pub(crate) has_effect: bool,
     /// Whether the step can meet a run-time error (its `TICK` may then lead to `ERR`).
-    pub may_fail: bool,
+    pub(crate) may_fail: bool,
     /// Environment slots the step may write: `SETENV` and, if observed, the observation label
     /// (emitted by the actor, before its `DONE`).
-    pub setenv: Vec<SetEnvDiff>,
-    pub writes: Vec<usize>,
-    pub confirms: Vec<usize>,
-    pub obs: Vec<ObsDiff>,
+    pub(crate) setenv: Vec<SetEnvDiff>,
+    pub(crate) writes: Vec<usize>,
+    pub(crate) confirms: Vec<usize>,
+    pub(crate) obs: Vec<ObsDiff>,
     /// How the step reads its remote-read slots.
-    pub reads: Vec<ReadSlot>,
+    pub(crate) reads: Vec<ReadSlot>,
     /// The arguments of `st_`/`en_` after `kn`, and `kn` at `TICK` (everything known).
-    pub args: String,
-    pub kn_all: usize,
+    pub(crate) args: String,
+    pub(crate) kn_all: usize,
 }
 
 /// A value carried by a message: its offer variable, where the sender reads it, its domain.
 #[derive(Clone, Debug)]
-pub struct FieldView {
-    pub name: String,
-    pub src: String,
-    pub slot: usize,
-    pub dom: String,
+pub(crate) struct FieldView {
+    pub(crate) name: String,
+    pub(crate) src: String,
+    pub(crate) slot: usize,
+    pub(crate) dom: String,
 }
 
 #[derive(Clone, Debug)]
-pub struct MsgView {
-    pub k: usize,
+pub(crate) struct MsgView {
+    pub(crate) k: usize,
     /// The condition a receiver puts on the sender `s` of a message.
-    pub sender: String,
-    pub put: String,
-    pub qry: String,
-    pub comment: String,
-    pub values: Vec<FieldView>,
-    pub fields: Vec<FieldView>,
+    pub(crate) sender: String,
+    pub(crate) put: String,
+    pub(crate) qry: String,
+    pub(crate) comment: String,
+    pub(crate) values: Vec<FieldView>,
+    pub(crate) fields: Vec<FieldView>,
     /// The status of the link for the received message (a call of its `LinkFn`, or `1`).
-    pub link: String,
-    pub link_may_fail: bool,
-    pub obs: Vec<ObsDiff>,
+    pub(crate) link: String,
+    pub(crate) link_may_fail: bool,
+    pub(crate) obs: Vec<ObsDiff>,
 }
 
 #[derive(Clone, Debug)]
-pub struct AgentView {
-    pub process: String,
-    pub type_name: String,
-    pub first_id: usize,
-    pub last_id: usize,
-    pub gates: Vec<String>,
-    pub initial: u32,
-    pub inits: Vec<InitView>,
-    pub edges: Vec<EdgeView>,
-    pub held: Vec<MsgView>,
-    pub not_held: Vec<MsgView>,
+pub(crate) struct AgentView {
+    pub(crate) process: String,
+    pub(crate) type_name: String,
+    pub(crate) first_id: usize,
+    pub(crate) last_id: usize,
+    pub(crate) gates: Vec<String>,
+    pub(crate) initial: u32,
+    pub(crate) inits: Vec<InitView>,
+    pub(crate) edges: Vec<EdgeView>,
+    pub(crate) held: Vec<MsgView>,
+    pub(crate) not_held: Vec<MsgView>,
     /// Int variables for choices and message offers; Nat variables for remote reads.
-    pub int_vars: Vec<String>,
-    pub nat_vars: Vec<String>,
+    pub(crate) int_vars: Vec<String>,
+    pub(crate) nat_vars: Vec<String>,
     /// Whether the loop body is a choice (false when yielding is all the agent can do).
-    pub choice: bool,
+    pub(crate) choice: bool,
     /// The readers that can read this type's agents (an `RDI_j` branch each).
-    pub serves: Vec<usize>,
+    pub(crate) serves: Vec<usize>,
 }
 
 /// A process instance of the composition.
 #[derive(Clone, Debug)]
-pub struct Instance {
-    pub process: String,
+pub(crate) struct Instance {
+    pub(crate) process: String,
     /// The instance's own synchronisation interface in its `par` (empty: none; used when the
     /// agents' `par` synchronises the read gates pairwise).
-    pub iface: Vec<String>,
-    pub gates: Vec<String>,
-    pub arg: Option<usize>,
+    pub(crate) iface: Vec<String>,
+    pub(crate) gates: Vec<String>,
+    pub(crate) arg: Option<usize>,
     /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
-    pub obs_gates: Vec<String>,
+    pub(crate) obs_gates: Vec<String>,
 }
 
 /// A branch of the top-level parallel composition: its synchronisation interface, and either a
 /// single instance or an inner `par` of instances synchronised on `inner_sync`.
 #[derive(Clone, Debug)]
-pub struct Component {
-    pub comment: String,
-    pub sync: Vec<String>,
-    pub inner_sync: Vec<String>,
-    pub instances: Vec<Instance>,
+pub(crate) struct Component {
+    pub(crate) comment: String,
+    pub(crate) sync: Vec<String>,
+    pub(crate) inner_sync: Vec<String>,
+    pub(crate) instances: Vec<Instance>,
     /// The agents' component (receives the priority operator in the compositional script).
-    pub agents: bool,
+    pub(crate) agents: bool,
 }
 
 struct Ctx<'a> {
@@ -425,7 +422,7 @@ fn store_array(s: Store) -> &'static str {
 }
 
 /// Builds the program view. `observed` are the variables some emitted property reads.
-pub fn build(
+pub(crate) fn build(
     model: &Model,
     behaviours: &[Behaviour],
     analysis: &ValueAnalysis,
@@ -732,7 +729,6 @@ pub fn build(
         env_max: model.env_len.max(1) - 1,
         tuple_max: model.tuples.len().max(1) - 1,
         local_max: local_max.max(1) - 1,
-        n_tuples: model.tuples.len(),
         undef: int_lit(undef),
         nat_sup,
         int_inf: undef,
@@ -746,7 +742,6 @@ pub fn build(
         env_params,
         remote,
         locs,
-        rd_gates,
         rdloc,
         env,
         assume,
@@ -762,7 +757,7 @@ pub fn build(
 }
 
 /// Observation gates are `A_…`, `L_…`, `E_…`.
-pub fn is_obs_gate(g: &str) -> bool {
+pub(crate) fn is_obs_gate(g: &str) -> bool {
     g.starts_with("A_") || g.starts_with("L_") || g.starts_with("E_")
 }
 

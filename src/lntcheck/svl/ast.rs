@@ -34,7 +34,7 @@ pub enum Beh {
 /// One `"F.bcg" = root leaf … reduction of (…);` statement, with the property that verifies it.
 #[derive(Clone, Debug)]
 pub struct Block {
-    pub bcg: String,
+    pub(crate) bcg: String,
     pub reduction: String,
     pub hold: Vec<String>,
     pub beh: Beh,
@@ -67,12 +67,12 @@ pub enum Derived {
 /// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verify {
-    pub property: String,
-    pub diag: String,
-    pub mcl: String,
-    pub evaluator: String,
-    pub bcg: String,
-    pub expected: String,
+    pub(crate) property: String,
+    pub(crate) diag: String,
+    pub(crate) mcl: String,
+    pub(crate) evaluator: String,
+    pub(crate) bcg: String,
+    pub(crate) expected: String,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -81,9 +81,9 @@ pub struct Script {
     /// The `root leaf` statements (compositional script).
     pub blocks: Vec<Block>,
     /// The other LTS-defining statements (monolithic script), in script order.
-    pub derived: Vec<(String, Derived)>,
+    pub(crate) derived: Vec<(String, Derived)>,
     /// The `verify` statements, in script order.
-    pub verifies: Vec<Verify>,
+    pub(crate) verifies: Vec<Verify>,
 }
 
 impl Script {
@@ -92,7 +92,7 @@ impl Script {
     }
 
     /// Whether some statement defines `bcg`.
-    pub fn defines(&self, bcg: &str) -> bool {
+    pub(crate) fn defines(&self, bcg: &str) -> bool {
         self.blocks.iter().any(|b| b.bcg == bcg) || self.derived.iter().any(|(f, _)| f == bcg)
     }
 }

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub struct WorkDirError {
     pub dir: PathBuf,
     /// `None` when every fresh name was taken.
-    pub source: Option<std::io::Error>,
+    pub(crate) source: Option<std::io::Error>,
     /// The directory would have been created inside `dir` (a temporary one), not as `dir`.
-    pub inside: bool,
+    pub(crate) inside: bool,
 }
 
 fn describe(e: &WorkDirError) -> String {
@@ -31,7 +31,7 @@ impl From<WorkDirError> for String {
 }
 
 #[derive(Debug)]
-pub struct WorkDir {
+pub(crate) struct WorkDir {
     path: PathBuf,
     remove: bool,
 }
@@ -39,7 +39,7 @@ pub struct WorkDir {
 impl WorkDir {
     /// A new directory under the system's temporary directory (`$CADP_TMP` if set): the
     /// process id and a counter make concurrent runs use different ones.
-    pub fn temporary() -> Result<WorkDir, WorkDirError> {
+    pub(crate) fn temporary() -> Result<WorkDir, WorkDirError> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let base = std::env::var_os("CADP_TMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
         for _ in 0..100 {
@@ -55,7 +55,7 @@ impl WorkDir {
     }
 
     /// The user's directory (created if needed), kept.
-    pub fn kept(dir: &Path) -> Result<WorkDir, WorkDirError> {
+    pub(crate) fn kept(dir: &Path) -> Result<WorkDir, WorkDirError> {
         std::fs::create_dir_all(dir).map_err(|e| WorkDirError {
             dir: dir.to_path_buf(),
             source: Some(e),
@@ -64,17 +64,17 @@ impl WorkDir {
         Ok(WorkDir { path: dir.to_path_buf(), remove: false })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Keeps the directory (to show the files behind an error); returns its path.
-    pub fn keep(&mut self) -> PathBuf {
+    pub(crate) fn keep(&mut self) -> PathBuf {
         self.remove = false;
         self.path.clone()
     }
 
-    pub fn is_kept(&self) -> bool {
+    pub(crate) fn is_kept(&self) -> bool {
         !self.remove
     }
 }

@@ -1,0 +1,184 @@
+//! `labs verify --backend lnt` and `--backend cadp`: the back end's one call
+//! (`lntcheck::verify`, `cadp::verify`), its report printed as the native back end prints
+//! verdicts and traces, followed by the statistics of the script's LTSs.
+
+use super::json::{CadpDoc, LntDoc, LtsDoc, StatsDoc, VerifyDoc};
+use super::load::Loaded;
+use super::verify::{results_text, verify_exit_code};
+use super::{Backend, Failure, exit};
+use crate::analysis::values::analyse;
+use crate::diagnostics::plural;
+use crate::lnt::names;
+use crate::lts_backend::{Options, Report};
+use crate::stdout::out;
+use std::fmt::Write;
+use std::path::PathBuf;
+
+/// What the command line says beyond the back end's `Options`.
+pub struct FilesVerifyArgs {
+    pub backend: Backend,
+    pub json: bool,
+    /// `--workflow`; `None`: chosen from the value analysis.
+    pub workflow: Option<crate::lts_backend::Workflow>,
+    /// `--report FILE.html`.
+    pub report: Option<PathBuf>,
+    /// `-q`: no progress lines.
+    pub quiet: bool,
+}
+
+/// Verifies by the emitted files with `a.backend` (`Lnt` or `Cadp`); `opts.workflow`,
+/// `base` and `source` are set here.
+pub fn verify_files(l: &Loaded, spec_name: &str, mut opts: Options, a: &FilesVerifyArgs) -> Result<i32, Failure> {
+    if let Some(p) = opts.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
+        return Err(super::load::unknown_property(l, p));
+    }
+    let analysis = analyse(&l.model, &l.behaviours);
+    opts.workflow = super::emit::choose_workflow(l, a.workflow, &analysis);
+    opts.base = names::module_name(&l.stem());
+    opts.source = super::emit::source_text(l);
+    let cadp = a.backend == Backend::Cadp;
+    let report = if cadp {
+        use std::io::IsTerminal;
+        if !a.quiet && !a.json && std::io::stderr().is_terminal() {
+            opts.progress = Some(std::sync::Arc::new(|line: &str| eprintln!("cadp: {line}")));
+        }
+        if opts.workflow == crate::lts_backend::Workflow::Compositional {
+            for w in super::emit::unbounded_inputs(l, &analysis) {
+                eprintln!("{}", w.replace("use the monolithic script (`*_mono.svl`)", "use `--workflow monolithic`"));
+            }
+        }
+        crate::cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| cadp_failure(l, e, a.json))?
+    } else {
+        crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| lnt_failure(l, e, a.json))?
+    };
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
+    if report.cross_checked {
+        eprintln!("cross-check: the native engine gives the same verdicts");
+    }
+    super::bounds::reporting();
+    let backend = if cadp { "cadp" } else { "lnt" };
+    if a.json {
+        super::json::print_pretty(&json_doc(l, spec_name, &opts, &report, cadp));
+    } else {
+        out!("{}", text(l, &report, cadp));
+    }
+    if let (Some(r), false) = (report.verify.stopped, cadp) {
+        eprintln!("warning: {} while {} ran", super::bounds::stop_text(&opts.limits, r), report.script);
+    }
+    if let Some(p) = &a.report {
+        let meta = super::report::meta(l, "verify", spec_name, backend, opts.fair);
+        let workflow = if cadp {
+            report.workflow.as_str().to_string()
+        } else {
+            format!("{} ({})", report.workflow.as_str(), report.script)
+        };
+        let stats = super::report::lts_stats(workflow, &report);
+        super::report::write_verify(l, &meta, &report.verify, stats, p)?;
+    }
+    Ok(verify_exit_code(&report.verify))
+}
+
+fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report, cadp: bool) -> VerifyDoc<'a> {
+    let lts_doc = |file: &str, states, transitions| LtsDoc { file: file.to_string(), states, transitions };
+    let mut doc = VerifyDoc::new(l, spec_name, opts.fair, &r.verify);
+    let files = r.kept_files.as_ref().map(|d| d.display().to_string());
+    doc.stats = StatsDoc::Lts {
+        seconds: r.verify.stats.seconds,
+        peak_rss_mib: r.verify.stats.peak_rss_mib,
+        lts: r.lts.iter().map(|x| lts_doc(&x.file, x.states, x.transitions)).collect(),
+    };
+    if cadp {
+        doc.backend = "cadp";
+        doc.cadp = Some(CadpDoc {
+            workflow: r.workflow.as_str(),
+            lnt_dialect: r.dialect.name(),
+            cross_checked: opts.cross_check,
+            files,
+            diagnostics: r.diagnostic_sources.iter().cloned().collect(),
+        });
+    } else {
+        doc.backend = "lnt";
+        for v in &r.statements {
+            if let Some(d) = v.result.and_then(|i| doc.results.get_mut(i)) {
+                d.mcl = Some(v.mcl.clone());
+                d.lts = Some(lts_doc(&v.bcg, v.states, v.transitions));
+            }
+        }
+        doc.lnt = Some(LntDoc {
+            workflow: r.workflow.as_str(),
+            lnt_dialect: r.dialect.name(),
+            script: r.script.clone(),
+            files,
+        });
+    }
+    doc
+}
+
+/// The verdicts and counterexamples as the native back end prints them; the statistics are
+/// those of the script's LTSs (not LAbS states: the reductions merge them).
+fn text(l: &Loaded, r: &Report, cadp: bool) -> String {
+    let mut s = results_text(l, &r.verify);
+    if cadp {
+        let _ = write!(s, "\nCADP, {} workflow: ", r.workflow.as_str());
+    } else {
+        let _ = writeln!(s, "\nLNT interpreter, {} workflow ({}):", r.workflow.as_str(), r.script);
+        for v in &r.statements {
+            let _ = writeln!(
+                s,
+                "  {}: {} on {} ({}, {})",
+                v.check,
+                v.mcl,
+                v.bcg,
+                plural(v.states as usize, "state", "states"),
+                plural(v.transitions as usize, "transition", "transitions")
+            );
+        }
+    }
+    let _ = write!(s, "{}", plural(r.lts.len(), "LTS", "LTSs"));
+    if let Some(x) = r.lts.iter().max_by_key(|x| x.states) {
+        let _ = write!(s, ", the largest {} states and {} transitions ({})", x.states, x.transitions, x.file);
+    }
+    let memory = if cadp { "peak memory of labs" } else { "peak memory" };
+    let _ = writeln!(s, "; {:.2} s, {memory} {} MiB", r.verify.stats.seconds, r.verify.stats.peak_rss_mib);
+    if let Some(d) = &r.kept_files {
+        let _ = writeln!(s, "files kept in {}", d.display());
+    }
+    if let Some(stop) = r.verify.stopped {
+        let who = if cadp { "CADP" } else { "the script" };
+        let _ =
+            writeln!(s, "{who} was stopped: {}; undecided properties are `unknown`", super::bounds::reason_text(stop));
+    }
+    s
+}
+
+/// The note of an error behind which the working directory is kept.
+fn kept_note(what: &str, dir: &std::path::Path) -> String {
+    format!("\n  = note: {what} kept in `{}`", dir.display())
+}
+
+fn lnt_failure(l: &Loaded, e: crate::lntcheck::VerifyError, json: bool) -> Failure {
+    use crate::lntcheck::VerifyError;
+    match e {
+        VerifyError::Engine(e) => super::verify::engine_failure(l, e, json),
+        VerifyError::Failed { message, work_dir } => {
+            Failure::new(exit::BACKEND, format!("{message}{}", kept_note("the generated files are", &work_dir)))
+        }
+        e @ (VerifyError::Refused(_) | VerifyError::WorkDir(_) | VerifyError::Io(_)) => {
+            Failure::new(exit::BACKEND, e.to_string())
+        }
+    }
+}
+
+fn cadp_failure(l: &Loaded, e: crate::cadp::CadpError, json: bool) -> Failure {
+    use crate::cadp::CadpError;
+    match e {
+        CadpError::Engine(e) => super::verify::engine_failure(l, e, json),
+        CadpError::Counterexample { message, work_dir } => Failure::new(
+            exit::BACKEND,
+            format!("{message}{}", kept_note("the generated files, CADP's log and its diagnostic are", &work_dir)),
+        ),
+        e => Failure::from(e),
+    }
+}
