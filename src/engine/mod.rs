@@ -29,7 +29,7 @@ mod on_the_fly;
 mod par;
 pub(crate) mod path;
 mod reached;
-pub mod rng;
+pub(crate) mod rng;
 pub(crate) mod scc;
 pub mod simulate;
 mod spin;

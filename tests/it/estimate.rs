@@ -241,3 +241,37 @@ fn a_satisfiable_assumption_is_met_by_every_drawn_state() {
         assert!(stepper.is_initial(&run.trace.initial).unwrap());
     }
 }
+
+#[test]
+fn a_local_check_reads_the_fixed_values_of_other_owners() {
+    // `r` has one choice everywhere, so `A0` reads no varying value: it is checked before any
+    // owner's values are drawn, and must see `r = 2`, not the unset slot.
+    let spec = r#"
+system {
+    spawn = Mo: 1, Q: 2
+}
+stigmergy S0 {
+    link = true
+    r: 2
+}
+agent Mo {
+    interface = x: -1..1
+    stigmergies = S0
+    Behavior = x <- x
+}
+agent Q {
+    stigmergies = S0
+    Behavior = r <~ r
+}
+assume {
+    A0 = min(r of 0, r of 0) >= r of 2
+}
+check {
+    Any = always r of 0 >= 0
+}
+"#;
+    let (m, b) = load(spec, &[]);
+    assert_eq!(Stepper::new(&m, &b, false).initial_states().unwrap().len(), 2);
+    let r = simulate(&m, &b, &SimulateOptions { runs: 2, steps: 0, ..Default::default() }).unwrap();
+    assert_eq!(r.runs.len(), 2);
+}

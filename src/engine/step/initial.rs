@@ -235,8 +235,15 @@ impl Stepper<'_> {
     /// checks, whose admitted combinations are listed (those with more than `list_limit`
     /// combinations are drawn and checked instead).
     fn prepare_initial(&self, list_limit: Option<u64>) -> Result<InitialSampler, RuntimeError> {
-        let base = self.initial_base();
+        let mut base = self.initial_base();
         let slots = self.initial_slots(&base)?;
+        // The slots with one choice hold it whatever is drawn: a local check reading another
+        // owner's fixed value (which `Bounds::varies` allows) reads it here.
+        for (_, _, pos, ch) in &slots {
+            if let [only] = ch[..] {
+                base[*pos] = only;
+            }
+        }
         let mut bounds = Bounds {
             values: vec![None; self.model.vars.len()],
             varies: vec![false; self.model.vars.len()],
