@@ -4,6 +4,7 @@ mod backend_options;
 mod bounds;
 mod cadp;
 mod emit;
+mod estimate;
 mod failure;
 mod info;
 mod json;
@@ -186,8 +187,38 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
         /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run
-        #[arg(long, value_name = "FILE.html")]
+        #[arg(long, value_name = "FILE.html", conflicts_with_all = ["estimate", "sprt"])]
         report: Option<PathBuf>,
+        /// Statistical model checking: estimate the probability that a run of at most --steps
+        /// steps satisfies each property, within --epsilon at --confidence (the number of runs
+        /// comes from the Okamoto bound; native engine only)
+        #[arg(long, conflicts_with_all = ["runs", "sprt"])]
+        estimate: bool,
+        /// With --estimate: the largest error of the estimate
+        #[arg(long, value_name = "E", default_value_t = 0.01, value_parser = estimate::parse_open_unit)]
+        epsilon: f64,
+        /// With --estimate: the probability that every estimate lies within --epsilon
+        #[arg(long, value_name = "C", default_value_t = 0.95, value_parser = estimate::parse_open_unit)]
+        confidence: f64,
+        /// Statistical model checking: test whether that probability is at least THETA (Wald's
+        /// sequential test, stopping as soon as it can decide; native engine only)
+        #[arg(long, value_name = "THETA", conflicts_with = "runs", value_parser = estimate::parse_open_unit)]
+        sprt: Option<f64>,
+        /// With --sprt: the half-width of the indifference region around THETA
+        #[arg(long, value_name = "D", default_value_t = 0.01, value_parser = estimate::parse_open_unit)]
+        indifference: f64,
+        /// With --sprt: the bound on the probability of concluding below THETA when the
+        /// probability is at least THETA + D
+        #[arg(long, value_name = "A", default_value_t = 0.05, value_parser = estimate::parse_open_unit)]
+        alpha: f64,
+        /// With --sprt: the bound on the probability of concluding at least THETA when it is at
+        /// most THETA - D
+        #[arg(long, value_name = "B", default_value_t = 0.05, value_parser = estimate::parse_open_unit)]
+        beta: f64,
+        /// With --estimate or --sprt: threads drawing the runs (default: all cores; the result
+        /// depends on --seed only)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
     },
     /// Describe the resolved model: agent types and ids, variables, stigmergies, properties
     Info {
@@ -496,11 +527,36 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             check_analysis,
             quiet: _,
             report,
+            estimate,
+            epsilon,
+            confidence,
+            sprt,
+            indifference,
+            alpha,
+            beta,
+            threads,
         } => {
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
             let limits = bounds::limits(timeout, None, memory);
+            let method = match (estimate, sprt) {
+                (true, _) => Some(crate::engine::estimate::Method::Interval { epsilon, confidence }),
+                (false, Some(theta)) => {
+                    Some(crate::engine::estimate::Method::Sprt { theta, indifference, alpha, beta })
+                }
+                (false, None) => None,
+            };
+            if let Some(method) = method {
+                let threads =
+                    threads.map_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()), |t| t as usize);
+                let mut warnings = vec![];
+                let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
+                print_warnings(&warnings);
+                let args =
+                    estimate::EstimateArgs { properties, fair, json, steps, seed, method, threads, limits, backend };
+                return estimate::estimate(&loaded, loaded.name(), &args);
+            }
             let mut warnings = vec![];
             let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);

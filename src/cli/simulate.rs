@@ -7,7 +7,7 @@ use super::verify::engine_failure;
 use super::{Failure, exit};
 use crate::engine::analysis_check::AnalysisCheck;
 use crate::engine::simulate::{RunRefusal, run_seed};
-use crate::engine::{self, RunCheck, SimStatus, SimulateOptions, SimulateReport};
+use crate::engine::{self, RunCheck, SimRun, SimStatus, SimulateOptions, SimulateReport};
 use crate::limits::Limits;
 use crate::stdout::out;
 use crate::trace;
@@ -81,6 +81,9 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         limits: a.limits.clone(),
         check: Some(replay_check(l, a.fair, a.check_analysis)),
     };
+    if !a.json && a.report.is_none() && a.backend == SimBackend::Native {
+        return simulate_streamed(l, a, &opts);
+    }
     let report = if a.backend == SimBackend::Cadp {
         Ok(super::cadp::simulate_cadp(l, a.json, &opts)?)
     } else if a.backend == SimBackend::Lnt {
@@ -110,19 +113,43 @@ pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Fa
         let meta = super::report::meta(l, "simulate", spec_name, a.backend.name(), a.fair);
         super::report::write_simulate(l, &meta, &report, &|i| run_seed(a.seed, i), p)?;
     }
-    match report.stopped {
+    Ok(finish(a, report.stopped, report.runs.len()))
+}
+
+/// The native runs as text, each printed as soon as it is finished and then dropped (the
+/// memory of one run, whatever the number of runs).
+fn simulate_streamed(l: &Loaded, a: &SimulateArgs, opts: &SimulateOptions) -> Result<i32, Failure> {
+    let mut done = 0usize;
+    let stopped = engine::simulate_each(&l.model, &l.behaviours, opts, &mut |run| {
+        out!("{}", run_text(l, a, done, &run));
+        done += 1;
+        Ok(())
+    });
+    super::bounds::reporting();
+    let stopped = stopped.map_err(|e| engine_failure(l, e, false))?;
+    if done == 0 && stopped.is_none() {
+        out!("{NO_INITIAL_STATE}\n");
+    }
+    Ok(finish(a, stopped, done))
+}
+
+/// The exit code after `done` runs, with a warning when a bound stopped them.
+fn finish(a: &SimulateArgs, stopped: Option<crate::engine::StopReason>, done: usize) -> i32 {
+    match stopped {
         Some(r) => {
             eprintln!(
                 "warning: {} after {} of {} runs; the finished runs are shown",
                 super::bounds::stop_text(&a.limits, r),
-                report.runs.len(),
+                done,
                 a.runs
             );
-            Ok(super::bounds::stop_code(r))
+            super::bounds::stop_code(r)
         }
-        None => Ok(exit::OK),
+        None => exit::OK,
     }
 }
+
+const NO_INITIAL_STATE: &str = "no initial state (the assumptions exclude every initial state)";
 
 fn status_str(s: SimStatus) -> &'static str {
     match s {
@@ -135,16 +162,23 @@ fn status_str(s: SimStatus) -> &'static str {
 fn simulate_text(l: &Loaded, a: &SimulateArgs, r: &SimulateReport) -> String {
     let mut s = String::new();
     if r.runs.is_empty() {
-        let _ = writeln!(s, "no initial state (the assumptions exclude every initial state)");
+        let _ = writeln!(s, "{NO_INITIAL_STATE}");
     }
     for (i, run) in r.runs.iter().enumerate() {
-        let seed = run_seed(a.seed, i);
-        let _ = writeln!(s, "=== run {} of {} (seed {seed}, at most {} steps)", i + 1, r.runs.len(), a.steps);
-        s += &trace::render(&l.model, &l.behaviours, &run.trace);
-        for p in &run.properties {
-            let at = p.at_step.map_or(String::new(), |k| format!(" at step {k}"));
-            let _ = writeln!(s, "  {}: {}{at}", p.property, status_str(p.status));
-        }
+        s += &run_text(l, a, i, run);
+    }
+    s
+}
+
+/// Run `i` (from 0): its header, with the seed that repeats it alone, its trace and marks.
+fn run_text(l: &Loaded, a: &SimulateArgs, i: usize, run: &SimRun) -> String {
+    let mut s = String::new();
+    let seed = run_seed(a.seed, i);
+    let _ = writeln!(s, "=== run {} of {} (seed {seed}, at most {} steps)", i + 1, a.runs, a.steps);
+    s += &trace::render(&l.model, &l.behaviours, &run.trace);
+    for p in &run.properties {
+        let at = p.at_step.map_or(String::new(), |k| format!(" at step {k}"));
+        let _ = writeln!(s, "  {}: {}{at}", p.property, status_str(p.status));
     }
     s
 }

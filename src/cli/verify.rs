@@ -57,6 +57,7 @@ pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure 
         }
         EngineError::UnknownProperty(p) => super::load::unknown_property(l, &p),
         e @ (EngineError::Internal(_) | EngineError::RunRefused { .. }) => Failure::new(exit::BACKEND, e.to_string()),
+        e @ EngineError::NoInitialDrawn { .. } => Failure::new(exit::INCONCLUSIVE, e.to_string()),
     }
 }
 

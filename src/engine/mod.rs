@@ -19,6 +19,7 @@
 
 pub(crate) mod analysis_check;
 pub(crate) mod check;
+pub mod estimate;
 pub mod eval;
 pub mod explore;
 mod fast;
@@ -29,6 +30,7 @@ mod on_the_fly;
 mod par;
 pub(crate) mod path;
 mod reached;
+pub(crate) mod rng;
 pub(crate) mod scc;
 pub mod simulate;
 mod spin;
@@ -51,7 +53,8 @@ pub use par::Workers;
 pub use reached::{ReachedValues, reachable_values};
 use serde::Serialize;
 pub use simulate::{
-    RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_with,
+    RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_each,
+    simulate_with,
 };
 use std::sync::Arc;
 use step::{RuntimeError, Stepper, Work};
@@ -171,6 +174,12 @@ pub enum EngineError {
     /// labs); `trace` reaches the state (`None` if it could not be built).
     #[error("internal error: {message}")]
     AnalysisMissed { message: String, trace: Option<Box<Trace>> },
+    /// A simulation drew `draws` candidate initial states (or owners' values) and the
+    /// assumptions admitted none.
+    #[error(
+        "no initial state found in {draws} draws: the assumptions admit none, or too few of the candidates to draw one"
+    )]
+    NoInitialDrawn { draws: u64 },
 }
 
 /// Peak resident set size of this process in MiB (Linux; 0 elsewhere).

@@ -2,41 +2,16 @@
 
 use super::check::{Bits, Pat, Scope, mon_step};
 use super::eval::Scratch;
-use super::step::{Event, Stepper, Work};
+use super::step::{Drawn, Event, INITIAL_DRAWS, InitialSampler, RuntimeError, Stepper, Work};
 use super::{EngineError, check_behaviours, eval_pred, select_properties};
 use crate::behaviour::Behaviour;
 use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::{Limits, StopReason};
-use crate::model::{Modality, Model, Pattern};
+use crate::model::{Modality, Model, Pattern, Property};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// SplitMix64: a small, portable, seeded generator (same sequence on every machine).
-#[derive(Clone, Debug)]
-pub(crate) struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub(crate) fn new(seed: u64) -> SplitMix64 {
-        SplitMix64(seed)
-    }
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`), without modulo bias.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next_u64();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
-}
+pub use super::rng::SplitMix64;
 
 /// The seed of run `run` (0-based) of a simulation seeded with `seed`: each run draws from a
 /// generator of its own, so `--seed (run_seed) --runs 1` repeats that run alone.
@@ -119,18 +94,22 @@ pub struct SimRun {
 pub struct SimulateReport {
     pub runs: Vec<SimRun>,
     /// Why fewer than the runs asked for were made (`None`: all of them).
-    pub(crate) stopped: Option<StopReason>,
+    pub stopped: Option<StopReason>,
 }
 
-/// Where the runs of `simulate_with` come from: the initial states and, from the current
-/// state, its successors with their events. `start` and `take` tell which initial state and
-/// which successor the run chose (a back end that keeps its own state alongside the LAbS
-/// state follows them).
+/// Where the runs of `simulate_with` come from: from the current state, its successors with
+/// their events (and, for a recorded run, its initial state). `start` and `take` tell which
+/// initial state and which successor the run chose (a back end that keeps its own state
+/// alongside the LAbS state follows them).
 pub trait Walk {
-    /// Every initial state (called once, before the runs).
-    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError>;
-    /// The run starts at `initial()[i]`, which is `state`.
-    fn start(&mut self, _i: usize, _state: &[i32]) -> Result<(), EngineError> {
+    /// The state every run starts from when the walk has one of its own (a recorded run);
+    /// `None`: each run draws its initial state from the model (docs/semantics.md,
+    /// "Simulation").
+    fn given_initial(&self) -> Option<Vec<i32>> {
+        None
+    }
+    /// Run `_run` (from 0) starts at `state`.
+    fn start(&mut self, _run: usize, _state: &[i32]) -> Result<(), EngineError> {
         Ok(())
     }
     /// Every successor of the current state `cur` (counted with multiplicity, in a
@@ -147,9 +126,6 @@ struct NativeWalk<'s, 'm> {
 }
 
 impl Walk for NativeWalk<'_, '_> {
-    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
-        self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })
-    }
     fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
         let mut succ: Vec<(Event, Vec<i32>)> = Vec::new();
         self.stepper
@@ -175,8 +151,8 @@ impl<'t> RecordedWalk<'t> {
 }
 
 impl Walk for RecordedWalk<'_> {
-    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
-        Ok(vec![self.trace.initial.clone()])
+    fn given_initial(&self) -> Option<Vec<i32>> {
+        Some(self.trace.initial.clone())
     }
     fn successors(&mut self, _cur: &[i32], _trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
         Ok(self.trace.steps.get(self.pos).map(|s| vec![(s.event.clone(), s.state.clone())]).unwrap_or_default())
@@ -186,16 +162,157 @@ impl Walk for RecordedWalk<'_> {
     }
 }
 
-/// Random runs: a uniformly chosen initial state, then uniformly chosen steps (among all
-/// enabled steps, counted with multiplicity), up to `steps` steps or a deadlock. `always`
-/// properties are marked violated at their first bad state, `finally`/`eventually`
-/// satisfied at their first good state (violated if the run deadlocks before), scoped
-/// patterns violated when their monitor fails.
+/// The marks of the selected properties along one run (docs/semantics.md, "Simulation"):
+/// `always` violated at its first bad state, `finally` satisfied at its first good state
+/// (violated at a deadlock before), a scoped pattern violated when its monitor fails.
+pub(crate) struct Marks<'m> {
+    props: Vec<&'m Property>,
+    pub(crate) status: Vec<SimProperty>,
+    mons: Vec<u8>,
+    sc: Scratch,
+}
+
+impl<'m> Marks<'m> {
+    pub(crate) fn new(props: Vec<&'m Property>) -> Marks<'m> {
+        let status = props
+            .iter()
+            .map(|p| SimProperty {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                status: SimStatus::Undecided,
+                at_step: None,
+            })
+            .collect();
+        let mons = vec![super::check::mon::IDLE; props.len()];
+        Marks { props, status, mons, sc: Scratch::default() }
+    }
+
+    /// Back to the start of a run.
+    pub(crate) fn reset(&mut self) {
+        for s in &mut self.status {
+            s.status = SimStatus::Undecided;
+            s.at_step = None;
+        }
+        self.mons.fill(super::check::mon::IDLE);
+    }
+
+    /// Whether every property has its status for this run.
+    pub(crate) fn all_decided(&self) -> bool {
+        self.props.iter().zip(&self.status).all(|(p, s)| {
+            s.status != SimStatus::Undecided
+                || matches!(p.modality, Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_))
+        })
+    }
+
+    /// Observes `cur`, the state after `step` steps; `decided(i, status)` for each property
+    /// it decides.
+    pub(crate) fn observe(
+        &mut self,
+        stepper: &Stepper<'_>,
+        cur: &[i32],
+        step: usize,
+        decided: &mut dyn FnMut(usize, SimStatus),
+    ) -> Result<(), RuntimeError> {
+        let sc = &mut self.sc;
+        for (i, p) in self.props.iter().enumerate() {
+            if self.status[i].status != SimStatus::Undecided {
+                continue;
+            }
+            let mut ev = |q| eval_pred(stepper, cur, sc, q);
+            let d = match &p.modality {
+                Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
+                Modality::Finally => ev(&p.pred)?.then_some(SimStatus::Satisfied),
+                Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_) => None,
+                Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+                    let scope =
+                        if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
+                    let (pat, s) = match pattern {
+                        Pattern::ThereIs => (Pat::ThereIs, false),
+                        Pattern::Always => (Pat::Always, false),
+                        Pattern::Precedes(s) => (Pat::Precedes, ev(s)?),
+                    };
+                    let b = Bits { q: ev(open)?, r: ev(close)?, p: ev(&p.pred)?, s };
+                    self.mons[i] = mon_step(scope, pat, self.mons[i], b);
+                    (self.mons[i] == super::check::mon::BAD).then_some(SimStatus::Violated)
+                }
+            };
+            if let Some(d) = d {
+                self.status[i].status = d;
+                self.status[i].at_step = Some(step);
+                decided(i, d);
+            }
+        }
+        Ok(())
+    }
+
+    /// The run deadlocked after `step` steps: every `finally` not yet met is violated.
+    pub(crate) fn deadlock(&mut self, step: usize, decided: &mut dyn FnMut(usize, SimStatus)) {
+        for (i, p) in self.props.iter().enumerate() {
+            if matches!(p.modality, Modality::Finally) && self.status[i].status == SimStatus::Undecided {
+                self.status[i].status = SimStatus::Violated;
+                self.status[i].at_step = Some(step);
+                decided(i, SimStatus::Violated);
+            }
+        }
+    }
+}
+
+/// Where each run of a simulation starts: the walk's own state, or a draw from the model.
+pub(crate) enum Starts {
+    Given(Vec<i32>),
+    Drawn(InitialSampler),
+}
+
+impl Starts {
+    pub(crate) fn new(stepper: &Stepper<'_>, given: Option<Vec<i32>>) -> Result<Starts, EngineError> {
+        Ok(match given {
+            Some(s) => Starts::Given(s),
+            None => Starts::Drawn(
+                stepper.initial_sampler().map_err(|e| EngineError::Runtime { message: e.0, trace: None })?,
+            ),
+        })
+    }
+
+    /// The initial state of the run drawn with `rng` (`None`: there is none).
+    pub(crate) fn draw(&self, stepper: &Stepper<'_>, rng: &mut SplitMix64) -> Result<Option<Vec<i32>>, EngineError> {
+        match self {
+            Starts::Given(s) => Ok(Some(s.clone())),
+            Starts::Drawn(sampler) => {
+                match sampler.draw(stepper, rng).map_err(|e| EngineError::Runtime { message: e.0, trace: None })? {
+                    Drawn::State(s) => Ok(Some(s)),
+                    Drawn::NoneExists => Ok(None),
+                    Drawn::GaveUp => Err(EngineError::NoInitialDrawn { draws: INITIAL_DRAWS }),
+                }
+            }
+        }
+    }
+}
+
+/// Random runs: an initial state drawn as docs/semantics.md says ("Simulation"), then
+/// uniformly chosen steps (among all enabled steps, counted with multiplicity), up to `steps`
+/// steps or a deadlock, with the marks of `Marks`.
 pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Result<SimulateReport, EngineError> {
+    let mut runs = Vec::new();
+    let stopped = simulate_each(model, behs, opts, &mut |run| {
+        runs.push(run);
+        Ok(())
+    })?;
+    Ok(SimulateReport { runs, stopped })
+}
+
+/// The runs of `simulate`, each given to `on_run` as soon as it is finished and then dropped:
+/// the memory used is that of one run. Returns why fewer runs than asked were made (`None`:
+/// all of them, or none when no initial state exists).
+pub fn simulate_each(
+    model: &Model,
+    behs: &[Behaviour],
+    opts: &SimulateOptions,
+    on_run: &mut dyn FnMut(SimRun) -> Result<(), EngineError>,
+) -> Result<Option<StopReason>, EngineError> {
     check_behaviours(model, behs)?;
     let stepper = Stepper::new(model, behs, opts.fair);
     let mut walk = NativeWalk { stepper: &stepper, w: Work::default() };
-    simulate_with(model, behs, opts, &mut walk)
+    walk_runs(model, behs, opts, &mut walk, on_run)
 }
 
 /// The runs of `simulate` over any `Walk` (the native engine, or the LNT interpreter of
@@ -206,21 +323,32 @@ pub fn simulate_with(
     opts: &SimulateOptions,
     walk: &mut dyn Walk,
 ) -> Result<SimulateReport, EngineError> {
+    let mut runs = Vec::new();
+    let stopped = walk_runs(model, behs, opts, walk, &mut |run| {
+        runs.push(run);
+        Ok(())
+    })?;
+    Ok(SimulateReport { runs, stopped })
+}
+
+fn walk_runs(
+    model: &Model,
+    behs: &[Behaviour],
+    opts: &SimulateOptions,
+    walk: &mut dyn Walk,
+    on_run: &mut dyn FnMut(SimRun) -> Result<(), EngineError>,
+) -> Result<Option<StopReason>, EngineError> {
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
-    let initial = walk.initial()?;
-    let mut runs = Vec::new();
-    if initial.is_empty() {
-        return Ok(SimulateReport { runs, stopped: None });
-    }
+    let starts = Starts::new(&stepper, walk.given_initial())?;
+    let mut marks = Marks::new(props);
     for run in 0..opts.runs {
         if let Some(r) = opts.limits.stopped() {
-            return Ok(SimulateReport { runs, stopped: Some(r) });
+            return Ok(Some(r));
         }
         let mut rng = SplitMix64::new(run_seed(opts.seed, run));
-        let i0 = rng.below(initial.len() as u64) as usize;
-        walk.start(i0, &initial[i0])?;
-        let init = initial[i0].clone();
+        let Some(init) = starts.draw(&stepper, &mut rng)? else { return Ok(None) };
+        walk.start(run, &init)?;
         let mut trace = Trace {
             fair: opts.fair,
             initial: init.clone(),
@@ -229,74 +357,27 @@ pub fn simulate_with(
             ends_in_deadlock: false,
             marks: Vec::new(),
         };
-        let mut status: Vec<SimProperty> = props
-            .iter()
-            .map(|p| SimProperty {
-                property: p.name.clone(),
-                modality: p.keyword.clone(),
-                status: SimStatus::Undecided,
-                at_step: None,
-            })
-            .collect();
-        let mut mons: Vec<u8> = vec![super::check::mon::IDLE; props.len()];
+        marks.reset();
         let mut cur = init;
         let mut step = 0usize;
         loop {
-            // Observe the current state.
-            for (i, p) in props.iter().enumerate() {
-                if status[i].status != SimStatus::Undecided {
-                    continue;
-                }
-                let ev = |q| {
-                    eval_pred(&stepper, &cur, &mut Scratch::default(), q)
-                        .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })
-                };
-                let decided = match &p.modality {
-                    Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
-                    Modality::Finally => ev(&p.pred)?.then_some(SimStatus::Satisfied),
-                    Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_) => None,
-                    Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
-                        let scope = if matches!(p.modality, Modality::Between { .. }) {
-                            Scope::Between
-                        } else {
-                            Scope::FromUntil
-                        };
-                        let (pat, s) = match pattern {
-                            Pattern::ThereIs => (Pat::ThereIs, false),
-                            Pattern::Always => (Pat::Always, false),
-                            Pattern::Precedes(s) => (Pat::Precedes, ev(s)?),
-                        };
-                        let b = Bits { q: ev(open)?, r: ev(close)?, p: ev(&p.pred)?, s };
-                        mons[i] = mon_step(scope, pat, mons[i], b);
-                        (mons[i] == super::check::mon::BAD).then_some(SimStatus::Violated)
-                    }
-                };
-                if let Some(d) = decided {
-                    status[i].status = d;
-                    status[i].at_step = Some(step);
-                    trace.marks.push(Mark {
-                        at: step,
-                        property: p.name.clone(),
-                        status: if d == SimStatus::Violated { "violated" } else { "satisfied" }.into(),
-                    });
-                }
-            }
+            let mut decided = Vec::new();
+            marks
+                .observe(&stepper, &cur, step, &mut |i, d| decided.push((i, d)))
+                .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+            push_marks(&mut trace, &marks, step, &decided);
             if step >= opts.steps {
                 break;
             }
             if let Some(r) = opts.limits.stopped() {
-                return Ok(SimulateReport { runs, stopped: Some(r) });
+                return Ok(Some(r));
             }
             let mut succ = walk.successors(&cur, &trace)?;
             if succ.is_empty() {
                 trace.ends_in_deadlock = true;
-                for (i, p) in props.iter().enumerate() {
-                    if matches!(p.modality, Modality::Finally) && status[i].status == SimStatus::Undecided {
-                        status[i].status = SimStatus::Violated;
-                        status[i].at_step = Some(step);
-                        trace.marks.push(Mark { at: step, property: p.name.clone(), status: "violated".into() });
-                    }
-                }
+                let mut decided = Vec::new();
+                marks.deadlock(step, &mut |i, d| decided.push((i, d)));
+                push_marks(&mut trace, &marks, step, &decided);
                 break;
             }
             let k = rng.below(succ.len() as u64) as usize;
@@ -308,22 +389,19 @@ pub fn simulate_with(
         }
         let deadlock = trace.ends_in_deadlock;
         if let Some(check) = &opts.check {
-            (check.0)(&trace).map_err(|reason| EngineError::RunRefused { run: runs.len() + 1, reason })?;
+            (check.0)(&trace).map_err(|reason| EngineError::RunRefused { run: run + 1, reason })?;
         }
-        runs.push(SimRun { trace, properties: status, deadlock });
+        on_run(SimRun { trace, properties: marks.status.clone(), deadlock })?;
     }
-    Ok(SimulateReport { runs, stopped: None })
+    Ok(None)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::SplitMix64;
-
-    #[test]
-    fn splitmix_is_stable() {
-        let mut r = SplitMix64::new(0);
-        // Reference values of SplitMix64 with seed 0.
-        assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
-        assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+fn push_marks(trace: &mut Trace, marks: &Marks<'_>, step: usize, decided: &[(usize, SimStatus)]) {
+    for &(i, d) in decided {
+        trace.marks.push(Mark {
+            at: step,
+            property: marks.status[i].property.clone(),
+            status: if d == SimStatus::Violated { "violated" } else { "satisfied" }.into(),
+        });
     }
 }

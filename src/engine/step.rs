@@ -10,7 +10,10 @@ use crate::model::{Assign, Init, Model, Stmt, Store, TupleId, TypeId, VarId};
 use serde::Serialize;
 
 mod initial;
+mod local_assume;
 mod packed;
+
+pub use initial::{Drawn, INITIAL_DRAWS, InitialSampler};
 
 pub use packed::PackedStop;
 

@@ -423,13 +423,9 @@ impl<'a> LntWalk<'a> {
 }
 
 impl Walk for LntWalk<'_> {
-    /// The native initial states: listing those of the LNT program would mean running every
-    /// way through its initialisation (a million for flock with 3 birds); each run instead
-    /// finds the LNT state of the initial state it starts from (`start`).
-    fn initial(&mut self) -> Result<Vec<Vec<i32>>, EngineError> {
-        self.stepper.initial_states().map_err(|e| EngineError::Runtime { message: e.0, trace: None })
-    }
-
+    /// Each run starts from the native draw: listing the initial states of the LNT program
+    /// would mean running every way through its initialisation (a million for flock with 3
+    /// birds); each run instead finds the LNT state of the initial state it starts from.
     fn start(&mut self, _i: usize, state: &[i32]) -> Result<(), EngineError> {
         let found = self.find_initial(state).map_err(|m| EngineError::Runtime {
             message: format!("in the initialisation of the emitted LNT program: {m}"),

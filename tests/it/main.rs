@@ -44,6 +44,7 @@ mod engine_semantics_cases;
 mod engine_store;
 mod engine_symmetry;
 mod engine_value_symmetry;
+mod estimate;
 mod hostile;
 mod hostile_input;
 mod layers;

@@ -1,0 +1,352 @@
+//! Statistical model checking (`labs simulate --estimate`, `--sprt`): the probability that a
+//! run of at most `steps` steps satisfies each property's bounded reading, under the
+//! probability model of `simulate` (docs/statistical.md): an initial state drawn as
+//! docs/semantics.md says, then at each step a successor drawn uniformly among the enabled
+//! steps, counted with multiplicity.
+//!
+//! Run `i` draws from its own generator seeded with `run_seed(seed, i)`, and the outcomes are
+//! consumed in run order, so the result depends on the seed only, not on the thread count.
+
+use super::simulate::{Marks, Starts, run_seed};
+use super::step::{Stepper, Work};
+use super::{EngineError, SimStatus, check_behaviours, select_properties};
+use crate::behaviour::Behaviour;
+use crate::engine::rng::SplitMix64;
+use crate::limits::{Limits, StopReason};
+use crate::model::{Modality, Model};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+/// How many runs, and what is concluded from them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "method", rename_all = "lowercase")]
+pub enum Method {
+    /// As many runs as the Chernoff–Hoeffding (Okamoto) bound needs for every estimate to lie
+    /// within `epsilon` of the probability with probability at least `confidence`.
+    Interval { epsilon: f64, confidence: f64 },
+    /// Wald's sequential probability ratio test of `P >= theta` against `P < theta`, with the
+    /// indifference region `theta ± indifference` and error bounds `alpha` (concluding
+    /// `P < theta` when `P >= theta + indifference`) and `beta` (the converse).
+    Sprt { theta: f64, indifference: f64, alpha: f64, beta: f64 },
+}
+
+#[derive(Clone, Debug)]
+pub struct EstimateOptions {
+    pub fair: bool,
+    /// The bound on the length of each run.
+    pub steps: usize,
+    pub seed: u64,
+    pub properties: Option<Vec<String>>,
+    pub method: Method,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Deadline, interrupt and memory bound: the runs consumed before a stop are reported.
+    pub limits: Limits,
+}
+
+/// The verdict of a sequential test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// `P >= theta` accepted.
+    Above,
+    /// `P < theta` accepted.
+    Below,
+    /// Stopped (by a bound) before the test could decide.
+    Undecided,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PropertyEstimate {
+    pub property: String,
+    pub modality: String,
+    /// Whether the property has a bounded reading (not `fairly`, `fairly_inf`); the numbers
+    /// below are meaningful only if it has.
+    pub estimated: bool,
+    /// Runs counted for this property (with `--sprt`, those up to its decision).
+    pub runs: u64,
+    /// Runs whose bounded reading held.
+    pub successes: u64,
+    pub estimate: f64,
+    /// `[estimate - epsilon, estimate + epsilon]` within `[0, 1]` (the interval method).
+    pub interval: Option<(f64, f64)>,
+    pub decision: Option<Decision>,
+    /// For `finally`: `reached[k]` runs first met ψ after exactly `k` steps, so that the
+    /// estimated probability of reaching ψ within `k` steps is `reached[..=k].sum() / runs`.
+    pub reached: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EstimateReport {
+    pub method: Method,
+    /// Runs made and counted.
+    pub runs: u64,
+    /// Runs that ended in a deadlock before `steps` steps.
+    pub deadlocks: u64,
+    pub properties: Vec<PropertyEstimate>,
+    /// Why the runs stopped early (`None`: the method's own end).
+    pub stopped: Option<StopReason>,
+    /// No initial state exists: nothing was run.
+    pub no_initial_state: bool,
+}
+
+/// The runs the Okamoto bound needs: `ceil(ln(2 / (1 - confidence)) / (2 epsilon²))`.
+pub fn okamoto_runs(epsilon: f64, confidence: f64) -> u64 {
+    ((2.0 / (1.0 - confidence)).ln() / (2.0 * epsilon * epsilon)).ceil() as u64
+}
+
+/// How a property's run outcome counts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    /// `finally ψ`: ψ met within the bound.
+    Met,
+    /// `always ψ`, scoped patterns: not violated within the bound.
+    NotViolated,
+}
+
+fn reading(m: &Modality) -> Option<Reading> {
+    match m {
+        Modality::Finally => Some(Reading::Met),
+        Modality::Always | Modality::Between { .. } | Modality::FromUntil { .. } => Some(Reading::NotViolated),
+        _ => None,
+    }
+}
+
+/// One run's outcome: per property, its status and the step that decided it; and whether
+/// the run deadlocked.
+struct Outcome {
+    marks: Vec<(SimStatus, Option<usize>)>,
+    deadlock: bool,
+}
+
+/// Estimates or tests the probability of every selected property (see the module's doc).
+pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Result<EstimateReport, EngineError> {
+    check_behaviours(model, behs)?;
+    if let Method::Sprt { theta, indifference, .. } = opts.method
+        && !(theta - indifference > 0.0 && theta + indifference < 1.0)
+    {
+        return Err(EngineError::Internal(format!(
+            "the indifference region {theta} ± {indifference} must lie strictly inside (0, 1)"
+        )));
+    }
+    let props = select_properties(model, opts.properties.as_deref())?;
+    let readings: Vec<Option<Reading>> = props.iter().map(|p| reading(&p.modality)).collect();
+    let stepper = Stepper::new(model, behs, opts.fair);
+    let starts = Starts::new(&stepper, None)?;
+    let mut report = EstimateReport {
+        method: opts.method,
+        runs: 0,
+        deadlocks: 0,
+        properties: props
+            .iter()
+            .zip(&readings)
+            .map(|(p, r)| PropertyEstimate {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                estimated: r.is_some(),
+                runs: 0,
+                successes: 0,
+                estimate: 0.0,
+                interval: None,
+                decision: None,
+                reached: Vec::new(),
+            })
+            .collect(),
+        stopped: None,
+        no_initial_state: false,
+    };
+    let target = match opts.method {
+        Method::Interval { epsilon, confidence } => okamoto_runs(epsilon, confidence),
+        Method::Sprt { .. } => u64::MAX,
+    };
+    let mut sprt = Sprt::new(opts.method, props.len());
+    let next = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(u64, Result<Option<Outcome>, EngineError>)>();
+    let result = std::thread::scope(|s| {
+        for _ in 0..opts.threads.max(1) {
+            let tx = tx.clone();
+            let (stepper, starts, props, next, done) = (&stepper, &starts, &props, &next, &done);
+            s.spawn(move || {
+                let mut marks = Marks::new(props.clone());
+                let mut w = Work::default();
+                while !done.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= target {
+                        break;
+                    }
+                    let out = one_run(stepper, starts, &mut marks, &mut w, opts, i);
+                    let stop = !matches!(out, Ok(Some(_)));
+                    if tx.send((i, out)).is_err() || stop {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Consume the outcomes in run order.
+        let mut pending: BTreeMap<u64, Result<Option<Outcome>, EngineError>> = BTreeMap::new();
+        let mut want = 0u64;
+        let finish = |r| {
+            done.store(true, Ordering::Relaxed);
+            r
+        };
+        while want < target {
+            if let Some(r) = opts.limits.stopped() {
+                report.stopped = Some(r);
+                return finish(Ok(()));
+            }
+            let out = match pending.remove(&want) {
+                Some(o) => o,
+                None => match rx.recv_timeout(std::time::Duration::from_millis(100)) {
+                    Ok((i, o)) => {
+                        pending.insert(i, o);
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                },
+            };
+            want += 1;
+            let outcome = match out {
+                Err(e) => return finish(Err(e)),
+                Ok(None) => {
+                    if let Some(r) = opts.limits.stopped() {
+                        report.stopped = Some(r);
+                    } else {
+                        report.no_initial_state = true;
+                    }
+                    return finish(Ok(()));
+                }
+                Ok(Some(o)) => o,
+            };
+            report.runs += 1;
+            report.deadlocks += outcome.deadlock as u64;
+            for (k, ((p, &(status, at)), r)) in
+                report.properties.iter_mut().zip(&outcome.marks).zip(&readings).enumerate()
+            {
+                let Some(r) = r else { continue };
+                if sprt.decided(k) {
+                    continue;
+                }
+                let held = match r {
+                    Reading::Met => status == SimStatus::Satisfied,
+                    Reading::NotViolated => status != SimStatus::Violated,
+                };
+                p.runs += 1;
+                p.successes += held as u64;
+                if let (Reading::Met, true, Some(at)) = (r, held, at) {
+                    if p.reached.len() <= at {
+                        p.reached.resize(at + 1, 0);
+                    }
+                    p.reached[at] += 1;
+                }
+                sprt.observe(k, held);
+            }
+            if sprt.all_decided(&readings) {
+                break;
+            }
+        }
+        finish(Ok(()))
+    });
+    result?;
+    for (k, p) in report.properties.iter_mut().enumerate() {
+        if !p.estimated {
+            continue;
+        }
+        p.estimate = if p.runs == 0 { 0.0 } else { p.successes as f64 / p.runs as f64 };
+        match opts.method {
+            Method::Interval { epsilon, .. } => {
+                p.interval = Some(((p.estimate - epsilon).max(0.0), (p.estimate + epsilon).min(1.0)));
+            }
+            Method::Sprt { .. } => p.decision = Some(sprt.decision[k]),
+        }
+    }
+    Ok(report)
+}
+
+/// Run `i`: its outcome, `None` when no initial state exists or a bound stopped it.
+fn one_run(
+    stepper: &Stepper<'_>,
+    starts: &Starts,
+    marks: &mut Marks<'_>,
+    w: &mut Work,
+    opts: &EstimateOptions,
+    i: u64,
+) -> Result<Option<Outcome>, EngineError> {
+    let mut rng = SplitMix64::new(run_seed(opts.seed, i as usize));
+    let Some(mut cur) = starts.draw(stepper, &mut rng)? else { return Ok(None) };
+    marks.reset();
+    let runtime = |e: super::step::RuntimeError| EngineError::Runtime { message: e.0, trace: None };
+    let mut succ: Vec<i32> = Vec::new();
+    let mut deadlock = false;
+    let width = cur.len();
+    for step in 0..=opts.steps {
+        marks.observe(stepper, &cur, step, &mut |_, _| {}).map_err(runtime)?;
+        if step == opts.steps || marks.all_decided() {
+            break;
+        }
+        if opts.limits.stopped().is_some() {
+            return Ok(None);
+        }
+        succ.clear();
+        stepper.successors(&cur, w, false, &mut |_, s| succ.extend_from_slice(s)).map_err(runtime)?;
+        let n = succ.len() / width;
+        if n == 0 {
+            deadlock = true;
+            marks.deadlock(step, &mut |_, _| {});
+            break;
+        }
+        let k = rng.below(n as u64) as usize;
+        cur.copy_from_slice(&succ[k * width..(k + 1) * width]);
+    }
+    let out = Outcome { marks: marks.status.iter().map(|s| (s.status, s.at_step)).collect(), deadlock };
+    Ok(Some(out))
+}
+
+/// Wald's test per property (inactive under the interval method).
+struct Sprt {
+    /// `ln` of the likelihood ratio per success and per failure, and the two thresholds.
+    step: Option<(f64, f64, f64, f64)>,
+    llr: Vec<f64>,
+    decision: Vec<Decision>,
+}
+
+impl Sprt {
+    fn new(method: Method, n: usize) -> Sprt {
+        let step = match method {
+            Method::Sprt { theta, indifference, alpha, beta } => {
+                // H0: p = p0 = theta + indifference; H1: p = p1 = theta - indifference.
+                let (p0, p1) = (theta + indifference, theta - indifference);
+                Some((
+                    (p1 / p0).ln(),
+                    ((1.0 - p1) / (1.0 - p0)).ln(),
+                    (beta / (1.0 - alpha)).ln(),
+                    ((1.0 - beta) / alpha).ln(),
+                ))
+            }
+            Method::Interval { .. } => None,
+        };
+        Sprt { step, llr: vec![0.0; n], decision: vec![Decision::Undecided; n] }
+    }
+
+    fn decided(&self, k: usize) -> bool {
+        self.step.is_some() && self.decision[k] != Decision::Undecided
+    }
+
+    fn observe(&mut self, k: usize, held: bool) {
+        let Some((on_success, on_failure, accept_h0, accept_h1)) = self.step else { return };
+        self.llr[k] += if held { on_success } else { on_failure };
+        if self.llr[k] <= accept_h0 {
+            self.decision[k] = Decision::Above;
+        } else if self.llr[k] >= accept_h1 {
+            self.decision[k] = Decision::Below;
+        }
+    }
+
+    fn all_decided(&self, readings: &[Option<Reading>]) -> bool {
+        self.step.is_some() && readings.iter().enumerate().all(|(k, r)| r.is_none() || self.decided(k))
+    }
+}
