@@ -169,6 +169,9 @@ pub(crate) struct Marks<'m> {
     props: Vec<&'m Property>,
     pub(crate) status: Vec<SimProperty>,
     mons: Vec<u8>,
+    /// Per linear-time property, each atom's value at every state of the run so far: the
+    /// formula is decided when the run ends in a deadlock (its last state then repeats).
+    atoms: Vec<Vec<Vec<bool>>>,
     sc: Scratch,
 }
 
@@ -184,7 +187,14 @@ impl<'m> Marks<'m> {
             })
             .collect();
         let mons = vec![super::check::mon::IDLE; props.len()];
-        Marks { props, status, mons, sc: Scratch::default() }
+        let atoms = props
+            .iter()
+            .map(|p| match &p.modality {
+                Modality::Ltl(f) => vec![Vec::new(); f.atoms().len()],
+                _ => Vec::new(),
+            })
+            .collect();
+        Marks { props, status, mons, atoms, sc: Scratch::default() }
     }
 
     /// Back to the start of a run.
@@ -194,6 +204,7 @@ impl<'m> Marks<'m> {
             s.at_step = None;
         }
         self.mons.fill(super::check::mon::IDLE);
+        self.atoms.iter_mut().flatten().for_each(Vec::clear);
     }
 
     /// Whether every property has its status for this run.
@@ -222,7 +233,13 @@ impl<'m> Marks<'m> {
             let d = match &p.modality {
                 Modality::Always => (!ev(&p.pred)?).then_some(SimStatus::Violated),
                 Modality::Finally => ev(&p.pred)?.then_some(SimStatus::Satisfied),
-                Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_) => None,
+                Modality::Fairly | Modality::FairlyInf => None,
+                Modality::Ltl(f) => {
+                    for (q, v) in f.atoms().into_iter().zip(&mut self.atoms[i]) {
+                        v.push(ev(q)?);
+                    }
+                    None
+                }
                 Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
                     let scope =
                         if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
@@ -245,14 +262,32 @@ impl<'m> Marks<'m> {
         Ok(())
     }
 
-    /// The run deadlocked after `step` steps: every `finally` not yet met is violated.
+    /// The run deadlocked after `step` steps: every `finally` not yet met is violated, and a
+    /// linear-time formula is decided on the run, its last state repeating (D14).
     pub(crate) fn deadlock(&mut self, step: usize, decided: &mut dyn FnMut(usize, SimStatus)) {
         for (i, p) in self.props.iter().enumerate() {
-            if matches!(p.modality, Modality::Finally) && self.status[i].status == SimStatus::Undecided {
-                self.status[i].status = SimStatus::Violated;
-                self.status[i].at_step = Some(step);
-                decided(i, SimStatus::Violated);
+            if self.status[i].status != SimStatus::Undecided {
+                continue;
             }
+            let d = match &p.modality {
+                Modality::Finally => SimStatus::Violated,
+                Modality::Ltl(f) => {
+                    let atoms = &self.atoms[i];
+                    let n = atoms.first().map_or(0, Vec::len);
+                    if n == 0 {
+                        continue;
+                    }
+                    if super::ltl::holds_on_lasso(f, n, None, &|a, k| atoms[a][k]) {
+                        SimStatus::Satisfied
+                    } else {
+                        SimStatus::Violated
+                    }
+                }
+                _ => continue,
+            };
+            self.status[i].status = d;
+            self.status[i].at_step = Some(step);
+            decided(i, d);
         }
     }
 }

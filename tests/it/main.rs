@@ -57,6 +57,7 @@ mod lntcheck_diff;
 mod lntcheck_reduce;
 mod lntcheck_simulate;
 mod lntcheck_svl;
+mod ltl_simulate;
 mod mcl;
 mod mcl_diag;
 mod model_expr;
