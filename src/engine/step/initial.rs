@@ -267,9 +267,13 @@ impl Stepper<'_> {
         let mut digits = Vec::new();
         let mut sc = Scratch::default();
         let mut st = base.clone();
-        for (g, checks) in checks.into_iter().enumerate() {
-            let mine: Vec<(usize, Vec<i32>)> =
-                slots.iter().filter(|s| s.0 == g).map(|(_, _, pos, ch)| (*pos, ch.clone())).collect();
+        // Each owner's slots, in slot order (one pass: a filter per owner would be quadratic
+        // in the number of agents).
+        let mut by_owner: Vec<Vec<(usize, Vec<i32>)>> = vec![Vec::new(); checks.len()];
+        for (g, _, pos, ch) in slots {
+            by_owner[g].push((pos, ch));
+        }
+        for (checks, mine) in checks.into_iter().zip(by_owner) {
             if checks.is_empty() {
                 digits.extend(mine.into_iter().map(|(pos, choices)| Digit::Slot { pos, choices }));
                 continue;
