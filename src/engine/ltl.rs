@@ -103,7 +103,6 @@ pub struct Automaton {
     /// Every `until` bit.
     all: u64,
     /// Atoms of the formula (as `Ltl::atoms` lists them).
-    #[cfg(test)]
     atoms: usize,
 }
 
@@ -145,14 +144,7 @@ impl Automaton {
             covers.push(cs);
             q += 1;
         }
-        #[cfg(not(test))]
-        let _ = atoms;
-        Ok(Automaton {
-            covers,
-            all,
-            #[cfg(test)]
-            atoms,
-        })
+        Ok(Automaton { covers, all, atoms })
     }
 
     pub fn states(&self) -> usize {
@@ -230,6 +222,7 @@ pub struct Space<'a> {
 
 /// [`check`] on any whole state space.
 pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
+    assert_eq!(bits.len(), aut.atoms, "one value vector per atom of the formula");
     let k = aut.states() as u64;
     let n = g.states as u64 * k;
     if n >= u32::MAX as u64 {
@@ -276,9 +269,9 @@ pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn
         }
     }
     let comp = super::scc::components(n as usize, order.iter().copied(), |v, f| {
-        let mut b = Vec::new();
-        edges(v, &mut b);
-        for (w, _) in b {
+        buf.clear();
+        edges(v, &mut buf);
+        for &(w, _) in &buf {
             f(w);
         }
     })

@@ -342,17 +342,12 @@ impl<'a> Stepper<'a> {
                     Step::Act(action) => action.span,
                     Step::Skip => ty.span,
                 };
-                w.sc.chooser.reset();
-                loop {
-                    w.sc.chooser.start();
-                    if let Err(Stop::Error(m)) = self.agent_step(st, a, ei, w) {
-                        let error = RuntimeError(format!("{m} (in a step of {} {a})", ty.name));
-                        errors.push(StepError { site: Some(site), error });
+                self.each_choice(st, a, ei, w, |_, r| {
+                    if let Err(Stop::Error(m)) = r {
+                        errors.push(StepError { site: Some(site), error: self.step_error(a, &m) });
                     }
-                    if !w.sc.chooser.advance() {
-                        break;
-                    }
-                }
+                    true
+                });
             }
         }
         errors
@@ -375,33 +370,47 @@ impl<'a> Stepper<'a> {
         want_events: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
+        let mut error = None;
+        self.each_choice(st, a, ei, w, |w, r| match r {
+            Ok(()) => {
+                let ev = want_events.then(|| {
+                    let edge = &self.behs[self.type_of[a]].edges[st[self.lay.ctl(a)] as usize][ei];
+                    Event::Agent {
+                        agent: a,
+                        edge: ei,
+                        assigned: w.assigned.clone(),
+                        written: w.written.clone(),
+                        skip: matches!(edge.step, Step::Skip),
+                    }
+                });
+                emit(ev, &w.buf);
+                true
+            }
+            Err(Stop::Disabled) => true,
+            Err(Stop::Error(m)) => {
+                error = Some(self.step_error(a, &m));
+                false
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+
+    /// Evaluates the step of agent `a` along edge `ei` once per choice of its nondeterministic
+    /// values, showing each outcome to `f` until it returns false.
+    fn each_choice(&self, st: &[i32], a: usize, ei: usize, w: &mut Work, mut f: impl FnMut(&mut Work, R<()>) -> bool) {
         w.sc.chooser.reset();
         loop {
             w.sc.chooser.start();
-            match self.agent_step(st, a, ei, w) {
-                Ok(()) => {
-                    let ev = want_events.then(|| {
-                        let edge = &self.behs[self.type_of[a]].edges[st[self.lay.ctl(a)] as usize][ei];
-                        Event::Agent {
-                            agent: a,
-                            edge: ei,
-                            assigned: w.assigned.clone(),
-                            written: w.written.clone(),
-                            skip: matches!(edge.step, Step::Skip),
-                        }
-                    });
-                    emit(ev, &w.buf);
-                }
-                Err(Stop::Disabled) => {}
-                Err(Stop::Error(m)) => {
-                    let ty = &self.model.agent_types[self.type_of[a]];
-                    return Err(RuntimeError(format!("{m} (in a step of {} {a})", ty.name)));
-                }
-            }
-            if !w.sc.chooser.advance() {
-                return Ok(());
+            let r = self.agent_step(st, a, ei, w);
+            if !f(w, r) || !w.sc.chooser.advance() {
+                return;
             }
         }
+    }
+
+    /// A run-time error `m` met in a step of agent `a`, as reported.
+    fn step_error(&self, a: usize, m: &str) -> RuntimeError {
+        RuntimeError(format!("{m} (in a step of {} {a})", self.model.agent_types[self.type_of[a]].name))
     }
 
     /// The steps of agent `a` in `st`, evaluated (the symmetry analysis compares them on
