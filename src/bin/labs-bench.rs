@@ -609,8 +609,8 @@ fn lts_table(o: &Options) -> Vec<String> {
             let (lnt_c, script_c) =
                 svl::emit_program(&model, &behs, &coarse, stem, *fair, dialect).map_err(|e| e.to_string())?;
             let leaf_sizes = |lnt: &str, script: &str| -> Result<Vec<(String, usize, usize, usize)>, String> {
-                let prog = labs::lntcheck::load(lnt, None).map_err(|d| d.to_string())?;
-                let sc = svl::parse(script).map_err(|e| e.to_string())?;
+                let prog = labs::lntcheck::load(lnt, None).map_err(|d| d.in_text(lnt).to_string())?;
+                let sc = svl::parse(script).map_err(|e| e.in_text(script).to_string())?;
                 let first = &sc.blocks.first().ok_or("no block")?.beh;
                 let mut c = Composer::new(&prog, Some(20_000_000));
                 let mut out = vec![];
@@ -639,15 +639,15 @@ fn lts_table(o: &Options) -> Vec<String> {
                 };
                 leaves_rows.push(format!("| {spec_name} | {name} | {s} / {t} | {most} | {coarse} |"));
             }
-            let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.to_string())?;
-            let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.to_string())?;
+            let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.in_text(&lnt).to_string())?;
+            let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.in_text(&lnt).to_string())?;
             let start = Instant::now();
             let (main, _) = labs::lntcheck::interp::generate(
                 &prog,
                 &net,
                 &labs::lntcheck::interp::GenOptions { max_states: Some(20_000_000), ..Default::default() },
             )
-            .map_err(|d| d.to_string())?;
+            .map_err(|d| d.in_text(&lnt).to_string())?;
             main_rows.push(format!(
                 "| {spec_name} | {} / {} | {:.1} |",
                 main.nstates,
@@ -783,7 +783,7 @@ fn emitted_leaves(root: &Path, file: &str, externs: &[&str]) -> Result<usize, St
     let stem = name.trim_end_matches(".labs");
     let (_, script) = svl::emit_program(&model, &behs, &analysis, stem, false, labs::lnt::Dialect::FALLBACK)
         .map_err(|e| e.to_string())?;
-    let sc = svl::parse(&script).map_err(|e| e.to_string())?;
+    let sc = svl::parse(&script).map_err(|e| e.in_text(&script).to_string())?;
     Ok(sc.blocks.first().map_or(0, |b| svl::calls(&b.beh).len()))
 }
 
@@ -859,10 +859,10 @@ fn mcl_table(o: &Options) -> Vec<String> {
         let spec_name = format!("{} {}", file.trim_end_matches(".labs"), externs.join(" "));
         let r = (|| -> Result<(), String> {
             let ((model, behs), lnt, queries) = emitted_queries(&o.benchmarks, file, externs)?;
-            let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.to_string())?;
-            let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.to_string())?;
-            let (main, _) =
-                labs::lntcheck::interp::generate(&prog, &net, &Default::default()).map_err(|d| d.to_string())?;
+            let prog = labs::lntcheck::load(&lnt, None).map_err(|d| d.in_text(&lnt).to_string())?;
+            let net = labs::lntcheck::interp::build_net(&prog, "MAIN").map_err(|d| d.in_text(&lnt).to_string())?;
+            let (main, _) = labs::lntcheck::interp::generate(&prog, &net, &Default::default())
+                .map_err(|d| d.in_text(&lnt).to_string())?;
             let native =
                 labs::engine::verify(&model, &behs, &labs::engine::VerifyOptions { threads: 1, ..Default::default() })
                     .map_err(|e| format!("{e:?}"))?;

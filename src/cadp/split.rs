@@ -69,7 +69,7 @@ impl Split {
 /// Splits the compositional script `text` (named `script_name`, emitted with base name
 /// `base`).
 pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, LntcheckError> {
-    let script = svl::parse(text).map_err(|e| e.prefixed(format!("{script_name}: ")))?;
+    let script = svl::parse_named(text, script_name)?;
     let lnt = script
         .process_file
         .clone()

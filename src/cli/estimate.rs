@@ -21,6 +21,8 @@ pub struct EstimateArgs {
     pub threads: usize,
     pub limits: Limits,
     pub backend: Backend,
+    /// `--report FILE.html`: the figures and the plot of each `finally` property's curve.
+    pub report: Option<std::path::PathBuf>,
 }
 
 /// A probability strictly between 0 and 1 (`--epsilon`, `--confidence`, `--sprt`, …).
@@ -71,6 +73,10 @@ pub fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Fa
     } else {
         out!("{}", estimate_text(a, &report));
     }
+    if let Some(path) = &a.report {
+        let meta = super::report::meta(l, "simulate", spec_name, "native", a.fair);
+        super::report::write_estimate(&meta, &report, a.steps, path)?;
+    }
     match report.stopped {
         Some(r) => {
             eprintln!(
@@ -104,7 +110,7 @@ fn estimate_text(a: &EstimateArgs, r: &EstimateReport) -> String {
         Method::Interval { epsilon, confidence } => {
             format!("Okamoto bound for ±{epsilon} at confidence {confidence}: {}", okamoto_runs(epsilon, confidence))
         }
-        Method::Sprt { theta, indifference, alpha, beta } => {
+        Method::Sprt { theta, indifference, alpha, beta, .. } => {
             format!("sequential test of P >= {theta} (indifference ±{indifference}, alpha {alpha}, beta {beta})")
         }
     };

@@ -94,8 +94,8 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
         (None, None) => match (&a.svl_file, &svl_src) {
             (Some(f), Some((text, _))) => {
                 // the script's DEFAULT_PROCESS_FILE, relative to the script
-                let script = lntcheck::svl::parse(text)
-                    .map_err(|m| Failure::new(exit::BACKEND, format!("{}: {m}", f.display())))?;
+                let script =
+                    lntcheck::svl::parse(text).map_err(|m| reader_failure(&f.display().to_string(), text, m))?;
                 let pf = script.process_file.ok_or_else(|| {
                     Failure::new(exit::USAGE, format!("{}: no DEFAULT_PROCESS_FILE (give --lnt)", f.display()))
                 })?;
@@ -105,7 +105,7 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             _ => return Err(Failure::new(exit::USAGE, "no specification")),
         },
     };
-    let fail = |d: lntcheck::Diag| Failure::new(exit::BACKEND, format!("{name}:{d}"));
+    let fail = |d: lntcheck::Diag| reader_failure(&name, &src, d);
     let prog = lntcheck::load(&src, None).map_err(fail)?;
     let diags = lntcheck::check::check(&prog);
     if let Some(d) = diags.into_iter().next() {
@@ -114,8 +114,7 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
     let lts = match &a.property {
         Some(p) => {
             let (text, sname) = svl_src.ok_or_else(|| Failure::new(exit::USAGE, "--property needs a spec or --svl"))?;
-            let script =
-                lntcheck::svl::parse(&text).map_err(|m| Failure::new(exit::BACKEND, format!("{sname}: {m}")))?;
+            let script = lntcheck::svl::parse(&text).map_err(|m| reader_failure(&sname, &text, m))?;
             let block = script.block(p).ok_or_else(|| {
                 let names: Vec<&str> = script.blocks.iter().filter_map(|b| b.property.as_deref()).collect();
                 let known = if names.is_empty() { "none".to_string() } else { names.join(", ") };
@@ -189,4 +188,10 @@ fn no_leaf(id: u32, n: u32, has: impl Fn(u32) -> bool) -> Failure {
         _ => format!("they are {}", ids.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
     };
     Failure::new(exit::USAGE, format!("--leaf {id}: no agent has this id ({list})"))
+}
+
+/// An error in an LNT program or SVL script read by `labs lts`, rendered with its source line
+/// as LAbS and MCL errors are.
+fn reader_failure(name: &str, text: &str, error: crate::diagnostics::Located) -> Failure {
+    Failure::new(exit::BACKEND, crate::diagnostics::located::render(name, text, &[error]))
 }

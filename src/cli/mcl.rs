@@ -25,7 +25,7 @@ pub fn run(a: &MclArgs) -> Result<i32, Failure> {
     let qname = a.query.display().to_string();
     let qtext = super::load::read_text(&a.query, exit::INVALID_SPEC)?;
     let query = mcl::parse(&qtext)
-        .map_err(|errs| Failure::new(exit::INVALID_SPEC, mcl::render_errors(&qname, &qtext, &errs)))?;
+        .map_err(|errs| Failure::new(exit::INVALID_SPEC, crate::diagnostics::located::render(&qname, &qtext, &errs)))?;
     let lbytes = read_bytes(&a.lts, "LTS")?;
     let lts = mcl::read_aut_bytes(&lbytes)
         .map_err(|e| Failure::new(exit::USAGE, format!("{}:{}: {}", a.lts.display(), e.line, e.message)))?;

@@ -186,8 +186,9 @@ enum Command {
         /// No progress line on stderr (simulate shows none; accepted as verify accepts it)
         #[arg(long, short)]
         quiet: bool,
-        /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run
-        #[arg(long, value_name = "FILE.html", conflicts_with_all = ["estimate", "sprt"])]
+        /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run; with
+        /// --estimate or --sprt, the figures and each `finally` property's probability of being reached within k steps
+        #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
         /// Statistical model checking: estimate the probability that a run of at most --steps
         /// steps satisfies each property, within --epsilon at --confidence (the number of runs
@@ -215,6 +216,10 @@ enum Command {
         /// most THETA - D
         #[arg(long, value_name = "B", default_value_t = 0.05, value_parser = estimate::parse_open_unit)]
         beta: f64,
+        /// With --sprt: stop after this many runs, leaving undecided the properties the test has
+        /// not decided by then (default: no cap; --timeout also stops the runs)
+        #[arg(long, value_name = "N", requires = "sprt", value_parser = clap::value_parser!(u64).range(1..))]
+        max_runs: Option<u64>,
         /// With --estimate or --sprt: threads drawing the runs (default: all cores; the result
         /// depends on --seed only)
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
@@ -534,6 +539,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             indifference,
             alpha,
             beta,
+            max_runs,
             threads,
         } => {
             if let Some(p) = &report {
@@ -543,7 +549,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let method = match (estimate, sprt) {
                 (true, _) => Some(crate::engine::estimate::Method::Interval { epsilon, confidence }),
                 (false, Some(theta)) => {
-                    Some(crate::engine::estimate::Method::Sprt { theta, indifference, alpha, beta })
+                    Some(crate::engine::estimate::Method::Sprt { theta, indifference, alpha, beta, max_runs })
                 }
                 (false, None) => None,
             };
@@ -553,8 +559,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 let mut warnings = vec![];
                 let loaded = load::load("simulate", &spec.spec, &spec.externs, &mut warnings)?;
                 print_warnings(&warnings);
-                let args =
-                    estimate::EstimateArgs { properties, fair, json, steps, seed, method, threads, limits, backend };
+                let args = estimate::EstimateArgs {
+                    properties,
+                    fair,
+                    json,
+                    steps,
+                    seed,
+                    method,
+                    threads,
+                    limits,
+                    backend,
+                    report,
+                };
                 return estimate::estimate(&loaded, loaded.name(), &args);
             }
             let mut warnings = vec![];

@@ -88,6 +88,15 @@ pub fn write_simulate(
     write(path, &report::simulate_page(&l.model, &l.behaviours, meta, r, seed))
 }
 
+pub fn write_estimate(
+    meta: &Meta,
+    r: &crate::engine::estimate::EstimateReport,
+    steps: usize,
+    path: &Path,
+) -> Result<(), Failure> {
+    write(path, &report::estimate_page(meta, r, steps))
+}
+
 pub fn write_trace(
     l: &Loaded,
     meta: &Meta,

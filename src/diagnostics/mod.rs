@@ -1,7 +1,9 @@
 //! Located diagnostics (errors and warnings) and their rendering with a source snippet.
 
+pub(crate) mod located;
 pub mod span;
 
+pub use located::Located;
 use span::{SourceFile, Span};
 use std::fmt::Write;
 

@@ -28,8 +28,9 @@ pub enum Method {
     Interval { epsilon: f64, confidence: f64 },
     /// Wald's sequential probability ratio test of `P >= theta` against `P < theta`, with the
     /// indifference region `theta ± indifference` and error bounds `alpha` (concluding
-    /// `P < theta` when `P >= theta + indifference`) and `beta` (the converse).
-    Sprt { theta: f64, indifference: f64, alpha: f64, beta: f64 },
+    /// `P < theta` when `P >= theta + indifference`) and `beta` (the converse); at most
+    /// `max_runs` runs (`None`: until every property is decided or a bound stops the runs).
+    Sprt { theta: f64, indifference: f64, alpha: f64, beta: f64, max_runs: Option<u64> },
 }
 
 #[derive(Clone, Debug)]
@@ -159,7 +160,7 @@ pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Re
     };
     let target = match opts.method {
         Method::Interval { epsilon, confidence } => okamoto_runs(epsilon, confidence),
-        Method::Sprt { .. } => u64::MAX,
+        Method::Sprt { max_runs, .. } => max_runs.unwrap_or(u64::MAX),
     };
     let mut sprt = Sprt::new(opts.method, props.len());
     let next = AtomicU64::new(0);
@@ -317,7 +318,7 @@ struct Sprt {
 impl Sprt {
     fn new(method: Method, n: usize) -> Sprt {
         let step = match method {
-            Method::Sprt { theta, indifference, alpha, beta } => {
+            Method::Sprt { theta, indifference, alpha, beta, .. } => {
                 // H0: p = p0 = theta + indifference; H1: p = p1 = theta - indifference.
                 let (p0, p1) = (theta + indifference, theta - indifference);
                 Some((

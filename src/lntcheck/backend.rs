@@ -196,7 +196,7 @@ pub(crate) fn explore_within(
     max_states: Option<u64>,
     limits: &crate::limits::Limits,
 ) -> Result<LabsView, LntcheckError> {
-    let emitted = |d: super::Diag| LntcheckError::Program(format!("emitted LNT:{d}"));
+    let emitted = |d: super::Diag| LntcheckError::Program(format!("emitted LNT:{}", d.in_text(src)));
     let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(emitted(d));

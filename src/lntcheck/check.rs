@@ -559,7 +559,10 @@ fn channel_types(ck: &mut Ck) {
         };
         let as_ = if g0 == g { String::new() } else { format!(" (as `{g0}`)") };
         if sig.len() != sig0.len() {
-            ck.err(pos, format!("gate `{g}` used with {} offers, but with {} at {pos0}{as_}", sig.len(), sig0.len()));
+            ck.err(
+                pos,
+                format!("gate `{g}` used with {} offers, but with {} at {}{as_}", sig.len(), sig0.len(), ck.p.at(pos0)),
+            );
             continue;
         }
         for (k, (a, b)) in sig.iter().zip(&sig0).enumerate() {
@@ -567,10 +570,11 @@ fn channel_types(ck: &mut Ck) {
                 && a != b
             {
                 let m = format!(
-                    "offer {} of gate `{g}` has type {}, but {} at {pos0}{as_}",
+                    "offer {} of gate `{g}` has type {}, but {} at {}{as_}",
                     k + 1,
                     ck.name(*a),
-                    ck.name(*b)
+                    ck.name(*b),
+                    ck.p.at(pos0)
                 );
                 ck.err(pos, m);
             }
@@ -627,7 +631,7 @@ pub fn check(p: &Program) -> Vec<Diag> {
         ck.stmt(&pr.body, Some(asg));
     }
     channel_types(&mut ck);
-    ck.diags.sort_by_key(|d| (d.pos.line, d.pos.col));
+    ck.diags.sort_by_key(|d| d.span.start);
     ck.diags.dedup();
     ck.diags
 }

@@ -77,11 +77,8 @@ pub(crate) type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunEr
 /// ends in a state without successors is a path to a deadlock.
 pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync {
     move |text, lts| {
-        let query = mcl::parse(text).map_err(|errs| {
-            let e = &errs[0];
-            let (line, col) = e.line_col(text);
-            RunError::Failed(LntcheckError::Syntax(format!("{line}:{col}: {}", e.message)))
-        })?;
+        let query = mcl::parse(text)
+            .map_err(|errs| RunError::Failed(LntcheckError::Syntax(errs[0].in_text(text).to_string())))?;
         let succ = lts.adjacency();
         let view = lts.view(&succ);
         let ev = mcl::evaluate(&query, view, &limits).map_err(|e| match e {
@@ -175,7 +172,7 @@ pub fn run_script(
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
     let read = |f: &str| read_file(dir, f);
-    let script = svl::parse(&read(script_file)?).map_err(|e| e.prefixed(format!("{script_file}: ")))?;
+    let script = svl::parse_named(&read(script_file)?, script_file)?;
     if opts.jobs > 1
         && let Some(f) = &script.process_file
         && script.derived.is_empty()
@@ -222,9 +219,9 @@ fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
 
 /// The LNT program of `file` (its text), parsed and checked.
 fn load_program(text: &str, file: &str) -> Result<Program, RunError> {
-    let prog = super::load(text, None).map_err(|d| LntcheckError::Program(format!("{file}:{d}")))?;
+    let prog = super::load(text, None).map_err(|d| LntcheckError::Program(format!("{file}:{}", d.in_text(text))))?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
-        return Err(LntcheckError::Program(format!("{file}:{d}")).into());
+        return Err(LntcheckError::Program(format!("{file}:{}", d.in_text(text))).into());
     }
     Ok(prog)
 }
@@ -419,7 +416,7 @@ impl Execution<'_> {
             }
             Derived::Generation { lnt } => {
                 let prog = &self.programs[lnt.as_str()];
-                let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{d}"));
+                let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{}", prog.locate(&d)));
                 let net = interp::build_net(prog, "MAIN").map_err(program)?;
                 let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
                 Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)

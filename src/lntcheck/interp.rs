@@ -277,7 +277,7 @@ impl<'a> Explorer<'a> {
     }
 
     fn leaf_err(&self, leaf: usize, d: Diag) -> Diag {
-        Diag::new(d.pos, format!("{} (in {})", d.message, self.net.leaves[leaf].name))
+        Diag::new(d.span, format!("{} (in {})", d.message, self.net.leaves[leaf].name))
     }
 
     /// Runs the deterministic nodes from `node`; the state is stable at a choice point.

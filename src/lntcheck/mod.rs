@@ -35,7 +35,9 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Di
     // On a large stack: nesting is bounded (200 levels of expressions), but a level takes
     // several frames of the recursive descent.
     let m = crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, dialect))?;
-    sem::Program::build(m)
+    let mut program = sem::Program::build(m)?;
+    program.file = crate::diagnostics::span::SourceFile::new("", src);
+    Ok(program)
 }
 
 pub mod check;

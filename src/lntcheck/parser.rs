@@ -2,6 +2,7 @@
 
 use super::ast::*;
 use super::lexer::{Diag, Tok, lex};
+use crate::diagnostics::span::SourceFile;
 
 pub(crate) struct Parser {
     toks: Vec<(Tok, Pos)>,
@@ -14,6 +15,8 @@ pub(crate) struct Parser {
     depth: u32,
     /// Statements and behaviours being read, nested (bounded by `MAX_STMT_DEPTH`).
     stmt_depth: u32,
+    /// The text, to name the position of an earlier construct in a message.
+    file: SourceFile,
     /// The gates in scope (the process's, then those of enclosing `hide`s): `G (e)` is a
     /// communication with a send offer written without `!` (CADP HISTORY #3148) when `G` is
     /// one, a process call otherwise.
@@ -38,7 +41,8 @@ type R<T> = Result<T, Diag>;
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
 pub(crate) fn parse_module(src: &str, dialect: Option<Dialect>) -> R<Module> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0, gates: vec![] };
+    let file = SourceFile::new("", src);
+    let mut p = Parser { toks, i: 0, dialect, fixed_by: [None; 3], depth: 0, stmt_depth: 0, gates: vec![], file };
     p.module()
 }
 
@@ -119,7 +123,10 @@ impl Parser {
                 Ok(())
             }
             Some((n, _, _)) if n == newer => Ok(()),
-            Some((_, p, w)) => Err(Diag::new(pos, format!("{what} mixed with {w} (at {p})"))),
+            Some((_, p, w)) => {
+                let (line, col) = self.file.line_col(p.start);
+                Err(Diag::new(pos, format!("{what} mixed with {w} (at {line}:{col})")))
+            }
         }
     }
 

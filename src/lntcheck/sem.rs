@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use super::lexer::Diag;
+use crate::diagnostics::span::SourceFile;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -185,6 +186,8 @@ pub struct Program {
     pub(crate) proc_ids: HashMap<String, usize>,
     /// Sequential processes, compiled on demand.
     pub cprocs: HashMap<usize, Rc<CProc>>,
+    /// The text the program was read from: positions are byte spans into it.
+    pub(crate) file: SourceFile,
 }
 
 pub(crate) fn ty_of(p: &Program, name: &str, pos: Pos) -> R<Ty> {
@@ -201,6 +204,17 @@ impl Program {
         }
     }
 
+    /// `line:col` of a position of the program's text.
+    pub(crate) fn at(&self, pos: Pos) -> String {
+        let (line, col) = self.file.line_col(pos.start);
+        format!("{line}:{col}")
+    }
+
+    /// `line:col: message`, an error located in the program's text.
+    pub(crate) fn locate(&self, d: &Diag) -> String {
+        d.in_text(&self.file.text).to_string()
+    }
+
     pub(crate) fn build(module: Module) -> R<Program> {
         let mut p = Program {
             module,
@@ -212,6 +226,7 @@ impl Program {
             func_ids: HashMap::new(),
             proc_ids: HashMap::new(),
             cprocs: HashMap::new(),
+            file: SourceFile::new("", ""),
         };
         for (n, t) in [("Nat", Ty::Nat), ("Int", Ty::Int), ("Bool", Ty::Bool)] {
             p.type_ids.insert(n.into(), t);

@@ -173,6 +173,7 @@ pub(crate) type SkeletonStep = (Skeleton, SysState);
 pub(crate) struct LntWalk<'a> {
     model: &'a Model,
     stepper: Stepper<'a>,
+    prog: &'a Program,
     ex: Explorer<'a>,
     places: Places,
     undef: i64,
@@ -199,6 +200,7 @@ impl<'a> LntWalk<'a> {
         LntWalk {
             model,
             stepper,
+            prog,
             ex: Explorer::new(prog, net),
             places,
             undef,
@@ -224,7 +226,8 @@ impl<'a> LntWalk<'a> {
         visited.insert(fingerprint(&(&Skeleton::default(), from)));
         let mut first = true;
         while let Some((sk, st)) = stack.pop() {
-            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(d.to_string()))?;
+            let succ: Vec<Trans> =
+                self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
             if succ.is_empty() && !first {
                 return Err(encoding(
                     "the LNT program blocks in the middle of a step (a state without successors, not reached by \
@@ -271,11 +274,12 @@ impl<'a> LntWalk<'a> {
     /// agent a), so a path is abandoned as soon as a part it finished disagrees with `target`.
     /// (Should the program not follow that order, no path is abandoned: only slower.)
     fn find_initial(&mut self, target: &[i32]) -> Result<SysState, LntcheckError> {
-        let init = self.ex.initial().map_err(|d| LntcheckError::Program(d.to_string()))?;
+        let init = self.ex.initial().map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
         let mut visited: FxHashSet<u128> = FxHashSet::default();
         let mut stack = vec![init];
         while let Some(st) = stack.pop() {
-            let succ: Vec<Trans> = self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(d.to_string()))?;
+            let succ: Vec<Trans> =
+                self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
             let mut next = vec![];
             for t in succ {
                 if t.label == "DONE" {
@@ -507,7 +511,7 @@ pub fn simulate(
     opts: &SimulateOptions,
 ) -> Result<SimulateReport, EngineError> {
     crate::engine::check_behaviours(model, behs)?;
-    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{d}"));
+    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
     let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(emitted(d));

@@ -2,7 +2,7 @@
 //! natural numbers, double-quoted strings, punctuation. Comments: `(* ... *)` (not nested)
 //! and `--` to the end of the line. Linear time, no recursion.
 
-use super::MclError;
+use super::Located;
 use crate::syntax::span::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +30,7 @@ const SYMBOLS: &[&str] = &[
 ];
 
 /// The tokens of `text`, ending with `Eof`.
-pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
+pub(crate) fn lex(text: &str) -> Result<Vec<Token>, Located> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -43,7 +43,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
         if text[i..].starts_with("(*") {
             match text[i + 2..].find("*)") {
                 Some(end) => i = i + 2 + end + 2,
-                None => return Err(MclError::new(Span::new(i, i + 2), "unterminated comment `(*`")),
+                None => return Err(Located::new(Span::new(i, i + 2), "unterminated comment `(*`")),
             }
             continue;
         }
@@ -64,13 +64,13 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
                 i += 1;
             }
             if i < bytes.len() && (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-                return Err(MclError::new(Span::new(start, i + 1), "real numbers are not supported"));
+                return Err(Located::new(Span::new(start, i + 1), "real numbers are not supported"));
             }
             let n = text[start..i]
                 .parse::<u64>()
                 .ok()
                 .filter(|&n| n <= i64::MAX as u64)
-                .ok_or_else(|| MclError::new(Span::new(start, i), "number too large"))?;
+                .ok_or_else(|| Located::new(Span::new(start, i), "number too large"))?;
             out.push(Token { tok: Tok::Num(n), span: Span::new(start, i) });
             continue;
         }
@@ -79,10 +79,10 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
             let mut s = String::new();
             loop {
                 let Some(&b) = bytes.get(i) else {
-                    return Err(MclError::new(Span::new(start, start + 1), "unterminated string"));
+                    return Err(Located::new(Span::new(start, start + 1), "unterminated string"));
                 };
                 if b == b'\n' {
-                    return Err(MclError::new(Span::new(start, i), "unterminated string (end of line)"));
+                    return Err(Located::new(Span::new(start, i), "unterminated string (end of line)"));
                 }
                 if b == b'\\' && bytes.get(i + 1).is_some_and(|&n| n == c || n == b'\\') {
                     s.push(bytes[i + 1] as char);
@@ -108,7 +108,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token>, MclError> {
             }
             None => {
                 let ch = text[i..].chars().next().unwrap_or('?');
-                return Err(MclError::new(Span::new(i, i + ch.len_utf8()), format!("unexpected character `{ch}`")));
+                return Err(Located::new(Span::new(i, i + ch.len_utf8()), format!("unexpected character `{ch}`")));
             }
         }
     }

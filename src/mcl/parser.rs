@@ -2,7 +2,7 @@
 //! nesting limit, so that hostile input can neither overflow the stack nor take more than
 //! linear time. Keywords are case-insensitive.
 
-use super::MclError;
+use super::Located;
 use super::ast::{BinOp, Expr, ExprKind, Name, Offer, Param, Pattern, Reg, RegKind, Sign, Type};
 use super::lexer::{Tok, Token};
 use crate::syntax::span::Span;
@@ -78,7 +78,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("exit", "`exit`"),
 ];
 
-pub(crate) fn parse(tokens: &[Token]) -> Result<Expr, Vec<MclError>> {
+pub(crate) fn parse(tokens: &[Token]) -> Result<Expr, Vec<Located>> {
     let mut p = Parser { toks: tokens, pos: 0, depth: 0 };
     let e = p.formula().map_err(|e| vec![e])?;
     if !matches!(p.peek(), Tok::Eof) {
@@ -93,7 +93,7 @@ struct Parser<'t> {
     depth: usize,
 }
 
-type PResult<T> = Result<T, MclError>;
+type PResult<T> = Result<T, Located>;
 
 fn kw(tok: &Tok, word: &str) -> bool {
     matches!(tok, Tok::Ident(s) if s.eq_ignore_ascii_case(word))
@@ -151,8 +151,8 @@ impl<'t> Parser<'t> {
         yes
     }
 
-    fn unexpected(&self, expected: &str) -> MclError {
-        MclError::new(self.span(), format!("expected {expected}, found {}", describe(self.peek())))
+    fn unexpected(&self, expected: &str) -> Located {
+        Located::new(self.span(), format!("expected {expected}, found {}", describe(self.peek())))
     }
 
     fn expect_sym(&mut self, s: &str) -> PResult<Span> {
@@ -162,7 +162,7 @@ impl<'t> Parser<'t> {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
-            return Err(MclError::new(self.span(), format!("the query nests deeper than {MAX_NESTING} levels")));
+            return Err(Located::new(self.span(), format!("the query nests deeper than {MAX_NESTING} levels")));
         }
         Ok(())
     }
@@ -175,12 +175,12 @@ impl<'t> Parser<'t> {
         if let Tok::Ident(s) = self.peek() {
             let lower = s.to_ascii_lowercase();
             if let Some((_, what)) = UNSUPPORTED.iter().find(|(w, _)| *w == lower) {
-                return Err(MclError::new(self.span(), format!("{what} is not supported")));
+                return Err(Located::new(self.span(), format!("{what} is not supported")));
             }
         }
         match self.peek() {
             Tok::Sym("@") | Tok::Sym("-|") => {
-                Err(MclError::new(self.span(), "the infinite looping operator is not supported"))
+                Err(Located::new(self.span(), "the infinite looping operator is not supported"))
             }
             _ => Ok(()),
         }
@@ -192,7 +192,7 @@ impl<'t> Parser<'t> {
                 let t = self.bump();
                 Ok(Name { text: s.clone(), span: t.span })
             }
-            Tok::Ident(s) => Err(MclError::new(self.span(), format!("`{s}` is a keyword and cannot name {what}"))),
+            Tok::Ident(s) => Err(Located::new(self.span(), format!("`{s}` is a keyword and cannot name {what}"))),
             _ => Err(self.unexpected(what)),
         }
     }
@@ -205,9 +205,9 @@ impl<'t> Parser<'t> {
             "nat" => Type::Nat,
             "int" => Type::Int,
             "real" | "char" | "string" | "natset" => {
-                return Err(MclError::new(span, format!("type `{s}` is not supported (only Bool, Nat, Int)")));
+                return Err(Located::new(span, format!("type `{s}` is not supported (only Bool, Nat, Int)")));
             }
-            _ => return Err(MclError::new(span, format!("unknown type `{s}` (MCL has no user-defined types)"))),
+            _ => return Err(Located::new(span, format!("unknown type `{s}` (MCL has no user-defined types)"))),
         };
         self.bump();
         Ok(t)
@@ -329,7 +329,7 @@ impl<'t> Parser<'t> {
         self.bump();
         let r = self.additive()?;
         if matches!(self.peek(), Tok::Sym("=" | "<>" | "<" | "<=" | ">" | ">=")) {
-            return Err(MclError::new(self.span(), "comparisons do not chain: add parentheses"));
+            return Err(Located::new(self.span(), "comparisons do not chain: add parentheses"));
         }
         let span = l.span.to(r.span);
         Ok(Expr { kind: ExprKind::Bin(op, Box::new(l), Box::new(r)), span })
@@ -379,7 +379,7 @@ impl<'t> Parser<'t> {
                 Ok(Expr { kind: e.kind, span: start.to(end) })
             }
             Tok::Sym("/") | Tok::Sym("%") => {
-                Err(MclError::new(start, "`/` and `%` are not MCL operators: write `div` and `mod`"))
+                Err(Located::new(start, "`/` and `%` are not MCL operators: write `div` and `mod`"))
             }
             Tok::Ident(s) if s.eq_ignore_ascii_case("true") || s.eq_ignore_ascii_case("false") => {
                 self.bump();
@@ -410,7 +410,7 @@ impl<'t> Parser<'t> {
                 Ok(Expr { kind: ExprKind::Var(name.text), span: name.span })
             }
             Tok::Str(_) | Tok::Regex => {
-                Err(MclError::new(start, "an action formula is only allowed inside `< >` or `[ ]`"))
+                Err(Located::new(start, "an action formula is only allowed inside `< >` or `[ ]`"))
             }
             _ => Err(self.unexpected("a formula")),
         }
@@ -492,11 +492,11 @@ impl<'t> Parser<'t> {
                 let n = if let Tok::Num(n) = self.peek() { *n } else { 0 };
                 self.bump();
                 if self.is_sym(",") || self.is_sym("...") {
-                    return Err(MclError::new(self.span(), "counted regular formulas with ranges are not supported"));
+                    return Err(Located::new(self.span(), "counted regular formulas with ranges are not supported"));
                 }
                 let end = self.expect_sym("}")?;
                 if n > 64 {
-                    return Err(MclError::new(r.span.to(end), "a repetition count above 64 is not supported"));
+                    return Err(Located::new(r.span.to(end), "a repetition count above 64 is not supported"));
                 }
                 let span = r.span.to(end);
                 r = Self::reg_node(RegKind::Repeat(Box::new(r), n), span);
@@ -565,7 +565,7 @@ impl<'t> Parser<'t> {
                 RegKind::Label(s.clone())
             }
             Tok::Regex => {
-                return Err(MclError::new(start, "regular expressions over labels ('...') are not supported"));
+                return Err(Located::new(start, "regular expressions over labels ('...') are not supported"));
             }
             Tok::Ident(s) if s.eq_ignore_ascii_case("true") => {
                 self.bump();

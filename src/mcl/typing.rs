@@ -4,7 +4,7 @@
 //! numbered slots, and fixed points grouped into blocks (the strongly connected components of
 //! the call graph; a block mixing `mu` and `nu` is alternation, refused). Rules: docs/mcl.md.
 
-use super::MclError;
+use super::Located;
 use super::ast::{BinOp, Expr, ExprKind, Name, Offer, Pattern, Reg, RegKind, Sign, Type};
 use crate::syntax::span::Span;
 
@@ -103,7 +103,7 @@ pub struct Query {
 
 impl Query {}
 
-pub(crate) fn check(formula: Expr) -> Result<Query, Vec<MclError>> {
+pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
     let mut c =
         Checker { nodes: Vec::new(), fixes: Vec::new(), acts: Vec::new(), data: Vec::new(), fixvars: Vec::new() };
     let root = c.formula(&formula, true).map_err(|e| vec![e])?;
@@ -116,8 +116,8 @@ pub(crate) fn check(formula: Expr) -> Result<Query, Vec<MclError>> {
     Ok(Query { nodes: c.nodes, fixes: c.fixes, acts, act_reads_env, block_sign, root })
 }
 
-fn err(span: Span, message: impl Into<String>) -> MclError {
-    MclError::new(span, message)
+fn err(span: Span, message: impl Into<String>) -> Located {
+    Located::new(span, message)
 }
 
 struct Checker {
@@ -131,7 +131,7 @@ struct Checker {
     fixvars: Vec<(String, FixId, bool)>,
 }
 
-type CResult<T> = Result<T, MclError>;
+type CResult<T> = Result<T, Located>;
 
 fn dual(s: Sign) -> Sign {
     match s {

@@ -8,10 +8,12 @@
 
 pub mod chart;
 pub(crate) mod html;
+pub(crate) mod probability;
 pub mod table;
 pub mod view;
 
 use crate::behaviour::Behaviour;
+use crate::engine::estimate::{Decision, EstimateReport, Method};
 use crate::engine::{SimStatus, SimulateReport, VerifyReport};
 use crate::model::Model;
 use crate::trace::Trace;
@@ -173,8 +175,79 @@ pub(crate) fn trace_page(
 
 const STYLE: &str = include_str!("report.css");
 
-/// The whole page.
-pub(crate) fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
+/// The page of `labs simulate --estimate` or `--sprt`: each property's figures and, for each
+/// `finally` property, the estimated probability of reaching ψ within `k` steps against `k`.
+pub fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
+    let mut out = open_page(meta);
+    let (how, epsilon) = match r.method {
+        Method::Interval { epsilon, confidence } => {
+            (format!("estimate within ±{epsilon} at confidence {confidence} (Okamoto bound)"), Some(epsilon))
+        }
+        Method::Sprt { theta, indifference, alpha, beta, .. } => {
+            (format!("sequential test of P ≥ {theta} (indifference ±{indifference}, α {alpha}, β {beta})"), None)
+        }
+    };
+    let _ = write!(
+        out,
+        "<section><h2>Estimates</h2><p class=\"note-text\">{} runs of at most {steps} steps, {} of them ended in a \
+         deadlock; {}</p><table class=\"verdicts\"><thead><tr><th>property</th><th>modality</th><th>estimate</th>\
+         <th>{}</th><th>runs</th></tr></thead><tbody>",
+        r.runs,
+        r.deadlocks,
+        esc(&how),
+        if epsilon.is_some() { "interval" } else { "decision" }
+    );
+    for p in &r.properties {
+        let (estimate, second) = if !p.estimated {
+            ("—".to_string(), "no bounded reading".to_string())
+        } else {
+            let second = match (p.interval, p.decision) {
+                (Some((lo, hi)), _) => format!("[{lo:.4}, {hi:.4}]"),
+                (None, Some(Decision::Above)) => "P ≥ θ accepted".to_string(),
+                (None, Some(Decision::Below)) => "P < θ accepted".to_string(),
+                _ => "undecided".to_string(),
+            };
+            (format!("{:.4}", p.estimate), second)
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{estimate}</td><td>{}</td><td>{}</td></tr>",
+            esc(&p.property),
+            esc(&p.modality),
+            esc(&second),
+            p.runs
+        );
+    }
+    out.push_str("</tbody></table></section>");
+    for p in r.properties.iter().filter(|p| p.estimated && p.modality == "finally") {
+        let curve = probability::cumulative(&p.reached, p.runs, steps);
+        let title = format!("Probability of reaching {} within k steps", p.property);
+        let band = match epsilon {
+            Some(e) => format!(
+                "The band is the estimate ± {e}: at each k on its own, the true probability lies in it with the \
+                 confidence asked (not at every k at once)."
+            ),
+            None => "A sequential test gives no interval: the curve is the fraction of its runs.".to_string(),
+        };
+        let _ = write!(
+            out,
+            "<section class=\"estimate\"><h2>{}</h2><ul class=\"notes\"><li>{} of {} runs reached it within {steps} \
+             steps.</li><li>{}</li></ul><div class=\"plot\">{}</div><details><summary>Values</summary>{}</details>\
+             </section>",
+            esc(&title),
+            p.successes,
+            p.runs,
+            esc(&band),
+            probability::plot(&curve, epsilon, &title),
+            probability::table(&curve, epsilon)
+        );
+    }
+    out.push_str("</main></body></html>\n");
+    out
+}
+
+/// The page up to its `<main>`: the document head and the header that describes the run.
+fn open_page(meta: &Meta) -> String {
     let mut out = String::new();
     let title = format!("labs {} — {}", meta.command, meta.spec);
     let _ = write!(
@@ -202,6 +275,12 @@ pub(crate) fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Secti
         let _ = write!(out, "<div><dt>{k}</dt><dd>{}</dd></div>", esc(v));
     }
     out.push_str("</dl></header><main>");
+    out
+}
+
+/// The whole page.
+pub(crate) fn page(meta: &Meta, verdicts: Option<&Verdicts>, sections: Vec<Section>) -> String {
+    let mut out = open_page(meta);
     if let Some(v) = verdicts {
         out.push_str("<section><h2>Verdicts</h2><table class=\"verdicts\"><thead><tr><th>property</th><th>modality</th><th>verdict</th><th>trace</th></tr></thead><tbody>");
         if v.rows.is_empty() {

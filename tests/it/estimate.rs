@@ -118,7 +118,7 @@ fn the_estimate_depends_on_the_seed_only_not_on_the_threads() {
     };
     assert_eq!(counts(&one), counts(&three));
     assert_ne!(counts(&one), counts(&other), "two seeds, the same runs");
-    let method = Method::Sprt { theta: 0.3, indifference: 0.02, alpha: 0.05, beta: 0.05 };
+    let method = Method::Sprt { theta: 0.3, indifference: 0.02, alpha: 0.05, beta: 0.05, max_runs: None };
     let one = estimate(&m, &b, &opts(6, 3, method, 1)).unwrap();
     let two = estimate(&m, &b, &opts(6, 3, method, 2)).unwrap();
     assert_eq!(counts(&one), counts(&two));
@@ -133,7 +133,7 @@ fn the_sequential_test_decides_well_above_and_well_below() {
     let top = exact(&m, &b, k, &|s| s[x] == 4, true);
     let only_top = |theta| EstimateOptions {
         properties: Some(vec!["Top".into()]),
-        ..opts(k, 11, Method::Sprt { theta, indifference: 0.02, alpha: 0.01, beta: 0.01 }, 2)
+        ..opts(k, 11, Method::Sprt { theta, indifference: 0.02, alpha: 0.01, beta: 0.01, max_runs: None }, 2)
     };
     let above = estimate(&m, &b, &only_top(top - 0.1)).unwrap();
     assert_eq!(above.properties[0].decision, Some(Decision::Above), "P = {top}, theta = {}", top - 0.1);
@@ -141,6 +141,22 @@ fn the_sequential_test_decides_well_above_and_well_below() {
     assert_eq!(below.properties[0].decision, Some(Decision::Below), "P = {top}, theta = {}", top + 0.1);
     // Sequential: far fewer runs than a fixed-size test of the same precision.
     assert!(above.runs < okamoto_runs(0.02, 0.99) && below.runs < okamoto_runs(0.02, 0.99));
+}
+
+/// `--max-runs`: a test that cannot decide in 50 runs (θ at the probability itself: each run
+/// moves the log-likelihood ratio by at most 0.23, and deciding needs 4.6) stops there,
+/// undecided.
+#[test]
+fn the_sequential_test_stops_undecided_at_its_run_cap() {
+    let (m, b) = load(WALK, &[]);
+    let x = env_slot(&m, "x");
+    let top = exact(&m, &b, 6, &|s| s[x] == 4, true);
+    let method = Method::Sprt { theta: top, indifference: 0.02, alpha: 0.01, beta: 0.01, max_runs: Some(50) };
+    let r =
+        estimate(&m, &b, &EstimateOptions { properties: Some(vec!["Top".into()]), ..opts(6, 3, method, 2) }).unwrap();
+    assert_eq!(r.runs, 50);
+    assert_eq!(r.properties[0].runs, 50);
+    assert_eq!(r.properties[0].decision, Some(Decision::Undecided));
 }
 
 /// Initial values of two owners, filtered by a local assumption and a global one.
@@ -274,4 +290,56 @@ check {
     assert_eq!(Stepper::new(&m, &b, false).initial_states().unwrap().len(), 2);
     let r = simulate(&m, &b, &SimulateOptions { runs: 2, steps: 0, ..Default::default() }).unwrap();
     assert_eq!(r.runs.len(), 2);
+}
+
+/// The report's curve (`simulate --estimate --report`): at every step bound `k`, the value it
+/// plots and lists lies within ε of the exact probability of meeting ψ within `k` steps.
+#[test]
+fn the_reported_curve_follows_the_exact_probability_at_every_step_bound() {
+    let (m, b) = load(WALK, &[]);
+    let x = env_slot(&m, "x");
+    let steps = 6;
+    let exact_at: Vec<f64> = (0..=steps).map(|k| exact(&m, &b, k, &|s| s[x] == 4, true)).collect();
+    // From k = 2 each step adds more than 0.03 (the noise of 6,623 runs is about 0.005): a
+    // curve shifted by one step would leave the band.
+    assert!(exact_at[2..].windows(2).all(|w| w[1] > w[0] + 0.03), "a flat oracle: {exact_at:?}");
+    let dir = std::env::temp_dir().join(format!("labs-estimate-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("walk.labs");
+    std::fs::write(&spec, WALK).unwrap();
+    let page = dir.join("walk.html");
+    let o = crate::fixtures::labs(&[
+        "simulate",
+        spec.to_str().unwrap(),
+        "--estimate",
+        "--epsilon",
+        "0.02",
+        "--confidence",
+        "0.99",
+        "--steps",
+        &steps.to_string(),
+        "--seed",
+        "7",
+        "--report",
+        page.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", crate::fixtures::stderr(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<svg class=\"probability\""), "no plot");
+    // The values table lists the curve where it changes, and its last point: fill the rest.
+    let rows = html.split("<table class=\"curve\">").nth(1).expect("the values table");
+    let mut listed: BTreeMap<usize, f64> = BTreeMap::new();
+    for row in rows.split("<tr><td>").skip(1) {
+        let cells: Vec<&str> = row.split("</td><td>").collect();
+        listed.insert(
+            cells[0].parse().unwrap(),
+            cells[1].trim_end_matches("</td>").split('<').next().unwrap().parse().unwrap(),
+        );
+    }
+    let mut value = 0.0;
+    for (k, exact) in exact_at.iter().enumerate() {
+        value = listed.get(&k).copied().unwrap_or(value);
+        assert!((value - exact).abs() <= 0.02, "k = {k}: plotted {value}, exact {exact}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

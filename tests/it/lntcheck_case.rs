@@ -32,7 +32,7 @@ end module
 ";
 
 fn aut(src: &str) -> String {
-    let p = load(src, None).unwrap_or_else(|d| panic!("{d}"));
+    let p = load(src, None).unwrap_or_else(|d| panic!("{}", d.in_text(src)));
     let diags = check(&p);
     assert!(diags.is_empty(), "{diags:?}");
     let net = build_net(&p, "MAIN").unwrap();
@@ -62,6 +62,6 @@ fn a_false_guard_falls_through_to_the_next_branch() {
 #[test]
 fn branches_after_a_bare_any_are_refused() {
     let src = PROGRAM.replace("|  any -> return 2", "|  any -> return 2\n   |  blue -> return 3");
-    let e = load(&src, None).err().expect("an error").to_string();
+    let e = load(&src, None).err().expect("an error").message;
     assert!(e.contains("unreachable `case` branch"), "{e}");
 }

@@ -28,8 +28,8 @@ end module
 fn msgs(body: &str) -> Vec<String> {
     let src = BASE.replace("BODY", body);
     match load(&src, None) {
-        Err(d) => vec![d.to_string()],
-        Ok(p) => check(&p).into_iter().map(|d| d.to_string()).collect(),
+        Err(d) => vec![d.in_text(&src).to_string()],
+        Ok(p) => check(&p).into_iter().map(|d| d.in_text(&src).to_string()).collect(),
     }
 }
 
@@ -95,7 +95,7 @@ function f (x: Int) : Int is
 end function
 end module
 ";
-    let e = load(src, None).err().map(|d| d.to_string()).unwrap_or_default();
+    let e = load(src, None).err().map(|d| d.in_text(src).to_string()).unwrap_or_default();
     assert_eq!(e, "9:16: in-out parameter `x?` mixed with in-out parameter `!?x` (at 8:15)");
 }
 
@@ -139,7 +139,7 @@ fn emitted_programs_pass_the_checker() {
                     labs::lnt::Dialect::V2025E => Spelled::D2025E,
                     labs::lnt::Dialect::V2025 => Spelled::D2025,
                 };
-                let p = load(&src, Some(want)).unwrap_or_else(|e| panic!("{spec} fair={fair}: {e}"));
+                let p = load(&src, Some(want)).unwrap_or_else(|e| panic!("{spec} fair={fair}: {}", e.in_text(&src)));
                 let d = check(&p);
                 assert!(d.is_empty(), "{spec} fair={fair}: {d:?}");
             }
@@ -185,8 +185,8 @@ fn msgs2(body: &str, main: Option<(&str, &str)>) -> Vec<String> {
         src = src.replace(a, b);
     }
     match load(&src, None) {
-        Err(d) => vec![d.to_string()],
-        Ok(p) => check(&p).into_iter().map(|d| d.to_string()).collect(),
+        Err(d) => vec![d.in_text(&src).to_string()],
+        Ok(p) => check(&p).into_iter().map(|d| d.in_text(&src).to_string()).collect(),
     }
 }
 

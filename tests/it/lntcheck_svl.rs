@@ -263,7 +263,7 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
         let (lnt, script) = svl::emit_program(&m, &b, &analysis, &stem, fair, Dialect::V2025).unwrap();
         let prog = labs::lntcheck::load(&lnt, None).unwrap();
         // (b) every leaf composed with all gates visible == MAIN with its hide removed
-        let sc = svl::parse(&script).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let sc = svl::parse(&script).unwrap_or_else(|e| panic!("{what}: {}", e.in_text(&script)));
         let first = &sc.blocks.first().unwrap_or_else(|| panic!("{what}: no block")).beh;
         let mut c = Composer::new(&prog, Some(3_000_000));
         let composed = c.compose(first, false);
@@ -497,16 +497,19 @@ fn cli_lts_property() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A script that is not SVL gets a message quoting its text as written, never an internal form.
+/// A script that is not SVL gets a message located at the offending token (line:column,
+/// counted by hand below) and quoting its text as written, never an internal form.
 #[test]
 fn syntax_errors_quote_the_script_text() {
-    for (src, quoted) in [
-        ("the quick brown fox", "found `the`"),
-        ("\"x.bcg\" = 42;", "found `42`"),
-        ("\"x.bcg\" = \"y.lnt\";", "found \"y.lnt\""),
-        ("% DEFAULT_PROCESS_FILE=\"a.lnt\"\n\"x.bcg\" = ;", "found `;`"),
+    for (src, at, quoted) in [
+        ("the quick brown fox", "1:1: ", "found `the`"),
+        ("\"x.bcg\" = 42;", "1:11: ", "found `42`"),
+        ("\"x.bcg\" = \"y.lnt\";", "1:11: ", "found \"y.lnt\""),
+        ("% DEFAULT_PROCESS_FILE=\"a.lnt\"\n\"x.bcg\" = ;", "2:11: ", "found `;`"),
+        ("\"x.bcg\" = generation of", "1:24: ", "found the end of the script"),
     ] {
-        let e = svl::parse(src).expect_err(src).to_string();
+        let e = svl::parse(src).expect_err(src).in_text(src).to_string();
+        assert!(e.starts_with(at), "{src}: {e}");
         assert!(e.contains(quoted), "{src}: {e}");
         for internal in ["Id(", "Num(", "Str(", "Sym(", "Directive("] {
             assert!(!e.contains(internal), "{src}: {e}");

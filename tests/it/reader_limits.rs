@@ -89,7 +89,7 @@ fn labs_parser() {
 // ---------------------------------------------------------------- SVL
 
 fn svl_reads(what: &str, text: String) {
-    within(what, move || labs::lntcheck::svl::parse(&text).map(|_| ()).map_err(|e| e.to_string()));
+    within(what, move || labs::lntcheck::svl::parse(&text).map(|_| ()).map_err(|e| e.message));
 }
 
 fn svl_script(behaviour: &str) -> String {
@@ -180,7 +180,7 @@ fn seq_reader() {
 #[test]
 fn svl_escapes_before_multibyte_characters_do_not_panic() {
     within("svl escape", || {
-        labs::lntcheck::svl::parse("\"x.bcg\" = generation of \"a\\é\";\n").map(|_| ()).map_err(|e| e.to_string())
+        labs::lntcheck::svl::parse("\"x.bcg\" = generation of \"a\\é\";\n").map(|_| ()).map_err(|e| e.message)
     });
 }
 
@@ -188,7 +188,7 @@ fn svl_escapes_before_multibyte_characters_do_not_panic() {
 
 /// An LNT module, read on a small stack.
 fn lnt_module_reads(what: &str, text: String) {
-    within(what, move || labs::lntcheck::load(&text, None).map(|_| ()).map_err(|d| d.to_string()));
+    within(what, move || labs::lntcheck::load(&text, None).map(|_| ()).map_err(|d| d.in_text(&text).to_string()));
 }
 
 fn lnt_reads(what: &str, expr: String) {
@@ -227,6 +227,6 @@ fn lnt_reader_statements() {
 fn lnt_statement_nesting_bound() {
     let text = |n: usize| process_module(&nest("if true then ", "G", " end if", n));
     assert!(labs::lntcheck::load(&text(150), None).is_ok());
-    let err = labs::lntcheck::load(&text(300), None).err().expect("300 nested `if`s are refused").to_string();
+    let err = labs::lntcheck::load(&text(300), None).err().expect("300 nested `if`s are refused").message;
     assert!(err.contains("nested more than 200 levels"), "{err}");
 }

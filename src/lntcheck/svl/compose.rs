@@ -104,10 +104,10 @@ impl<'a> Composer<'a> {
         }
         let vals = args.iter().map(|a| Value::I(*a)).collect();
         let net = interp::build_call(self.prog, process, gates, vals)
-            .map_err(|d| LntcheckError::Program(format!("{key}: {d}")))?;
+            .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
         let (lts, _) =
             interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states, limits: self.limits.clone() })
-                .map_err(|d| LntcheckError::Program(format!("{key}: {d}")))?;
+                .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
         self.cache.insert(key, lts.clone());
         Ok(lts)
     }

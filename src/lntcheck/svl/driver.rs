@@ -3,7 +3,7 @@
 
 use super::ast::kept_gates;
 use super::compose::{Composer, LeafSize};
-use super::parser::parse;
+use super::parser::parse_named;
 use crate::lntcheck::LntcheckError;
 use crate::lntcheck::backend;
 use crate::lntcheck::interp::TNode;
@@ -76,12 +76,13 @@ pub fn check_script(
     svl: &str,
     max_states: Option<u64>,
 ) -> Result<Vec<PropertyRun>, LntcheckError> {
-    let prog = crate::lntcheck::load(lnt, None).map_err(|d| LntcheckError::Program(format!("emitted LNT:{d}")))?;
+    let prog = crate::lntcheck::load(lnt, None)
+        .map_err(|d| LntcheckError::Program(format!("emitted LNT:{}", d.in_text(lnt))))?;
     if let Some(d) = crate::lntcheck::check::check(&prog).into_iter().next() {
-        return Err(LntcheckError::Program(format!("emitted LNT:{d}")));
+        return Err(LntcheckError::Program(format!("emitted LNT:{}", d.in_text(lnt))));
     }
     let undef = backend::undef_value(&prog);
-    let script = parse(svl)?;
+    let script = parse_named(svl, "the script")?;
     let mut c = Composer::new(&prog, max_states);
     let mut out = vec![];
     for b in &script.blocks {

@@ -42,3 +42,4 @@ pub use ast::{Beh, Block, Derived, Script, Verify, agent_leaf, call_text, calls,
 pub use compose::{Composer, LeafSize};
 pub use driver::{PropertyRun, check_script, emit_program, strip_hides};
 pub use parser::parse;
+pub(crate) use parser::parse_named;

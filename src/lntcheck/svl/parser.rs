@@ -2,11 +2,14 @@
 
 use super::ast::{Beh, Block, Derived, Script, Verify};
 use super::lexer::{Tok, lex};
-use crate::lntcheck::LntcheckError;
+use crate::diagnostics::Located;
+use crate::diagnostics::span::Span;
 
 struct Parser {
-    toks: Vec<(Tok, usize)>,
+    toks: Vec<(Tok, Span)>,
     i: usize,
+    /// The length of the script: where "end of script" is.
+    len: usize,
     /// Behaviours being parsed, one inside the other (at most `MAX_NESTING`).
     depth: usize,
 }
@@ -23,16 +26,20 @@ impl Parser {
     fn peek_at(&self, k: usize) -> Option<&Tok> {
         self.toks.get(self.i + k).map(|t| &t.0)
     }
-    fn err<T>(&self, what: &str) -> Result<T, LntcheckError> {
+    fn err<T>(&self, what: &str) -> Result<T, Located> {
         match self.toks.get(self.i) {
-            Some((t, l)) => Err(LntcheckError::Syntax(format!("line {l}: expected {what}, found {t}"))),
-            None => Err(LntcheckError::Syntax(format!("end of script: expected {what}"))),
+            Some((t, span)) => Err(Located::new(*span, format!("expected {what}, found {t}"))),
+            None => Err(Located::new(self.here(), format!("expected {what}, found the end of the script"))),
         }
+    }
+    /// The span of the next token (the end of the script after the last one).
+    fn here(&self) -> Span {
+        self.toks.get(self.i).map_or(Span::new(self.len, self.len), |t| t.1)
     }
     fn is_kw(&self, k: &str) -> bool {
         matches!(self.peek(), Some(Tok::Id(x)) if x == k)
     }
-    fn kw(&mut self, k: &str) -> Result<(), LntcheckError> {
+    fn kw(&mut self, k: &str) -> Result<(), Located> {
         if self.is_kw(k) {
             self.i += 1;
             Ok(())
@@ -43,7 +50,7 @@ impl Parser {
     fn is_sym(&self, s: &str) -> bool {
         matches!(self.peek(), Some(Tok::Sym(x)) if *x == s)
     }
-    fn sym(&mut self, s: &str) -> Result<(), LntcheckError> {
+    fn sym(&mut self, s: &str) -> Result<(), Located> {
         if self.is_sym(s) {
             self.i += 1;
             Ok(())
@@ -51,7 +58,7 @@ impl Parser {
             self.err(&format!("`{s}`"))
         }
     }
-    fn id(&mut self) -> Result<String, LntcheckError> {
+    fn id(&mut self) -> Result<String, Located> {
         match self.peek() {
             Some(Tok::Id(x)) => {
                 let x = x.clone();
@@ -61,7 +68,7 @@ impl Parser {
             _ => self.err("an identifier"),
         }
     }
-    fn string(&mut self) -> Result<String, LntcheckError> {
+    fn string(&mut self) -> Result<String, Located> {
         match self.peek() {
             Some(Tok::Str(x)) => {
                 let x = x.clone();
@@ -71,7 +78,7 @@ impl Parser {
             _ => self.err("a string"),
         }
     }
-    fn gates(&mut self) -> Result<Vec<String>, LntcheckError> {
+    fn gates(&mut self) -> Result<Vec<String>, Located> {
         let mut out = vec![self.id()?];
         while self.is_sym(",") {
             self.i += 1;
@@ -80,10 +87,9 @@ impl Parser {
         Ok(out)
     }
 
-    fn beh(&mut self) -> Result<Beh, LntcheckError> {
+    fn beh(&mut self) -> Result<Beh, Located> {
         if self.depth >= MAX_NESTING {
-            let line = self.toks.get(self.i).map_or_else(|| "end of script".to_string(), |t| format!("line {}", t.1));
-            return Err(LntcheckError::Syntax(format!("{line}: the behaviour nests deeper than {MAX_NESTING} levels")));
+            return Err(Located::new(self.here(), format!("the behaviour nests deeper than {MAX_NESTING} levels")));
         }
         self.depth += 1;
         let b = self.beh_at_depth();
@@ -91,7 +97,7 @@ impl Parser {
         b
     }
 
-    fn beh_at_depth(&mut self) -> Result<Beh, LntcheckError> {
+    fn beh_at_depth(&mut self) -> Result<Beh, Located> {
         if self.is_sym("(") {
             self.i += 1;
             let b = self.beh()?;
@@ -182,7 +188,7 @@ impl Parser {
         Ok(Beh::Call { process, gates, args })
     }
 
-    fn branch(&mut self) -> Result<(Option<Vec<String>>, Beh), LntcheckError> {
+    fn branch(&mut self) -> Result<(Option<Vec<String>>, Beh), Located> {
         let save = self.i;
         if let Ok(gs) = self.gates()
             && self.is_sym("->")
@@ -195,7 +201,7 @@ impl Parser {
     }
 
     /// `ID reduction [hold "G", …] of`: the reduction's name and its held gates.
-    fn reduction(&mut self) -> Result<(String, Vec<String>), LntcheckError> {
+    fn reduction(&mut self) -> Result<(String, Vec<String>), Located> {
         let name = self.id()?;
         self.kw("reduction")?;
         let mut hold = vec![];
@@ -212,7 +218,7 @@ impl Parser {
     }
 
     /// The right-hand side of a monolithic statement, after `=`.
-    fn derived(&mut self) -> Result<Derived, LntcheckError> {
+    fn derived(&mut self) -> Result<Derived, Located> {
         if self.is_kw("generation") {
             self.i += 1;
             self.kw("of")?;
@@ -244,7 +250,7 @@ impl Parser {
     }
 
     /// Whether `[hide all but G… in] "E.bcg";` follows (consumes it).
-    fn derived_of_file(&mut self) -> Result<(), LntcheckError> {
+    fn derived_of_file(&mut self) -> Result<(), Located> {
         if self.is_kw("hide") {
             self.i += 1;
             self.kw("all")?;
@@ -256,7 +262,7 @@ impl Parser {
         self.sym(";")
     }
 
-    fn script(&mut self) -> Result<Script, LntcheckError> {
+    fn script(&mut self) -> Result<Script, Located> {
         let mut s = Script::default();
         while let Some(t) = self.peek().cloned() {
             match t {
@@ -282,6 +288,7 @@ impl Parser {
                     s.blocks.push(Block { bcg, reduction, hold, beh, property: None });
                 }
                 Tok::Id(k) if k == "property" => {
+                    let at = self.here();
                     self.i += 1;
                     let name = self.id()?;
                     if let Some(Tok::Str(_)) = self.peek() {
@@ -306,9 +313,10 @@ impl Parser {
                     self.kw("end")?;
                     self.kw("property")?;
                     if !s.defines(&bcg) {
-                        return Err(LntcheckError::Syntax(format!(
-                            "property {name} verifies `{bcg}`, which no statement defines"
-                        )));
+                        return Err(Located::new(
+                            at,
+                            format!("property {name} verifies `{bcg}`, which no statement defines"),
+                        ));
                     }
                     if let Some(b) = s.blocks.iter_mut().find(|b| b.bcg == bcg) {
                         b.property = Some(name.clone());
@@ -322,8 +330,13 @@ impl Parser {
     }
 }
 
-/// Parses the compositional script.
-pub fn parse(src: &str) -> Result<Script, LntcheckError> {
+/// Parses the script `text` read from `name`; an error names `name:line:col`.
+pub(crate) fn parse_named(text: &str, name: &str) -> Result<Script, crate::lntcheck::LntcheckError> {
+    parse(text).map_err(|e| crate::lntcheck::LntcheckError::Syntax(format!("{name}:{}", e.in_text(text))))
+}
+
+/// Parses a script.
+pub fn parse(src: &str) -> Result<Script, Located> {
     let toks = lex(src)?;
-    Parser { toks, i: 0, depth: 0 }.script()
+    Parser { toks, i: 0, len: src.len(), depth: 0 }.script()
 }

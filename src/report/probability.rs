@@ -1,0 +1,163 @@
+//! The plot of a statistical estimate (`simulate --estimate --report`): for a `finally ψ`
+//! property, the estimated probability that a run reaches ψ within `k` steps, for every step
+//! bound `k` up to `--steps`, as a step curve in SVG, with the interval of the estimate around
+//! it when the method gives one (the same ± ε at every `k`: each point is a mean of the same
+//! runs, so the Okamoto bound holds for each point on its own, not for all at once).
+
+use super::html::esc;
+use std::fmt::Write;
+
+const WIDTH: f64 = 720.0;
+const HEIGHT: f64 = 300.0;
+const LEFT: f64 = 58.0;
+const RIGHT: f64 = 18.0;
+const TOP: f64 = 14.0;
+const BOTTOM: f64 = 46.0;
+
+/// `p[k]`: the fraction of `runs` whose first state satisfying ψ came within `k` steps, for
+/// `k` in `0..=steps` (`reached[k]` runs first met ψ after exactly `k` steps).
+pub(crate) fn cumulative(reached: &[u64], runs: u64, steps: usize) -> Vec<f64> {
+    let mut met = 0u64;
+    (0..=steps)
+        .map(|k| {
+            met += reached.get(k).copied().unwrap_or(0);
+            if runs == 0 { 0.0 } else { met as f64 / runs as f64 }
+        })
+        .collect()
+}
+
+/// A round step between axis ticks so that about `want` ticks cover `0..=max`.
+fn tick_step(max: usize, want: usize) -> usize {
+    let raw = (max as f64 / want as f64).max(1.0);
+    let mag = 10f64.powi(raw.log10().floor() as i32);
+    let step = [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    step as usize
+}
+
+/// The SVG plot of `p` (from `cumulative`), with the band `p ± epsilon` clipped to `[0, 1]`.
+pub(crate) fn plot(p: &[f64], epsilon: Option<f64>, title: &str) -> String {
+    let steps = p.len().saturating_sub(1).max(1);
+    let (w, h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+    let x = |k: usize| LEFT + w * k as f64 / steps as f64;
+    let y = |v: f64| TOP + h * (1.0 - v.clamp(0.0, 1.0));
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"probability\" role=\"img\" aria-label=\"{}\" width=\"{WIDTH}\" height=\"{HEIGHT}\" \
+         viewBox=\"0 0 {WIDTH} {HEIGHT}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        esc(title)
+    );
+    // Grid and the probability axis.
+    for i in 0..=4 {
+        let v = i as f64 / 4.0;
+        let _ = write!(
+            s,
+            "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{yv:.1}\" x2=\"{x2:.1}\" y2=\"{yv:.1}\"/>\
+             <text class=\"tick\" x=\"{tx:.1}\" y=\"{ty:.1}\" text-anchor=\"end\">{v:.2}</text>",
+            yv = y(v),
+            x2 = LEFT + w,
+            tx = LEFT - 6.0,
+            ty = y(v) + 4.0
+        );
+    }
+    let step = tick_step(steps, 8);
+    for k in (0..=steps).step_by(step) {
+        let _ = write!(
+            s,
+            "<line class=\"axis\" x1=\"{xk:.1}\" y1=\"{y0:.1}\" x2=\"{xk:.1}\" y2=\"{y1:.1}\"/>\
+             <text class=\"tick\" x=\"{xk:.1}\" y=\"{ty:.1}\" text-anchor=\"middle\">{k}</text>",
+            xk = x(k),
+            y0 = TOP + h,
+            y1 = TOP + h + 5.0,
+            ty = TOP + h + 19.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{yb:.1}\"/>\
+         <line class=\"axis\" x1=\"{LEFT}\" y1=\"{yb:.1}\" x2=\"{xr:.1}\" y2=\"{yb:.1}\"/>\
+         <text class=\"axis-label\" x=\"{xm:.1}\" y=\"{yl:.1}\" text-anchor=\"middle\">step bound k</text>",
+        yb = TOP + h,
+        xr = LEFT + w,
+        xm = LEFT + w / 2.0,
+        yl = HEIGHT - 6.0
+    );
+    // The estimate holds from step k until step k + 1: a step curve.
+    let stairs = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+        let mut pts = Vec::with_capacity(2 * p.len());
+        for (k, v) in p.iter().enumerate() {
+            pts.push((x(k), y(f(*v))));
+            pts.push((x((k + 1).min(steps)), y(f(*v))));
+        }
+        pts
+    };
+    let path = |pts: &[(f64, f64)]| pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect::<Vec<_>>().join(" ");
+    if let Some(e) = epsilon {
+        let mut band = stairs(&|v| v + e);
+        let mut low = stairs(&|v| v - e);
+        low.reverse();
+        band.extend(low);
+        let _ = write!(s, "<polygon class=\"band\" points=\"{}\"/>", path(&band));
+    }
+    let _ = write!(s, "<polyline class=\"estimate\" points=\"{}\"/>", path(&stairs(&|v| v)));
+    s.push_str("</svg>");
+    s
+}
+
+/// The values of the curve where they change, as a table (what the plot shows, readable and
+/// searchable): `k` and the estimate, with its interval when there is one.
+pub(crate) fn table(p: &[f64], epsilon: Option<f64>) -> String {
+    let mut s = String::from("<table class=\"curve\"><thead><tr><th>k</th><th>estimate</th>");
+    if epsilon.is_some() {
+        s.push_str("<th>interval</th>");
+    }
+    s.push_str("</tr></thead><tbody>");
+    let mut last = None;
+    for (k, v) in p.iter().enumerate() {
+        if last == Some(*v) && k + 1 != p.len() {
+            continue;
+        }
+        last = Some(*v);
+        let _ = write!(s, "<tr><td>{k}</td><td>{v:.4}</td>");
+        if let Some(e) = epsilon {
+            let _ = write!(s, "<td>[{:.4}, {:.4}]</td>", (v - e).max(0.0), (v + e).min(1.0));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_curve_adds_up_first_meetings_and_ends_at_the_estimate() {
+        // 10 runs: 2 meet ψ at once, 3 after 2 steps, 1 after 4 steps; 4 never do.
+        let p = cumulative(&[2, 0, 3, 0, 1], 10, 6);
+        assert_eq!(p, vec![0.2, 0.2, 0.5, 0.5, 0.6, 0.6, 0.6]);
+        assert_eq!(cumulative(&[], 0, 2), vec![0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn ticks_are_round_numbers() {
+        assert_eq!(tick_step(200, 8), 50);
+        assert_eq!(tick_step(10, 8), 2);
+        assert_eq!(tick_step(3, 8), 1);
+        assert_eq!(tick_step(1000, 8), 200);
+    }
+
+    #[test]
+    fn the_band_stays_within_zero_and_one() {
+        let svg = plot(&[0.0, 0.98, 1.0], Some(0.05), "P");
+        let band = svg.split("class=\"band\" points=\"").nth(1).unwrap().split('"').next().unwrap();
+        for pt in band.split(' ') {
+            let y: f64 = pt.split(',').nth(1).unwrap().parse().unwrap();
+            assert!((TOP..=HEIGHT - BOTTOM).contains(&y), "{pt} outside the plot area");
+        }
+        let rows = table(&[0.0, 0.98, 1.0], Some(0.05));
+        assert!(rows.contains("<td>[0.9300, 1.0000]</td>"), "{rows}");
+        assert!(rows.contains("<td>[0.0000, 0.0500]</td>"), "{rows}");
+    }
+}
