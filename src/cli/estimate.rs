@@ -35,11 +35,11 @@ pub fn parse_open_unit(s: &str) -> Result<f64, String> {
 }
 
 pub fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Failure> {
-    if a.backend != Backend::Native {
+    if a.backend == Backend::Cadp {
         return Err(Failure::new(
             exit::USAGE,
-            "--estimate and --sprt run the native engine only; drop --backend (the LNT program's runs follow \
-             the same probability model: `labs simulate --backend lnt` shows them)",
+            "--estimate and --sprt run the native engine or labs's LNT interpreter (--backend lnt), not CADP's \
+             Executor: its runs follow the same probability model, and `labs simulate --backend cadp` shows them",
         ));
     }
     if let Method::Sprt { theta, indifference, .. } = a.method
@@ -59,7 +59,21 @@ pub fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Fa
         threads: a.threads,
         limits: a.limits.clone(),
     };
-    let report = crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts);
+    let report = if a.backend == Backend::Lnt {
+        let analysis = crate::analysis::values::analyse(&l.model, &l.behaviours);
+        let src = crate::lntcheck::backend::emit_lnt(
+            &l.model,
+            &l.behaviours,
+            &analysis,
+            &l.stem(),
+            a.fair,
+            crate::lnt::Dialect::FALLBACK,
+        )
+        .map_err(Failure::from)?;
+        crate::lntcheck::simulate::estimate(&l.model, &l.behaviours, &src, &opts)
+    } else {
+        crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts)
+    };
     super::bounds::reporting();
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     if a.json {
@@ -74,7 +88,8 @@ pub fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Fa
         out!("{}", estimate_text(a, &report));
     }
     if let Some(path) = &a.report {
-        let meta = super::report::meta(l, "simulate", spec_name, "native", a.fair);
+        let backend = if a.backend == Backend::Lnt { "lnt" } else { "native" };
+        let meta = super::report::meta(l, "simulate", spec_name, backend, a.fair);
         super::report::write_estimate(&meta, &report, a.steps, path)?;
     }
     match report.stopped {

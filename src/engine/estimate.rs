@@ -7,10 +7,11 @@
 //! Run `i` draws from its own generator seeded with `run_seed(seed, i)`, and the outcomes are
 //! consumed in run order, so the result depends on the seed only, not on the thread count.
 
-use super::simulate::{Marks, Starts, run_seed};
+use super::simulate::{Marks, Starts, Walk, run_seed};
 use super::step::{Stepper, Work};
 use super::{EngineError, SimStatus, check_behaviours, select_properties};
 use crate::behaviour::Behaviour;
+use crate::engine::path::{Trace, TraceStep};
 use crate::engine::rng::SplitMix64;
 use crate::limits::{Limits, StopReason};
 use crate::model::{Modality, Model};
@@ -122,8 +123,34 @@ struct Outcome {
     deadlock: bool,
 }
 
+/// Builds, in a worker thread, the walk that thread draws its runs from, and hands it to the
+/// body (a walk need not be `Send`: the LNT interpreter's is built in each thread).
+pub type WithWalk<'a> =
+    dyn Fn(&mut dyn FnMut(&mut dyn Walk) -> Result<(), EngineError>) -> Result<(), EngineError> + Sync + 'a;
+
 /// Estimates or tests the probability of every selected property (see the module's doc).
 pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Result<EstimateReport, EngineError> {
+    estimate_runs(model, behs, opts, None)
+}
+
+/// `estimate` over the runs of another walk (`simulate --backend lnt --estimate`: the emitted
+/// program's steps), drawn with the same generator: the initial state as the native draw, then
+/// a step uniformly among those the walk offers.
+pub fn estimate_with(
+    model: &Model,
+    behs: &[Behaviour],
+    opts: &EstimateOptions,
+    with_walk: &WithWalk<'_>,
+) -> Result<EstimateReport, EngineError> {
+    estimate_runs(model, behs, opts, Some(with_walk))
+}
+
+fn estimate_runs(
+    model: &Model,
+    behs: &[Behaviour],
+    opts: &EstimateOptions,
+    with_walk: Option<&WithWalk<'_>>,
+) -> Result<EstimateReport, EngineError> {
     check_behaviours(model, behs)?;
     if let Method::Sprt { theta, indifference, .. } = opts.method
         && !(theta - indifference > 0.0 && theta + indifference < 1.0)
@@ -172,16 +199,34 @@ pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Re
             let (stepper, starts, props, next, done) = (&stepper, &starts, &props, &next, &done);
             s.spawn(move || {
                 let mut marks = Marks::new(props.clone());
-                let mut w = Work::default();
-                while !done.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= target {
-                        break;
+                // Runs `next` hands out, until the target, a stop or an error.
+                let mut runs = |run: &mut dyn FnMut(&mut Marks<'_>, u64) -> Result<Option<Outcome>, EngineError>| {
+                    while !done.load(Ordering::Relaxed) {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= target {
+                            break;
+                        }
+                        let out = run(&mut marks, i);
+                        let stop = !matches!(out, Ok(Some(_)));
+                        if tx.send((i, out)).is_err() || stop {
+                            break;
+                        }
                     }
-                    let out = one_run(stepper, starts, &mut marks, &mut w, opts, i);
-                    let stop = !matches!(out, Ok(Some(_)));
-                    if tx.send((i, out)).is_err() || stop {
-                        break;
+                };
+                match with_walk {
+                    None => {
+                        let mut w = Work::default();
+                        runs(&mut |marks, i| one_run(stepper, starts, marks, &mut w, opts, i));
+                    }
+                    Some(with_walk) => {
+                        let built = with_walk(&mut |walk| {
+                            runs(&mut |marks, i| walk_run(walk, stepper, starts, marks, opts, i));
+                            Ok(())
+                        });
+                        // A walk that cannot be built fails the next run in order.
+                        if let Err(e) = built {
+                            let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
+                        }
                     }
                 }
             });
@@ -305,6 +350,55 @@ fn one_run(
     }
     let out = Outcome { marks: marks.status.iter().map(|s| (s.status, s.at_step)).collect(), deadlock };
     Ok(Some(out))
+}
+
+/// Run `i` over `walk`, as `one_run` over the native successors; a run-time error carries the
+/// run so far.
+fn walk_run(
+    walk: &mut dyn Walk,
+    stepper: &Stepper<'_>,
+    starts: &Starts,
+    marks: &mut Marks<'_>,
+    opts: &EstimateOptions,
+    i: u64,
+) -> Result<Option<Outcome>, EngineError> {
+    let mut rng = SplitMix64::new(run_seed(opts.seed, i as usize));
+    let Some(init) = starts.draw(stepper, &mut rng)? else { return Ok(None) };
+    walk.start(i as usize, &init)?;
+    marks.reset();
+    let mut trace = Trace {
+        fair: opts.fair,
+        initial: init.clone(),
+        steps: Vec::new(),
+        loop_start: None,
+        ends_in_deadlock: false,
+        marks: Vec::new(),
+    };
+    let mut cur = init;
+    let mut deadlock = false;
+    for step in 0..=opts.steps {
+        marks
+            .observe(stepper, &cur, step, &mut |_, _| {})
+            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) })?;
+        if step == opts.steps || marks.all_decided() {
+            break;
+        }
+        if opts.limits.stopped().is_some() {
+            return Ok(None);
+        }
+        let mut succ = walk.successors(&cur, &trace)?;
+        if succ.is_empty() {
+            deadlock = true;
+            marks.deadlock(step, &mut |_, _| {});
+            break;
+        }
+        let k = rng.below(succ.len() as u64) as usize;
+        walk.take(k);
+        let (event, next) = succ.swap_remove(k);
+        trace.steps.push(TraceStep { event, state: next.clone() });
+        cur = next;
+    }
+    Ok(Some(Outcome { marks: marks.status.iter().map(|s| (s.status, s.at_step)).collect(), deadlock }))
 }
 
 /// Wald's test per property (inactive under the interval method).

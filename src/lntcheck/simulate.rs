@@ -19,6 +19,7 @@ use super::LntcheckError;
 use super::interp::{Explorer, Net, SysState, Trans};
 use super::sem::{Program, Value};
 use crate::behaviour::Behaviour;
+use crate::engine::estimate::{EstimateOptions, EstimateReport};
 use crate::engine::simulate::Walk;
 use crate::engine::state::{BOT, Layout};
 use crate::engine::step::{Event, Stepper, Work};
@@ -519,4 +520,33 @@ pub fn simulate(
     let net = super::interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let mut walk = LntWalk::new(model, behs, opts.fair, &prog, &net);
     simulate_with(model, behs, opts, &mut walk)
+}
+
+/// `labs simulate --backend lnt --estimate` (or `--sprt`): the estimate over runs of the
+/// emitted LNT program `src`, each worker thread with its own interpreter; every step is
+/// checked against the native semantics as in `simulate`.
+pub fn estimate(
+    model: &Model,
+    behs: &[Behaviour],
+    src: &str,
+    opts: &EstimateOptions,
+) -> Result<EstimateReport, EngineError> {
+    crate::engine::check_behaviours(model, behs)?;
+    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
+    let load = || -> Result<(Program, Net), EngineError> {
+        let prog = super::load(src, None).map_err(emitted)?;
+        if let Some(d) = super::check::check(&prog).into_iter().next() {
+            return Err(emitted(d));
+        }
+        let net = super::interp::build_net(&prog, "MAIN").map_err(emitted)?;
+        Ok((prog, net))
+    };
+    // Once here, so that a program that does not load fails before any run.
+    load()?;
+    let with_walk = |body: &mut dyn FnMut(&mut dyn Walk) -> Result<(), EngineError>| {
+        let (prog, net) = load()?;
+        let mut walk = LntWalk::new(model, behs, opts.fair, &prog, &net);
+        body(&mut walk)
+    };
+    crate::engine::estimate::estimate_with(model, behs, opts, &with_walk)
 }

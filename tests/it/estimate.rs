@@ -143,6 +143,28 @@ fn the_sequential_test_decides_well_above_and_well_below() {
     assert!(above.runs < okamoto_runs(0.02, 0.99) && below.runs < okamoto_runs(0.02, 0.99));
 }
 
+/// `--backend lnt`: runs of the emitted LNT program (every step checked against the native
+/// semantics) give an estimate within ε of the same exact probability.
+#[test]
+fn runs_of_the_emitted_program_estimate_the_exact_probability() {
+    let (m, b) = load(WALK, &[]);
+    let x = env_slot(&m, "x");
+    let k = 6;
+    let top = exact(&m, &b, k, &|s| s[x] == 4, true);
+    let analysis = labs::analysis::values::analyse(&m, &b);
+    let src =
+        labs::lntcheck::backend::emit_lnt(&m, &b, &analysis, "walk", false, labs::lnt::Dialect::FALLBACK).unwrap();
+    let (epsilon, confidence) = (0.03, 0.99);
+    let o = EstimateOptions {
+        properties: Some(vec!["Top".into()]),
+        ..opts(k, 5, Method::Interval { epsilon, confidence }, 2)
+    };
+    let r = labs::lntcheck::simulate::estimate(&m, &b, &src, &o).unwrap();
+    assert_eq!(r.runs, okamoto_runs(epsilon, confidence));
+    let p = &r.properties[0];
+    assert!((p.estimate - top).abs() <= epsilon, "LNT runs: {} vs exact {top}", p.estimate);
+}
+
 /// `--max-runs`: a test that cannot decide in 50 runs (θ at the probability itself: each run
 /// moves the log-likelihood ratio by at most 0.23, and deciding needs 4.6) stops there,
 /// undecided.
