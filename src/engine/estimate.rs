@@ -128,6 +128,9 @@ struct Outcome {
 pub type WithWalk<'a> =
     dyn Fn(&mut dyn FnMut(&mut dyn Walk) -> Result<(), EngineError>) -> Result<(), EngineError> + Sync + 'a;
 
+/// One run `i` of a worker, with the worker's marks.
+type RunFn<'a> = dyn FnMut(&mut Marks<'_>, u64) -> Result<Option<Outcome>, EngineError> + 'a;
+
 /// Estimates or tests the probability of every selected property (see the module's doc).
 pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Result<EstimateReport, EngineError> {
     estimate_runs(model, behs, opts, None)
@@ -200,7 +203,7 @@ fn estimate_runs(
             s.spawn(move || {
                 let mut marks = Marks::new(props.clone());
                 // Runs `next` hands out, until the target, a stop or an error.
-                let mut runs = |run: &mut dyn FnMut(&mut Marks<'_>, u64) -> Result<Option<Outcome>, EngineError>| {
+                let mut runs = |run: &mut RunFn<'_>| {
                     while !done.load(Ordering::Relaxed) {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= target {
