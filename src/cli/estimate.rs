@@ -146,9 +146,25 @@ fn property_line(p: &PropertyEstimate) -> String {
         return format!("{} ({}): not estimated (no bounded reading)", p.property, p.modality);
     }
     let counts = format!("{} of {} runs", p.successes, p.runs);
+    let line = estimate_line(p, &counts);
+    match (p.not_refuted, p.not_refuted_interval) {
+        (Some(n), Some((lo, hi))) => format!(
+            "{line}; not refuted: {:.4} in [{lo:.4}, {hi:.4}], {n} of {} runs (the probability that it holds lies \
+             between the two)",
+            n as f64 / p.runs.max(1) as f64,
+            p.runs
+        ),
+        (Some(n), None) => format!("{line}; not refuted in {n} of {} runs", p.runs),
+        _ => line,
+    }
+}
+
+/// The estimate of the runs that satisfy the property's bounded reading.
+fn estimate_line(p: &PropertyEstimate, counts: &str) -> String {
+    let guaranteed = if p.not_refuted.is_some() { "guaranteed " } else { "" };
     match (p.interval, p.decision) {
         (Some((lo, hi)), _) => {
-            format!("{} ({}): {:.4} in [{lo:.4}, {hi:.4}], {counts}", p.property, p.modality, p.estimate)
+            format!("{} ({}): {guaranteed}{:.4} in [{lo:.4}, {hi:.4}], {counts}", p.property, p.modality, p.estimate)
         }
         (None, Some(d)) => {
             let verdict = match d {

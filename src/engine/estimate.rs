@@ -78,6 +78,12 @@ pub struct PropertyEstimate {
     /// For `finally`: `reached[k]` runs first met ψ after exactly `k` steps, so that the
     /// estimated probability of reaching ψ within `k` steps is `reached[..=k].sum() / runs`.
     pub reached: Vec<u64>,
+    /// For a linear-time formula: the runs whose steps do not refute it (every run that ends
+    /// in a deadlock is decided). `successes / runs` (guaranteed) and `not_refuted / runs`
+    /// bound, from below and above, the probability that the formula holds on a whole run.
+    pub not_refuted: Option<u64>,
+    /// `[not_refuted / runs - epsilon, … + epsilon]` within `[0, 1]` (the interval method).
+    pub not_refuted_interval: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -106,12 +112,16 @@ enum Reading {
     Met,
     /// `always ψ`, scoped patterns: not violated within the bound.
     NotViolated,
+    /// A linear-time formula: guaranteed by the run's first steps (every continuation
+    /// satisfies it), with the runs that do not refute it counted beside.
+    Prefix,
 }
 
 fn reading(m: &Modality) -> Option<Reading> {
     match m {
         Modality::Finally => Some(Reading::Met),
         Modality::Always | Modality::Between { .. } | Modality::FromUntil { .. } => Some(Reading::NotViolated),
+        Modality::Ltl(_) => Some(Reading::Prefix),
         _ => None,
     }
 }
@@ -183,6 +193,8 @@ fn estimate_runs(
                 interval: None,
                 decision: None,
                 reached: Vec::new(),
+                not_refuted: (*r == Some(Reading::Prefix)).then_some(0),
+                not_refuted_interval: None,
             })
             .collect(),
         stopped: None,
@@ -281,9 +293,12 @@ fn estimate_runs(
                     continue;
                 }
                 let held = match r {
-                    Reading::Met => status == SimStatus::Satisfied,
+                    Reading::Met | Reading::Prefix => status == SimStatus::Satisfied,
                     Reading::NotViolated => status != SimStatus::Violated,
                 };
+                if let Some(n) = &mut p.not_refuted {
+                    *n += (status != SimStatus::Violated) as u64;
+                }
                 p.runs += 1;
                 p.successes += held as u64;
                 if let (Reading::Met, true, Some(at)) = (r, held, at) {
@@ -309,6 +324,10 @@ fn estimate_runs(
         match opts.method {
             Method::Interval { epsilon, .. } => {
                 p.interval = Some(((p.estimate - epsilon).max(0.0), (p.estimate + epsilon).min(1.0)));
+                if let (Some(n), true) = (p.not_refuted, p.runs > 0) {
+                    let upper = n as f64 / p.runs as f64;
+                    p.not_refuted_interval = Some(((upper - epsilon).max(0.0), (upper + epsilon).min(1.0)));
+                }
             }
             Method::Sprt { .. } => p.decision = Some(sprt.decision[k]),
         }

@@ -113,9 +113,18 @@ pub struct TooManyUntils;
 impl Automaton {
     /// The automaton whose accepting runs are exactly the runs violating `f`.
     pub fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
+        Automaton::build(f, true)
+    }
+
+    /// The automaton whose accepting runs are exactly the runs satisfying `f`.
+    pub fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
+        Automaton::build(f, false)
+    }
+
+    fn build<A>(f: &Ltl<A>, negate: bool) -> Result<Automaton, TooManyUntils> {
         let mut t = Table::default();
         let mut atoms = 0;
-        let root = t.nnf(f, true, &mut atoms);
+        let root = t.nnf(f, negate, &mut atoms);
         let untils: Vec<u32> =
             (0..t.nodes.len() as u32).filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
         if untils.len() > 64 {
@@ -149,6 +158,54 @@ impl Automaton {
 
     pub fn states(&self) -> usize {
         self.covers.len()
+    }
+
+    /// `out`: the states reached from the states `from` by reading one state whose atom `k`
+    /// has the value `value(k)` (sorted, without repeats).
+    pub(crate) fn step(&self, from: &[u32], value: &dyn Fn(usize) -> bool, out: &mut Vec<u32>) {
+        out.clear();
+        for &q in from {
+            for c in &self.covers[q as usize] {
+                if c.lits.iter().all(|&(k, b)| value(k) == b) {
+                    out.push(c.next);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+    }
+
+    /// Per state: whether some infinite sequence of atom values is accepted from it (its
+    /// language is not empty), i.e. it reaches a cycle whose transitions meet every
+    /// acceptance bit. The automata are small: reachability is computed from every state.
+    pub(crate) fn nonempty(&self) -> Vec<bool> {
+        let n = self.covers.len();
+        let reach: Vec<Vec<bool>> = (0..n)
+            .map(|q| {
+                let mut seen = vec![false; n];
+                let mut todo: Vec<usize> = self.covers[q].iter().map(|c| c.next as usize).collect();
+                while let Some(r) = todo.pop() {
+                    if !std::mem::replace(&mut seen[r], true) {
+                        todo.extend(self.covers[r].iter().map(|c| c.next as usize));
+                    }
+                }
+                seen
+            })
+            .collect();
+        // q lies on an accepting cycle: the transitions inside its component (both ends reach
+        // each other) together meet every bit.
+        let accepting: Vec<bool> = (0..n)
+            .map(|q| {
+                reach[q][q] && {
+                    let inside = |r: usize| reach[q][r] && reach[r][q];
+                    let met = (0..n).filter(|&r| inside(r)).fold(0u64, |m, r| {
+                        self.covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
+                    });
+                    met & self.all == self.all
+                }
+            })
+            .collect();
+        (0..n).map(|q| accepting[q] || (0..n).any(|r| reach[q][r] && accepting[r])).collect()
     }
 }
 
@@ -554,6 +611,77 @@ mod tests {
                 Outcome::Unknown => prop_assert!(false, "unknown"),
             }
         }
+    }
+
+    /// What the automata of `f` and of its negation say about a prefix: `Some(true)` when no
+    /// state of the negation's can still accept (every continuation satisfies `f`),
+    /// `Some(false)` when none of the formula's can, as `simulate`'s marks read it.
+    fn prefix_verdict(f: &Ltl<usize>, prefix: &[Vec<bool>]) -> Option<bool> {
+        let (pos, neg) = (Automaton::of_formula(f).unwrap(), Automaton::of_negation(f).unwrap());
+        let (pos_live, neg_live) = (pos.nonempty(), neg.nonempty());
+        let atoms = f.atoms();
+        let (mut at_pos, mut at_neg, mut next) = (vec![0u32], vec![0u32], vec![]);
+        for v in prefix {
+            let value = |k: usize| v[*atoms[k]];
+            pos.step(&at_pos, &value, &mut next);
+            std::mem::swap(&mut at_pos, &mut next);
+            neg.step(&at_neg, &value, &mut next);
+            std::mem::swap(&mut at_neg, &mut next);
+        }
+        let live = |at: &[u32], live: &[bool]| at.iter().any(|&q| live[q as usize]);
+        if !live(&at_neg, &neg_live) {
+            Some(true)
+        } else if !live(&at_pos, &pos_live) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// A prefix called good is satisfied by every continuation, a bad one violated by every
+        /// continuation: every lasso that extends it by up to 2 positions (any valuation of the
+        /// two atoms at each), looping back anywhere, is evaluated directly.
+        #[test]
+        fn prefix_decisions_hold_for_every_continuation(
+            f in formula(),
+            prefix in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 2), 1..4),
+        ) {
+            let Some(verdict) = prefix_verdict(&f, &prefix) else { return Ok(()) };
+            let vals: Vec<Vec<bool>> = (0..4).map(|m| vec![m & 1 == 1, m & 2 == 2]).collect();
+            let mut words: Vec<Vec<Vec<bool>>> = vec![prefix.clone()];
+            for _ in 0..2 {
+                let longer: Vec<_> = words.iter().filter(|w| w.len() == words.last().unwrap().len())
+                    .flat_map(|w| vals.iter().map(move |v| { let mut w = w.clone(); w.push(v.clone()); w })).collect();
+                words.extend(longer);
+            }
+            let atoms = f.atoms();
+            for w in &words {
+                for l in 0..w.len() {
+                    let holds = holds_on_lasso(&f, w.len(), Some(l), &|k, i| w[i][*atoms[k]]);
+                    prop_assert_eq!(holds, verdict, "{:?} on {:?} looping at {}", f, w, l);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefixes_decide_what_they_can() {
+        let (p, q) = (vec![true, false], vec![false, true]);
+        let until = Ltl::Until(b(atom(0)), b(atom(1)));
+        assert_eq!(prefix_verdict(&until, &[p.clone(), q.clone()]), Some(true));
+        assert_eq!(prefix_verdict(&until, &[p.clone(), vec![false, false]]), Some(false));
+        assert_eq!(prefix_verdict(&until, &[p.clone(), p.clone()]), None);
+        // No finite prefix decides recurrence or stabilisation.
+        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
+        let fg = Ltl::Finally(b(Ltl::Always(b(atom(0)))));
+        for w in [vec![p.clone()], vec![q.clone(), q.clone()]] {
+            assert_eq!(prefix_verdict(&gf, &w), None);
+            assert_eq!(prefix_verdict(&fg, &w), None);
+        }
+        assert_eq!(prefix_verdict(&Ltl::Always(b(atom(0))), &[p, q]), Some(false));
     }
 
     #[test]

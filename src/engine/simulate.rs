@@ -2,6 +2,7 @@
 
 use super::check::{Bits, Pat, Scope, mon_step};
 use super::eval::Scratch;
+use super::ltl::Automaton;
 use super::step::{Drawn, Event, INITIAL_DRAWS, InitialSampler, RuntimeError, Stepper, Work};
 use super::{EngineError, check_behaviours, eval_pred, select_properties};
 use crate::behaviour::Behaviour;
@@ -172,7 +173,60 @@ pub(crate) struct Marks<'m> {
     /// Per linear-time property, each atom's value at every state of the run so far: the
     /// formula is decided when the run ends in a deadlock (its last state then repeats).
     atoms: Vec<Vec<Vec<bool>>>,
+    /// Per linear-time property, what its prefix so far already decides (`Prefix`).
+    prefixes: Vec<Option<Prefix>>,
     sc: Scratch,
+}
+
+/// A linear-time formula read along a run: the states its automaton (`of_formula`) and its
+/// negation's (`of_negation`) are in after the states so far. When no state of the negation's
+/// can still accept, every continuation satisfies the formula (a good prefix); when none of the
+/// formula's can, every continuation violates it (a bad prefix).
+struct Prefix {
+    formula: Automaton,
+    formula_live: Vec<bool>,
+    negation: Automaton,
+    negation_live: Vec<bool>,
+    at_formula: Vec<u32>,
+    at_negation: Vec<u32>,
+    next: Vec<u32>,
+}
+
+impl Prefix {
+    fn new(f: &crate::syntax::ltl::Ltl<crate::model::QPred>) -> Option<Prefix> {
+        let formula = Automaton::of_formula(f).ok()?;
+        let negation = Automaton::of_negation(f).ok()?;
+        Some(Prefix {
+            formula_live: formula.nonempty(),
+            negation_live: negation.nonempty(),
+            formula,
+            negation,
+            at_formula: vec![0],
+            at_negation: vec![0],
+            next: Vec::new(),
+        })
+    }
+
+    fn reset(&mut self) {
+        self.at_formula = vec![0];
+        self.at_negation = vec![0];
+    }
+
+    /// Reads one more state (atom `k` has `value(k)`); what the states so far decide.
+    fn read(&mut self, value: &dyn Fn(usize) -> bool) -> Option<SimStatus> {
+        self.formula.step(&self.at_formula, value, &mut self.next);
+        std::mem::swap(&mut self.at_formula, &mut self.next);
+        self.negation.step(&self.at_negation, value, &mut self.next);
+        std::mem::swap(&mut self.at_negation, &mut self.next);
+        let live = |at: &[u32], live: &[bool]| at.iter().any(|&q| live[q as usize]);
+        if !live(&self.at_negation, &self.negation_live) {
+            Some(SimStatus::Satisfied)
+        } else if !live(&self.at_formula, &self.formula_live) {
+            Some(SimStatus::Violated)
+        } else {
+            None
+        }
+    }
 }
 
 impl<'m> Marks<'m> {
@@ -194,7 +248,14 @@ impl<'m> Marks<'m> {
                 _ => Vec::new(),
             })
             .collect();
-        Marks { props, status, mons, atoms, sc: Scratch::default() }
+        let prefixes = props
+            .iter()
+            .map(|p| match &p.modality {
+                Modality::Ltl(f) => Prefix::new(f),
+                _ => None,
+            })
+            .collect();
+        Marks { props, status, mons, atoms, prefixes, sc: Scratch::default() }
     }
 
     /// Back to the start of a run.
@@ -205,13 +266,15 @@ impl<'m> Marks<'m> {
         }
         self.mons.fill(super::check::mon::IDLE);
         self.atoms.iter_mut().flatten().for_each(Vec::clear);
+        self.prefixes.iter_mut().flatten().for_each(Prefix::reset);
     }
 
     /// Whether every property has its status for this run.
     pub(crate) fn all_decided(&self) -> bool {
-        self.props.iter().zip(&self.status).all(|(p, s)| {
+        self.props.iter().zip(&self.status).zip(&self.prefixes).all(|((p, s), prefix)| {
             s.status != SimStatus::Undecided
-                || matches!(p.modality, Modality::Fairly | Modality::FairlyInf | Modality::Ltl(_))
+                || matches!(p.modality, Modality::Fairly | Modality::FairlyInf)
+                || (matches!(p.modality, Modality::Ltl(_)) && prefix.is_none())
         })
     }
 
@@ -238,7 +301,11 @@ impl<'m> Marks<'m> {
                     for (q, v) in f.atoms().into_iter().zip(&mut self.atoms[i]) {
                         v.push(ev(q)?);
                     }
-                    None
+                    let atoms = &self.atoms[i];
+                    match &mut self.prefixes[i] {
+                        Some(prefix) => prefix.read(&|k| *atoms[k].last().expect("this state's value")),
+                        None => None,
+                    }
                 }
                 Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
                     let scope =

@@ -207,7 +207,15 @@ pub fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
                 (None, Some(Decision::Below)) => "P < θ accepted".to_string(),
                 _ => "undecided".to_string(),
             };
-            (format!("{:.4}", p.estimate), second)
+            let second = match (p.not_refuted, p.not_refuted_interval) {
+                (Some(n), Some((lo, hi))) => {
+                    format!("{second}; not refuted {:.4} in [{lo:.4}, {hi:.4}]", n as f64 / p.runs.max(1) as f64)
+                }
+                (Some(n), None) => format!("{second}; not refuted in {n} runs"),
+                _ => second,
+            };
+            let guaranteed = if p.not_refuted.is_some() { "guaranteed " } else { "" };
+            (format!("{guaranteed}{:.4}", p.estimate), second)
         };
         let _ = write!(
             out,

@@ -165,6 +165,45 @@ fn runs_of_the_emitted_program_estimate_the_exact_probability() {
     assert!((p.estimate - top).abs() <= epsilon, "LNT runs: {} vs exact {top}", p.estimate);
 }
 
+/// A linear-time formula's bounded reading: `x >= -10 until x = 4` cannot be refuted within 6
+/// steps (x moves by at most 1 a step from at least 0), and a prefix guarantees it exactly when
+/// it reaches `x = 4`: the guaranteed fraction estimates the exact probability of `finally
+/// x = 4`, and every run leaves it not refuted.
+#[test]
+fn a_linear_time_formula_is_guaranteed_by_the_prefixes_that_decide_it() {
+    let spec = WALK.replace("Low = always x >= 0", "Low = always x >= 0\n    Climb = x >= -10 until x = 4");
+    let (m, b) = load(&spec, &[]);
+    let x = env_slot(&m, "x");
+    let k = 6;
+    let top = exact(&m, &b, k, &|s| s[x] == 4, true);
+    let (epsilon, confidence) = (0.02, 0.99);
+    let o = EstimateOptions {
+        properties: Some(vec!["Climb".into()]),
+        ..opts(k, 9, Method::Interval { epsilon, confidence }, 2)
+    };
+    let r = estimate(&m, &b, &o).unwrap();
+    let p = &r.properties[0];
+    assert!((p.estimate - top).abs() <= epsilon, "guaranteed {} vs exact {top}", p.estimate);
+    assert_eq!(p.not_refuted, Some(r.runs));
+    // `x = 0 until x = 3` is refuted by every run: the state after the first step has x = 1
+    // (a deterministic cycle 0, 1, 3, 1, 3, …).
+    let cycle = std::fs::read_to_string(format!("{}/ltl_cycle.labs", crate::fixtures::CASES)).unwrap();
+    let (m, b) = load(&cycle, &[]);
+    let o = EstimateOptions {
+        properties: Some(vec!["UntilOk".into(), "UntilBad".into(), "StabThree".into()]),
+        ..opts(10, 1, Method::Interval { epsilon: 0.1, confidence: 0.9 }, 1)
+    };
+    let r = estimate(&m, &b, &o).unwrap();
+    let got = |name: &str| {
+        let p = r.properties.iter().find(|p| p.property == name).expect("a property");
+        (p.successes, p.not_refuted)
+    };
+    let n = r.runs;
+    assert_eq!(got("UntilOk"), (n, Some(n)));
+    assert_eq!(got("UntilBad"), (0, Some(0)));
+    assert_eq!(got("StabThree"), (0, Some(n)));
+}
+
 /// `--max-runs`: a test that cannot decide in 50 runs (θ at the probability itself: each run
 /// moves the log-likelihood ratio by at most 0.23, and deciding needs 4.6) stops there,
 /// undecided.
