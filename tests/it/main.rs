@@ -60,6 +60,7 @@ mod lntcheck_svl;
 mod ltl_simulate;
 mod mcl;
 mod mcl_diag;
+mod mcl_looping;
 mod model_expr;
 mod mutation_fuzz;
 mod on_the_fly;
