@@ -42,6 +42,10 @@ fn looping_verdicts_by_hand() {
     // Inside a formula: after C, D loops.
     assert!(holds("< true* . \"C\" > < \"D\" > @", &l));
     assert!(holds("[ true* . \"C\" ] < \"D\" > @", &l));
+    // A cycle that never completes an iteration does not count (A forever, no B).
+    let a_loop = mcl::read_aut("des (0, 1, 1)\n(0, A, 0)\n").unwrap();
+    assert!(!holds("< (\"A\")* . \"B\" > @", &a_loop));
+    assert!(holds("< (\"A\")* . \"A\" > @", &a_loop));
     // An empty iteration does not count.
     assert!(!holds("< nil > @", &l));
 }
@@ -172,7 +176,7 @@ fn brute(n: usize, edges: &[(usize, char, usize)], r: &Re) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
 
     #[test]
     fn looping_agrees_with_bounded_paths(
