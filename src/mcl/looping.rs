@@ -174,10 +174,10 @@ impl Evaluator<'_, '_> {
         let key: (u32, Box<[i64]>) = (id, env.into());
         let mut p = self.loops.remove(&key).unwrap_or_default();
         let r = self.explore(&mut p, id, state, env);
-        let out = r.map(|x| {
+        if r.is_ok() {
             solve(&mut p);
-            x
-        });
+        }
+        let out = r;
         self.loops.insert(key, p);
         out
     }
@@ -189,7 +189,7 @@ impl Evaluator<'_, '_> {
         let root = p.node((state, 0), &mut queue);
         let mut scratch = Vec::new();
         while let Some(x) = queue.pop_front() {
-            if x as usize % 4096 == 0 {
+            if (x as usize).is_multiple_of(4096) {
                 self.check_limits()?;
             }
             let (s, q) = p.nodes[x as usize];
@@ -216,12 +216,7 @@ impl Evaluator<'_, '_> {
     /// A lasso from `state` whose loop repeats `R`-paths forever, when `< R > @` holds there:
     /// (states, labels, position where the loop starts); the last label leads back to that
     /// position's state.
-    pub(super) fn looping_witness(
-        &mut self,
-        id: u32,
-        state: u32,
-        env: &[i64],
-    ) -> Result<Option<(Vec<u32>, Vec<String>, usize)>, EvalError> {
+    pub(super) fn looping_witness(&mut self, id: u32, state: u32, env: &[i64]) -> Result<Option<Lasso>, EvalError> {
         let start = self.product_from(id, state, env)?;
         let p = &self.loops[&(id, env.into())];
         if !p.good[start as usize] {
@@ -262,6 +257,9 @@ impl Evaluator<'_, '_> {
         Ok(Some((states, labels, prefix.len())))
     }
 }
+
+/// A lasso: its states, its labels, and the position its loop goes back to.
+pub(super) type Lasso = (Vec<u32>, Vec<String>, usize);
 
 /// Backward reachability of the cycles through an accepting edge, for the nodes not solved yet
 /// (earlier explorations' results stay valid: a node's successors never change).

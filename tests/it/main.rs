@@ -12,6 +12,7 @@ mod fixtures;
 mod isolate;
 mod lnt_paths;
 mod orbits;
+mod scoped_as_ltl;
 mod scratch;
 mod specgen;
 mod tier;
