@@ -105,6 +105,8 @@ pub(crate) enum ExprKind {
     Chain(BinOp, Vec<Expr>),
     Diamond(Box<Reg>, Box<Expr>),
     Box(Box<Reg>, Box<Expr>),
+    /// `< R > @` (`true`) or `[ R ] -|` (`false`): the infinite looping operator.
+    Loop(Box<Reg>, bool),
     Fix {
         sign: Sign,
         name: Name,

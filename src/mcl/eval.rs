@@ -186,6 +186,8 @@ pub(super) struct Evaluator<'q, 'l> {
     envs: FxHashMap<Box<[i64]>, u32>,
     env_list: Vec<Box<[i64]>>,
     pub(super) blocks: Vec<Block>,
+    /// The products explored for `@` (looping.rs), per (loop, environment).
+    pub(super) loops: FxHashMap<(u32, Box<[i64]>), super::looping::Product>,
     explored: usize,
 }
 
@@ -203,6 +205,7 @@ impl<'q, 'l> Evaluator<'q, 'l> {
             envs: FxHashMap::default(),
             env_list: Vec::new(),
             blocks,
+            loops: FxHashMap::default(),
             explored: 0,
         }
     }
@@ -447,6 +450,9 @@ impl<'q, 'l> Evaluator<'q, 'l> {
                     }
                 }
                 Ok(self.combine(block, conj, kids))
+            }
+            Node::Loop { aut, depth, exists } => {
+                Ok(Res::Const(self.looping(*aut, state, &env[..*depth as usize])? == *exists))
             }
             Node::Call { fix, args } => {
                 let callee = self.call_env(*fix, args, env)?;

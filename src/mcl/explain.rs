@@ -43,6 +43,19 @@ impl Evaluator<'_, '_> {
             self.check_limits()?;
             match &q.nodes[node as usize] {
                 Node::Const(_) | Node::Data(_) => break,
+                Node::Loop { aut, depth, exists } => {
+                    // A looping path: the lasso that shows it (its absence ends the path).
+                    if *exists == want
+                        && let Some((s, l, k)) = self.looping_witness(*aut, state, &env[..*depth as usize])?
+                    {
+                        let base = states.len() - 1;
+                        states.pop();
+                        states.extend(s);
+                        labels.extend(l);
+                        loop_start = Some(base + k);
+                    }
+                    break;
+                }
                 Node::And(kids) | Node::Or(kids) => {
                     let conj = matches!(q.nodes[node as usize], Node::And(_));
                     let next = if conj != want {
@@ -135,6 +148,9 @@ impl Evaluator<'_, '_> {
         Ok(match &q.nodes[node as usize] {
             Node::Const(b) => (*b == want).then_some(0),
             Node::Data(d) => ((self.data(d, env)? != 0) == want).then_some(0),
+            Node::Loop { aut, depth, exists } => {
+                ((self.looping(*aut, state, &env[..*depth as usize])? == *exists) == want).then_some(0)
+            }
             Node::And(kids) | Node::Or(kids) => {
                 let conj = matches!(q.nodes[node as usize], Node::And(_));
                 // `one`: a single child with value `want` decides the node.
@@ -197,7 +213,7 @@ impl Evaluator<'_, '_> {
         match &self.q.nodes[node as usize] {
             Node::Const(_) | Node::Data(_) => false,
             Node::And(kids) | Node::Or(kids) => kids.iter().any(|&c| self.takes_steps(c)),
-            Node::Diamond { .. } | Node::Box { .. } | Node::Call { .. } => true,
+            Node::Diamond { .. } | Node::Box { .. } | Node::Call { .. } | Node::Loop { .. } => true,
         }
     }
 }

@@ -11,6 +11,7 @@ mod diag;
 mod eval;
 mod explain;
 mod lexer;
+mod looping;
 mod lts;
 mod parser;
 mod typing;

@@ -302,6 +302,12 @@ impl<'t> Parser<'t> {
             self.enter()?;
             let r = self.reg()?;
             self.expect_sym(if diamond { ">" } else { "]" })?;
+            let looping = if diamond { "@" } else { "-|" };
+            if self.is_sym(looping) {
+                let end = self.bump().span;
+                self.leave();
+                return Ok(Expr { kind: ExprKind::Loop(Box::new(r), diamond), span: start.to(end) });
+            }
             let f = self.prefix()?;
             self.leave();
             let span = start.to(f.span);

@@ -51,6 +51,13 @@ pub(crate) enum Node {
         fix: FixId,
         args: Vec<DExpr>,
     },
+    /// `< R > @` (`exists`) or its dual `[ R ] -|`, with `R`'s automaton `loops[aut]`; its
+    /// actions read the first `depth` slots of the environment.
+    Loop {
+        aut: u32,
+        depth: u32,
+        exists: bool,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -98,14 +105,21 @@ pub struct Query {
     /// Whether an action reads the environment (else its match depends on the label only).
     pub(crate) act_reads_env: Vec<bool>,
     pub(crate) block_sign: Vec<Sign>,
+    pub(crate) loops: Vec<super::looping::Loop>,
     pub(crate) root: NodeId,
 }
 
 impl Query {}
 
 pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
-    let mut c =
-        Checker { nodes: Vec::new(), fixes: Vec::new(), acts: Vec::new(), data: Vec::new(), fixvars: Vec::new() };
+    let mut c = Checker {
+        nodes: Vec::new(),
+        fixes: Vec::new(),
+        acts: Vec::new(),
+        data: Vec::new(),
+        fixvars: Vec::new(),
+        loops: Vec::new(),
+    };
     let root = c.formula(&formula, true).map_err(|e| vec![e])?;
     let (blocks, block_sign) = c.blocks().map_err(|e| vec![e])?;
     for (f, b) in c.fixes.iter_mut().zip(blocks) {
@@ -113,7 +127,7 @@ pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
     }
     let act_reads_env = (0..c.acts.len()).map(|a| c.act_reads_env(a as ActId)).collect();
     let acts = c.acts.into_iter().map(|(a, _)| a).collect();
-    Ok(Query { nodes: c.nodes, fixes: c.fixes, acts, act_reads_env, block_sign, root })
+    Ok(Query { nodes: c.nodes, fixes: c.fixes, acts, act_reads_env, block_sign, loops: c.loops, root })
 }
 
 fn err(span: Span, message: impl Into<String>) -> Located {
@@ -129,6 +143,7 @@ struct Checker {
     data: Vec<(String, Type)>,
     /// Fixed point variables in scope, with the polarity of their binder.
     fixvars: Vec<(String, FixId, bool)>,
+    loops: Vec<super::looping::Loop>,
 }
 
 type CResult<T> = Result<T, Located>;
@@ -169,7 +184,7 @@ impl Checker {
             ExprKind::Call(f, args) => {
                 is_function(&f.text) && self.fix_var(&f.text).is_none() && args.iter().all(|a| self.is_data(a))
             }
-            ExprKind::Diamond(..) | ExprKind::Box(..) | ExprKind::Fix { .. } => false,
+            ExprKind::Diamond(..) | ExprKind::Box(..) | ExprKind::Loop(..) | ExprKind::Fix { .. } => false,
             ExprKind::Not(a) | ExprKind::Neg(a) => self.is_data(a),
             ExprKind::Bin(_, a, b) => self.is_data(a) && self.is_data(b),
             ExprKind::Chain(_, items) => items.iter().all(|i| self.is_data(i)),
@@ -229,6 +244,18 @@ impl Checker {
             ExprKind::Diamond(r, f) | ExprKind::Box(r, f) => {
                 let diamond = matches!(e.kind, ExprKind::Diamond(..)) == pos;
                 self.modality(r, f, diamond, pos)
+            }
+            ExprKind::Loop(r, diamond) => {
+                if let Some(span) = super::looping::binder(r) {
+                    return Err(err(
+                        span,
+                        "a value bound inside the regular formula of `@` or `-|` cannot reach the next iteration: not supported",
+                    ));
+                }
+                let aut = super::looping::Loop::build(r, &mut |a| self.act(a))?;
+                self.loops.push(aut);
+                let (aut, depth) = (self.loops.len() as u32 - 1, self.data.len() as u32);
+                Ok(self.node(Node::Loop { aut, depth, exists: *diamond == pos }))
             }
             ExprKind::Var(x) => self.call(x, e.span, &[], pos),
             ExprKind::Call(x, args) => self.call(&x.text, x.span, args, pos),
@@ -503,7 +530,7 @@ impl Checker {
                 continue;
             }
             match &self.nodes[n as usize] {
-                Node::Const(_) | Node::Data(_) => {}
+                Node::Const(_) | Node::Data(_) | Node::Loop { .. } => {}
                 Node::And(v) | Node::Or(v) => stack.extend(v),
                 Node::Diamond { target, .. } | Node::Box { target, .. } => stack.push(*target),
                 Node::Call { fix, .. } => {
@@ -628,7 +655,11 @@ impl Checker {
                 };
                 (DExpr::Abs(Box::new(self.data_expr(&args[0], Some(t))?.0)), t)
             }
-            ExprKind::Call(..) | ExprKind::Diamond(..) | ExprKind::Box(..) | ExprKind::Fix { .. } => {
+            ExprKind::Call(..)
+            | ExprKind::Diamond(..)
+            | ExprKind::Box(..)
+            | ExprKind::Loop(..)
+            | ExprKind::Fix { .. } => {
                 return Err(err(e.span, "a state formula cannot be used as a data expression"));
             }
         })

@@ -10,6 +10,7 @@ pub(crate) mod expr;
 pub mod externs;
 pub(crate) mod print;
 mod resolve;
+pub mod scoped;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};
 pub use resolve::{ResolveError, resolve};
