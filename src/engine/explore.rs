@@ -321,7 +321,7 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds) -> Resolved {
 /// Sorts `ids` and drops repetitions. Successor lists are short and mostly sorted already
 /// (new states are numbered in successor order), where an insertion sort does a few
 /// comparisons per element; the general sort costs several times more on such lists.
-fn sort_dedup(ids: &mut Vec<u32>) {
+pub(crate) fn sort_dedup(ids: &mut Vec<u32>) {
     if ids.len() > 32 {
         ids.sort_unstable();
     } else {

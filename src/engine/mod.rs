@@ -28,6 +28,7 @@ mod lasso_search;
 pub(crate) mod ltl;
 mod on_the_fly;
 mod par;
+pub(crate) mod recompute;
 pub(crate) mod path;
 mod reached;
 pub(crate) mod rng;
@@ -44,7 +45,7 @@ use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use analysis_check::AnalysisCheck;
-use check::{Bits, Outcome, Pat, Reverse, Scope};
+use check::{Bits, Outcome, Pat, Scope};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
@@ -410,8 +411,7 @@ fn check_stored_states(
 /// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
 /// before the decision.
 pub(crate) fn check_property<E>(
-    g: &Graph,
-    rev: &mut Option<Reverse>,
+    g: &dyn check::Space,
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
     limits: &Limits,
@@ -431,14 +431,8 @@ pub(crate) fn check_property<E>(
     Ok(match &p.modality {
         Modality::Always => check::always(g, &psi!(&p.pred)),
         Modality::Finally => check::finally(g, &psi!(&p.pred)),
-        Modality::Fairly => {
-            let v = psi!(&p.pred);
-            check::fairly(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
-        }
-        Modality::FairlyInf => {
-            let v = psi!(&p.pred);
-            check::fairly_inf(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
-        }
+        Modality::Fairly => check::fairly(g, &psi!(&p.pred)),
+        Modality::FairlyInf => check::fairly_inf(g, &psi!(&p.pred)),
         Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
             let scope = if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
             let (pat, s) = match pattern {
@@ -477,12 +471,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         max_states: opts.max_states,
         limits: opts.limits.clone(),
         progress: opts.progress.clone(),
-        keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
+        keep_edges: false,
         symmetry: group.clone(),
     };
     let group = group.as_deref();
     let mut otf = (!opts.exhaustive && OnTheFly::applies(&props))
-        .then(|| OnTheFly::new(&stepper, &props, &workers, &opts.limits));
+        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits));
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -506,7 +500,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)
         }));
     }
-    let mut rev: Option<Reverse> = None;
+    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group };
     let mut results = Vec::new();
     for ((p, known), found) in props.into_iter().zip(&mut known).zip(&mut found) {
         let mut stopped = false;
@@ -528,7 +522,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let outcome = match found.take() {
             Some(Found::Graph(c)) if !g.complete() => Ok(Outcome::Violated(c)),
             Some(Found::Concrete(l)) if !g.complete() => Err(l),
-            _ => Ok(check_property(&g, &mut rev, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
+            _ => Ok(check_property(&space, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
         };
         let outcome = if stopped { Ok(Outcome::Unknown) } else { outcome };
         let violated = |mut t: Trace| {

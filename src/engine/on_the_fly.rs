@@ -14,7 +14,9 @@
 //!   about twice the last one. What either finds is a real violation; it may be longer than
 //!   the shortest one the whole graph gives.
 
-use super::check::{self, Cex, SubGraph};
+use super::check::{self, Cex, Space, SubGraph};
+use super::recompute::Recomputed;
+use super::symmetry::Group;
 use super::explore::Graph;
 use super::lasso_search::{self, Lasso};
 use super::par::Workers;
@@ -26,6 +28,8 @@ use std::ops::Range;
 
 pub(super) struct OnTheFly<'a> {
     stepper: &'a Stepper<'a>,
+    /// The reduction the exploration applies (successors are recomputed under it).
+    symmetry: Option<&'a Group>,
     /// Each property's predicate, its compiled form, and whether it is a `finally` one.
     preds: Vec<(&'a QPred, Option<fast::FastPred>, bool)>,
     workers: &'a Workers,
@@ -60,12 +64,14 @@ impl<'a> OnTheFly<'a> {
 
     pub(crate) fn new(
         stepper: &'a Stepper<'a>,
+        symmetry: Option<&'a Group>,
         props: &[&'a Property],
         workers: &'a Workers,
         limits: &'a Limits,
     ) -> Self {
         OnTheFly {
             stepper,
+            symmetry,
             preds: props
                 .iter()
                 .map(|p| {
@@ -116,7 +122,8 @@ impl<'a> OnTheFly<'a> {
             self.next_search = g.states() * 2;
             for k in 0..self.preds.len() {
                 if self.found[k].is_none() && self.preds[k].2 {
-                    self.found[k] = violation_of_finally(g, &self.psi[k]).map(Found::Graph);
+                    let space = Recomputed { g, stepper: self.stepper, symmetry: self.symmetry };
+                    self.found[k] = violation_of_finally(g, &space, &self.psi[k]).map(Found::Graph);
                 }
             }
         }
@@ -124,15 +131,27 @@ impl<'a> OnTheFly<'a> {
     }
 }
 
-/// A ψ-free path through expanded states that ends in a deadlock or a cycle.
-fn violation_of_finally(g: &Graph, psi: &[bool]) -> Option<Cex> {
+/// A ψ-free path through expanded states that ends in a deadlock or a cycle (`g`'s
+/// successors recomputed by `space`).
+fn violation_of_finally(g: &Graph, space: &dyn Space, psi: &[bool]) -> Option<Cex> {
     let expanded = g.expanded() as u32;
+    let succ = |s: u32, out: &mut Vec<u32>| space.succs(s, out);
+    let allowed = |s: u32| s < expanded && !psi[s as usize];
+    if !check::lasso_exists(g.states(), g.n_initial, &succ, &allowed, &mut Vec::new()) {
+        return None;
+    }
     let starts: Vec<u32> = (0..g.n_initial as u32).collect();
     let sub = SubGraph {
         n: g.states(),
-        succ: &|s, out: &mut Vec<u32>| out.extend_from_slice(g.succs(s)),
-        allowed: &|s| s < expanded && !psi[s as usize],
-        dead: &|s| s < expanded && g.succs(s).is_empty(),
+        succ: &succ,
+        allowed: &allowed,
+        dead: &|s| {
+            let mut b = Vec::new();
+            s < expanded && {
+                space.succs(s, &mut b);
+                b.is_empty()
+            }
+        },
     };
     check::bad_path(&sub, &starts)
 }
