@@ -38,6 +38,16 @@ pub(crate) trait Space: Sync {
     fn succs(&self, s: u32, out: &mut Vec<u32>);
     /// Path of state ids from an initial state to `s` (BFS parents: a shortest one).
     fn path_to(&self, s: u32) -> Vec<u32>;
+    /// `succs` of each of `ids` (an implementation may compute them on several threads).
+    fn succs_many(&self, ids: &[u32]) -> Vec<Vec<u32>> {
+        ids.iter()
+            .map(|&s| {
+                let mut v = Vec::new();
+                self.succs(s, &mut v);
+                v
+            })
+            .collect()
+    }
 }
 
 impl Space for Graph {
@@ -194,10 +204,10 @@ pub(crate) fn finally(g: &dyn Space, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
-    let mut buf = Vec::new();
     let succ = |s: u32, out: &mut Vec<u32>| g.succs(s, out);
     let allowed = |s: u32| !psi[s as usize];
-    if !lasso_exists(g.states(), g.initial(), &succ, &allowed, &mut buf) {
+    let found = lassos(g.states(), g.initial(), &succ, &allowed);
+    if !found.dead && !found.cycle {
         return Outcome::Holds;
     }
     let starts: Vec<u32> = (0..g.initial() as u32).collect();
@@ -205,11 +215,8 @@ pub(crate) fn finally(g: &dyn Space, psi: &[bool]) -> Outcome {
         n: g.states(),
         succ: &succ,
         allowed: &allowed,
-        dead: &|s| {
-            let mut b = Vec::new();
-            g.succs(s, &mut b);
-            b.is_empty()
-        },
+        cycles: found.cycle,
+        many: Some(&|ids: &[u32]| g.succs_many(ids)),
     };
     match bad_path(&sub, &starts) {
         Some(c) => Outcome::Violated(c),
@@ -217,31 +224,40 @@ pub(crate) fn finally(g: &dyn Space, psi: &[bool]) -> Outcome {
     }
 }
 
+/// What `lassos` found on the paths from the initial nodes through allowed nodes.
+pub(crate) struct Lassos {
+    /// One reaches a node without successors.
+    pub(crate) dead: bool,
+    /// One reaches a cycle.
+    pub(crate) cycle: bool,
+}
+
 /// Whether a path from the first `initial` nodes through `allowed` nodes reaches a node
 /// without successors or a cycle: one depth-first search with a colour per node (on the
-/// stack, finished), each node's successors computed once. Where it finds one, `bad_path`
-/// finds the shortest; where it does not (the common case of a property that holds), that
-/// costs no breadth-first search, no components and no parents.
-pub(crate) fn lasso_exists(
+/// stack, finished), each node's successors computed once, stopped at the first cycle.
+/// Where it finds one, `bad_path` finds the shortest (and knows whether to look for cycles);
+/// where it does not (the common case of a property that holds), that costs no
+/// breadth-first search, no components and no parents.
+pub(crate) fn lassos(
     n: usize,
     initial: usize,
     succ: &dyn Fn(u32, &mut Vec<u32>),
     allowed: &dyn Fn(u32) -> bool,
-    buf: &mut Vec<u32>,
-) -> bool {
+) -> Lassos {
     const WHITE: u8 = 0;
     const GREY: u8 = 1;
     const BLACK: u8 = 2;
     let mut colour = vec![WHITE; n];
+    let mut found = Lassos { dead: false, cycle: false };
     // The allowed successors still to visit of the nodes on the stack, each frame's after its
     // parent's; a frame is (node, start of its successors).
     let mut kids: Vec<u32> = Vec::new();
     let mut frames: Vec<(u32, usize)> = Vec::new();
-    // Enters `s`; `true` when it has no successor.
+    let mut buf = Vec::new();
     let mut enter = |s: u32, colour: &mut Vec<u8>, kids: &mut Vec<u32>, frames: &mut Vec<(u32, usize)>| {
         colour[s as usize] = GREY;
         buf.clear();
-        succ(s, buf);
+        succ(s, &mut buf);
         frames.push((s, kids.len()));
         kids.extend(buf.iter().copied().filter(|&t| allowed(t)));
         buf.is_empty()
@@ -250,9 +266,7 @@ pub(crate) fn lasso_exists(
         if !allowed(root) || colour[root as usize] != WHITE {
             continue;
         }
-        if enter(root, &mut colour, &mut kids, &mut frames) {
-            return true;
-        }
+        found.dead |= enter(root, &mut colour, &mut kids, &mut frames);
         while let Some(&(s, start)) = frames.last() {
             if kids.len() == start {
                 colour[s as usize] = BLACK;
@@ -261,28 +275,33 @@ pub(crate) fn lasso_exists(
             }
             let t = kids.pop().expect("a successor");
             match colour[t as usize] {
-                GREY => return true,
-                WHITE => {
-                    if enter(t, &mut colour, &mut kids, &mut frames) {
-                        return true;
-                    }
+                GREY => {
+                    found.cycle = true;
+                    return found;
                 }
+                WHITE => found.dead |= enter(t, &mut colour, &mut kids, &mut frames),
                 _ => {}
             }
         }
     }
-    false
+    found
 }
 
 /// A graph given by closures, for the generic lasso search.
 pub(crate) struct SubGraph<'a> {
     pub(crate) n: usize,
     pub(crate) succ: &'a dyn Fn(u32, &mut Vec<u32>),
-    /// Nodes the path may use.
+    /// Nodes the path may use (their successors are known); a maximal finite path ends at
+    /// one without successors.
     pub(crate) allowed: &'a dyn Fn(u32) -> bool,
-    /// Nodes without successors in the full graph (maximal finite paths end there).
-    pub(crate) dead: &'a dyn Fn(u32) -> bool,
+    /// Whether a cycle may be reachable (`false`: no component search).
+    pub(crate) cycles: bool,
+    /// `succ` of many nodes at once (on several threads), for the breadth-first search.
+    pub(crate) many: Option<&'a dyn Fn(&[u32]) -> Vec<Vec<u32>>>,
 }
+
+/// Nodes whose successors `bad_path` asks for at once.
+const BFS_WINDOW: usize = 1 << 14;
 
 /// The shortest found path from `starts` through allowed nodes that ends in a dead node, or
 /// a lasso (prefix + cycle) through allowed nodes; `None` if neither exists.
@@ -290,32 +309,48 @@ pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     let n = sg.n;
     let mut parent = vec![NO_PARENT; n];
     let mut dist = vec![u32::MAX; n];
+    // The breadth-first order, also the queue (from `head`).
     let mut order = Vec::new();
-    let mut q = VecDeque::new();
     for &s in starts {
         if (sg.allowed)(s) && dist[s as usize] == u32::MAX {
             dist[s as usize] = 0;
-            q.push_back(s);
+            order.push(s);
         }
     }
     let mut buf = Vec::new();
     let mut first_dead: Option<u32> = None;
-    while let Some(s) = q.pop_front() {
-        order.push(s);
-        if first_dead.is_none() && (sg.dead)(s) {
-            first_dead = Some(s);
-        }
-        buf.clear();
-        (sg.succ)(s, &mut buf);
-        for &t in &buf {
-            if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
-                dist[t as usize] = dist[s as usize] + 1;
-                parent[t as usize] = s;
-                q.push_back(t);
+    let mut head = 0;
+    while head < order.len() {
+        // The successors of the next nodes of the queue, computed together when `many` can
+        // share them out; then taken in queue order, as one node at a time would.
+        let end = if sg.many.is_some() { (head + BFS_WINDOW).min(order.len()) } else { head + 1 };
+        let lists = match sg.many {
+            Some(many) => many(&order[head..end]),
+            None => {
+                buf.clear();
+                (sg.succ)(order[head], &mut buf);
+                vec![std::mem::take(&mut buf)]
+            }
+        };
+        for (k, list) in lists.into_iter().enumerate() {
+            let s = order[head + k];
+            if first_dead.is_none() && list.is_empty() {
+                first_dead = Some(s);
+            }
+            for &t in &list {
+                if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
+                    dist[t as usize] = dist[s as usize] + 1;
+                    parent[t as usize] = s;
+                    order.push(t);
+                }
             }
         }
+        head = end;
     }
     let dead_cex = first_dead.map(|d| Cex { path: path_from(&parent, d), loop_start: None, deadlock: true });
+    if !sg.cycles {
+        return dead_cex;
+    }
     // Cycles: strongly connected components of the visited subgraph.
     let comp = tarjan(sg, &order, &dist);
     let mut best: Option<u32> = None;
@@ -539,16 +574,8 @@ pub(crate) fn scoped(g: &dyn Space, scope: Scope, pat: Pat, bits: &[Bits]) -> Ou
         // Maximal paths that stay in an open interval without P forever. Any path to such
         // a node first: start from every reachable OPEN node is not shortest, so search from
         // the initial product nodes with the restriction lifted on the prefix.
-        let sub = SubGraph {
-            n: total,
-            succ: &succ,
-            allowed: &|x| x % mon::N == mon::OPEN as u32,
-            dead: &|x| {
-                let mut b = Vec::new();
-                g.succs(x / mon::N, &mut b);
-                b.is_empty()
-            },
-        };
+        let sub =
+            SubGraph { n: total, succ: &succ, allowed: &|x| x % mon::N == mon::OPEN as u32, cycles: true, many: None };
         let opens: Vec<u32> =
             (0..total as u32).filter(|&x| seen[x as usize] && x % mon::N == mon::OPEN as u32).collect();
         if let Some(c) = bad_path(&sub, &opens) {

@@ -475,8 +475,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         symmetry: group.clone(),
     };
     let group = group.as_deref();
-    let mut otf = (!opts.exhaustive && OnTheFly::applies(&props))
-        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits));
+    let mut otf = OnTheFly::applies(&props)
+        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive));
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -484,12 +484,15 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     .map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
-    let (mut known, mut found): (Vec<Option<Vec<bool>>>, Vec<Option<Found>>) = match otf {
+    // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
+    let (mut known, mut found, lasso_free): (Vec<Option<Vec<bool>>>, Vec<Option<Found>>, Vec<bool>) = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
-            (w.psi.into_iter().map(|v| whole.then_some(v)).collect(), w.found)
+            let marked = whole && g.free.len() == g.states() && g.complete();
+            let free = w.bits.iter().map(|b| marked && b.is_some_and(|b| g.lassos & b == 0)).collect();
+            (w.psi.into_iter().map(|v| whole.then_some(v)).collect(), w.found, free)
         }
-        None => (vec![None; props.len()], props.iter().map(|_| None).collect()),
+        None => (vec![None; props.len()], props.iter().map(|_| None).collect(), vec![false; props.len()]),
     };
     if opts.check_analysis {
         let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
@@ -500,9 +503,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)
         }));
     }
-    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group };
+    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
     let mut results = Vec::new();
-    for ((p, known), found) in props.into_iter().zip(&mut known).zip(&mut found) {
+    for (((p, known), found), lasso_free) in props.into_iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         let mut stopped = false;
         let mut ev = |q: &QPred, stopped: &mut bool| match known
             .take()
@@ -522,6 +525,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let outcome = match found.take() {
             Some(Found::Graph(c)) if !g.complete() => Ok(Outcome::Violated(c)),
             Some(Found::Concrete(l)) if !g.complete() => Err(l),
+            _ if lasso_free => Ok(Outcome::Holds),
             _ => Ok(check_property(&space, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
         };
         let outcome = if stopped { Ok(Outcome::Unknown) } else { outcome };

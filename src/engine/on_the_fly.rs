@@ -32,6 +32,11 @@ pub(super) struct OnTheFly<'a> {
     symmetry: Option<&'a Group>,
     /// Each property's predicate, its compiled form, and whether it is a `finally` one.
     preds: Vec<(&'a QPred, Option<fast::FastPred>, bool)>,
+    /// The bit of `Graph::free` of each of the first 8 `finally` properties.
+    pub(crate) bits: Vec<Option<u8>>,
+    /// Whether to end the exploration once every property is violated (not with
+    /// `--exhaustive`, where the watch only marks the states).
+    stop: bool,
     workers: &'a Workers,
     limits: &'a Limits,
     /// ψ of each property on the ids seen so far (`0..len`), for the check afterwards.
@@ -68,10 +73,22 @@ impl<'a> OnTheFly<'a> {
         props: &[&'a Property],
         workers: &'a Workers,
         limits: &'a Limits,
+        stop: bool,
     ) -> Self {
+        let mut finals = 0u32;
+        let bits = props
+            .iter()
+            .map(|p| {
+                let bit = (matches!(p.modality, Modality::Finally) && finals < 8).then(|| 1u8 << finals);
+                finals += matches!(p.modality, Modality::Finally) as u32;
+                bit
+            })
+            .collect();
         OnTheFly {
             stepper,
             symmetry,
+            bits,
+            stop,
             preds: props
                 .iter()
                 .map(|p| {
@@ -85,7 +102,7 @@ impl<'a> OnTheFly<'a> {
             found: props
                 .iter()
                 .map(|p| match p.modality {
-                    Modality::Finally => {
+                    Modality::Finally if stop => {
                         lasso_search::find(stepper, &p.pred, SEARCH_BUDGET, limits).map(Found::Concrete)
                     }
                     _ => None,
@@ -98,7 +115,7 @@ impl<'a> OnTheFly<'a> {
 
     /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
     /// (or on a run-time error, which the check then reports where it would have).
-    pub(crate) fn decided(&mut self, g: &Graph, ids: Range<u32>) -> bool {
+    pub(crate) fn decided(&mut self, g: &mut Graph, ids: Range<u32>) -> bool {
         for (k, (q, fast, _)) in self.preds.iter().enumerate() {
             match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
                 Ok(v) => self.psi[k].extend(v),
@@ -109,6 +126,16 @@ impl<'a> OnTheFly<'a> {
                 // The exploration sees the stop itself.
                 Err(EvalStop::Stopped) => return false,
             }
+        }
+        if self.bits.iter().any(Option::is_some) {
+            debug_assert_eq!(g.free.len(), ids.start as usize, "every state marked once, in id order");
+            let (psi, bits) = (&self.psi, &self.bits);
+            g.free.extend(ids.clone().map(|i| {
+                bits.iter().zip(psi).fold(0u8, |m, (b, v)| m | b.filter(|_| !v[i as usize]).unwrap_or(0))
+            }));
+        }
+        if !self.stop {
+            return false;
         }
         for k in 0..self.preds.len() {
             if self.found[k].is_none() && !self.preds[k].2 {
@@ -121,8 +148,11 @@ impl<'a> OnTheFly<'a> {
         if g.states() >= self.next_search {
             self.next_search = g.states() * 2;
             for k in 0..self.preds.len() {
-                if self.found[k].is_none() && self.preds[k].2 {
-                    let space = Recomputed { g, stepper: self.stepper, symmetry: self.symmetry };
+                // A clear bit: no ψ-free deadlock or cycle among the expanded states.
+                let clear = self.bits[k].is_some_and(|b| g.lassos & b == 0);
+                if self.found[k].is_none() && self.preds[k].2 && !clear {
+                    let g = &*g;
+                    let space = Recomputed { g, stepper: self.stepper, symmetry: self.symmetry, workers: self.workers };
                     self.found[k] = violation_of_finally(g, &space, &self.psi[k]).map(Found::Graph);
                 }
             }
@@ -137,7 +167,8 @@ fn violation_of_finally(g: &Graph, space: &dyn Space, psi: &[bool]) -> Option<Ce
     let expanded = g.expanded() as u32;
     let succ = |s: u32, out: &mut Vec<u32>| space.succs(s, out);
     let allowed = |s: u32| s < expanded && !psi[s as usize];
-    if !check::lasso_exists(g.states(), g.n_initial, &succ, &allowed, &mut Vec::new()) {
+    let found = check::lassos(g.states(), g.n_initial, &succ, &allowed);
+    if !found.dead && !found.cycle {
         return None;
     }
     let starts: Vec<u32> = (0..g.n_initial as u32).collect();
@@ -145,13 +176,8 @@ fn violation_of_finally(g: &Graph, space: &dyn Space, psi: &[bool]) -> Option<Ce
         n: g.states(),
         succ: &succ,
         allowed: &allowed,
-        dead: &|s| {
-            let mut b = Vec::new();
-            s < expanded && {
-                space.succs(s, &mut b);
-                b.is_empty()
-            }
-        },
+        cycles: found.cycle,
+        many: Some(&|ids: &[u32]| space.succs_many(ids)),
     };
     check::bad_path(&sub, &starts)
 }

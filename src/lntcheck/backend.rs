@@ -374,6 +374,8 @@ pub(crate) fn to_graph(v: &LabsView, stride: usize) -> Graph {
         error: None,
         decided_early: false,
         seconds: 0.0,
+        free: Vec::new(),
+        lassos: 0,
     }
 }
 
