@@ -7,6 +7,7 @@
 
 use super::check::Space;
 use super::explore::{Graph, sort_dedup};
+use super::par::Workers;
 use super::state::hash_bytes;
 use super::step::{Stepper, Work};
 use super::symmetry::Group;
@@ -19,7 +20,12 @@ pub(crate) struct Recomputed<'a> {
     pub(crate) g: &'a Graph,
     pub(crate) stepper: &'a Stepper<'a>,
     pub(crate) symmetry: Option<&'a Group>,
+    /// The threads `succs_many` shares its states out to.
+    pub(crate) workers: &'a Workers,
 }
+
+/// States per job of `succs_many`.
+const MANY_CHUNK: usize = 512;
 
 /// A thread's buffers for recomputing successors.
 #[derive(Default)]
@@ -72,4 +78,21 @@ impl Space for Recomputed<'_> {
     fn path_to(&self, s: u32) -> Vec<u32> {
         self.g.path_to(s)
     }
+    fn succs_many(&self, ids: &[u32]) -> Vec<Vec<u32>> {
+        let chunks = self.workers.in_chunks(ids.len().div_ceil(MANY_CHUNK), |c| {
+            let part = &ids[c * MANY_CHUNK..((c + 1) * MANY_CHUNK).min(ids.len())];
+            part.iter()
+                .map(|&s| {
+                    let mut v = Vec::new();
+                    self.succs(s, &mut v);
+                    v
+                })
+                .collect::<Vec<_>>()
+        });
+        chunks.into_iter().flatten().collect()
+    }
 }
+
+#[cfg(test)]
+#[path = "recompute_tests.rs"]
+mod tests;
