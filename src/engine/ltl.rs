@@ -219,7 +219,8 @@ pub fn check(g: &dyn Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn F
     // own successor (its run repeats it).
     let edges = |x: u32, out: &mut Vec<(u32, u64)>| {
         let (s, q) = (x / k as u32, x % k as u32);
-        let mut covers = aut.covers[q as usize].iter().filter(|c| c.lits.iter().all(|&(a, b)| bits[a][s as usize] == b));
+        let mut covers =
+            aut.covers[q as usize].iter().filter(|c| c.lits.iter().all(|&(a, b)| bits[a][s as usize] == b));
         let Some(first) = covers.next() else { return };
         TARGETS.with_borrow_mut(|targets| {
             targets.clear();

@@ -28,9 +28,9 @@ mod lasso_search;
 pub(crate) mod ltl;
 mod on_the_fly;
 mod par;
-pub(crate) mod recompute;
 pub(crate) mod path;
 mod reached;
+pub(crate) mod recompute;
 pub(crate) mod rng;
 pub(crate) mod scc;
 pub mod simulate;
@@ -457,6 +457,22 @@ pub(crate) fn check_property<E>(
     })
 }
 
+/// The predicates `check_property` evaluates for `p`.
+fn predicates(p: &Property) -> Vec<&QPred> {
+    match &p.modality {
+        Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+            let mut v = Vec::new();
+            if let Pattern::Precedes(s) = pattern {
+                v.push(s);
+            }
+            v.extend([open, close, &p.pred]);
+            v
+        }
+        Modality::Ltl(f) => f.atoms(),
+        _ => vec![&p.pred],
+    }
+}
+
 /// Explores the state space and checks the selected properties.
 pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result<VerifyReport, EngineError> {
     check_behaviours(model, behs)?;
@@ -503,32 +519,54 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)
         }));
     }
-    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
-    let mut results = Vec::new();
-    for (((p, known), found), lasso_free) in props.into_iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
-        let mut stopped = false;
-        let mut ev = |q: &QPred, stopped: &mut bool| match known
-            .take()
-            .map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok)
-        {
-            Ok(v) => Ok(v),
-            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m, |st| {
-                eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
-            })),
-            Err(EvalStop::Stopped) => {
-                // Any vector will do: `check_property` sees the stop and answers `Unknown`.
-                *stopped = true;
-                Ok(Vec::new())
-            }
-        };
+    // First what decides each property without a search, and the predicates of the others on
+    // every state (each on all the workers), property by property.
+    let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
+    let mut values: Vec<std::sync::Mutex<Vec<(&QPred, Vec<bool>)>>> = Vec::new();
+    for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         // Where the whole graph is known, its check gives the shortest counterexample.
-        let outcome = match found.take() {
-            Some(Found::Graph(c)) if !g.complete() => Ok(Outcome::Violated(c)),
-            Some(Found::Concrete(l)) if !g.complete() => Err(l),
-            _ if lasso_free => Ok(Outcome::Holds),
-            _ => Ok(check_property(&space, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
+        let direct = match found.take() {
+            Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() => Some(Err(l)),
+            _ if lasso_free => Some(Ok(Outcome::Holds)),
+            _ if !g.complete() && !matches!(p.modality, Modality::Always) => Some(Ok(Outcome::Unknown)),
+            _ => None,
         };
-        let outcome = if stopped { Ok(Outcome::Unknown) } else { outcome };
+        let mut vs = Vec::new();
+        if direct.is_none() {
+            for q in predicates(p) {
+                match known.take().map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok) {
+                    Ok(v) => vs.push((q, v)),
+                    Err(EvalStop::Error(s, m)) => {
+                        return Err(runtime(&stepper, &g, group, s, m, |st| {
+                            eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
+                        }));
+                    }
+                    Err(EvalStop::Stopped) => break,
+                }
+            }
+        }
+        decided.push(direct);
+        values.push(std::sync::Mutex::new(vs));
+    }
+    // Then the searches, one property per worker (each may share its successors out to the
+    // others while they are idle): they are independent, and most are one long pass.
+    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
+    let searched: Vec<Outcome> = workers.in_chunks(props.len(), |k| {
+        if decided[k].is_some() {
+            return Outcome::Unknown;
+        }
+        let mut mine = std::mem::take(&mut *values[k].lock().unwrap_or_else(|e| e.into_inner()));
+        // A predicate missing: the run stopped while evaluating it.
+        let mut psi = |q: &QPred| match mine.iter().position(|(x, _)| std::ptr::eq(*x, q)) {
+            Some(i) => Ok(mine.swap_remove(i).1),
+            None => Err(()),
+        };
+        check_property(&space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
+    });
+    let mut results = Vec::new();
+    for ((p, direct), searched) in props.into_iter().zip(decided).zip(searched) {
+        let outcome = direct.unwrap_or(Ok(searched));
         let violated = |mut t: Trace| {
             t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
             (Verdict::Violated, Some(t))

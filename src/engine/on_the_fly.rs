@@ -15,12 +15,12 @@
 //!   the shortest one the whole graph gives.
 
 use super::check::{self, Cex, Space, SubGraph};
-use super::recompute::Recomputed;
-use super::symmetry::Group;
 use super::explore::Graph;
 use super::lasso_search::{self, Lasso};
 use super::par::Workers;
+use super::recompute::Recomputed;
 use super::step::Stepper;
+use super::symmetry::Group;
 use super::{EvalStop, eval_range, fast};
 use crate::limits::Limits;
 use crate::model::{Modality, Property, QPred};
@@ -130,9 +130,10 @@ impl<'a> OnTheFly<'a> {
         if self.bits.iter().any(Option::is_some) {
             debug_assert_eq!(g.free.len(), ids.start as usize, "every state marked once, in id order");
             let (psi, bits) = (&self.psi, &self.bits);
-            g.free.extend(ids.clone().map(|i| {
-                bits.iter().zip(psi).fold(0u8, |m, (b, v)| m | b.filter(|_| !v[i as usize]).unwrap_or(0))
-            }));
+            g.free
+                .extend(ids.clone().map(|i| {
+                    bits.iter().zip(psi).fold(0u8, |m, (b, v)| m | b.filter(|_| !v[i as usize]).unwrap_or(0))
+                }));
         }
         if !self.stop {
             return false;

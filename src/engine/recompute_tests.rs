@@ -56,10 +56,7 @@ fn reach_brute(g: &Graph, psi: &[bool]) -> Vec<bool> {
 fn agree(text: &str, symmetry: bool) {
     let (model, behs) = load(text);
     let stepper = Stepper::new(&model, &behs, false);
-    let group = symmetry
-        .then(|| crate::engine::symmetry::analyse(&model, &behs, false).group)
-        .flatten()
-        .map(Arc::new);
+    let group = symmetry.then(|| crate::engine::symmetry::analyse(&model, &behs, false).group).flatten().map(Arc::new);
     let opts = |keep| ExploreOptions { threads: 1, keep_edges: keep, symmetry: group.clone(), ..Default::default() };
     let (Ok(kept), Ok(bare)) = (explore_initial(&stepper, &opts(true)), explore_initial(&stepper, &opts(false))) else {
         return;

@@ -34,11 +34,17 @@ pub(crate) fn components(
     succ: impl FnMut(u32, &mut dyn FnMut(u32)),
 ) -> Components {
     let mut comp = vec![UNREACHED; n];
-    let count = search(n, roots, succ, |_, _| {}, |c, members| {
-        for &w in members {
-            comp[w as usize] = c;
-        }
-    });
+    let count = search(
+        n,
+        roots,
+        succ,
+        |_, _| {},
+        |c, members| {
+            for &w in members {
+                comp[w as usize] = c;
+            }
+        },
+    );
     Components { comp, count }
 }
 
