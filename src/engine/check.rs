@@ -297,8 +297,11 @@ pub(crate) struct SubGraph<'a> {
     /// Whether a cycle may be reachable (`false`: no component search).
     pub(crate) cycles: bool,
     /// `succ` of many nodes at once (on several threads), for the breadth-first search.
-    pub(crate) many: Option<&'a dyn Fn(&[u32]) -> Vec<Vec<u32>>>,
+    pub(crate) many: Option<&'a SuccsMany<'a>>,
 }
+
+/// The successor lists of many nodes.
+pub(crate) type SuccsMany<'a> = dyn Fn(&[u32]) -> Vec<Vec<u32>> + 'a;
 
 /// Nodes whose successors `bad_path` asks for at once.
 const BFS_WINDOW: usize = 1 << 14;

@@ -154,6 +154,20 @@ struct ChunkOut {
     lassos: u8,
 }
 
+/// What every chunk of a batch is expanded with.
+#[derive(Clone, Copy)]
+struct Expansion<'a> {
+    /// Whether the successor lists are kept (their references are recorded for
+    /// `resolve_chunk`).
+    keep: bool,
+    limits: &'a Limits,
+    /// The batch is dropped beyond this many states (`ChunkOut::too_many`).
+    too_many: Option<usize>,
+    symmetry: Option<&'a Group>,
+    /// `Graph::free`.
+    free: &'a [u8],
+}
+
 /// The packed successors of one parent and their hashes, waiting to be looked up.
 #[derive(Default)]
 struct Pending {
@@ -168,18 +182,9 @@ struct Pending {
 /// (and their index slots prefetched), then the rows their tags point to are prefetched for
 /// parent `i - 1`, then the successors of parent `i - 2` are inserted. Insertion order does
 /// not matter (each new state keeps its smallest discovery key), so this gives the same
-/// result as inserting parent by parent. `keep`: whether the successor lists are kept (their
-/// references are then recorded for `resolve_chunk`).
-fn expand_chunk(
-    stepper: &Stepper,
-    store: &StateStore,
-    ids: std::ops::Range<u32>,
-    keep: bool,
-    limits: &Limits,
-    too_many: Option<usize>,
-    symmetry: Option<&Group>,
-    free: &[u8],
-) -> ChunkOut {
+/// result as inserting parent by parent.
+fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>, x: &Expansion) -> ChunkOut {
+    let Expansion { keep, limits, too_many, symmetry, free } = *x;
     let mut w = Work::default();
     let mut canon = CanonScratch::default();
     let mut st = Vec::new();
@@ -545,32 +550,17 @@ fn explore_with(
         // for the other), at least a few per thread; results are kept in chunk order, which
         // is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
-            vec![expand_chunk(
-                stepper,
-                &g.store,
-                next as u32..end as u32,
-                keep,
-                &opts.limits,
-                too_many,
-                opts.symmetry.as_deref(),
-                &g.free,
-            )]
+            let x =
+                Expansion { keep, limits: &opts.limits, too_many, symmetry: opts.symmetry.as_deref(), free: &g.free };
+            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, &x)]
         } else {
             let (store, free) = (&g.store, &g.free);
             let chunk = ((end - next) / (4 * threads)).clamp(MIN_CHUNK, CHUNK);
             let chunks = (end - next).div_ceil(chunk);
             workers.in_chunks(chunks, |c| {
                 let lo = next + c * chunk;
-                expand_chunk(
-                    stepper,
-                    store,
-                    lo as u32..(lo + chunk).min(end) as u32,
-                    keep,
-                    &opts.limits,
-                    too_many,
-                    opts.symmetry.as_deref(),
-                    free,
-                )
+                let x = Expansion { keep, limits: &opts.limits, too_many, symmetry: opts.symmetry.as_deref(), free };
+                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, &x)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);

@@ -457,6 +457,13 @@ pub(crate) fn check_property<E>(
     })
 }
 
+/// What the watch leaves for the checks, per property: ψ on every state, a violation found,
+/// whether a `finally` property needs no search.
+type Watched = (Vec<Option<Vec<bool>>>, Vec<Option<Found>>, Vec<bool>);
+
+/// A property's predicates with their values on every state.
+type Values<'q> = Vec<(&'q QPred, Vec<bool>)>;
+
 /// The predicates `check_property` evaluates for `p`.
 fn predicates(p: &Property) -> Vec<&QPred> {
     match &p.modality {
@@ -501,7 +508,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
     // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
-    let (mut known, mut found, lasso_free): (Vec<Option<Vec<bool>>>, Vec<Option<Found>>, Vec<bool>) = match otf {
+    let (mut known, mut found, lasso_free): Watched = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
             let marked = whole && g.free.len() == g.states() && g.complete();
@@ -522,7 +529,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // First what decides each property without a search, and the predicates of the others on
     // every state (each on all the workers), property by property.
     let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
-    let mut values: Vec<std::sync::Mutex<Vec<(&QPred, Vec<bool>)>>> = Vec::new();
+    let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
     for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         // Where the whole graph is known, its check gives the shortest counterexample.
         let direct = match found.take() {
