@@ -9,10 +9,15 @@
 //! - `finally ψ`: first a depth-first search within a budget (`lasso_search`), since where a
 //!   system settles or loops is often the last level the breadth-first order reaches; then,
 //!   during the exploration, a ψ-free path from an initial state to a deadlock or a ψ-free
-//!   cycle among the expanded states (each with its complete successor list), looked for
-//!   whenever the number of stored states has doubled, so that the searches cost at most
-//!   about twice the last one. What either finds is a real violation; it may be longer than
-//!   the shortest one the whole graph gives.
+//!   cycle among the expanded states (their successors recomputed), looked for whenever the
+//!   number of stored states has doubled, so that the searches cost at most about twice the
+//!   last one, and only once the expansion has noted a ψ-free deadlock or an edge between
+//!   ψ-free states to a lower id (`Graph::lassos`; the watch marks the ψ-free states,
+//!   `Graph::free`). What either finds is a real violation; it may be longer than the shortest
+//!   one the whole graph gives.
+//!
+//! With `--exhaustive` the watch only evaluates and marks (nothing stops the exploration), so
+//! that the check afterwards has ψ and the marks.
 
 use super::check::{self, Cex, Space, SubGraph};
 use super::explore::Graph;
@@ -114,14 +119,21 @@ impl<'a> OnTheFly<'a> {
     }
 
     /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
-    /// (or on a run-time error, which the check then reports where it would have).
+    /// (or on a run-time error, which the check then reports where it would have; not when
+    /// every state is to be explored).
     pub(crate) fn decided(&mut self, g: &mut Graph, ids: Range<u32>) -> bool {
+        if self.failed {
+            // Only while exploring every state (`stop` false): the check meets the error.
+            return false;
+        }
         for (k, (q, fast, _)) in self.preds.iter().enumerate() {
             match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
                 Ok(v) => self.psi[k].extend(v),
                 Err(EvalStop::Error(..)) => {
+                    // Every state is explored all the same with `--exhaustive`, so that a
+                    // run-time error of the model is found wherever it is, as without a watch.
                     self.failed = true;
-                    return true;
+                    return self.stop;
                 }
                 // The exploration sees the stop itself.
                 Err(EvalStop::Stopped) => return false,
