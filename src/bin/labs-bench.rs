@@ -23,6 +23,8 @@
 //! over `LONG_RUN_SECONDS` runs once. The machine's noise is one-sided (a run is slowed, never
 //! sped up), so the fastest run is the best estimate of the program's own speed.
 
+#[path = "bench/memory.rs"]
+mod memory;
 #[path = "bench/reduction.rs"]
 mod reduction;
 #[path = "bench/spin_peer.rs"]
@@ -164,6 +166,7 @@ Usage: labs-bench [--quick] [--no-reduction] [--exhaustive] [--threads N] [--run
        labs-bench --jobs-table [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
        labs-bench --reduction-table [--quick] [--threads N]
+       labs-bench --memory-table [--threads N]
        labs-bench --peer spin [--n N] [--runs N] [--benchmarks DIR]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
@@ -189,6 +192,9 @@ Options:
                      and on rings of up to a million states (--quick: up to 100,000)
   --reduction-table  instead: states, seconds and memory with and without symmetry reduction
                      (--quick: without the flock instances and leader n=9)
+  --memory-table     instead: states, bytes per state, store, peak memory per state and seconds
+                     of whole explorations (philosophers n=9, leader n=9, flock), with and
+                     without symmetry reduction
   --peer spin        instead: SPIN's BFS (1 and 2 cores) on benchmarks/peers/philosophers.pml
                      and labs (1 and 2 threads) on philosophers.labs, same instance; checks
                      the state counts are equal; exits with 2 without `spin` or `cc`
@@ -203,6 +209,7 @@ struct Options {
     jobs_table: bool,
     mcl_table: bool,
     reduction_table: bool,
+    memory_table: bool,
     no_reduction: bool,
     /// `--exhaustive`: every state explored, even where a violation decides earlier.
     exhaustive: bool,
@@ -226,6 +233,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         jobs_table: false,
         mcl_table: false,
         reduction_table: false,
+        memory_table: false,
         no_reduction: false,
         exhaustive: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -244,6 +252,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--jobs-table" => o.jobs_table = true,
             "--mcl-table" => o.mcl_table = true,
             "--reduction-table" => o.reduction_table = true,
+            "--memory-table" => o.memory_table = true,
             "--no-reduction" => o.no_reduction = true,
             "--exhaustive" => o.exhaustive = true,
             "--threads" => {
@@ -321,6 +330,8 @@ fn main() {
         mcl_table(&o)
     } else if o.reduction_table {
         reduction::reduction_table(&labs_binary(), o.threads, o.quick)
+    } else if o.memory_table {
+        memory::memory_table(&labs_binary(), o.threads)
     } else {
         let labs = labs_binary();
         if !labs.exists() {

@@ -24,39 +24,96 @@ pub(crate) enum Outcome {
     Unknown,
 }
 
-/// Predecessor lists of the graph (built once for the `fairly*` modalities).
-pub(crate) struct Reverse {
-    off: Vec<u64>,
-    pred: Vec<u32>,
+/// A state graph the checks search: states `0..states()` in BFS order, the first
+/// `initial()` of them initial. Successors are what an implementation makes them: the lists
+/// of an explored graph that kept them (`Graph`), or recomputed from the state store
+/// (`recompute::Recomputed`), so that no check needs memory per transition.
+pub(crate) trait Space: Sync {
+    fn states(&self) -> usize;
+    fn initial(&self) -> usize;
+    /// Whether every reachable state is stored and expanded.
+    fn complete(&self) -> bool;
+    /// The distinct successors of the expanded state `s`, in increasing id order, appended
+    /// to `out`.
+    fn succs(&self, s: u32, out: &mut Vec<u32>);
+    /// Path of state ids from an initial state to `s` (BFS parents: a shortest one).
+    fn path_to(&self, s: u32) -> Vec<u32>;
+    /// `succs` of each of `ids` (an implementation may compute them on several threads).
+    fn succs_many(&self, ids: &[u32]) -> Vec<Vec<u32>> {
+        ids.iter()
+            .map(|&s| {
+                let mut v = Vec::new();
+                self.succs(s, &mut v);
+                v
+            })
+            .collect()
+    }
 }
 
-impl Reverse {
-    pub(crate) fn new(g: &Graph) -> Reverse {
-        let n = g.states();
-        let mut off = vec![0u64; n + 1];
-        for &t in &g.succ {
-            off[t as usize + 1] += 1;
-        }
-        for i in 0..n {
-            off[i + 1] += off[i];
-        }
-        let mut fill = off.clone();
-        let mut pred = vec![0u32; g.succ.len()];
-        for s in 0..g.expanded() as u32 {
-            for &t in g.succs(s) {
-                pred[fill[t as usize] as usize] = s;
-                fill[t as usize] += 1;
+impl Space for Graph {
+    fn states(&self) -> usize {
+        Graph::states(self)
+    }
+    fn initial(&self) -> usize {
+        self.n_initial
+    }
+    fn complete(&self) -> bool {
+        Graph::complete(self)
+    }
+    fn succs(&self, s: u32, out: &mut Vec<u32>) {
+        debug_assert!(self.has_edges, "successor lists were kept");
+        out.extend_from_slice(Graph::succs(self, s));
+    }
+    fn path_to(&self, s: u32) -> Vec<u32> {
+        Graph::path_to(self, s)
+    }
+}
+
+/// A graph given by its successor lists (the tests' graphs); `path_to` is a shortest path.
+#[cfg(test)]
+pub(crate) struct Lists {
+    pub(crate) succ: Vec<Vec<u32>>,
+    pub(crate) initial: usize,
+}
+
+#[cfg(test)]
+impl Space for Lists {
+    fn states(&self) -> usize {
+        self.succ.len()
+    }
+    fn initial(&self) -> usize {
+        self.initial
+    }
+    fn complete(&self) -> bool {
+        true
+    }
+    fn succs(&self, s: u32, out: &mut Vec<u32>) {
+        let mut l = self.succ[s as usize].clone();
+        l.sort_unstable();
+        l.dedup();
+        out.extend(l);
+    }
+    fn path_to(&self, s: u32) -> Vec<u32> {
+        let mut parent = vec![NO_PARENT; self.succ.len()];
+        let mut seen = vec![false; self.succ.len()];
+        let mut q: VecDeque<u32> = (0..self.initial as u32).collect();
+        q.iter().for_each(|&i| seen[i as usize] = true);
+        while let Some(x) = q.pop_front() {
+            for &t in &self.succ[x as usize] {
+                if !seen[t as usize] {
+                    seen[t as usize] = true;
+                    parent[t as usize] = x;
+                    q.push_back(t);
+                }
             }
         }
-        Reverse { off, pred }
-    }
-    fn preds(&self, i: u32) -> &[u32] {
-        &self.pred[self.off[i as usize] as usize..self.off[i as usize + 1] as usize]
+        assert!(seen[s as usize], "a path reaches {s}");
+        path_from(&parent, s)
     }
 }
 
 /// `always ψ`: the first violating state in BFS order (shortest path).
-pub(crate) fn always(g: &Graph, psi: &[bool]) -> Outcome {
+pub(crate) fn always(g: &dyn Space, psi: &[bool]) -> Outcome {
     match psi.iter().position(|&b| !b) {
         Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
         None if !g.complete() => Outcome::Unknown,
@@ -64,36 +121,41 @@ pub(crate) fn always(g: &Graph, psi: &[bool]) -> Outcome {
     }
 }
 
-/// States from which some ψ-state is reachable.
-fn can_reach(g: &Graph, rev: &Reverse, psi: &[bool]) -> Vec<bool> {
-    let mut seen = psi.to_vec();
-    let mut q: VecDeque<u32> = (0..g.states() as u32).filter(|&i| psi[i as usize]).collect();
-    while let Some(s) = q.pop_front() {
-        for &p in rev.preds(s) {
-            if !seen[p as usize] {
-                seen[p as usize] = true;
-                q.push_back(p);
+/// States from which some ψ-state is reachable: one search of the strongly connected
+/// components, which are completed successors first, so that whether a component reaches ψ
+/// is known when it is completed (no predecessor lists).
+fn can_reach(g: &dyn Space, psi: &[bool]) -> Vec<bool> {
+    let mut buf = Vec::new();
+    super::scc::reaching(
+        g.states(),
+        0..g.states() as u32,
+        |v, f| {
+            buf.clear();
+            g.succs(v, &mut buf);
+            for &w in &buf {
+                f(w);
             }
-        }
-    }
-    seen
+        },
+        &|v| psi[v as usize],
+    )
 }
 
 /// `fairly ψ`: every state reachable through ψ-free paths can reach ψ.
-pub(crate) fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+pub(crate) fn fairly(g: &dyn Space, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
-    let reach = can_reach(g, rev, psi);
+    let reach = can_reach(g, psi);
     // BFS from the initial states, not going through ψ-states.
     let n = g.states();
     let mut parent = vec![NO_PARENT; n];
     let mut seen = vec![false; n];
     let mut q = VecDeque::new();
-    for i in 0..g.n_initial as u32 {
+    for i in 0..g.initial() as u32 {
         seen[i as usize] = true;
         q.push_back(i);
     }
+    let mut buf = Vec::new();
     while let Some(s) = q.pop_front() {
         if !reach[s as usize] {
             return Outcome::Violated(Cex { path: path_from(&parent, s), loop_start: None, deadlock: false });
@@ -101,7 +163,9 @@ pub(crate) fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
         if psi[s as usize] {
             continue;
         }
-        for &t in g.succs(s) {
+        buf.clear();
+        g.succs(s, &mut buf);
+        for &t in &buf {
             if !seen[t as usize] {
                 seen[t as usize] = true;
                 parent[t as usize] = s;
@@ -113,11 +177,11 @@ pub(crate) fn fairly(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
 }
 
 /// `fairly_inf ψ`: every reachable state can reach ψ.
-pub(crate) fn fairly_inf(g: &Graph, rev: &Reverse, psi: &[bool]) -> Outcome {
+pub(crate) fn fairly_inf(g: &dyn Space, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
-    let reach = can_reach(g, rev, psi);
+    let reach = can_reach(g, psi);
     match reach.iter().position(|&b| !b) {
         Some(i) => Outcome::Violated(Cex { path: g.path_to(i as u32), loop_start: None, deadlock: false }),
         None => Outcome::Holds,
@@ -136,16 +200,23 @@ fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
 
 /// `finally ψ`: violated iff a ψ-free path from an initial state reaches a deadlock or a
 /// cycle (D12).
-pub(crate) fn finally(g: &Graph, psi: &[bool]) -> Outcome {
+pub(crate) fn finally(g: &dyn Space, psi: &[bool]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
-    let starts: Vec<u32> = (0..g.n_initial as u32).collect();
+    let succ = |s: u32, out: &mut Vec<u32>| g.succs(s, out);
+    let allowed = |s: u32| !psi[s as usize];
+    let found = lassos(g.states(), g.initial(), &succ, &allowed);
+    if !found.dead && !found.cycle {
+        return Outcome::Holds;
+    }
+    let starts: Vec<u32> = (0..g.initial() as u32).collect();
     let sub = SubGraph {
         n: g.states(),
-        succ: &|s, out: &mut Vec<u32>| out.extend_from_slice(g.succs(s)),
-        allowed: &|s| !psi[s as usize],
-        dead: &|s| g.succs(s).is_empty(),
+        succ: &succ,
+        allowed: &allowed,
+        cycles: found.cycle,
+        many: Some(&|ids: &[u32]| g.succs_many(ids)),
     };
     match bad_path(&sub, &starts) {
         Some(c) => Outcome::Violated(c),
@@ -153,15 +224,87 @@ pub(crate) fn finally(g: &Graph, psi: &[bool]) -> Outcome {
     }
 }
 
+/// What `lassos` found on the paths from the initial nodes through allowed nodes.
+pub(crate) struct Lassos {
+    /// One reaches a node without successors.
+    pub(crate) dead: bool,
+    /// One reaches a cycle.
+    pub(crate) cycle: bool,
+}
+
+/// Whether a path from the first `initial` nodes through `allowed` nodes reaches a node
+/// without successors or a cycle: one depth-first search with a colour per node (on the
+/// stack, finished), each node's successors computed once, stopped at the first cycle.
+/// Where it finds one, `bad_path` finds the shortest (and knows whether to look for cycles);
+/// where it does not (the common case of a property that holds), that costs no
+/// breadth-first search, no components and no parents.
+pub(crate) fn lassos(
+    n: usize,
+    initial: usize,
+    succ: &dyn Fn(u32, &mut Vec<u32>),
+    allowed: &dyn Fn(u32) -> bool,
+) -> Lassos {
+    const WHITE: u8 = 0;
+    const GREY: u8 = 1;
+    const BLACK: u8 = 2;
+    let mut colour = vec![WHITE; n];
+    let mut found = Lassos { dead: false, cycle: false };
+    // The allowed successors still to visit of the nodes on the stack, each frame's after its
+    // parent's; a frame is (node, start of its successors).
+    let mut kids: Vec<u32> = Vec::new();
+    let mut frames: Vec<(u32, usize)> = Vec::new();
+    let mut buf = Vec::new();
+    let mut enter = |s: u32, colour: &mut Vec<u8>, kids: &mut Vec<u32>, frames: &mut Vec<(u32, usize)>| {
+        colour[s as usize] = GREY;
+        buf.clear();
+        succ(s, &mut buf);
+        frames.push((s, kids.len()));
+        kids.extend(buf.iter().copied().filter(|&t| allowed(t)));
+        buf.is_empty()
+    };
+    for root in 0..initial as u32 {
+        if !allowed(root) || colour[root as usize] != WHITE {
+            continue;
+        }
+        found.dead |= enter(root, &mut colour, &mut kids, &mut frames);
+        while let Some(&(s, start)) = frames.last() {
+            if kids.len() == start {
+                colour[s as usize] = BLACK;
+                frames.pop();
+                continue;
+            }
+            let t = kids.pop().expect("a successor");
+            match colour[t as usize] {
+                GREY => {
+                    found.cycle = true;
+                    return found;
+                }
+                WHITE => found.dead |= enter(t, &mut colour, &mut kids, &mut frames),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
 /// A graph given by closures, for the generic lasso search.
 pub(crate) struct SubGraph<'a> {
     pub(crate) n: usize,
     pub(crate) succ: &'a dyn Fn(u32, &mut Vec<u32>),
-    /// Nodes the path may use.
+    /// Nodes the path may use (their successors are known); a maximal finite path ends at
+    /// one without successors.
     pub(crate) allowed: &'a dyn Fn(u32) -> bool,
-    /// Nodes without successors in the full graph (maximal finite paths end there).
-    pub(crate) dead: &'a dyn Fn(u32) -> bool,
+    /// Whether a cycle may be reachable (`false`: no component search).
+    pub(crate) cycles: bool,
+    /// `succ` of many nodes at once (on several threads), for the breadth-first search.
+    pub(crate) many: Option<&'a SuccsMany<'a>>,
 }
+
+/// The successor lists of many nodes.
+pub(crate) type SuccsMany<'a> = dyn Fn(&[u32]) -> Vec<Vec<u32>> + 'a;
+
+/// Nodes whose successors `bad_path` asks for at once.
+const BFS_WINDOW: usize = 1 << 14;
 
 /// The shortest found path from `starts` through allowed nodes that ends in a dead node, or
 /// a lasso (prefix + cycle) through allowed nodes; `None` if neither exists.
@@ -169,32 +312,48 @@ pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     let n = sg.n;
     let mut parent = vec![NO_PARENT; n];
     let mut dist = vec![u32::MAX; n];
+    // The breadth-first order, also the queue (from `head`).
     let mut order = Vec::new();
-    let mut q = VecDeque::new();
     for &s in starts {
         if (sg.allowed)(s) && dist[s as usize] == u32::MAX {
             dist[s as usize] = 0;
-            q.push_back(s);
+            order.push(s);
         }
     }
     let mut buf = Vec::new();
     let mut first_dead: Option<u32> = None;
-    while let Some(s) = q.pop_front() {
-        order.push(s);
-        if first_dead.is_none() && (sg.dead)(s) {
-            first_dead = Some(s);
-        }
-        buf.clear();
-        (sg.succ)(s, &mut buf);
-        for &t in &buf {
-            if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
-                dist[t as usize] = dist[s as usize] + 1;
-                parent[t as usize] = s;
-                q.push_back(t);
+    let mut head = 0;
+    while head < order.len() {
+        // The successors of the next nodes of the queue, computed together when `many` can
+        // share them out; then taken in queue order, as one node at a time would.
+        let end = if sg.many.is_some() { (head + BFS_WINDOW).min(order.len()) } else { head + 1 };
+        let lists = match sg.many {
+            Some(many) => many(&order[head..end]),
+            None => {
+                buf.clear();
+                (sg.succ)(order[head], &mut buf);
+                vec![std::mem::take(&mut buf)]
+            }
+        };
+        for (k, list) in lists.into_iter().enumerate() {
+            let s = order[head + k];
+            if first_dead.is_none() && list.is_empty() {
+                first_dead = Some(s);
+            }
+            for &t in &list {
+                if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
+                    dist[t as usize] = dist[s as usize] + 1;
+                    parent[t as usize] = s;
+                    order.push(t);
+                }
             }
         }
+        head = end;
     }
     let dead_cex = first_dead.map(|d| Cex { path: path_from(&parent, d), loop_start: None, deadlock: true });
+    if !sg.cycles {
+        return dead_cex;
+    }
     // Cycles: strongly connected components of the visited subgraph.
     let comp = tarjan(sg, &order, &dist);
     let mut best: Option<u32> = None;
@@ -371,18 +530,20 @@ pub(crate) fn mon_step(scope: Scope, pat: Pat, m: u8, b: Bits) -> u8 {
 
 /// A scoped pattern: a reachable BAD monitor state, or (`from … until … thereIs`) a maximal
 /// path that stays in an open interval without P.
-pub(crate) fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
+pub(crate) fn scoped(g: &dyn Space, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
     let n = g.states() as u32;
     let node = |s: u32, m: u8| s * mon::N + m as u32;
     let starts: Vec<u32> =
-        (0..g.n_initial as u32).map(|s| node(s, mon_step(scope, pat, mon::IDLE, bits[s as usize]))).collect();
+        (0..g.initial() as u32).map(|s| node(s, mon_step(scope, pat, mon::IDLE, bits[s as usize]))).collect();
     let succ = |x: u32, out: &mut Vec<u32>| {
         let (s, m) = (x / mon::N, (x % mon::N) as u8);
-        for &t in g.succs(s) {
-            out.push(node(t, mon_step(scope, pat, m, bits[t as usize])));
+        let start = out.len();
+        g.succs(s, out);
+        for t in &mut out[start..] {
+            *t = node(*t, mon_step(scope, pat, m, bits[*t as usize]));
         }
     };
     // Reachability of BAD.
@@ -416,12 +577,8 @@ pub(crate) fn scoped(g: &Graph, scope: Scope, pat: Pat, bits: &[Bits]) -> Outcom
         // Maximal paths that stay in an open interval without P forever. Any path to such
         // a node first: start from every reachable OPEN node is not shortest, so search from
         // the initial product nodes with the restriction lifted on the prefix.
-        let sub = SubGraph {
-            n: total,
-            succ: &succ,
-            allowed: &|x| x % mon::N == mon::OPEN as u32,
-            dead: &|x| g.succs(x / mon::N).is_empty(),
-        };
+        let sub =
+            SubGraph { n: total, succ: &succ, allowed: &|x| x % mon::N == mon::OPEN as u32, cycles: true, many: None };
         let opens: Vec<u32> =
             (0..total as u32).filter(|&x| seen[x as usize] && x % mon::N == mon::OPEN as u32).collect();
         if let Some(c) = bad_path(&sub, &opens) {

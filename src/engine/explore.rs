@@ -34,8 +34,8 @@ pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
 
 /// Watches the states as they are stored: called on the new ids (in id order, each id once,
 /// the initial states first) after each batch; `true` ends the exploration there
-/// (`Graph::decided_early`).
-pub(crate) type WatchFn<'a> = dyn FnMut(&Graph, std::ops::Range<u32>) -> bool + 'a;
+/// (`Graph::decided_early`). It may mark the new states (`Graph::free`).
+pub(crate) type WatchFn<'a> = dyn FnMut(&mut Graph, std::ops::Range<u32>) -> bool + 'a;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -85,6 +85,15 @@ pub struct Graph {
     /// is stored, although no bound was met.
     pub(crate) decided_early: bool,
     pub(crate) seconds: f64,
+    /// Per stored state, bit `k` set when the ψ of the watch's `k`-th `finally` property is
+    /// false there (written by the watch, for every state before it is expanded; empty
+    /// without such a watch).
+    pub(crate) free: Vec<u8>,
+    /// Bit `k` set when an expanded state with bit `k` of `free` is a deadlock or has an edge
+    /// to a state with that bit whose id is not higher. Every cycle has an edge to a state
+    /// whose id is not higher, so where the bit stays clear, no ψ-free path reaches a deadlock
+    /// or a cycle: `finally ψ` holds without a search (`check::finally`).
+    pub(crate) lassos: u8,
 }
 
 impl Graph {
@@ -141,6 +150,22 @@ struct ChunkOut {
     widen: usize,
     /// The batch passed `ExploreOptions::too_many` states; the chunk stops.
     too_many: bool,
+    /// `Graph::lassos` of these parents.
+    lassos: u8,
+}
+
+/// What every chunk of a batch is expanded with.
+#[derive(Clone, Copy)]
+struct Expansion<'a> {
+    /// Whether the successor lists are kept (their references are recorded for
+    /// `resolve_chunk`).
+    keep: bool,
+    limits: &'a Limits,
+    /// The batch is dropped beyond this many states (`ChunkOut::too_many`).
+    too_many: Option<usize>,
+    symmetry: Option<&'a Group>,
+    /// `Graph::free`.
+    free: &'a [u8],
 }
 
 /// The packed successors of one parent and their hashes, waiting to be looked up.
@@ -157,17 +182,9 @@ struct Pending {
 /// (and their index slots prefetched), then the rows their tags point to are prefetched for
 /// parent `i - 1`, then the successors of parent `i - 2` are inserted. Insertion order does
 /// not matter (each new state keeps its smallest discovery key), so this gives the same
-/// result as inserting parent by parent. `keep`: whether the successor lists are kept (their
-/// references are then recorded for `resolve_chunk`).
-fn expand_chunk(
-    stepper: &Stepper,
-    store: &StateStore,
-    ids: std::ops::Range<u32>,
-    keep: bool,
-    limits: &Limits,
-    too_many: Option<usize>,
-    symmetry: Option<&Group>,
-) -> ChunkOut {
+/// result as inserting parent by parent.
+fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>, x: &Expansion) -> ChunkOut {
+    let Expansion { keep, limits, too_many, symmetry, free } = *x;
     let mut w = Work::default();
     let mut canon = CanonScratch::default();
     let mut st = Vec::new();
@@ -177,9 +194,21 @@ fn expand_chunk(
     let mut out = ChunkOut::default();
     let mut order = Vec::new();
     let insert = |p: &Pending, out: &mut ChunkOut, order: &mut Vec<u32>| {
+        // Marked parents (rare on most runs: only `finally` properties mark) look at where
+        // their edges go.
+        let mark = free.get(p.parent as usize).copied().unwrap_or(0);
+        if mark != 0 && p.hs.is_empty() {
+            out.lassos |= mark;
+        }
         for (n, &h) in p.hs.iter().enumerate() {
             let enc = &p.encs[n * sb..(n + 1) * sb];
             let r = store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64);
+            if mark != 0 {
+                // A state new in this batch gets an id above every parent of the batch.
+                if let Some(e) = StateStore::stored_id(r).filter(|&e| e <= p.parent) {
+                    out.lassos |= mark & free[e as usize];
+                }
+            }
             if keep {
                 out.refs.push(r);
             }
@@ -321,7 +350,7 @@ fn resolve_chunk(out: &ChunkOut, bids: &BatchIds) -> Resolved {
 /// Sorts `ids` and drops repetitions. Successor lists are short and mostly sorted already
 /// (new states are numbered in successor order), where an insertion sort does a few
 /// comparisons per element; the general sort costs several times more on such lists.
-fn sort_dedup(ids: &mut Vec<u32>) {
+pub(crate) fn sort_dedup(ids: &mut Vec<u32>) {
     if ids.len() > 32 {
         ids.sort_unstable();
     } else {
@@ -483,13 +512,15 @@ fn explore_with(
         error: None,
         decided_early: false,
         seconds: 0.0,
+        free: Vec::new(),
+        lassos: 0,
     };
     if !block_fits(1) {
         g.stopped = Some(StopReason::Memory);
         return Ok(g);
     }
     // The watch may know its answer before any state is stored (found by other means).
-    if watch.as_mut().is_some_and(|w| w(&g, 0..0)) {
+    if watch.as_mut().is_some_and(|w| w(&mut g, 0..0)) {
         g.decided_early = true;
         g.seconds = seconds();
         return Ok(g);
@@ -500,8 +531,9 @@ fn explore_with(
         g.seconds = seconds();
         return Ok(g);
     }
-    let mut watched = |g: &Graph, from: usize| watch.as_mut().is_some_and(|w| w(g, from as u32..g.store.len() as u32));
-    if watched(&g, 0) {
+    let mut watched =
+        |g: &mut Graph, from: usize| watch.as_mut().is_some_and(|w| w(g, from as u32..g.store.len() as u32));
+    if watched(&mut g, 0) {
         g.decided_early = true;
         g.seconds = seconds();
         return Ok(g);
@@ -518,30 +550,17 @@ fn explore_with(
         // for the other), at least a few per thread; results are kept in chunk order, which
         // is parent order.
         let outs: Vec<ChunkOut> = if threads == 1 || end - next < PARALLEL_MIN {
-            vec![expand_chunk(
-                stepper,
-                &g.store,
-                next as u32..end as u32,
-                keep,
-                &opts.limits,
-                too_many,
-                opts.symmetry.as_deref(),
-            )]
+            let x =
+                Expansion { keep, limits: &opts.limits, too_many, symmetry: opts.symmetry.as_deref(), free: &g.free };
+            vec![expand_chunk(stepper, &g.store, next as u32..end as u32, &x)]
         } else {
-            let store = &g.store;
+            let (store, free) = (&g.store, &g.free);
             let chunk = ((end - next) / (4 * threads)).clamp(MIN_CHUNK, CHUNK);
             let chunks = (end - next).div_ceil(chunk);
             workers.in_chunks(chunks, |c| {
                 let lo = next + c * chunk;
-                expand_chunk(
-                    stepper,
-                    store,
-                    lo as u32..(lo + chunk).min(end) as u32,
-                    keep,
-                    &opts.limits,
-                    too_many,
-                    opts.symmetry.as_deref(),
-                )
+                let x = Expansion { keep, limits: &opts.limits, too_many, symmetry: opts.symmetry.as_deref(), free };
+                expand_chunk(stepper, store, lo as u32..(lo + chunk).min(end) as u32, &x)
             })
         };
         let widen = outs.iter().map(|o| o.widen).max().unwrap_or(0);
@@ -575,6 +594,7 @@ fn explore_with(
             g.seconds = seconds();
             return Ok(g);
         }
+        g.lassos |= outs.iter().fold(0, |a, o| a | o.lassos);
         let stored = g.store.len();
         let bids = g.store.finish_batch_on(&workers);
         g.parent.extend(bids.keys.iter().map(|&k| (k >> 32) as u32));
@@ -600,7 +620,7 @@ fn explore_with(
         drop(outs);
         next = end;
         // Called on the last batch too, so that the watch sees every state.
-        if watched(&g, stored) && next < g.store.len() {
+        if watched(&mut g, stored) && next < g.store.len() {
             g.decided_early = true;
             break;
         }

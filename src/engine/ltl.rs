@@ -8,8 +8,8 @@
 //! counterexample lasso. `holds_on_lasso` evaluates a formula on one lasso directly, by
 //! fixpoints over its positions: the independent judge of the lassos found here.
 
-use super::check::{Cex, Outcome};
-use super::explore::{Graph, NO_PARENT};
+use super::check::{Cex, Outcome, Space};
+use super::explore::NO_PARENT;
 use crate::syntax::ltl::Ltl;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -262,26 +262,13 @@ fn expand(t: &Table, mut todo: Vec<u32>, mut p: Partial, out: &mut dyn FnMut(Par
 
 /// Checks the formula whose negation `aut` accepts, on the whole graph `g`; `bits[k][s]`: atom
 /// `k` in state `s`. `Unknown` where the graph is not whole or `stopped` says so.
-pub fn check(g: &Graph, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
+pub fn check(g: &dyn Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
-    let space = Space { states: g.states(), initial: g.n_initial, succs: &|s| g.succs(s) };
-    check_space(&space, aut, bits, stopped)
-}
-
-/// A whole state space: states `0..initial` are the initial ones.
-pub struct Space<'a> {
-    pub states: usize,
-    pub initial: usize,
-    pub succs: &'a dyn Fn(u32) -> &'a [u32],
-}
-
-/// [`check`] on any whole state space.
-pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn Fn() -> bool) -> Outcome {
     assert_eq!(bits.len(), aut.atoms, "one value vector per atom of the formula");
     let k = aut.states() as u64;
-    let n = g.states as u64 * k;
+    let n = g.states() as u64 * k;
     if n >= u32::MAX as u64 {
         return Outcome::Unknown;
     }
@@ -289,20 +276,26 @@ pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn
     // own successor (its run repeats it).
     let edges = |x: u32, out: &mut Vec<(u32, u64)>| {
         let (s, q) = (x / k as u32, x % k as u32);
-        let own = [s];
-        let targets = if (g.succs)(s).is_empty() { &own[..] } else { (g.succs)(s) };
-        for c in &aut.covers[q as usize] {
-            if c.lits.iter().all(|&(a, b)| bits[a][s as usize] == b) {
+        let mut covers =
+            aut.covers[q as usize].iter().filter(|c| c.lits.iter().all(|&(a, b)| bits[a][s as usize] == b));
+        let Some(first) = covers.next() else { return };
+        TARGETS.with_borrow_mut(|targets| {
+            targets.clear();
+            g.succs(s, targets);
+            if targets.is_empty() {
+                targets.push(s);
+            }
+            for c in std::iter::once(first).chain(covers) {
                 out.extend(targets.iter().map(|&t| (t * k as u32 + c.next, c.accepts)));
             }
-        }
+        });
     };
     // Breadth-first from the initial nodes: the reachable part, with shortest prefixes.
     let mut parent = vec![NO_PARENT; n as usize];
     let mut seen = vec![false; n as usize];
     let mut order = Vec::new();
     let mut queue: VecDeque<u32> = VecDeque::new();
-    for s in 0..g.initial as u32 {
+    for s in 0..g.initial() as u32 {
         let x = s * k as u32;
         if !seen[x as usize] {
             seen[x as usize] = true;
@@ -389,7 +382,7 @@ pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn
     prefix.reverse();
     let state = |x: u32| x / k as u32;
     let loop_state = state(entry);
-    if (g.succs)(loop_state).is_empty() {
+    if is_deadlock(g, loop_state) {
         // The cycle stays in a deadlock: the run ends there (the prefix may already repeat
         // it, while the automaton moves on: those repetitions are not steps).
         let mut path: Vec<u32> = prefix.iter().map(|&x| state(x)).collect();
@@ -400,6 +393,17 @@ pub fn check_space(g: &Space, aut: &Automaton, bits: &[Vec<bool>], stopped: &dyn
     let loop_start = prefix.len() - 1;
     let path: Vec<u32> = prefix.iter().chain(&cycle[1..]).map(|&x| state(x)).collect();
     Outcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false })
+}
+
+thread_local! {
+    /// A state's successors, while the product's edges of one node are listed.
+    static TARGETS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn is_deadlock(g: &dyn Space, s: u32) -> bool {
+    let mut b = Vec::new();
+    g.succs(s, &mut b);
+    b.is_empty()
 }
 
 /// The product's edges of a node: (target, acceptance bits).
@@ -501,6 +505,7 @@ fn eval<A>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::check::Lists;
     use proptest::prelude::*;
 
     fn atom(i: usize) -> Ltl<usize> {
@@ -579,12 +584,12 @@ mod tests {
             bits in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 4), 2),
         ) {
             let succ: Vec<Vec<u32>> = edges.into_iter().map(|mut v| { v.sort(); v.dedup(); v }).collect();
-            let space = Space { states: 4, initial: 1, succs: &|s| &succ[s as usize] };
+            let space = Lists { succ: succ.clone(), initial: 1 };
             let aut = Automaton::of_negation(&f).unwrap();
             // The automaton numbers atoms by occurrence; atom `k` reads `bits[value of k]`.
             let bits: Vec<Vec<bool>> = f.atoms().iter().map(|&&a| bits[a].clone()).collect();
             let bits = &bits;
-            match check_space(&space, &aut, bits, &|| false) {
+            match check(&space, &aut, bits, &|| false) {
                 Outcome::Violated(c) => {
                     for w in c.path.windows(2) {
                         prop_assert!(succ[w[0] as usize].contains(&w[1]), "{:?} is not a path", c.path);

@@ -30,6 +30,7 @@ mod on_the_fly;
 mod par;
 pub(crate) mod path;
 mod reached;
+pub(crate) mod recompute;
 pub(crate) mod rng;
 pub(crate) mod scc;
 pub mod simulate;
@@ -44,7 +45,7 @@ use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use analysis_check::AnalysisCheck;
-use check::{Bits, Outcome, Pat, Reverse, Scope};
+use check::{Bits, Outcome, Pat, Scope};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
@@ -410,8 +411,7 @@ fn check_stored_states(
 /// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
 /// before the decision.
 pub(crate) fn check_property<E>(
-    g: &Graph,
-    rev: &mut Option<Reverse>,
+    g: &dyn check::Space,
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
     limits: &Limits,
@@ -431,14 +431,8 @@ pub(crate) fn check_property<E>(
     Ok(match &p.modality {
         Modality::Always => check::always(g, &psi!(&p.pred)),
         Modality::Finally => check::finally(g, &psi!(&p.pred)),
-        Modality::Fairly => {
-            let v = psi!(&p.pred);
-            check::fairly(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
-        }
-        Modality::FairlyInf => {
-            let v = psi!(&p.pred);
-            check::fairly_inf(g, rev.get_or_insert_with(|| Reverse::new(g)), &v)
-        }
+        Modality::Fairly => check::fairly(g, &psi!(&p.pred)),
+        Modality::FairlyInf => check::fairly_inf(g, &psi!(&p.pred)),
         Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
             let scope = if matches!(p.modality, Modality::Between { .. }) { Scope::Between } else { Scope::FromUntil };
             let (pat, s) = match pattern {
@@ -463,6 +457,29 @@ pub(crate) fn check_property<E>(
     })
 }
 
+/// What the watch leaves for the checks, per property: ψ on every state, a violation found,
+/// whether a `finally` property needs no search.
+type Watched = (Vec<Option<Vec<bool>>>, Vec<Option<Found>>, Vec<bool>);
+
+/// A property's predicates with their values on every state.
+type Values<'q> = Vec<(&'q QPred, Vec<bool>)>;
+
+/// The predicates `check_property` evaluates for `p`.
+fn predicates(p: &Property) -> Vec<&QPred> {
+    match &p.modality {
+        Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
+            let mut v = Vec::new();
+            if let Pattern::Precedes(s) = pattern {
+                v.push(s);
+            }
+            v.extend([open, close, &p.pred]);
+            v
+        }
+        Modality::Ltl(f) => f.atoms(),
+        _ => vec![&p.pred],
+    }
+}
+
 /// Explores the state space and checks the selected properties.
 pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result<VerifyReport, EngineError> {
     check_behaviours(model, behs)?;
@@ -477,12 +494,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         max_states: opts.max_states,
         limits: opts.limits.clone(),
         progress: opts.progress.clone(),
-        keep_edges: props.iter().any(|p| !matches!(p.modality, Modality::Always)),
+        keep_edges: false,
         symmetry: group.clone(),
     };
     let group = group.as_deref();
-    let mut otf = (!opts.exhaustive && OnTheFly::applies(&props))
-        .then(|| OnTheFly::new(&stepper, &props, &workers, &opts.limits));
+    let mut otf = OnTheFly::applies(&props)
+        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive));
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -490,12 +507,15 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     .map_err(|e| EngineError::Runtime { message: e.0, trace: None })?;
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
-    let (mut known, mut found): (Vec<Option<Vec<bool>>>, Vec<Option<Found>>) = match otf {
+    // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
+    let (mut known, mut found, lasso_free): Watched = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
-            (w.psi.into_iter().map(|v| whole.then_some(v)).collect(), w.found)
+            let marked = whole && g.free.len() == g.states() && g.complete();
+            let free = w.bits.iter().map(|b| marked && b.is_some_and(|b| g.lassos & b == 0)).collect();
+            (w.psi.into_iter().map(|v| whole.then_some(v)).collect(), w.found, free)
         }
-        None => (vec![None; props.len()], props.iter().map(|_| None).collect()),
+        None => (vec![None; props.len()], props.iter().map(|_| None).collect(), vec![false; props.len()]),
     };
     if opts.check_analysis {
         let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
@@ -506,31 +526,54 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             stepper.successors(st, &mut Work::default(), false, &mut |_, _| {}).err().map(|e| e.0)
         }));
     }
-    let mut rev: Option<Reverse> = None;
-    let mut results = Vec::new();
-    for ((p, known), found) in props.into_iter().zip(&mut known).zip(&mut found) {
-        let mut stopped = false;
-        let mut ev = |q: &QPred, stopped: &mut bool| match known
-            .take()
-            .map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok)
-        {
-            Ok(v) => Ok(v),
-            Err(EvalStop::Error(s, m)) => Err(runtime(&stepper, &g, group, s, m, |st| {
-                eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
-            })),
-            Err(EvalStop::Stopped) => {
-                // Any vector will do: `check_property` sees the stop and answers `Unknown`.
-                *stopped = true;
-                Ok(Vec::new())
-            }
-        };
+    // First what decides each property without a search, and the predicates of the others on
+    // every state (each on all the workers), property by property.
+    let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
+    let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
+    for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         // Where the whole graph is known, its check gives the shortest counterexample.
-        let outcome = match found.take() {
-            Some(Found::Graph(c)) if !g.complete() => Ok(Outcome::Violated(c)),
-            Some(Found::Concrete(l)) if !g.complete() => Err(l),
-            _ => Ok(check_property(&g, &mut rev, p, &mut |q| ev(q, &mut stopped), &opts.limits)?),
+        let direct = match found.take() {
+            Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() => Some(Err(l)),
+            _ if lasso_free => Some(Ok(Outcome::Holds)),
+            _ if !g.complete() && !matches!(p.modality, Modality::Always) => Some(Ok(Outcome::Unknown)),
+            _ => None,
         };
-        let outcome = if stopped { Ok(Outcome::Unknown) } else { outcome };
+        let mut vs = Vec::new();
+        if direct.is_none() {
+            for q in predicates(p) {
+                match known.take().map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok) {
+                    Ok(v) => vs.push((q, v)),
+                    Err(EvalStop::Error(s, m)) => {
+                        return Err(runtime(&stepper, &g, group, s, m, |st| {
+                            eval_pred(&stepper, st, &mut Scratch::default(), q).err().map(|e| e.0)
+                        }));
+                    }
+                    Err(EvalStop::Stopped) => break,
+                }
+            }
+        }
+        decided.push(direct);
+        values.push(std::sync::Mutex::new(vs));
+    }
+    // Then the searches, one property per worker (each may share its successors out to the
+    // others while they are idle): they are independent, and most are one long pass.
+    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
+    let searched: Vec<Outcome> = workers.in_chunks(props.len(), |k| {
+        if decided[k].is_some() {
+            return Outcome::Unknown;
+        }
+        let mut mine = std::mem::take(&mut *values[k].lock().unwrap_or_else(|e| e.into_inner()));
+        // A predicate missing: the run stopped while evaluating it.
+        let mut psi = |q: &QPred| match mine.iter().position(|(x, _)| std::ptr::eq(*x, q)) {
+            Some(i) => Ok(mine.swap_remove(i).1),
+            None => Err(()),
+        };
+        check_property(&space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
+    });
+    let mut results = Vec::new();
+    for ((p, direct), searched) in props.into_iter().zip(decided).zip(searched) {
+        let outcome = direct.unwrap_or(Ok(searched));
         let violated = |mut t: Trace| {
             t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
             (Verdict::Violated, Some(t))

@@ -31,8 +31,66 @@ impl Components {
 pub(crate) fn components(
     n: usize,
     roots: impl IntoIterator<Item = u32>,
-    mut succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+    succ: impl FnMut(u32, &mut dyn FnMut(u32)),
 ) -> Components {
+    let mut comp = vec![UNREACHED; n];
+    let count = search(
+        n,
+        roots,
+        succ,
+        |_, _| {},
+        |c, members| {
+            for &w in members {
+                comp[w as usize] = c;
+            }
+        },
+    );
+    Components { comp, count }
+}
+
+/// Which nodes reached from `roots` reach a node where `target` holds, found in the same
+/// search: components are completed successors first, so a component reaches a target when
+/// one of its nodes is one or has an edge to a completed component that reaches one.
+pub(crate) fn reaching(
+    n: usize,
+    roots: impl IntoIterator<Item = u32>,
+    succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+    target: &dyn Fn(u32) -> bool,
+) -> Vec<bool> {
+    // `reach[v]` for a completed node; before, whether v is a target or has an edge to a
+    // completed node that reaches one.
+    let reach = std::cell::RefCell::new(vec![false; n]);
+    search(
+        n,
+        roots,
+        succ,
+        |v, w| {
+            let mut r = reach.borrow_mut();
+            if r[w as usize] {
+                r[v as usize] = true;
+            }
+        },
+        |_, members| {
+            let mut r = reach.borrow_mut();
+            let any = members.iter().any(|&w| r[w as usize] || target(w));
+            for &w in members {
+                r[w as usize] = any;
+            }
+        },
+    );
+    reach.into_inner()
+}
+
+/// Tarjan's search from `roots`: `done_edge(v, w)` for each edge to a node `w` already in a
+/// completed component, and `completed(number, members)` for each component as it is
+/// completed (numbered from 0 in that order). Returns the number of components.
+fn search(
+    n: usize,
+    roots: impl IntoIterator<Item = u32>,
+    mut succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+    mut done_edge: impl FnMut(u32, u32),
+    mut completed: impl FnMut(u32, &[u32]),
+) -> u32 {
     let mut t = Tarjan {
         index: vec![NONE; n],
         low: vec![0; n],
@@ -42,7 +100,6 @@ pub(crate) fn components(
         kids: Vec::new(),
         call: Vec::new(),
     };
-    let mut comp = vec![UNREACHED; n];
     let mut count = 0u32;
     for root in roots {
         if t.index[root as usize] != NONE {
@@ -58,28 +115,33 @@ pub(crate) fn components(
                     t.enter(w, &mut succ);
                 } else if t.on_stack[w as usize] {
                     t.low[v] = t.low[v].min(t.index[w as usize]);
+                } else {
+                    done_edge(v as u32, w);
                 }
                 continue;
             }
             t.kids.truncate(start);
             t.call.pop();
-            if let Some(&(u, _, _)) = t.call.last() {
-                t.low[u as usize] = t.low[u as usize].min(t.low[v]);
-            }
             if t.low[v] == t.index[v] {
-                loop {
-                    let w = t.stack.pop().expect("Tarjan stack");
+                let at = t.stack.iter().rposition(|&w| w as usize == v).expect("v is on the stack");
+                for &w in &t.stack[at..] {
                     t.on_stack[w as usize] = false;
-                    comp[w as usize] = count;
-                    if w as usize == v {
-                        break;
-                    }
                 }
+                completed(count, &t.stack[at..]);
+                t.stack.truncate(at);
                 count += 1;
+            }
+            if let Some(&(u, _, _)) = t.call.last() {
+                if t.on_stack[v] {
+                    t.low[u as usize] = t.low[u as usize].min(t.low[v]);
+                } else {
+                    // The edge from the parent into a component just completed.
+                    done_edge(u, v as u32);
+                }
             }
         }
     }
-    Components { comp, count }
+    count
 }
 
 const NONE: u32 = u32::MAX;
@@ -165,6 +227,24 @@ mod tests {
                     assert!(c.comp[a as usize] >= c.comp[b as usize], "an edge goes to a component numbered lower");
                 }
                 assert_eq!(c.members().iter().map(Vec::len).sum::<usize>(), n);
+                // Reaching a target: some target is reachable (in zero or more edges).
+                let target = |v: u32| v % 3 == 1;
+                let got = reaching(
+                    n,
+                    0..n as u32,
+                    |v, f| {
+                        for &(a, b) in &edges {
+                            if a == v {
+                                f(b)
+                            }
+                        }
+                    },
+                    &target,
+                );
+                for (u, row) in r.iter().enumerate() {
+                    let want = row.iter().enumerate().any(|(v, &uv)| uv && target(v as u32));
+                    assert_eq!(got[u], want, "reaching n={n} {u} {edges:?}");
+                }
             }
         }
         // Only what the roots reach.

@@ -567,6 +567,22 @@ impl StateStore {
         find_stored_in(&self.shards[self.shard_of(h)].shard.lock().table, &self.arena, &enc, h)
     }
 
+    /// The id a reference from `insert_shared` names when it is a state stored by an earlier
+    /// batch (`None`: a state new in this batch).
+    #[inline]
+    pub(crate) fn stored_id(r: u64) -> Option<u32> {
+        let e = r as u32;
+        (e & NEW == 0).then_some(e)
+    }
+
+    /// The id of the stored packed state `enc` (`h = hash_bytes(enc)`), outside a batch (no
+    /// state is new): safe from several threads while nothing is inserted.
+    #[inline]
+    pub(crate) fn id_of(&self, enc: &[u8], h: u64) -> Option<u32> {
+        let c = &self.shards[self.shard_of(h)];
+        c.find_stored(&self.arena, enc, h).or_else(|| find_stored_in(&c.shard.lock().table, &self.arena, enc, h))
+    }
+
     /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
     /// with discovery key `key`; safe from several threads. Returns a reference to resolve
     /// with `BatchIds::resolve` after `finish_batch`.

@@ -11,7 +11,7 @@ use super::lts::Lts;
 use super::sem::{Program, Value};
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;
-use crate::engine::check::{Outcome, Reverse};
+use crate::engine::check::Outcome;
 use crate::engine::explore::{Graph, NO_PARENT};
 use crate::engine::state::{BOT, Layout, StateStore};
 use crate::engine::step::Stepper;
@@ -374,6 +374,8 @@ pub(crate) fn to_graph(v: &LabsView, stride: usize) -> Graph {
         error: None,
         decided_early: false,
         seconds: 0.0,
+        free: Vec::new(),
+        lassos: 0,
     }
 }
 
@@ -413,10 +415,9 @@ pub(crate) fn check_properties_within(
             .map(|st| eval_pred(&stepper, st, &mut sc, q).map_err(|e| LntcheckError::Native(e.0)))
             .collect()
     };
-    let mut rev: Option<Reverse> = None;
     let mut out = vec![];
     for p in &model.properties {
-        let outcome = crate::engine::check_property(&g, &mut rev, p, &mut ev, limits)?;
+        let outcome = crate::engine::check_property(&g, p, &mut ev, limits)?;
         out.push(match outcome {
             Outcome::Holds => LntResult {
                 property: p.name.clone(),

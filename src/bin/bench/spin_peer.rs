@@ -5,6 +5,12 @@
 //! here), a 2^25-slot hash table, and `-DBFS_PAR -u2` for its multi-core BFS. Benchmark only:
 //! never run by the tests or CI.
 //!
+//! Then liveness: the linear-time property `always finally status of 0 = 2` (philosopher 0
+//! eats again and again), SPIN's acceptance-cycle search (a never claim from the same formula,
+//! nested depth-first search) next to labs's check of the formula (docs/language.md §6.1) on
+//! the same instance. Without fairness, philosopher 0 can starve, so both must find it
+//! violated.
+//!
 //! Every run is a child process whose wall time and peak resident memory (`wait4`'s
 //! `ru_maxrss`) are measured the same way for both tools. The state counts must be equal.
 
@@ -73,6 +79,8 @@ fn compare(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: u
             format!("n={n}"),
             "--property".into(),
             "P1".into(),
+            // The whole state space, as SPIN's full search (not stopped at the violation).
+            "--exhaustive".into(),
             "--threads".into(),
             threads.to_string(),
             "--json".into(),
@@ -86,6 +94,78 @@ fn compare(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: u
     let spin_states = rows[0].states;
     if let Some(r) = rows.iter().find(|r| r.states != spin_states) {
         return Err(PeerError::Failed(format!("{}: {} states, SPIN: {spin_states}", r.tool, r.states)));
+    }
+    liveness(model, spec, labs, dir, n, runs)
+}
+
+/// The liveness property, in LAbS and in SPIN's LTL syntax.
+const LIVE_LABS: &str = "Live = always finally status of 0 = 2";
+const LIVE_SPIN: &str = "ltl live { [] <> (status[0] == 2) }";
+
+/// SPIN's acceptance-cycle search and labs's linear-time check of the liveness property, side
+/// by side; both must find it violated.
+fn liveness(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: usize) -> Result<(), PeerError> {
+    let text = std::fs::read_to_string(model).map_err(|e| PeerError::Failed(format!("{}: {e}", model.display())))?;
+    std::fs::write(dir.join("live.pml"), format!("{text}\n{LIVE_SPIN}\n"))
+        .map_err(|e| PeerError::Failed(format!("{}: {e}", dir.display())))?;
+    checked(Command::new("spin").arg(format!("-DN={n}")).args(["-a", "live.pml"]).current_dir(dir), "spin -a")?;
+    let pan = dir.join("pan_live");
+    let mut cc = Command::new("cc");
+    cc.args(["-O3", "-DNOREDUCE", "-DMEMLIM=16000", "-o"]).arg(&pan).arg("pan.c");
+    checked(cc.current_dir(dir), "cc pan.c")?;
+    let spin = fastest(runs, || {
+        let tool = "SPIN nested DFS (never claim)";
+        let mut cmd = Command::new(&pan);
+        cmd.args(["-a", "-E", "-w25", "-m1000000"]).current_dir(dir);
+        let (out, wall, peak_mib) = measured(&mut cmd, tool)?;
+        let violated = out.contains("acceptance cycle") && !out.contains("errors: 0");
+        let states = out
+            .lines()
+            .find_map(|l| l.trim().strip_suffix("states, stored").and_then(|s| s.trim().parse().ok()))
+            .unwrap_or(0);
+        Ok((Run { tool: tool.into(), states, wall, peak_mib }, violated))
+    })?;
+    let text = std::fs::read_to_string(spec).map_err(|e| PeerError::Failed(format!("{}: {e}", spec.display())))?;
+    let Some(at) = text.rfind("check {") else {
+        return Err(PeerError::Failed(format!("{}: no check section", spec.display())));
+    };
+    let live_spec = dir.join("live.labs");
+    let with_live = format!("{}check {{\n    {LIVE_LABS}\n{}", &text[..at], &text[at + "check {".len()..]);
+    std::fs::write(&live_spec, with_live).map_err(|e| PeerError::Failed(format!("{}: {e}", dir.display())))?;
+    let mut labs_rows = Vec::new();
+    for threads in [1, 2] {
+        let args: Vec<String> = [
+            "verify".to_string(),
+            live_spec.display().to_string(),
+            format!("n={n}"),
+            "--property".into(),
+            "Live".into(),
+            "--threads".into(),
+            threads.to_string(),
+            "--json".into(),
+            "-q".into(),
+        ]
+        .into();
+        let tool = if threads == 1 { "labs, 1 thread".to_string() } else { format!("labs, {threads} threads") };
+        labs_rows.push(fastest(runs, || {
+            let (out, wall, peak_mib) = measured(Command::new(labs).args(&args), &tool)?;
+            let doc: serde_json::Value =
+                serde_json::from_str(&out).map_err(|e| PeerError::Failed(format!("{tool}: not JSON: {e}")))?;
+            let states = doc["stats"]["states"].as_u64().unwrap_or(0);
+            let violated = doc["results"][0]["verdict"].as_str() == Some("violated");
+            Ok((Run { tool: tool.clone(), states, wall, peak_mib }, violated))
+        })?);
+    }
+    outln!("\nliveness, `{LIVE_LABS}` (SPIN: `{LIVE_SPIN}`), fastest of {runs} run(s) each\n");
+    outln!("| {:<30} | {:>10} | {:>8} | {:>8} | {:>8} |", "tool", "states", "wall s", "peak MiB", "verdict");
+    outln!("|{}|", [32, 12, 10, 10, 10].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    for (r, violated) in std::iter::once(&spin).chain(&labs_rows) {
+        let verdict = if *violated { "violated" } else { "holds" };
+        outln!("| {:<30} | {:>10} | {:>8.2} | {:>8.0} | {:>8} |", r.tool, r.states, r.wall, r.peak_mib, verdict);
+    }
+    outln!("(SPIN's states: those its nested search stored before the first acceptance cycle.)");
+    if let Some((r, _)) = std::iter::once(&spin).chain(&labs_rows).find(|(_, v)| !v) {
+        return Err(PeerError::Failed(format!("{}: the liveness property was not found violated", r.tool)));
     }
     Ok(())
 }
@@ -113,15 +193,32 @@ fn checked(cmd: &mut Command, what: &str) -> Result<(), PeerError> {
     Ok(())
 }
 
-fn fastest(runs: usize, mut f: impl FnMut() -> Result<Run, PeerError>) -> Result<Run, PeerError> {
-    let mut best: Option<Run> = None;
+fn fastest<R: Timed>(runs: usize, mut f: impl FnMut() -> Result<R, PeerError>) -> Result<R, PeerError> {
+    let mut best: Option<R> = None;
     for _ in 0..runs {
         let r = f()?;
-        if best.as_ref().is_none_or(|b| r.wall < b.wall) {
+        if best.as_ref().is_none_or(|b| r.wall() < b.wall()) {
             best = Some(r);
         }
     }
     Ok(best.expect("at least one run"))
+}
+
+/// A measured run, or one with its verdict.
+trait Timed {
+    fn wall(&self) -> f64;
+}
+
+impl Timed for Run {
+    fn wall(&self) -> f64 {
+        self.wall
+    }
+}
+
+impl Timed for (Run, bool) {
+    fn wall(&self) -> f64 {
+        self.0.wall
+    }
 }
 
 fn spin_run(tool: &str, pan: &Path, args: &[String], dir: &Path) -> Result<Run, PeerError> {
