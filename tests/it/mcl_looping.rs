@@ -145,7 +145,7 @@ fn re() -> impl Strategy<Value = Re> {
 fn brute(n: usize, edges: &[(usize, char, usize)], r: &Re) -> bool {
     const BOUND: usize = 7;
     let mut step = vec![vec![false; n]; n];
-    for s in 0..n {
+    for (s, from_s) in step.iter_mut().enumerate() {
         // Every path from s of length 1..=BOUND.
         let mut paths: Vec<(usize, Vec<char>)> = vec![(s, vec![])];
         for _ in 0..BOUND {
@@ -156,7 +156,7 @@ fn brute(n: usize, edges: &[(usize, char, usize)], r: &Re) -> bool {
                         let mut w2 = w.clone();
                         w2.push(c);
                         if r.ends(&w2, 0).contains(&w2.len()) {
-                            step[s][y] = true;
+                            from_s[y] = true;
                         }
                         next.push((y, w2));
                     }
