@@ -12,6 +12,7 @@ pub mod interp;
 pub(crate) mod jobs;
 pub(crate) mod lexer;
 pub mod lts;
+pub(crate) mod on_the_fly;
 pub(crate) mod parser;
 pub mod reduce;
 pub(crate) mod sem;

@@ -3,12 +3,12 @@
 //! statement's MCL query evaluated by `crate::mcl`, each counterexample translated, replayed
 //! and required to show the violation. The
 //! native engine is the oracle: every property's verdict must be its verdict, on every
-//! benchmark and example at small parameters and every semantics case, free and fair, both
-//! workflows, both LNT dialects.
+//! benchmark and example at small parameters and every semantics case, free and fair, every
+//! workflow (compositional, monolithic, on the fly), both LNT dialects.
 //!
 //! Parameters: the smallest instances that still exercise what each spec is about (two or
 //! three agents, messages to propagate and confirm, a violated property with a counterexample
-//! where the spec has one). Each spec runs eight times (fair × workflow × dialect), in process;
+//! where the spec has one). Each spec runs twelve times (fair × workflow × dialect), in process;
 //! the dialects give the same LTS (only the program's syntax differs), so they double the
 //! parsing, not the state spaces. Larger instances belong to the benchmark, not to CI (2 cores,
 //! 30 minutes for everything): the whole file takes about two minutes, so the default tier runs
@@ -44,11 +44,11 @@ fn run_files(
     stem: &str,
     fair: bool,
     dialect: Dialect,
-    monolithic: bool,
+    workflow: Workflow,
 ) -> Result<Vec<(String, Verdict)>, String> {
     let opts = Options {
         fair,
-        workflow: if monolithic { Workflow::Monolithic } else { Workflow::Compositional },
+        workflow,
         dialect: Some(dialect),
         limits: Limits::new(None, Some(MAX_STATES), None, None),
         base: names::module_name(stem),
@@ -68,7 +68,7 @@ fn run_files(
     Ok(report.verify.results.iter().map(|r| (r.property.clone(), r.verdict)).collect())
 }
 
-/// Both workflows (the compositional one only when the value analysis bounds every input of
+/// Every workflow (the compositional one only when the value analysis bounds every input of
 /// the leaves), both dialects, free and fair: the native verdicts, and every counterexample
 /// translated, replayed and showing the violation.
 fn agree(path: &str, externs: &[&str]) {
@@ -78,13 +78,13 @@ fn agree(path: &str, externs: &[&str]) {
     for fair in [false, true] {
         let native = run(&m, &b, fair, 1).unwrap_or_else(|e| panic!("{path} {externs:?}: native: {e:?}"));
         let want: Vec<(String, Verdict)> = native.results.iter().map(|r| (r.property.clone(), r.verdict)).collect();
-        for monolithic in [false, true] {
-            if !monolithic && !bounded {
+        for workflow in [Workflow::Compositional, Workflow::Monolithic, Workflow::OnTheFly] {
+            if workflow == Workflow::Compositional && !bounded {
                 continue;
             }
             for dialect in [Dialect::V2025, Dialect::V2023] {
-                let what = format!("{stem} {externs:?} fair={fair} monolithic={monolithic} dialect={}", dialect.name());
-                let got = run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let what = format!("{stem} {externs:?} fair={fair} {workflow:?} dialect={}", dialect.name());
+                let got = run_files(&m, &b, &stem, fair, dialect, workflow).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, want, "{what}");
             }
         }
