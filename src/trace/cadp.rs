@@ -16,27 +16,6 @@ pub struct LabelPath {
     pub(crate) deadlock: bool,
 }
 
-impl LabelPath {
-    /// The path with only the labels whose gate `visible` accepts, as `hide all but` leaves it
-    /// (a path of the whole program, where every observation gate is visible, read as the path
-    /// of an LTS that keeps only some). A lasso's loop starts at the first label kept from the
-    /// loop it had; a loop with none kept is no loop.
-    pub(crate) fn hide_all_but(&self, visible: impl Fn(&str) -> bool) -> LabelPath {
-        let mut labels = vec![];
-        let mut loop_start = None;
-        for (i, l) in self.labels.iter().enumerate() {
-            if self.loop_start == Some(i) {
-                loop_start = Some(labels.len());
-            }
-            if visible(split_label(l).0) {
-                labels.push(l.clone());
-            }
-        }
-        let loop_start = loop_start.filter(|&k| k < labels.len());
-        LabelPath { labels, loop_start, deadlock: self.deadlock }
-    }
-}
-
 /// What is wrong with a trace file, and the line (from 1) at fault when there is one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}", line.map(|n| format!("line {n}: ")).unwrap_or_default())]
@@ -164,23 +143,6 @@ pub(crate) fn split_label(label: &str) -> (&str, Vec<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hiding_keeps_the_loop_on_the_labels_left() {
-        let p = LabelPath {
-            labels: ["DONE", "A_X !0 !0 !1", "L_Y !1 !0 !2", "DONE", "L_Y !0 !0 !3"].map(String::from).to_vec(),
-            loop_start: Some(2),
-            deadlock: false,
-        };
-        let h = p.hide_all_but(|g| g != "L_Y");
-        assert_eq!(h.labels, ["DONE", "A_X !0 !0 !1", "DONE"]);
-        assert_eq!(h.loop_start, Some(2));
-        let h = p.hide_all_but(|g| g == "L_Y");
-        assert_eq!(h.labels, ["L_Y !1 !0 !2", "L_Y !0 !0 !3"]);
-        assert_eq!(h.loop_start, Some(0));
-        let tail_hidden = LabelPath { loop_start: Some(4), ..p.clone() }.hide_all_but(|g| g == "DONE");
-        assert_eq!((tail_hidden.labels.len(), tail_hidden.loop_start), (2, None));
-    }
 
     #[test]
     fn executor_output_with_preamble_and_deadlock() {

@@ -83,18 +83,7 @@ impl<'a> LabelReader<'a> {
             Some(p) => from_labels::End::PredError(&p.pred),
             None => from_labels::End::StepError(code),
         };
-        let path = self.visible_part(path, observed);
-        from_labels::runtime_error(self.model, self.behs, self.fair, self.undef, &path, observed, &site, code)
-    }
-
-    /// `path` as the LTS of a check that keeps `observed` visible shows it: the observation
-    /// labels of other variables hidden. A path of the whole program (the on-the-fly workflow
-    /// evaluates every query on it) shows them all; the others' LTSs already hide them.
-    fn visible_part(&self, path: &LabelPath, observed: &BTreeSet<VarId>) -> LabelPath {
-        use crate::lnt::names;
-        let kept: BTreeSet<String> = observed.iter().map(|&v| names::obs_gate(self.model, v)).collect();
-        let obs: BTreeSet<String> = (0..self.model.vars.len()).map(|v| names::obs_gate(self.model, v)).collect();
-        path.hide_all_but(|gate| kept.contains(gate) || !obs.contains(gate))
+        from_labels::runtime_error(self.model, self.behs, self.fair, self.undef, path, observed, &site, code)
     }
 
     /// The counterexample of `prop` that `path` (from the program emitted for `prop`'s query)
@@ -105,8 +94,7 @@ impl<'a> LabelReader<'a> {
         prop: &Property,
     ) -> Result<CheckedCounterexample, CounterexampleError> {
         let observed = self.observed(prop)?;
-        let path = self.visible_part(path, &observed);
-        let trace = from_labels::counterexample(self.model, self.behs, self.fair, self.undef, &path, &observed, prop)?;
+        let trace = from_labels::counterexample(self.model, self.behs, self.fair, self.undef, path, &observed, prop)?;
         Ok(CheckedCounterexample { trace })
     }
 }
