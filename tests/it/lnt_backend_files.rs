@@ -139,3 +139,30 @@ fn semantics_cases() {
     }
     assert!(ran >= 20, "only {ran} semantics cases ran");
 }
+
+/// The on-the-fly workflow stops with the verdict: leader n=7's `LeaderNot0` is violated a few
+/// steps from the initial state, and the states it generates of the program's LTS are far fewer
+/// than the LAbS states of the whole system (each of which is a state of that LTS, reached by
+/// `DONE`). The counterexample replays (the CLI checks it before printing it).
+#[test]
+fn on_the_fly_stops_early() {
+    let spec = format!("{BENCH}/leader.labs");
+    let run = |extra: &[&str]| {
+        let o = fixtures::labs_command()
+            .args(["verify", &spec, "n=7", "--property", "LeaderNot0", "--json", "-q"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(10), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let whole = run(&["--exhaustive", "--no-reduction"])["stats"]["states"].as_u64().unwrap();
+    // The bound makes an evaluation that does not stop fail at once instead of running on.
+    let doc = run(&["--backend", "lnt", "--workflow", "on-the-fly", "--max-states", "200000"]);
+    let r = &doc["results"][0];
+    assert_eq!(r["verdict"], "violated");
+    assert!(r["trace"].is_object(), "{doc}");
+    assert_eq!(r["lts"]["file"], "leader.lnt");
+    let generated = r["lts"]["states"].as_u64().unwrap();
+    assert!(generated * 10 < whole, "{generated} states generated, {whole} LAbS states in all");
+}
