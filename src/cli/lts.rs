@@ -160,7 +160,11 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     net.single_leaf(k)
                 }
             };
-            let opts = lntcheck::interp::GenOptions { max_states: a.max_states, limits: a.limits.clone() };
+            let opts = lntcheck::interp::GenOptions {
+                max_states: a.max_states,
+                limits: a.limits.clone(),
+                ..Default::default()
+            };
             lntcheck::interp::generate(&prog, &net, &opts).map_err(|d| stopped(&a.limits, fail(d)))?.0
         }
     };

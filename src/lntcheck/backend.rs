@@ -203,7 +203,8 @@ pub(crate) fn explore_within(
     }
     let net = interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let (lts, states) =
-        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone() }).map_err(emitted)?;
+        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone(), ..Default::default() })
+            .map_err(emitted)?;
     let undef = undef_value(&prog);
     let main_gates: Vec<String> = prog
         .module

@@ -253,6 +253,7 @@ pub(crate) fn load_program(text: &str, file: &str) -> Result<Program, RunError> 
 fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
     let mut c = Composer::new(prog, opts.max_states);
     c.limits = opts.limits.clone();
+    c.progress = opts.progress.clone();
     c
 }
 
@@ -441,7 +442,12 @@ impl Execution<'_> {
                 let prog = &self.programs[lnt.as_str()];
                 let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{d}"));
                 let net = interp::build_net(prog, "MAIN").map_err(program)?;
-                let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
+                let gen_opts = GenOptions {
+                    max_states: self.opts.max_states,
+                    limits: self.opts.limits.clone(),
+                    progress: self.opts.progress.clone(),
+                    phase: format!("generating {bcg}"),
+                };
                 Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)
             }
             Derived::Reduction { reduction: name, hold, keep, of } => {

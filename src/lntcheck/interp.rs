@@ -693,10 +693,14 @@ pub struct GenOptions {
     /// Polled for every state expanded; the state bound, when hit, is recorded there too, so
     /// that the caller can tell a bound from an error of the program.
     pub limits: crate::limits::Limits,
+    /// Told of the states generated so far, every few thousand states, as phase `phase`.
+    pub progress: Option<crate::lts_backend::PhaseProgressFn>,
+    pub phase: String,
 }
 
 /// Generates the LTS; also returns the states (index = state number).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
+    let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
     let mut ex = Explorer::new(p, net);
     let init = ex.initial()?;
     let mut states = super::lts::Numbering::new(init);
@@ -724,6 +728,9 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
                 queue.push_back(id);
             }
             lts.add(s, &label, id);
+        }
+        if let Some(r) = &mut progress {
+            r.report(states.len(), lts.trans.len());
         }
     }
     lts.nstates = states.len();

@@ -12,11 +12,10 @@ use super::interp::{self, Explorer, SysState};
 use super::lts::Numbering;
 use super::sem::Program;
 use crate::limits::StopReason;
-use crate::lts_backend::{LtsSize, PROGRESS_EVERY, PhaseProgress};
+use crate::lts_backend::{LtsSize, PhaseReporter};
 use crate::mcl::{self, EvalError, Successors};
 use rustc_hash::FxHashMap;
 use std::path::Path;
-use std::time::Instant;
 
 /// One line of the script: a check's query evaluated on the program.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,8 +84,7 @@ pub(crate) fn run_script(dir: &Path, script_file: &str, opts: &RunOptions) -> Re
         let lts = &mut ltss[k];
         let query =
             files::parse_query(&files::read_file(dir, &c.mcl)?).map_err(|e| prefixed(e, &format!("{}: ", c.mcl)))?;
-        lts.phase = format!("evaluating {} on {}", c.mcl, c.program);
-        lts.started = Instant::now();
+        lts.progress = PhaseReporter::new(format!("evaluating {} on {}", c.mcl, c.program), opts.progress.as_ref());
         let ev = mcl::evaluate_on(&query, lts, &opts.limits).map_err(files::eval_error)?;
         let outcome: QueryOutcome = files::outcome(&ev, lts)?;
         if opts.write_aut
@@ -123,22 +121,23 @@ fn prefixed(e: RunError, prefix: &str) -> RunError {
     }
 }
 
+/// A state's outgoing edges: (label, target).
+type Edges = Box<[(u32, u32)]>;
+
 /// The LTS of a program's `MAIN`, generated state by state as the evaluator expands states:
 /// states are numbered in the order they are met (0 the initial state), labels likewise.
 pub(crate) struct ProgramLts<'p> {
     file: String,
     explorer: Explorer<'p>,
     states: Numbering<SysState>,
-    /// Per state, its edges (label, target) once expanded.
-    succ: Vec<Option<Box<[(u32, u32)]>>>,
+    /// Per state, its edges once expanded.
+    succ: Vec<Option<Edges>>,
     labels: Vec<String>,
     label_ids: FxHashMap<String, u32>,
     transitions: usize,
     opts: &'p RunOptions,
-    /// What the generation serves, for the progress reports, and since when.
-    phase: String,
-    started: Instant,
-    next_report: u64,
+    /// Told of the states generated for the evaluation under way.
+    progress: Option<PhaseReporter>,
 }
 
 impl<'p> ProgramLts<'p> {
@@ -159,9 +158,7 @@ impl<'p> ProgramLts<'p> {
             label_ids: FxHashMap::default(),
             transitions: 0,
             opts,
-            phase: String::new(),
-            started: Instant::now(),
-            next_report: PROGRESS_EVERY,
+            progress: None,
         })
     }
 
@@ -219,16 +216,8 @@ impl Successors for ProgramLts<'_> {
         self.transitions += edges.len();
         let n = edges.len();
         self.succ[state as usize] = Some(edges.into_boxed_slice());
-        if self.states.len() as u64 >= self.next_report {
-            self.next_report = self.states.len() as u64 + PROGRESS_EVERY;
-            if let Some(p) = &self.opts.progress {
-                p(&PhaseProgress {
-                    phase: self.phase.clone(),
-                    states: self.states.len() as u64,
-                    transitions: self.transitions as u64,
-                    seconds: self.started.elapsed().as_secs_f64(),
-                });
-            }
+        if let Some(r) = &mut self.progress {
+            r.report(self.states.len(), self.transitions);
         }
         Ok(n)
     }

@@ -58,8 +58,42 @@ pub struct PhaseProgress {
 
 pub type PhaseProgressFn = Arc<dyn Fn(&PhaseProgress) + Send + Sync>;
 
+/// Reports one phase to a `PhaseProgressFn` every `PROGRESS_EVERY` new states.
+pub(crate) struct PhaseReporter {
+    phase: String,
+    sink: PhaseProgressFn,
+    started: std::time::Instant,
+    next: u64,
+}
+
 /// How often a phase reports: after every this many new states.
-pub(crate) const PROGRESS_EVERY: u64 = 1 << 13;
+const PROGRESS_EVERY: u64 = 1 << 13;
+
+impl PhaseReporter {
+    /// A reporter of `phase` to `sink`, if there is one.
+    pub(crate) fn new(phase: impl Into<String>, sink: Option<&PhaseProgressFn>) -> Option<PhaseReporter> {
+        sink.map(|s| PhaseReporter {
+            phase: phase.into(),
+            sink: s.clone(),
+            started: std::time::Instant::now(),
+            next: PROGRESS_EVERY,
+        })
+    }
+
+    /// The phase has `states` states and `transitions` transitions so far.
+    pub(crate) fn report(&mut self, states: usize, transitions: usize) {
+        if (states as u64) < self.next {
+            return;
+        }
+        self.next = states as u64 + PROGRESS_EVERY;
+        (self.sink)(&PhaseProgress {
+            phase: self.phase.clone(),
+            states: states as u64,
+            transitions: transitions as u64,
+            seconds: self.started.elapsed().as_secs_f64(),
+        });
+    }
+}
 
 /// How to verify a model by its emitted LNT program. Fields a back end does not use are
 /// ignored by it (the CLI refuses them with that back end: `cli/backend_options.rs`).

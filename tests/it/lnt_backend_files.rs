@@ -166,3 +166,30 @@ fn on_the_fly_stops_early() {
     let generated = r["lts"]["states"].as_u64().unwrap();
     assert!(generated * 10 < whole, "{generated} states generated, {whole} LAbS states in all");
 }
+
+/// Long phases report their progress through `Options::phase_progress` (the CLI shows it on
+/// stderr): the monolithic generation of philosophers n=4's `MAIN` (10,282 states) reports
+/// every 8,192 new states, naming the LTS it generates, with counts that grow.
+#[test]
+fn long_phases_report_progress() {
+    use std::sync::{Arc, Mutex};
+    let (m, b) = load(&format!("{BENCH}/philosophers.labs"), &["n=4"]);
+    let seen: Arc<Mutex<Vec<labs::lts_backend::PhaseProgress>>> = Arc::default();
+    let sink = seen.clone();
+    let opts = Options {
+        workflow: Workflow::Monolithic,
+        limits: Limits::new(None, Some(MAX_STATES), None, None),
+        base: "philosophers".into(),
+        source: "philosophers.labs".into(),
+        phase_progress: Some(Arc::new(move |p: &labs::lts_backend::PhaseProgress| {
+            sink.lock().unwrap().push(p.clone())
+        })),
+        ..Default::default()
+    };
+    lntcheck::verify(&m, &b, &analyse(&m, &b), &opts).unwrap();
+    let seen = seen.lock().unwrap();
+    let generation: Vec<_> = seen.iter().filter(|p| p.phase == "generating philosophers_mono.bcg").collect();
+    assert!(!generation.is_empty(), "{seen:?}");
+    assert!(generation.iter().all(|p| p.states >= 8192 && p.states <= 10_282 && p.transitions > 0), "{seen:?}");
+    assert!(generation.windows(2).all(|w| w[0].states < w[1].states && w[0].seconds <= w[1].seconds), "{seen:?}");
+}
