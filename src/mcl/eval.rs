@@ -11,7 +11,7 @@
 
 use super::ast::{BinOp, Sign, Type};
 use super::diag::Diagnostic;
-use super::lts::{LtsView, Successors};
+use super::lts::LtsView;
 use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
 use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
@@ -50,6 +50,40 @@ pub enum EvalError {
     /// generator's message).
     #[error("{message}")]
     Generation { message: String },
+}
+
+/// What the evaluator reads of an LTS, one state at a time: an explicit one (`LtsView`) or one
+/// whose states are generated only when the evaluation reaches them
+/// (`lntcheck::on_the_fly`). Labels are numbered from 0 in the order they are met, and a
+/// state's edges never change once it is expanded.
+pub trait Successors {
+    fn initial(&self) -> u32;
+    /// The number of outgoing edges of `state`, generated first if they were not yet.
+    fn expand(&mut self, state: u32) -> Result<usize, EvalError>;
+    /// Edge `i` of `state` (expanded before): (label index, target).
+    fn edge(&self, state: u32, i: usize) -> (u32, u32);
+    /// The text of label `label` (met on an edge before).
+    fn label(&self, label: u32) -> &str;
+}
+
+impl Successors for LtsView<'_> {
+    fn initial(&self) -> u32 {
+        self.initial
+    }
+
+    #[inline]
+    fn expand(&mut self, state: u32) -> Result<usize, EvalError> {
+        Ok(self.succ[state as usize].len())
+    }
+
+    #[inline]
+    fn edge(&self, state: u32, i: usize) -> (u32, u32) {
+        self.succ[state as usize][i]
+    }
+
+    fn label(&self, label: u32) -> &str {
+        &self.labels[label as usize]
+    }
 }
 
 /// Decides `q` on `lts` from its initial state.

@@ -21,8 +21,7 @@
 //! length of the path.
 
 use super::diag::Diagnostic;
-use super::eval::{EvalError, Evaluator, NONE, derived_value};
-use super::lts::Successors;
+use super::eval::{EvalError, Evaluator, NONE, Successors, derived_value};
 use super::typing::{Node, NodeId};
 use rustc_hash::FxHashMap;
 

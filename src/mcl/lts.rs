@@ -1,45 +1,9 @@
 //! The one explicit LTS type: what the `.aut` reader returns, the LNT interpreter generates and
 //! the SVL operators (`lntcheck::lts`) transform, and what the evaluator reads through a
-//! `LtsView` of its successor lists; `Successors`, how the evaluator reads any LTS, explicit or
-//! generated as the evaluation asks for its states.
+//! `LtsView` of its successor lists.
 
-use super::eval::EvalError;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
-
-/// What the evaluator reads of an LTS, one state at a time: an explicit one (`LtsView`) or one
-/// whose states are generated only when the evaluation reaches them
-/// (`lntcheck::on_the_fly`). Labels are numbered from 0 in the order they are met, and a
-/// state's edges never change once it is expanded.
-pub trait Successors {
-    fn initial(&self) -> u32;
-    /// The number of outgoing edges of `state`, generated first if they were not yet.
-    fn expand(&mut self, state: u32) -> Result<usize, EvalError>;
-    /// Edge `i` of `state` (expanded before): (label index, target).
-    fn edge(&self, state: u32, i: usize) -> (u32, u32);
-    /// The text of label `label` (met on an edge before).
-    fn label(&self, label: u32) -> &str;
-}
-
-impl Successors for LtsView<'_> {
-    fn initial(&self) -> u32 {
-        self.initial
-    }
-
-    #[inline]
-    fn expand(&mut self, state: u32) -> Result<usize, EvalError> {
-        Ok(self.succ[state as usize].len())
-    }
-
-    #[inline]
-    fn edge(&self, state: u32, i: usize) -> (u32, u32) {
-        self.succ[state as usize][i]
-    }
-
-    fn label(&self, label: u32) -> &str {
-        &self.labels[label as usize]
-    }
-}
 
 /// An explicit LTS as the evaluator sees it: states `0..succ.len()`, the initial state,
 /// labels by index, and the outgoing edges of each state as (label index, target).
