@@ -127,6 +127,17 @@ fn check_name(id: &str, kind: &svl::CheckKind) -> String {
 /// The output file of svl (stdout and stderr), next to svl's own log.
 const SVL_OUTPUT: &str = "labs-svl-output.txt";
 
+/// The shell that runs the on-the-fly script.
+const SHELL: &str = "/bin/sh";
+
+/// The diagnostic file of check `id` in `workflow`'s script.
+fn diag_file(workflow: Workflow, base: &str, id: &str) -> String {
+    match workflow {
+        Workflow::OnTheFly => svl::otf_diag_file(base, id),
+        w => svl::diag_file(base, id, w == Workflow::Monolithic),
+    }
+}
+
 /// Verifies the properties of `opts` on `model` with CADP: emits the files, runs the
 /// workflow's SVL script, reads the verdicts, and turns each diagnostic into a LAbS trace
 /// (translated, replayed, showing the violation); with `Options::cross_check`, the native
@@ -165,19 +176,23 @@ fn run_workflow(
     let checks = svl::checks(model, &selected, &files, &opts.base);
 
     let monolithic = opts.workflow == Workflow::Monolithic;
-    let script = match (&opts.distributor, monolithic) {
-        (Some(_), true) => distributor::script_file(&opts.base),
+    let on_the_fly = opts.workflow == Workflow::OnTheFly;
+    let script = match (&opts.distributor, opts.workflow) {
+        (_, Workflow::OnTheFly) => svl::otf_script_file(&opts.base),
+        (Some(_), Workflow::Monolithic) => distributor::script_file(&opts.base),
         _ => svl::script_file(&opts.base, monolithic),
     };
-    if let (Some(runner), false) = (&opts.runner, monolithic) {
+    if let (Some(runner), Workflow::Compositional) = (&opts.runner, opts.workflow) {
         return verify_split(&checks, &tools, &files, work_dir, runner, opts, dialect, start);
     }
     let log_file = work_dir.path().join(Path::new(&script).with_extension("log"));
-    let output = work_dir.path().join(SVL_OUTPUT);
+    // The on-the-fly script's output is its log: each check's `property` line, then
+    // evaluator4's answer.
+    let output = if on_the_fly { log_file.clone() } else { work_dir.path().join(SVL_OUTPUT) };
     // A kept directory may hold the log and diagnostics of an earlier run: never read those.
     let mut stale = vec![log_file.clone(), output.clone()];
     for (id, _) in &checks {
-        let diag = svl::diag_file(&opts.base, id, monolithic);
+        let diag = diag_file(opts.workflow, &opts.base, id);
         stale.push(work_dir.path().join(aut_name(&diag)));
         stale.push(work_dir.path().join(diag));
     }
@@ -223,7 +238,9 @@ fn run_workflow(
             });
         }
     }
-    let svl_cmd = Tool { program: &tools.svl, args: &[&script], env: &env };
+    // The on-the-fly script runs `lnt.open … evaluator4` once per check (docs/cadp-driver.md).
+    let (program, tool) = if on_the_fly { (Path::new(SHELL), "sh") } else { (tools.svl.as_path(), "svl") };
+    let svl_cmd = Tool { program, args: &[&script], env: &env };
     let ended = process::run(&svl_cmd, work_dir.path(), &output, limits, || {
         if let Some(p) = &opts.progress {
             shown = show_progress(&log_file, shown, p.as_ref());
@@ -256,9 +273,9 @@ fn run_workflow(
                 return Err(e);
             }
             let why = match ended {
-                Ended::Exited(Some(0)) => "svl ended".to_string(),
-                Ended::Exited(Some(c)) => format!("svl failed (exit status {c})"),
-                _ => "svl was killed".to_string(),
+                Ended::Exited(Some(0)) => format!("{tool} ended"),
+                Ended::Exited(Some(c)) => format!("{tool} failed (exit status {c})"),
+                _ => format!("{tool} was killed"),
             };
             return Err(fail(
                 format!("{why} without a verdict for property {name}; the end of its output:\n{}", tail(&all, 12)),
@@ -279,7 +296,7 @@ fn run_workflow(
         let (diagnostic, source) = match inline {
             Some(d) => (Some(d), Some("inline in the log".to_string())),
             None => {
-                let diag = svl::diag_file(&opts.base, id, monolithic);
+                let diag = diag_file(opts.workflow, &opts.base, id);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, limits);
                 match read.map_err(|e| fail(e.to_string(), &mut work_dir))? {
                     Some((d, aut)) => (Some(d), Some(aut)),

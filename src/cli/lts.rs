@@ -105,7 +105,7 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             _ => return Err(Failure::new(exit::USAGE, "no specification")),
         },
     };
-    let fail = |d: lntcheck::Diag| reader_failure(&name, &src, d);
+    let fail = |d: crate::diagnostics::Located| reader_failure(&name, &src, d);
     let prog = lntcheck::load(&src, None).map_err(fail)?;
     let diags = lntcheck::check::check(&prog);
     if let Some(d) = diags.into_iter().next() {
@@ -159,7 +159,11 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     net.single_leaf(k)
                 }
             };
-            let opts = lntcheck::interp::GenOptions { max_states: a.max_states, limits: a.limits.clone() };
+            let opts = lntcheck::interp::GenOptions {
+                max_states: a.max_states,
+                limits: a.limits.clone(),
+                ..Default::default()
+            };
             lntcheck::interp::generate(&prog, &net, &opts).map_err(|d| stopped(&a.limits, fail(d)))?.0
         }
     };

@@ -57,6 +57,7 @@ enum Backend {
 enum Workflow {
     Compositional,
     Monolithic,
+    OnTheFly,
 }
 
 #[derive(Subcommand, Debug)]
@@ -75,8 +76,10 @@ enum Command {
         /// emitted files; an option of another back end is an error
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
-        /// SVL workflow (with --backend cadp or lnt; default: compositional where the value
-        /// analysis bounds every variable, monolithic otherwise)
+        /// Workflow (with --backend cadp or lnt): compositional or monolithic SVL script, or
+        /// on-the-fly (each query evaluated while the program's LTS is generated, stopping
+        /// when its verdict is known); default: compositional where the value analysis bounds
+        /// every variable, monolithic otherwise
         #[arg(long, value_enum)]
         workflow: Option<Workflow>,
         /// LNT dialect of the emitted program, with --backend lnt: 2023, 2024-d, 2025-e, 2025 or a
@@ -459,14 +462,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 _ if distributor.is_some() => Some(crate::lts_backend::Workflow::Monolithic),
                 Some(Workflow::Compositional) => Some(crate::lts_backend::Workflow::Compositional),
                 Some(Workflow::Monolithic) => Some(crate::lts_backend::Workflow::Monolithic),
+                Some(Workflow::OnTheFly) => Some(crate::lts_backend::Workflow::OnTheFly),
                 None => None,
             };
             if let Some(gcf) = &distributor {
                 cadp::check_gcf(gcf)?;
             }
-            if jobs.is_some_and(|j| j > 1) && workflow == Some(crate::lts_backend::Workflow::Monolithic) {
+            if let Some(w @ (crate::lts_backend::Workflow::Monolithic | crate::lts_backend::Workflow::OnTheFly)) =
+                workflow
+                && jobs.is_some_and(|j| j > 1)
+            {
                 eprintln!(
-                    "warning: --jobs applies to the compositional workflow; the monolithic script runs as one job"
+                    "warning: --jobs applies to the compositional workflow; the {} one runs as one job",
+                    w.as_str()
                 );
             }
             if hosts.is_some() && keep_files.is_none() {

@@ -37,9 +37,10 @@ pub fn verify_files(l: &Loaded, spec_name: &str, mut opts: Options, a: &FilesVer
     opts.base = names::module_name(&l.stem());
     opts.source = super::emit::source_text(l);
     let cadp = a.backend == Backend::Cadp;
+    use std::io::IsTerminal;
+    let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
     let report = if cadp {
-        use std::io::IsTerminal;
-        if !a.quiet && !a.json && std::io::stderr().is_terminal() {
+        if show_progress {
             opts.progress = Some(std::sync::Arc::new(|line: &str| eprintln!("cadp: {line}")));
         }
         if opts.workflow == crate::lts_backend::Workflow::Compositional {
@@ -49,7 +50,14 @@ pub fn verify_files(l: &Loaded, spec_name: &str, mut opts: Options, a: &FilesVer
         }
         crate::cadp::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| cadp_failure(l, e, a.json))?
     } else {
-        crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts).map_err(|e| lnt_failure(l, e, a.json))?
+        if show_progress {
+            opts.phase_progress = Some(std::sync::Arc::new(phase_line));
+        }
+        let report = crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts);
+        if show_progress {
+            eprint!("\r{:120}\r", "");
+        }
+        report.map_err(|e| lnt_failure(l, e, a.json))?
     };
     for w in &report.warnings {
         eprintln!("warning: {w}");
@@ -78,6 +86,16 @@ pub fn verify_files(l: &Loaded, spec_name: &str, mut opts: Options, a: &FilesVer
         super::report::write_verify(l, &meta, &report.verify, stats, p)?;
     }
     Ok(verify_exit_code(&report.verify))
+}
+
+/// One line of progress of labs's interpreters, rewritten in place (as the native engine's).
+fn phase_line(p: &crate::lts_backend::PhaseProgress) {
+    let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
+    let phase: String = p.phase.chars().take(56).collect();
+    eprint!(
+        "\r{:>11} states {:>11} transitions {:>9.0} states/s {:>7.1}s  {phase:56}",
+        p.states, p.transitions, rate, p.seconds
+    );
 }
 
 fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report, cadp: bool) -> VerifyDoc<'a> {

@@ -258,7 +258,7 @@ pub(crate) fn write_files(
 }
 
 /// Generates every file of `labs emit`, in a fixed order: the `.lnt`, one `.mcl` per property,
-/// the compositional and monolithic `.svl` scripts, `README.txt`.
+/// the compositional and monolithic `.svl` scripts, the on-the-fly shell script, `README.txt`.
 pub fn emit(
     model: &Model,
     behaviours: &[Behaviour],
@@ -295,6 +295,7 @@ pub fn emit(
     let scripts = svl::build(model, &program, &queries, opts);
     files.push(EmittedFile { name: scripts.comp_file.clone(), contents: templates::render_svl_comp(&scripts) });
     files.push(EmittedFile { name: scripts.mono_file.clone(), contents: templates::render_svl_mono(&scripts) });
+    files.push(EmittedFile { name: scripts.otf_file.clone(), contents: templates::render_on_the_fly(&scripts) });
     files.push(EmittedFile { name: "README.txt".into(), contents: templates::render_readme(&scripts) });
     Ok(files)
 }

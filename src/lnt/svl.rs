@@ -19,6 +19,9 @@ pub(crate) struct Scripts {
     pub(crate) lnt_file: String,
     pub(crate) comp_file: String,
     pub(crate) mono_file: String,
+    /// The on-the-fly workflow's shell script and the log it is run into.
+    pub(crate) otf_file: String,
+    pub(crate) otf_log: String,
     pub(crate) mono_bcg: String,
     pub(crate) blocks: Vec<Block>,
     /// The composition: as in `MAIN`, but hiding per property and with priorities.
@@ -41,6 +44,7 @@ pub(crate) struct Check {
     pub(crate) mcl_name: String,
     pub(crate) diag: String,
     pub(crate) mono_diag: String,
+    pub(crate) otf_diag: String,
 }
 
 /// What one property needs in the scripts: its LTS and the checks made on it (that no
@@ -120,6 +124,16 @@ pub(crate) fn diag_file(base: &str, id: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono_{id}_diag.bcg") } else { format!("{base}_{id}_diag.bcg") }
 }
 
+/// The on-the-fly workflow's script: one `lnt.open … evaluator4` run per check.
+pub(crate) fn otf_script_file(base: &str) -> String {
+    format!("{base}_on_the_fly.sh")
+}
+
+/// The diagnostic evaluator4 writes for check `id` in the on-the-fly workflow.
+pub(crate) fn otf_diag_file(base: &str, id: &str) -> String {
+    format!("{base}_otf_{id}_diag.bcg")
+}
+
 /// A double-quoted SVL string (file names are built from identifiers, so only `"` and `\`
 /// could need escaping; they are escaped anyway).
 pub(crate) fn quote(s: &str) -> String {
@@ -135,6 +149,7 @@ fn check(base: &str, id: &str, text: String) -> Check {
         mcl_name: mcl_file(base, id),
         diag: quote(&diag_file(base, id, false)),
         mono_diag: quote(&diag_file(base, id, true)),
+        otf_diag: quote(&otf_diag_file(base, id)),
     }
 }
 
@@ -216,6 +231,8 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         lnt_file: quote(&format!("{base}.lnt")),
         comp_file: script_file(base, false),
         mono_file: script_file(base, true),
+        otf_file: otf_script_file(base),
+        otf_log: format!("{base}_on_the_fly.log"),
         mono_bcg: quote(&format!("{base}_mono.bcg")),
         blocks,
         components: program.components.clone(),

@@ -110,6 +110,12 @@ struct MonoTemplate<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "on_the_fly.sh", escape = "none")]
+struct OnTheFlyTemplate<'a> {
+    s: &'a Scripts,
+}
+
+#[derive(Template)]
 #[template(path = "README.txt", escape = "none")]
 struct ReadmeTemplate<'a> {
     s: &'a Scripts,
@@ -202,6 +208,10 @@ pub(crate) fn render_svl_comp(s: &Scripts) -> String {
 
 pub(crate) fn render_svl_mono(s: &Scripts) -> String {
     finish(MonoTemplate { s }.render())
+}
+
+pub(crate) fn render_on_the_fly(s: &Scripts) -> String {
+    finish(OnTheFlyTemplate { s }.render())
 }
 
 pub(crate) fn render_readme(s: &Scripts) -> String {

@@ -1,6 +1,6 @@
 //! Abstract syntax of the LNT subset.
 
-pub(crate) use super::lexer::Pos;
+pub(crate) use crate::diagnostics::span::Span;
 
 /// The spellings that changed across CADP releases, one flag per construct
 /// (`docs/lnt-encoding.md` §1): choice `alt` (else `select`), array bounds `...` (else `..`),
@@ -52,7 +52,7 @@ pub struct Module {
 #[derive(Clone, Debug)]
 pub(crate) enum TypeDef {
     Array { lo: u64, hi: u64, elem: String },
-    Enum(Vec<(String, Pos)>),
+    Enum(Vec<(String, Span)>),
 }
 
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ pub struct TypeDecl {
     pub(crate) name: String,
     pub(crate) def: TypeDef,
     pub with: Vec<String>,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub(crate) struct Param {
     pub(crate) name: String,
     pub(crate) ty: String,
     pub(crate) mode: Mode,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -84,16 +84,16 @@ pub(crate) struct Func {
     pub(crate) params: Vec<Param>,
     pub(crate) ret: Option<String>,
     pub(crate) body: Stmt,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct Proc {
     pub(crate) name: String,
-    pub(crate) gates: Vec<(String, Pos)>,
+    pub(crate) gates: Vec<(String, Span)>,
     pub(crate) params: Vec<Param>,
     pub(crate) body: Stmt,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,7 +149,7 @@ pub(crate) enum ExprK {
 #[derive(Clone, Debug)]
 pub(crate) struct Expr {
     pub(crate) k: ExprK,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 /// An assignable place: `x` or `x[i]`.
@@ -157,14 +157,14 @@ pub(crate) struct Expr {
 pub(crate) struct LValue {
     pub(crate) name: String,
     pub(crate) index: Option<Expr>,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) enum Arg {
     In(Expr),
-    Out(String, Pos),
-    InOut(String, Pos),
+    Out(String, Span),
+    InOut(String, Span),
 }
 
 #[derive(Clone, Debug)]
@@ -176,7 +176,7 @@ pub(crate) enum Offer {
 #[derive(Clone, Debug)]
 pub(crate) enum ParBranch {
     Plain(Stmt),
-    Synced(Vec<(String, Pos)>, Stmt),
+    Synced(Vec<(String, Span)>, Stmt),
 }
 
 #[derive(Clone, Debug)]
@@ -184,7 +184,7 @@ pub(crate) enum StmtK {
     Seq(Vec<Stmt>),
     Null,
     Stop,
-    Var(Vec<(String, String, Pos)>, Box<Stmt>),
+    Var(Vec<(String, String, Span)>, Box<Stmt>),
     Assign(LValue, Expr),
     Any(LValue, String, Option<Expr>),
     If(Vec<(Expr, Stmt)>, Option<Box<Stmt>>),
@@ -195,14 +195,14 @@ pub(crate) enum StmtK {
     Eval(String, Vec<Arg>),
     Alt(Vec<Stmt>),
     Comm(String, Vec<Offer>, Option<Expr>),
-    Hide(Vec<(String, Pos)>, Box<Stmt>),
-    Par(Vec<(String, Pos)>, Vec<ParBranch>),
+    Hide(Vec<(String, Span)>, Box<Stmt>),
+    Par(Vec<(String, Span)>, Vec<ParBranch>),
     /// A process call (gates, arguments).
-    Call(String, Vec<(String, Pos)>, Vec<Arg>),
+    Call(String, Vec<(String, Span)>, Vec<Arg>),
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct Stmt {
     pub(crate) k: StmtK,
-    pub(crate) pos: Pos,
+    pub(crate) pos: Span,
 }

@@ -196,14 +196,15 @@ pub(crate) fn explore_within(
     max_states: Option<u64>,
     limits: &crate::limits::Limits,
 ) -> Result<LabsView, LntcheckError> {
-    let emitted = |d: super::Diag| LntcheckError::Program(format!("emitted LNT:{}", d.in_text(src)));
+    let emitted = |d: super::Located| LntcheckError::Program(format!("emitted LNT:{}", d.in_text(src)));
     let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(emitted(d));
     }
     let net = interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let (lts, states) =
-        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone() }).map_err(emitted)?;
+        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone(), ..Default::default() })
+            .map_err(emitted)?;
     let undef = undef_value(&prog);
     let main_gates: Vec<String> = prog
         .module

@@ -4,13 +4,13 @@
 //! parameters of calls), and variables assigned before use on every path.
 
 use super::ast::*;
-use super::lexer::Diag;
 use super::sem::{Program, Ty, TyKind};
+use crate::diagnostics::Located;
 use std::collections::{BTreeSet, HashMap};
 
 struct Ck<'a> {
     p: &'a Program,
-    diags: Vec<Diag>,
+    diags: Vec<Located>,
     vars: Vec<HashMap<String, Ty>>,
     ret: Option<Ty>,
     /// Gates in scope, innermost last: (name, channel node).
@@ -21,7 +21,7 @@ struct Ck<'a> {
     /// The nodes of each process's formal gates.
     formals: Vec<Vec<usize>>,
     /// Every communication: (node, gate name, offer types, position), in program order.
-    uses: Vec<(usize, String, Vec<Option<Ty>>, Pos)>,
+    uses: Vec<(usize, String, Vec<Option<Ty>>, Span)>,
 }
 
 fn find(uf: &mut [usize], mut x: usize) -> usize {
@@ -52,8 +52,8 @@ fn meet(a: Asg, b: Asg) -> Asg {
 }
 
 impl Ck<'_> {
-    fn err(&mut self, pos: Pos, m: impl Into<String>) {
-        self.diags.push(Diag::new(pos, m));
+    fn err(&mut self, pos: Span, m: impl Into<String>) {
+        self.diags.push(Located::new(pos, m));
     }
     fn new_node(&mut self) -> usize {
         self.uf.push(self.uf.len());
@@ -66,7 +66,7 @@ impl Ck<'_> {
     fn var(&self, n: &str) -> Option<Ty> {
         self.vars.iter().rev().find_map(|f| f.get(n).copied())
     }
-    fn ty(&mut self, n: &str, pos: Pos) -> Option<Ty> {
+    fn ty(&mut self, n: &str, pos: Span) -> Option<Ty> {
         match self.p.type_ids.get(n) {
             Some(t) => Some(*t),
             None => {
@@ -78,7 +78,7 @@ impl Ck<'_> {
     fn name(&self, t: Ty) -> String {
         self.p.ty_name(t)
     }
-    fn expect(&mut self, pos: Pos, got: Option<Ty>, want: Option<Ty>) {
+    fn expect(&mut self, pos: Span, got: Option<Ty>, want: Option<Ty>) {
         if let (Some(g), Some(w)) = (got, want)
             && g != w
         {
@@ -86,7 +86,7 @@ impl Ck<'_> {
             self.err(pos, m);
         }
     }
-    fn use_var(&mut self, n: &str, pos: Pos, asg: &Asg) {
+    fn use_var(&mut self, n: &str, pos: Span, asg: &Asg) {
         if let Some(a) = asg
             && self.var(n).is_some()
             && !a.contains(n)
@@ -289,7 +289,7 @@ impl Ck<'_> {
         }
     }
 
-    fn args(&mut self, f: &str, args: &[Arg], pos: Pos, asg: &mut Asg) {
+    fn args(&mut self, f: &str, args: &[Arg], pos: Span, asg: &mut Asg) {
         let Some(fd) = self.p.module.funcs.iter().find(|x| x.name == f).cloned() else {
             self.err(pos, format!("undeclared function `{f}`"));
             return;
@@ -549,7 +549,7 @@ impl Ck<'_> {
 /// have the same type (a numeral without `of T` matches any numeric type). The first use of a
 /// channel in program order is the reference; every disagreeing use is reported.
 fn channel_types(ck: &mut Ck) {
-    let mut first: HashMap<usize, (String, Vec<Option<Ty>>, Pos)> = HashMap::new();
+    let mut first: HashMap<usize, (String, Vec<Option<Ty>>, Span)> = HashMap::new();
     let uses = std::mem::take(&mut ck.uses);
     for (node, g, sig, pos) in uses {
         let root = find(&mut ck.uf, node);
@@ -583,7 +583,7 @@ fn channel_types(ck: &mut Ck) {
 }
 
 /// Checks the whole module; returns every message (sorted by position).
-pub fn check(p: &Program) -> Vec<Diag> {
+pub fn check(p: &Program) -> Vec<Located> {
     let mut ck =
         Ck { p, diags: vec![], vars: vec![], ret: None, gates: vec![], uf: vec![], formals: vec![], uses: vec![] };
     for pr in &p.module.procs {

@@ -1,37 +1,38 @@
 //! Evaluation of expressions and function bodies (run-time errors are located messages).
 
 use super::ast::{BinOp, Mode};
-use super::lexer::{Diag, Pos};
 use super::sem::*;
 use crate::analysis::intervals::{IntervalSet, NEG_INF, POS_INF};
+use crate::diagnostics::Located;
+use crate::diagnostics::span::Span;
 
 pub(crate) type Env = Vec<Option<Value>>;
-type R<T> = Result<T, Diag>;
+type R<T> = Result<T, Located>;
 
 /// LNT's `Int` and `Nat` are machine integers in CADP; we compute on `i64` and report values
 /// outside 32 bits as errors.
-fn int(v: i64, pos: Pos) -> R<Value> {
+fn int(v: i64, pos: Span) -> R<Value> {
     if v < i32::MIN as i64 || v > i32::MAX as i64 {
-        return Err(Diag::new(pos, format!("integer overflow ({v})")));
+        return Err(Located::new(pos, format!("integer overflow ({v})")));
     }
     Ok(Value::I(v))
 }
 
-pub(crate) fn as_int(v: &Value, pos: Pos) -> R<i64> {
+pub(crate) fn as_int(v: &Value, pos: Span) -> R<i64> {
     match v {
         Value::I(i) => Ok(*i),
-        _ => Err(Diag::new(pos, "a number was expected")),
+        _ => Err(Located::new(pos, "a number was expected")),
     }
 }
 
-pub(crate) fn as_bool(v: &Value, pos: Pos) -> R<bool> {
+pub(crate) fn as_bool(v: &Value, pos: Span) -> R<bool> {
     match v {
         Value::B(b) => Ok(*b),
-        _ => Err(Diag::new(pos, "a Boolean was expected")),
+        _ => Err(Located::new(pos, "a Boolean was expected")),
     }
 }
 
-fn pos_of(e: &CE) -> Pos {
+fn pos_of(e: &CE) -> Span {
     match e {
         CE::Var(_, p)
         | CE::Call(_, _, p)
@@ -40,7 +41,7 @@ fn pos_of(e: &CE) -> Pos {
         | CE::Bin(_, _, _, p)
         | CE::Neg(_, p) => *p,
         CE::Not(a) => pos_of(a),
-        CE::Const(_) => Pos::default(),
+        CE::Const(_) => Span::default(),
     }
 }
 
@@ -60,7 +61,7 @@ impl Ev<'_> {
             CE::Const(v) => v.clone(),
             CE::Var(s, pos) => match &env[*s as usize] {
                 Some(v) => v.clone(),
-                None => return Err(Diag::new(*pos, "variable used before being assigned")),
+                None => return Err(Located::new(*pos, "variable used before being assigned")),
             },
             CE::Call(f, args, pos) => {
                 let mut vals = Vec::with_capacity(args.len());
@@ -70,7 +71,7 @@ impl Ev<'_> {
                 let (r, _) = self.call(*f, vals, *pos)?;
                 match r {
                     Some(v) => v,
-                    None => return Err(Diag::new(*pos, "function returned no value")),
+                    None => return Err(Located::new(*pos, "function returned no value")),
                 }
             }
             CE::Pre(pre, a, pos) => {
@@ -80,7 +81,7 @@ impl Ev<'_> {
                     Pre::IntToNat => {
                         let i = as_int(&v, *pos)?;
                         if i < 0 {
-                            return Err(Diag::new(*pos, format!("IntToNat of a negative number ({i})")));
+                            return Err(Located::new(*pos, format!("IntToNat of a negative number ({i})")));
                         }
                         v
                     }
@@ -93,14 +94,14 @@ impl Ev<'_> {
                 match av {
                     Value::A(xs) => {
                         if iv < 0 || iv as usize >= xs.len() {
-                            return Err(Diag::new(
+                            return Err(Located::new(
                                 *pos,
                                 format!("array index {iv} out of range 0 .. {}", xs.len() - 1),
                             ));
                         }
                         xs[iv as usize].clone()
                     }
-                    _ => return Err(Diag::new(*pos, "indexing a value that is not an array")),
+                    _ => return Err(Located::new(*pos, "indexing a value that is not an array")),
                 }
             }
             CE::Bin(op, a, b, pos) => {
@@ -126,7 +127,7 @@ impl Ev<'_> {
                             BinOp::Mul => int(x * y, *pos)?,
                             BinOp::Div | BinOp::Mod => {
                                 if y == 0 {
-                                    return Err(Diag::new(*pos, "division by zero"));
+                                    return Err(Located::new(*pos, "division by zero"));
                                 }
                                 // LNT: `div` truncates; `mod` has the sign of the divisor
                                 if *op == BinOp::Div {
@@ -156,17 +157,17 @@ impl Ev<'_> {
     }
 
     /// Calls function `f`; returns its result and the final values of its parameters.
-    pub(crate) fn call(&mut self, f: u32, args: Vec<Value>, pos: Pos) -> R<(Option<Value>, Env)> {
+    pub(crate) fn call(&mut self, f: u32, args: Vec<Value>, pos: Span) -> R<(Option<Value>, Env)> {
         let p = self.p;
         let cf = &p.funcs[f as usize];
         if args.len() != cf.modes.len() {
-            return Err(Diag::new(
+            return Err(Located::new(
                 pos,
                 format!("`{}` takes {} arguments, {} given", cf.name, cf.modes.len(), args.len()),
             ));
         }
         if self.depth > 200 {
-            return Err(Diag::new(pos, "call depth exceeded (recursion?)"));
+            return Err(Located::new(pos, "call depth exceeded (recursion?)"));
         }
         self.depth += 1;
         let mut env: Env = vec![None; cf.nslots];
@@ -187,7 +188,7 @@ impl Ev<'_> {
     }
 
     /// `eval f (args)` in environment `env` (in-out arguments written back).
-    pub(crate) fn eval_stmt(&mut self, env: &mut Env, f: u32, args: &[CArg], pos: Pos) -> R<()> {
+    pub(crate) fn eval_stmt(&mut self, env: &mut Env, f: u32, args: &[CArg], pos: Span) -> R<()> {
         let mut vals = vec![];
         for a in args {
             vals.push(match a {
@@ -200,24 +201,24 @@ impl Ev<'_> {
             if let CArg::Ref(s) = a {
                 match &fenv[i] {
                     Some(v) => env[*s as usize] = Some(v.clone()),
-                    None => return Err(Diag::new(pos, "out parameter not assigned by the function")),
+                    None => return Err(Located::new(pos, "out parameter not assigned by the function")),
                 }
             }
         }
         Ok(())
     }
 
-    pub(crate) fn assign(&mut self, env: &mut Env, slot: u32, idx: &Option<CE>, e: &CE, pos: Pos) -> R<()> {
+    pub(crate) fn assign(&mut self, env: &mut Env, slot: u32, idx: &Option<CE>, e: &CE, pos: Span) -> R<()> {
         let v = self.eval(env, e)?;
         match idx {
             None => env[slot as usize] = Some(v),
             Some(i) => {
                 let iv = as_int(&self.eval(env, i)?, pos)?;
                 let Some(Value::A(xs)) = &env[slot as usize] else {
-                    return Err(Diag::new(pos, "array element written before the array is assigned"));
+                    return Err(Located::new(pos, "array element written before the array is assigned"));
                 };
                 if iv < 0 || iv as usize >= xs.len() {
-                    return Err(Diag::new(pos, format!("array index {iv} out of range 0 .. {}", xs.len() - 1)));
+                    return Err(Located::new(pos, format!("array index {iv} out of range 0 .. {}", xs.len() - 1)));
                 }
                 let mut ys: Vec<Value> = xs.to_vec();
                 ys[iv as usize] = v;
@@ -255,7 +256,7 @@ impl Ev<'_> {
                     }
                     n += 1;
                     if n > 100_000_000 {
-                        return Err(Diag::new(pos_of(c), "loop does not terminate"));
+                        return Err(Located::new(pos_of(c), "loop does not terminate"));
                     }
                 }
             }
@@ -281,7 +282,7 @@ impl Ev<'_> {
     /// a comparison with an expression that cannot be evaluated yet says nothing either).
     pub(crate) fn input_set(&mut self, env: &Env, b: &Bounds) -> IntervalSet {
         fn go(ev: &mut Ev, env: &Env, b: &DomExpr) -> IntervalSet {
-            let mut value = |e: &CE| ev.eval(env, e).ok().and_then(|v| as_int(&v, Pos::default()).ok());
+            let mut value = |e: &CE| ev.eval(env, e).ok().and_then(|v| as_int(&v, Span::default()).ok());
             match b {
                 DomExpr::AtLeast(e) => value(e).map_or_else(every_integer, |v| IntervalSet::range(v, POS_INF)),
                 DomExpr::AtMost(e) => value(e).map_or_else(every_integer, |v| IntervalSet::range(NEG_INF, v)),

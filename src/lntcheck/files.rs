@@ -77,52 +77,69 @@ pub(crate) type Evaluator<'a> = dyn Fn(&str, &Lts) -> Result<QueryOutcome, RunEr
 /// ends in a state without successors is a path to a deadlock.
 pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Result<QueryOutcome, RunError> + Sync {
     move |text, lts| {
-        let query = mcl::parse(text)
-            .map_err(|errs| RunError::Failed(LntcheckError::Syntax(errs[0].in_text(text).to_string())))?;
+        let query = parse_query(text)?;
         let succ = lts.adjacency();
-        let view = lts.view(&succ);
-        let ev = mcl::evaluate(&query, view, &limits).map_err(|e| match e {
-            mcl::EvalError::Timeout => RunError::Stopped(StopReason::Timeout),
-            mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
-            mcl::EvalError::StateLimit { .. } => RunError::Stopped(StopReason::MaxStates),
-            mcl::EvalError::Memory => RunError::Stopped(StopReason::Memory),
-            e => RunError::Failed(LntcheckError::Unsupported(e.to_string())),
-        })?;
-        let (diagnostic, diagnostic_aut) = match &ev.diagnostic {
-            Some(d) => {
-                let aut = d.to_aut();
-                let mut path = parse_aut_path(&aut)
-                    .map_err(|m| LntcheckError::Encoding(format!("the evaluator's diagnostic: {m}")))?;
-                let last = d.states.last().copied().unwrap_or(0);
-                path.deadlock = d.loop_start.is_none() && stuck(lts, &succ, last);
-                (Some(path), Some(aut))
-            }
-            None => (None, None),
-        };
-        Ok(QueryOutcome { holds: ev.holds, diagnostic, diagnostic_aut })
+        let mut view = lts.view(&succ);
+        let ev = mcl::evaluate_on(&query, &mut view, &limits).map_err(eval_error)?;
+        outcome(&ev, &mut view)
     }
+}
+
+/// The query of `text`, or its first error located `line:col`.
+pub(crate) fn parse_query(text: &str) -> Result<mcl::Query, RunError> {
+    mcl::parse(text).map_err(|errs| RunError::Failed(LntcheckError::Syntax(errs[0].in_text(text).to_string())))
+}
+
+/// Why an evaluation ended without a verdict: a bound of the run, or a failure.
+pub(crate) fn eval_error(e: mcl::EvalError) -> RunError {
+    match e {
+        mcl::EvalError::Timeout => RunError::Stopped(StopReason::Timeout),
+        mcl::EvalError::Interrupted => RunError::Stopped(StopReason::Interrupted),
+        mcl::EvalError::StateLimit { .. } => RunError::Stopped(StopReason::MaxStates),
+        mcl::EvalError::Memory => RunError::Stopped(StopReason::Memory),
+        mcl::EvalError::Generation { message } => RunError::Failed(LntcheckError::Program(message)),
+        e => RunError::Failed(LntcheckError::Unsupported(e.to_string())),
+    }
+}
+
+/// The verdict of `ev` with its diagnostic as a label path (ending in a deadlock when it ends
+/// where no `DONE` can be reached) and as the evaluator writes it.
+pub(crate) fn outcome<L: mcl::Successors>(ev: &mcl::Evaluation, lts: &mut L) -> Result<QueryOutcome, RunError> {
+    let (diagnostic, diagnostic_aut) = match &ev.diagnostic {
+        Some(d) => {
+            let aut = d.to_aut();
+            let mut path = parse_aut_path(&aut)
+                .map_err(|m| LntcheckError::Encoding(format!("the evaluator's diagnostic: {m}")))?;
+            let last = d.states.last().copied().unwrap_or(0);
+            path.deadlock = d.loop_start.is_none() && stuck(lts, last).map_err(eval_error)?;
+            (Some(path), Some(aut))
+        }
+        None => (None, None),
+    };
+    Ok(QueryOutcome { holds: ev.holds, diagnostic, diagnostic_aut })
 }
 
 /// Whether no `DONE` is reachable from `state` without an `ABANDON` step: a state without
 /// successors, or a real state from which every way on is an abandoned read attempt (an
 /// attempt returns to the state it started from, so the semantics has no step there: a
 /// deadlock, as the `finally` queries read it).
-fn stuck(lts: &Lts, succ: &[Vec<(u32, u32)>], state: u32) -> bool {
-    let mut seen = vec![false; succ.len()];
+fn stuck<L: mcl::Successors>(lts: &mut L, state: u32) -> Result<bool, mcl::EvalError> {
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut todo = vec![state];
     while let Some(s) = todo.pop() {
-        if std::mem::replace(&mut seen[s as usize], true) {
+        if !seen.insert(s) {
             continue;
         }
-        for &(l, t) in &succ[s as usize] {
-            match lts.labels[l as usize].as_str() {
-                "DONE" => return false,
+        for i in 0..lts.expand(s)? {
+            let (l, t) = lts.edge(s, i);
+            match lts.label(l) {
+                "DONE" => return Ok(false),
                 "ABANDON" => {}
                 _ => todo.push(t),
             }
         }
     }
-    true
+    Ok(true)
 }
 
 /// One `verify` statement executed.
@@ -148,7 +165,7 @@ pub struct ScriptRun {
     pub(crate) lts: Vec<LtsSize>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct RunOptions {
     /// Bound on the states of each generated LTS (leaf or `MAIN`).
     pub max_states: Option<u64>,
@@ -161,6 +178,8 @@ pub struct RunOptions {
     /// properties composed and evaluated, that many at a time; 0 or 1: one after another.
     /// The results are the same whatever the number (gathered in script order).
     pub jobs: usize,
+    /// Called as each generation, composition or on-the-fly evaluation advances.
+    pub progress: Option<crate::lts_backend::PhaseProgressFn>,
 }
 
 /// Executes the script `script_file` of `dir`: every `verify` statement, each LTS computed
@@ -212,13 +231,13 @@ pub fn run_script(
 }
 
 /// A file of the script's directory.
-fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
+pub(crate) fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
     std::fs::read_to_string(dir.join(f))
         .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
 }
 
 /// The LNT program of `file` (its text), parsed and checked.
-fn load_program(text: &str, file: &str) -> Result<Program, RunError> {
+pub(crate) fn load_program(text: &str, file: &str) -> Result<Program, RunError> {
     let prog = super::load(text, None).map_err(|d| LntcheckError::Program(format!("{file}:{}", d.in_text(text))))?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(LntcheckError::Program(format!("{file}:{}", d.in_text(text))).into());
@@ -230,6 +249,7 @@ fn load_program(text: &str, file: &str) -> Result<Program, RunError> {
 fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
     let mut c = Composer::new(prog, opts.max_states);
     c.limits = opts.limits.clone();
+    c.progress = opts.progress.clone();
     c
 }
 
@@ -416,9 +436,14 @@ impl Execution<'_> {
             }
             Derived::Generation { lnt } => {
                 let prog = &self.programs[lnt.as_str()];
-                let program = |d: super::Diag| LntcheckError::Program(format!("{lnt}:{}", prog.locate(&d)));
+                let program = |d: super::Located| LntcheckError::Program(format!("{lnt}:{}", prog.locate(&d)));
                 let net = interp::build_net(prog, "MAIN").map_err(program)?;
-                let gen_opts = GenOptions { max_states: self.opts.max_states, limits: self.opts.limits.clone() };
+                let gen_opts = GenOptions {
+                    max_states: self.opts.max_states,
+                    limits: self.opts.limits.clone(),
+                    progress: self.opts.progress.clone(),
+                    phase: format!("generating {bcg}"),
+                };
                 Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)
             }
             Derived::Reduction { reduction: name, hold, keep, of } => {
@@ -471,7 +496,7 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
 
 /// Writes `text` as the file the script names `name`, with the extension `.aut` (the script
 /// names `.bcg` files, a binary format of CADP's).
-fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
+pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
     std::fs::write(&file, text).map_err(|e| LntcheckError::Io(format!("cannot write `{}`: {e}", file.display())))
 }

@@ -3,14 +3,14 @@
 
 use super::ast::*;
 use super::eval::{Env, Ev, domain};
-use super::lexer::Diag;
 use super::lts::Lts;
 use super::sem::*;
 use crate::analysis::intervals::IntervalSet;
+use crate::diagnostics::Located;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
-type R<T> = Result<T, Diag>;
+type R<T> = Result<T, Located>;
 
 pub(crate) struct LeafDef {
     pub(crate) proc: Rc<CProc>,
@@ -67,24 +67,24 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn instantiate(&mut self, pi: usize, gates: Vec<u32>, args: Vec<Value>, pos: Pos) -> R<TNode> {
+    fn instantiate(&mut self, pi: usize, gates: Vec<u32>, args: Vec<Value>, pos: Span) -> R<TNode> {
         let p = self.p;
         let pr = &p.module.procs[pi];
         if gates.len() != pr.gates.len() {
-            return Err(Diag::new(
+            return Err(Located::new(
                 pos,
                 format!("process `{}` has {} gates, {} given", pr.name, pr.gates.len(), gates.len()),
             ));
         }
         if args.len() != pr.params.len() {
-            return Err(Diag::new(
+            return Err(Located::new(
                 pos,
                 format!("process `{}` has {} parameters, {} given", pr.name, pr.params.len(), args.len()),
             ));
         }
         self.depth += 1;
         if self.depth > 64 {
-            return Err(Diag::new(pos, "process network too deep (recursive instantiation?)"));
+            return Err(Located::new(pos, "process network too deep (recursive instantiation?)"));
         }
         let r = if is_structural(&pr.body) {
             let gscope: HashMap<String, u32> = pr.gates.iter().map(|g| g.0.clone()).zip(gates).collect();
@@ -114,9 +114,9 @@ impl Builder<'_> {
         r
     }
 
-    fn gates(&self, gs: &[(String, Pos)], scope: &HashMap<String, u32>) -> R<Vec<u32>> {
+    fn gates(&self, gs: &[(String, Span)], scope: &HashMap<String, u32>) -> R<Vec<u32>> {
         gs.iter()
-            .map(|(g, pos)| scope.get(g).copied().ok_or_else(|| Diag::new(*pos, format!("undeclared gate `{g}`"))))
+            .map(|(g, pos)| scope.get(g).copied().ok_or_else(|| Located::new(*pos, format!("undeclared gate `{g}`"))))
             .collect()
     }
 
@@ -156,7 +156,7 @@ impl Builder<'_> {
                     .p
                     .proc_ids
                     .get(name)
-                    .ok_or_else(|| Diag::new(s.pos, format!("undeclared process `{name}`")))?;
+                    .ok_or_else(|| Located::new(s.pos, format!("undeclared process `{name}`")))?;
                 let gates = self.gates(gs, gscope)?;
                 let mut vals = vec![];
                 let mut ev = Ev { p: self.p, depth: 0 };
@@ -164,13 +164,13 @@ impl Builder<'_> {
                     match a {
                         Arg::In(e) => vals.push(ev.eval(env, &compile_expr(self.p, sc, e)?)?),
                         Arg::Out(_, pos) | Arg::InOut(_, pos) => {
-                            return Err(Diag::new(*pos, "out parameters of processes are not part of the subset"));
+                            return Err(Located::new(*pos, "out parameters of processes are not part of the subset"));
                         }
                     }
                 }
                 self.instantiate(pi, gates, vals, s.pos)
             }
-            _ => Err(Diag::new(
+            _ => Err(Located::new(
                 s.pos,
                 "expected a process network (`hide`, `par` or a process call) mixing with sequential code",
             )),
@@ -189,7 +189,7 @@ pub(crate) fn fmt_value(p: &Program, v: &Value) -> String {
 
 /// Builds the network of process `root` (which must have no value parameters).
 pub fn build_net(p: &Program, root: &str) -> R<Net> {
-    let pi = *p.proc_ids.get(root).ok_or_else(|| Diag::new(Pos::default(), format!("no process `{root}`")))?;
+    let pi = *p.proc_ids.get(root).ok_or_else(|| Located::new(Span::default(), format!("no process `{root}`")))?;
     let pr = &p.module.procs[pi];
     let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
     let gates: Vec<u32> = pr
@@ -201,7 +201,7 @@ pub fn build_net(p: &Program, root: &str) -> R<Net> {
         })
         .collect();
     if !pr.params.is_empty() {
-        return Err(Diag::new(pr.pos, format!("the root process `{root}` must not have parameters")));
+        return Err(Located::new(pr.pos, format!("the root process `{root}` must not have parameters")));
     }
     let tree = b.instantiate(pi, gates, vec![], pr.pos)?;
     Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
@@ -211,7 +211,7 @@ pub fn build_net(p: &Program, root: &str) -> R<Net> {
 /// composition names it: the process's gates are bound to the gates named `gates`.
 pub(crate) fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Value>) -> R<Net> {
     let pi =
-        *p.proc_ids.get(proc_name).ok_or_else(|| Diag::new(Pos::default(), format!("no process `{proc_name}`")))?;
+        *p.proc_ids.get(proc_name).ok_or_else(|| Located::new(Span::default(), format!("no process `{proc_name}`")))?;
     let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
     let ids: Vec<u32> = gates
         .iter()
@@ -250,7 +250,7 @@ enum Slot {
         set: IntervalSet,
         leaf: usize,
         name: String,
-        pos: Pos,
+        pos: Span,
     },
 }
 
@@ -276,8 +276,8 @@ impl<'a> Explorer<'a> {
         Explorer { p, net, ev: Ev { p, depth: 0 } }
     }
 
-    fn leaf_err(&self, leaf: usize, d: Diag) -> Diag {
-        Diag::new(d.span, format!("{} (in {})", d.message, self.net.leaves[leaf].name))
+    fn leaf_err(&self, leaf: usize, d: Located) -> Located {
+        Located::new(d.span, format!("{} (in {})", d.message, self.net.leaves[leaf].name))
     }
 
     /// Runs the deterministic nodes from `node`; the state is stable at a choice point.
@@ -287,7 +287,7 @@ impl<'a> Explorer<'a> {
         loop {
             n += 1;
             if n > STEP_LIMIT {
-                return Err(Diag::new(Pos::default(), format!("{}: loop without any action", cp.name)));
+                return Err(Located::new(Span::default(), format!("{}: loop without any action", cp.name)));
             }
             match &cp.nodes[node as usize] {
                 Node::Assign { slot, idx, e, next, pos } => {
@@ -328,7 +328,7 @@ impl<'a> Explorer<'a> {
         while let Some((node, mut env)) = stack.pop() {
             n += 1;
             if n > STEP_LIMIT {
-                return Err(Diag::new(Pos::default(), format!("{}: loop without any action", cp.name)));
+                return Err(Located::new(Span::default(), format!("{}: loop without any action", cp.name)));
             }
             match &cp.nodes[node as usize] {
                 Node::Alt(bs) => {
@@ -341,7 +341,7 @@ impl<'a> Explorer<'a> {
                     let dom = domain(self.p, *ty, &set).map_err(|m| {
                         self.leaf_err(
                             leaf,
-                            Diag::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))),
+                            Located::new(*pos, format!("unbounded `{name} := any {}`: {m}", self.p.ty_name(*ty))),
                         )
                     })?;
                     let mut alts = vec![];
@@ -504,7 +504,7 @@ impl<'a> Explorer<'a> {
                             if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
                         self.leaf_err(
                             *leaf,
-                            Diag::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")),
+                            Located::new(*pos, format!("unbounded input offer `?{name}` of gate {g}: {m}")),
                         )
                     }),
                 });
@@ -693,10 +693,14 @@ pub struct GenOptions {
     /// Polled for every state expanded; the state bound, when hit, is recorded there too, so
     /// that the caller can tell a bound from an error of the program.
     pub limits: crate::limits::Limits,
+    /// Told of the states generated so far, every few thousand states, as phase `phase`.
+    pub progress: Option<crate::lts_backend::PhaseProgressFn>,
+    pub phase: String,
 }
 
 /// Generates the LTS; also returns the states (index = state number).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
+    let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
     let mut ex = Explorer::new(p, net);
     let init = ex.initial()?;
     let mut states = super::lts::Numbering::new(init);
@@ -704,13 +708,13 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
     let mut queue = VecDeque::from([0u32]);
     while let Some(s) = queue.pop_front() {
         if let Some(r) = opts.limits.stopped() {
-            return Err(Diag::new(Pos::default(), format!("stopped after {} states ({r:?})", states.len())));
+            return Err(Located::new(Span::default(), format!("stopped after {} states ({r:?})", states.len())));
         }
         let st = states.states[s as usize].clone();
         let succ = ex.successors(&st)?;
         for (label, t) in succ {
             if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
-                return Err(Diag::new(Pos::default(), format!("stopped after {} states (Memory)", states.len())));
+                return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
             }
             let (id, new) = states.number(t);
             if new {
@@ -719,11 +723,14 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
                 {
                     opts.limits.stop(crate::limits::StopReason::MaxStates);
                     let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
-                    return Err(Diag::new(Pos::default(), format!("more than {m} states (--max-states)")));
+                    return Err(Located::new(Span::default(), format!("more than {m} states (--max-states)")));
                 }
                 queue.push_back(id);
             }
             lts.add(s, &label, id);
+        }
+        if let Some(r) = &mut progress {
+            r.report(states.len(), lts.trans.len());
         }
     }
     lts.nstates = states.len();

@@ -2,10 +2,8 @@
 
 use std::fmt;
 
-/// The LNT reader's names for the readers' shared types: a token's or node's byte span, and
-/// a located error.
-pub(crate) type Pos = crate::diagnostics::span::Span;
-pub use crate::diagnostics::Located as Diag;
+use crate::diagnostics::Located;
+use crate::diagnostics::span::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Tok {
@@ -41,13 +39,13 @@ const PUNCT: &[&str] = &[
     "!", "?", "<", ">", "+", "-", "*", "=", "|", ".",
 ];
 
-pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, Diag> {
+pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, Located> {
     let b = src.as_bytes();
     let mut out = Vec::new();
     let mut i = 0usize;
     while i < b.len() {
         let c = b[i];
-        let pos = Pos::new(i, i + 1);
+        let pos = Span::new(i, i + 1);
         if c.is_ascii_whitespace() {
             i += 1;
         } else if c == b'-' && b.get(i + 1) == Some(&b'-') {
@@ -58,7 +56,7 @@ pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, Diag> {
             i += 2;
             loop {
                 if i + 1 >= b.len() {
-                    return Err(Diag::new(pos, "unterminated comment"));
+                    return Err(Located::new(pos, "unterminated comment"));
                 }
                 if b[i] == b'*' && b[i + 1] == b')' {
                     i += 2;
@@ -74,29 +72,29 @@ pub(crate) fn lex(src: &str) -> Result<Vec<(Tok, Pos)>, Diag> {
             let w = &src[s..i];
             let lw = w.to_ascii_lowercase();
             match KEYWORDS.iter().find(|k| **k == lw) {
-                Some(k) => out.push((Tok::Kw(k), Pos::new(s, i))),
-                None => out.push((Tok::Ident(w.to_string()), Pos::new(s, i))),
+                Some(k) => out.push((Tok::Kw(k), Span::new(s, i))),
+                None => out.push((Tok::Ident(w.to_string()), Span::new(s, i))),
             }
         } else if c.is_ascii_digit() {
             let s = i;
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
-            let n: u64 = src[s..i].parse().map_err(|_| Diag::new(Pos::new(s, i), "number too large"))?;
-            out.push((Tok::Num(n), Pos::new(s, i)));
+            let n: u64 = src[s..i].parse().map_err(|_| Located::new(Span::new(s, i), "number too large"))?;
+            out.push((Tok::Num(n), Span::new(s, i)));
         } else {
             match PUNCT.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
                 Some(p) => {
-                    out.push((Tok::P(p), Pos::new(i, i + p.len())));
+                    out.push((Tok::P(p), Span::new(i, i + p.len())));
                     i += p.len();
                 }
                 None => {
                     let ch = src[i..].chars().next().unwrap_or('?');
-                    return Err(Diag::new(pos, format!("unexpected character `{ch}`")));
+                    return Err(Located::new(pos, format!("unexpected character `{ch}`")));
                 }
             }
         }
     }
-    out.push((Tok::Eof, Pos::new(i, i)));
+    out.push((Tok::Eof, Span::new(i, i)));
     Ok(out)
 }

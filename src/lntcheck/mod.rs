@@ -12,6 +12,7 @@ pub mod interp;
 pub(crate) mod jobs;
 pub(crate) mod lexer;
 pub mod lts;
+pub(crate) mod on_the_fly;
 pub(crate) mod parser;
 pub mod reduce;
 pub(crate) mod sem;
@@ -20,18 +21,18 @@ pub mod svl;
 pub mod unused;
 mod verify;
 
+pub use crate::diagnostics::Located;
 pub use error::LntcheckError;
-pub use lexer::Diag;
 pub use verify::{VerifyError, verify};
 
 /// Parses an LNT module (any dialect, one spelling per construct) without compiling it: its
 /// syntax tree, for checks of the emitted text.
-pub fn parse(src: &str) -> Result<ast::Module, Diag> {
+pub fn parse(src: &str) -> Result<ast::Module, Located> {
     crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, None))
 }
 
 /// Parses and compiles an LNT module.
-pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Diag> {
+pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Located> {
     // On a large stack: nesting is bounded (200 levels of expressions), but a level takes
     // several frames of the recursive descent.
     let m = crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, dialect))?;

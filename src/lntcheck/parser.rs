@@ -1,16 +1,17 @@
 //! Recursive-descent parser for the LNT subset (`docs/lnt-encoding.md` §1), every dialect.
 
 use super::ast::*;
-use super::lexer::{Diag, Tok, lex};
+use super::lexer::{Tok, lex};
+use crate::diagnostics::Located;
 use crate::diagnostics::span::SourceFile;
 
 pub(crate) struct Parser {
-    toks: Vec<(Tok, Pos)>,
+    toks: Vec<(Tok, Span)>,
     i: usize,
     /// The dialect fixed by the caller, if any.
     pub(crate) dialect: Option<Dialect>,
     /// Per construct (`Spelling` order), the first spelling met: newer or not, where, what.
-    fixed_by: [Option<(bool, Pos, &'static str)>; 3],
+    fixed_by: [Option<(bool, Span, &'static str)>; 3],
     /// Expressions being read, nested (bounded by `MAX_EXPR_DEPTH`).
     depth: u32,
     /// Statements and behaviours being read, nested (bounded by `MAX_STMT_DEPTH`).
@@ -35,7 +36,7 @@ const MAX_STMT_DEPTH: u32 = 200;
 /// tree as deep as it is long.
 const MAX_CHAIN: usize = 1000;
 
-type R<T> = Result<T, Diag>;
+type R<T> = Result<T, Located>;
 
 /// Parses a module. `dialect`: `None` to accept any dialect, but one spelling per construct
 /// (CADP forbids mixing `select` and `alt`; mixing the others would only be warned about).
@@ -53,7 +54,7 @@ impl Parser {
     fn peek_at(&self, k: usize) -> &Tok {
         &self.toks[(self.i + k).min(self.toks.len() - 1)].0
     }
-    fn pos(&self) -> Pos {
+    fn pos(&self) -> Span {
         self.toks[self.i].1
     }
     fn bump(&mut self) -> Tok {
@@ -86,7 +87,7 @@ impl Parser {
         }
     }
     fn err<T>(&self, what: &str) -> R<T> {
-        Err(Diag::new(self.pos(), format!("expected {what}, found {}", self.peek())))
+        Err(Located::new(self.pos(), format!("expected {what}, found {}", self.peek())))
     }
     fn kw(&mut self, k: &str) -> R<()> {
         if self.eat_kw(k) { Ok(()) } else { self.err(&format!("`{k}`")) }
@@ -94,7 +95,7 @@ impl Parser {
     fn p(&mut self, p: &str) -> R<()> {
         if self.eat_p(p) { Ok(()) } else { self.err(&format!("`{p}`")) }
     }
-    fn ident(&mut self) -> R<(String, Pos)> {
+    fn ident(&mut self) -> R<(String, Span)> {
         let pos = self.pos();
         match self.peek().clone() {
             Tok::Ident(s) => {
@@ -109,10 +110,10 @@ impl Parser {
         self.kw(k)
     }
     /// Records a dialect-specific spelling (`newer`: the newer one of the construct).
-    fn dialect_use(&mut self, construct: Spelling, newer: bool, pos: Pos, what: &'static str) -> R<()> {
+    fn dialect_use(&mut self, construct: Spelling, newer: bool, pos: Span, what: &'static str) -> R<()> {
         if let Some(d) = self.dialect {
             if construct.newer_in(d) != newer {
-                return Err(Diag::new(pos, format!("{what} is not in the expected LNT dialect")));
+                return Err(Located::new(pos, format!("{what} is not in the expected LNT dialect")));
             }
             return Ok(());
         }
@@ -125,7 +126,7 @@ impl Parser {
             Some((n, _, _)) if n == newer => Ok(()),
             Some((_, p, w)) => {
                 let (line, col) = self.file.line_col(p.start);
-                Err(Diag::new(pos, format!("{what} mixed with {w} (at {line}:{col})")))
+                Err(Located::new(pos, format!("{what} mixed with {w} (at {line}:{col})")))
             }
         }
     }
@@ -134,7 +135,7 @@ impl Parser {
         self.kw("module")?;
         let (name, _) = self.ident()?;
         if self.eat_p("(") {
-            return Err(Diag::new(self.pos(), "imported modules are not part of the subset"));
+            return Err(Located::new(self.pos(), "imported modules are not part of the subset"));
         }
         self.kw("is")?;
         let mut pragmas = vec![];
@@ -142,10 +143,10 @@ impl Parser {
             self.bump();
             let (pragma, pos) = self.ident()?;
             if !matches!(pragma.as_str(), "nat_inf" | "nat_sup" | "int_inf" | "int_sup") {
-                return Err(Diag::new(pos, format!("the pragma `!{pragma}` is not part of the subset")));
+                return Err(Located::new(pos, format!("the pragma `!{pragma}` is not part of the subset")));
             }
             let negative = self.eat_p("-");
-            let n = i64::try_from(self.num()?).map_err(|_| Diag::new(pos, "pragma value out of range"))?;
+            let n = i64::try_from(self.num()?).map_err(|_| Located::new(pos, "pragma value out of range"))?;
             pragmas.push((pragma, if negative { -n } else { n }));
         }
         let mut m = Module { name, pragmas, types: vec![], funcs: vec![], procs: vec![] };
@@ -203,7 +204,7 @@ impl Parser {
                 let w = match self.bump() {
                     Tok::P(p) => p.to_string(),
                     Tok::Ident(s) => s.to_ascii_lowercase(),
-                    _ => return Err(Diag::new(self.toks[self.i - 1].1, "expected a predefined function name")),
+                    _ => return Err(Located::new(self.toks[self.i - 1].1, "expected a predefined function name")),
                 };
                 with.push(w);
                 if !self.eat_p(",") {
@@ -243,7 +244,7 @@ impl Parser {
                 Mode::In
             };
             if mode != Mode::In && !allow_modes {
-                return Err(Diag::new(mpos, "processes of the subset take only `in` parameters"));
+                return Err(Located::new(mpos, "processes of the subset take only `in` parameters"));
             }
             let mut names = vec![self.ident()?];
             while self.eat_p(",") {
@@ -276,7 +277,7 @@ impl Parser {
         Ok(Func { name, params, ret, body, pos })
     }
 
-    fn gate_list(&mut self) -> R<Vec<(String, Pos)>> {
+    fn gate_list(&mut self) -> R<Vec<(String, Span)>> {
         let mut gs = vec![self.ident()?];
         while self.eat_p(",") {
             gs.push(self.ident()?);
@@ -285,14 +286,14 @@ impl Parser {
     }
 
     /// `G, H: any` (the only gate type of the subset)
-    fn typed_gates(&mut self) -> R<Vec<(String, Pos)>> {
+    fn typed_gates(&mut self) -> R<Vec<(String, Span)>> {
         let mut out = vec![];
         loop {
             out.extend(self.gate_list()?);
             self.p(":")?;
             if !self.eat_kw("any") {
                 let (t, pos) = self.ident()?;
-                return Err(Diag::new(pos, format!("gate type `{t}`: only `any` is part of the subset")));
+                return Err(Located::new(pos, format!("gate type `{t}`: only `any` is part of the subset")));
             }
             if !self.eat_p(",") {
                 break;
@@ -537,7 +538,7 @@ impl Parser {
                     };
                     match cond {
                         _ if default.is_some() => {
-                            return Err(Diag::new(ppos, "unreachable `case` branch after `any` without `where`"));
+                            return Err(Located::new(ppos, "unreachable `case` branch after `any` without `where`"));
                         }
                         Some(c) => arms.push((c, body)),
                         None => default = Some(Box::new(body)),
@@ -600,7 +601,7 @@ impl Parser {
                                 } else if self.gates.contains(&name) {
                                     offers.push(Offer::Send(self.expr()?));
                                 } else {
-                                    return Err(Diag::new(opos, "expected an offer `!e` or `?x`"));
+                                    return Err(Located::new(opos, "expected an offer `!e` or `?x`"));
                                 }
                                 if !self.eat_p(",") {
                                     break;
@@ -700,7 +701,7 @@ impl Parser {
         read: fn(&mut Parser) -> R<T>,
     ) -> R<T> {
         if *level(self) >= max {
-            return Err(Diag::new(self.pos(), format!("{what} nested more than {max} levels deep")));
+            return Err(Located::new(self.pos(), format!("{what} nested more than {max} levels deep")));
         }
         *level(self) += 1;
         let r = read(self);
@@ -747,7 +748,7 @@ impl Parser {
             let Some(op) = op else { break };
             chain += 1;
             if chain > MAX_CHAIN {
-                return Err(Diag::new(pos, format!("more than {MAX_CHAIN} operators in one chain")));
+                return Err(Located::new(pos, format!("more than {MAX_CHAIN} operators in one chain")));
             }
             self.bump();
             let r = self.bin(level + 1)?;
@@ -773,7 +774,7 @@ impl Parser {
                 break;
             };
             if self.depth as usize + prefixes.len() >= MAX_EXPR_DEPTH as usize {
-                return Err(Diag::new(pos, format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
+                return Err(Located::new(pos, format!("expression nested more than {MAX_EXPR_DEPTH} levels deep")));
             }
             prefixes.push((neg, pos));
         }

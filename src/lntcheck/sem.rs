@@ -3,12 +3,12 @@
 //! process network (`par`, `hide`, process calls) as a tree of leaves.
 
 use super::ast::*;
-use super::lexer::Diag;
+use crate::diagnostics::Located;
 use crate::diagnostics::span::SourceFile;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-type R<T> = Result<T, Diag>;
+type R<T> = Result<T, Located>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
@@ -51,12 +51,12 @@ pub(crate) enum Pre {
 #[derive(Clone, Debug)]
 pub(crate) enum CE {
     Const(Value),
-    Var(u32, Pos),
-    Call(u32, Vec<CE>, Pos),
-    Pre(Pre, Box<CE>, Pos),
-    Index(Box<CE>, Box<CE>, Pos),
-    Bin(BinOp, Box<CE>, Box<CE>, Pos),
-    Neg(Box<CE>, Pos),
+    Var(u32, Span),
+    Call(u32, Vec<CE>, Span),
+    Pre(Pre, Box<CE>, Span),
+    Index(Box<CE>, Box<CE>, Span),
+    Bin(BinOp, Box<CE>, Box<CE>, Span),
+    Neg(Box<CE>, Span),
     Not(Box<CE>),
 }
 
@@ -69,11 +69,11 @@ pub(crate) enum CArg {
 #[derive(Clone, Debug)]
 pub(crate) enum FS {
     Seq(Vec<FS>),
-    Assign(u32, Option<CE>, CE, Pos),
+    Assign(u32, Option<CE>, CE, Span),
     If(Vec<(CE, FS)>, Option<Box<FS>>),
     While(CE, Box<FS>),
     Return(Option<CE>),
-    Eval(u32, Vec<CArg>, Pos),
+    Eval(u32, Vec<CArg>, Span),
     Null,
     Reset(Vec<u32>, Box<FS>),
 }
@@ -111,7 +111,7 @@ pub(crate) type Bounds = Option<DomExpr>;
 #[derive(Clone, Debug)]
 pub(crate) enum COffer {
     Send(CE),
-    Recv { slot: u32, ty: Ty, bounds: Bounds, name: String, pos: Pos },
+    Recv { slot: u32, ty: Ty, bounds: Bounds, name: String, pos: Span },
 }
 
 pub(crate) const TAU: u32 = u32::MAX;
@@ -123,7 +123,7 @@ pub(crate) enum Node {
         idx: Option<CE>,
         e: CE,
         next: u32,
-        pos: Pos,
+        pos: Span,
     },
     Any {
         slot: u32,
@@ -131,14 +131,14 @@ pub(crate) enum Node {
         pred: Option<CE>,
         bounds: Bounds,
         next: u32,
-        pos: Pos,
+        pos: Span,
         name: String,
     },
     Eval {
         f: u32,
         args: Vec<CArg>,
         next: u32,
-        pos: Pos,
+        pos: Span,
     },
     Cond {
         c: CE,
@@ -190,8 +190,8 @@ pub struct Program {
     pub(crate) file: SourceFile,
 }
 
-pub(crate) fn ty_of(p: &Program, name: &str, pos: Pos) -> R<Ty> {
-    p.type_ids.get(name).copied().ok_or_else(|| Diag::new(pos, format!("undeclared type `{name}`")))
+pub(crate) fn ty_of(p: &Program, name: &str, pos: Span) -> R<Ty> {
+    p.type_ids.get(name).copied().ok_or_else(|| Located::new(pos, format!("undeclared type `{name}`")))
 }
 
 impl Program {
@@ -205,13 +205,13 @@ impl Program {
     }
 
     /// `line:col` of a position of the program's text.
-    pub(crate) fn at(&self, pos: Pos) -> String {
+    pub(crate) fn at(&self, pos: Span) -> String {
         let (line, col) = self.file.line_col(pos.start);
         format!("{line}:{col}")
     }
 
     /// `line:col: message`, an error located in the program's text.
-    pub(crate) fn locate(&self, d: &Diag) -> String {
+    pub(crate) fn locate(&self, d: &Located) -> String {
         d.in_text(&self.file.text).to_string()
     }
 
@@ -234,13 +234,13 @@ impl Program {
         let tds = p.module.types.clone();
         for td in &tds {
             if p.type_ids.contains_key(&td.name) {
-                return Err(Diag::new(td.pos, format!("type `{}` declared twice", td.name)));
+                return Err(Located::new(td.pos, format!("type `{}` declared twice", td.name)));
             }
             let id = Ty::User(p.types.len() as u32);
             let kind = match &td.def {
                 TypeDef::Array { lo, hi, elem } => {
                     if *lo != 0 || hi < lo {
-                        return Err(Diag::new(td.pos, "array bounds must be `0 .. n`"));
+                        return Err(Located::new(td.pos, "array bounds must be `0 .. n`"));
                     }
                     let e = ty_of(&p, elem, td.pos)?;
                     TyKind::Array { len: (*hi - *lo + 1) as usize, elem: e }
@@ -249,7 +249,7 @@ impl Program {
                     let first = p.ctors.len() as u32;
                     for (c, pos) in cs {
                         if p.ctor_ids.contains_key(c) {
-                            return Err(Diag::new(*pos, format!("constructor `{c}` declared twice")));
+                            return Err(Located::new(*pos, format!("constructor `{c}` declared twice")));
                         }
                         p.ctor_ids.insert(c.clone(), (p.ctors.len() as u32, id));
                         p.ctors.push(c.clone());
@@ -262,12 +262,12 @@ impl Program {
         }
         for (i, f) in p.module.funcs.iter().enumerate() {
             if p.func_ids.insert(f.name.clone(), i as u32).is_some() {
-                return Err(Diag::new(f.pos, format!("function `{}` declared twice", f.name)));
+                return Err(Located::new(f.pos, format!("function `{}` declared twice", f.name)));
             }
         }
         for (i, pr) in p.module.procs.iter().enumerate() {
             if p.proc_ids.insert(pr.name.clone(), i).is_some() {
-                return Err(Diag::new(pr.pos, format!("process `{}` declared twice", pr.name)));
+                return Err(Located::new(pr.pos, format!("process `{}` declared twice", pr.name)));
             }
         }
         let fs = p.module.funcs.clone();
@@ -329,14 +329,14 @@ pub(crate) fn compile_expr(p: &Program, sc: &Scope, e: &Expr) -> R<CE> {
             } else if let Some(f) = p.func_ids.get(n) {
                 CE::Call(*f, vec![], e.pos)
             } else {
-                return Err(Diag::new(e.pos, format!("undeclared variable `{n}`")));
+                return Err(Located::new(e.pos, format!("undeclared variable `{n}`")));
             }
         }
         ExprK::Call(n, args) => {
             let cargs = args.iter().map(|a| compile_expr(p, sc, a)).collect::<R<Vec<_>>>()?;
             let one = |pre: Pre, mut cargs: Vec<CE>| -> R<CE> {
                 if cargs.len() != 1 {
-                    return Err(Diag::new(e.pos, format!("`{n}` takes 1 argument, {} given", cargs.len())));
+                    return Err(Located::new(e.pos, format!("`{n}` takes 1 argument, {} given", cargs.len())));
                 }
                 Ok(CE::Pre(pre, Box::new(cargs.remove(0)), e.pos))
             };
@@ -349,10 +349,10 @@ pub(crate) fn compile_expr(p: &Program, sc: &Scope, e: &Expr) -> R<CE> {
             } else if let Some(Ty::User(t)) = p.type_ids.get(n) {
                 match &p.types[*t as usize].kind {
                     TyKind::Array { len, .. } => one(Pre::ArrNew(*len), cargs)?,
-                    TyKind::Enum { .. } => return Err(Diag::new(e.pos, format!("`{n}` is not a function"))),
+                    TyKind::Enum { .. } => return Err(Located::new(e.pos, format!("`{n}` is not a function"))),
                 }
             } else {
-                return Err(Diag::new(e.pos, format!("undeclared function `{n}`")));
+                return Err(Located::new(e.pos, format!("undeclared function `{n}`")));
             }
         }
         ExprK::Index(a, i) => CE::Index(Box::new(compile_expr(p, sc, a)?), Box::new(compile_expr(p, sc, i)?), e.pos),
@@ -371,14 +371,14 @@ impl Value {
     }
 }
 
-fn compile_args(p: &Program, sc: &Scope, f: &str, args: &[Arg], pos: Pos) -> R<(u32, Vec<CArg>)> {
-    let fid = *p.func_ids.get(f).ok_or_else(|| Diag::new(pos, format!("undeclared function `{f}`")))?;
+fn compile_args(p: &Program, sc: &Scope, f: &str, args: &[Arg], pos: Span) -> R<(u32, Vec<CArg>)> {
+    let fid = *p.func_ids.get(f).ok_or_else(|| Located::new(pos, format!("undeclared function `{f}`")))?;
     let mut out = vec![];
     for a in args {
         out.push(match a {
             Arg::In(e) => CArg::In(compile_expr(p, sc, e)?),
             Arg::Out(n, pos) | Arg::InOut(n, pos) => {
-                CArg::Ref(sc.lookup(n).ok_or_else(|| Diag::new(*pos, format!("undeclared variable `{n}`")))?)
+                CArg::Ref(sc.lookup(n).ok_or_else(|| Located::new(*pos, format!("undeclared variable `{n}`")))?)
             }
         });
     }
@@ -386,7 +386,7 @@ fn compile_args(p: &Program, sc: &Scope, f: &str, args: &[Arg], pos: Pos) -> R<(
 }
 
 fn lvalue(p: &Program, sc: &Scope, lv: &LValue) -> R<(u32, Option<CE>)> {
-    let s = sc.lookup(&lv.name).ok_or_else(|| Diag::new(lv.pos, format!("undeclared variable `{}`", lv.name)))?;
+    let s = sc.lookup(&lv.name).ok_or_else(|| Located::new(lv.pos, format!("undeclared variable `{}`", lv.name)))?;
     let idx = match &lv.index {
         Some(i) => Some(compile_expr(p, sc, i)?),
         None => None,
@@ -440,7 +440,7 @@ fn fstmt(p: &Program, sc: &mut Scope, s: &Stmt) -> R<FS> {
             let (fid, a) = compile_args(p, sc, f, args, s.pos)?;
             FS::Eval(fid, a, s.pos)
         }
-        _ => return Err(Diag::new(s.pos, "this statement is not allowed in a function")),
+        _ => return Err(Located::new(s.pos, "this statement is not allowed in a function")),
     })
 }
 
@@ -598,7 +598,7 @@ impl PB<'_> {
         self.nodes.push(n);
         (self.nodes.len() - 1) as u32
     }
-    fn gate(&self, g: &str, pos: Pos) -> R<u32> {
+    fn gate(&self, g: &str, pos: Span) -> R<u32> {
         if g == "i" {
             return Ok(TAU);
         }
@@ -606,7 +606,7 @@ impl PB<'_> {
             .iter()
             .position(|x| x == g)
             .map(|i| i as u32)
-            .ok_or_else(|| Diag::new(pos, format!("undeclared gate `{g}`")))
+            .ok_or_else(|| Located::new(pos, format!("undeclared gate `{g}`")))
     }
     /// Compiles `s` so that it continues with `next`; returns its entry node.
     fn stmt(&mut self, s: &Stmt, next: u32) -> R<u32> {
@@ -639,7 +639,7 @@ impl PB<'_> {
             }
             StmtK::Any(lv, t, w) => {
                 if lv.index.is_some() {
-                    return Err(Diag::new(lv.pos, "`x[i] := any T` is not part of the subset"));
+                    return Err(Located::new(lv.pos, "`x[i] := any T` is not part of the subset"));
                 }
                 let (slot, _) = lvalue(p, &self.sc, lv)?;
                 let ty = ty_of(p, t, s.pos)?;
@@ -699,7 +699,7 @@ impl PB<'_> {
                         Offer::Send(e) => COffer::Send(compile_expr(p, &self.sc, e)?),
                         Offer::Recv(lv) => {
                             if lv.index.is_some() {
-                                return Err(Diag::new(lv.pos, "`?x[i]` is not part of the subset"));
+                                return Err(Located::new(lv.pos, "`?x[i]` is not part of the subset"));
                             }
                             let (slot, _) = lvalue(p, &self.sc, lv)?;
                             COffer::Recv {
@@ -718,9 +718,9 @@ impl PB<'_> {
                 };
                 self.push(Node::Comm { gate, offers: co, pred, next })
             }
-            StmtK::Return(_) => return Err(Diag::new(s.pos, "`return` in a process")),
+            StmtK::Return(_) => return Err(Located::new(s.pos, "`return` in a process")),
             StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..) => {
-                return Err(Diag::new(
+                return Err(Located::new(
                     s.pos,
                     "parallel composition, hiding and process calls are supported only at the top of a process body \
                      (a static network), not inside sequential code",

@@ -512,7 +512,7 @@ pub fn simulate(
     opts: &SimulateOptions,
 ) -> Result<SimulateReport, EngineError> {
     crate::engine::check_behaviours(model, behs)?;
-    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
+    let emitted = |d: super::Located| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
     let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
         return Err(emitted(d));
@@ -532,7 +532,7 @@ pub fn estimate(
     opts: &EstimateOptions,
 ) -> Result<EstimateReport, EngineError> {
     crate::engine::check_behaviours(model, behs)?;
-    let emitted = |d: super::Diag| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
+    let emitted = |d: super::Located| EngineError::Internal(format!("emitted LNT:{}", d.in_text(src)));
     let load = || -> Result<(Program, Net), EngineError> {
         let prog = super::load(src, None).map_err(emitted)?;
         if let Some(d) = super::check::check(&prog).into_iter().next() {

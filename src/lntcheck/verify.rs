@@ -82,7 +82,10 @@ pub fn verify(
     lnt::write_files(work_dir.path(), &emitted)
         .map_err(|(what, e)| VerifyError::Io(format!("cannot write `{}`: {e}", what.display())))?;
 
-    let script = svl::script_file(&opts.base, workflow == Workflow::Monolithic);
+    let script = match workflow {
+        Workflow::OnTheFly => svl::otf_script_file(&opts.base),
+        w => svl::script_file(&opts.base, w == Workflow::Monolithic),
+    };
     let evaluate = files::mcl_evaluator(opts.limits.clone());
     let jobs = match &opts.runner {
         Some(Runner::Local { jobs }) => *jobs,
@@ -93,8 +96,13 @@ pub fn verify(
         write_aut: work_dir.is_kept(),
         limits: opts.limits.clone(),
         jobs,
+        progress: opts.phase_progress.clone(),
     };
-    let (run, stopped) = match files::run_script(work_dir.path(), &script, &run_opts, &evaluate) {
+    let ran = match workflow {
+        Workflow::OnTheFly => super::on_the_fly::run_script(work_dir.path(), &script, &run_opts),
+        _ => files::run_script(work_dir.path(), &script, &run_opts, &evaluate),
+    };
+    let (run, stopped) = match ran {
         Ok(r) => (r, None),
         Err(RunError::Stopped(s)) => (ScriptRun::default(), Some(s)),
         Err(RunError::Failed(_)) if opts.limits.stopped().is_some() => (ScriptRun::default(), opts.limits.stopped()),

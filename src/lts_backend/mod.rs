@@ -25,6 +25,9 @@ pub enum Workflow {
     Compositional,
     /// The whole LTS, then one reduction per property.
     Monolithic,
+    /// Per check, the query evaluated while the LTS of the whole program is generated, only as
+    /// far as the evaluation needs (CADP: `lnt.open … evaluator4`).
+    OnTheFly,
 }
 
 impl Workflow {
@@ -32,12 +35,65 @@ impl Workflow {
         match self {
             Workflow::Compositional => "compositional",
             Workflow::Monolithic => "monolithic",
+            Workflow::OnTheFly => "on-the-fly",
         }
     }
 }
 
 /// Shows one line of progress (svl's log lines worth showing while it runs).
 pub(crate) type ProgressFn = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where a long phase of labs's LNT interpreters is (a leaf or `MAIN` generated, a composition
+/// explored, a query evaluated on the fly): given to `Options::phase_progress` every few
+/// thousand states; the CLI shows it on stderr.
+#[derive(Clone, Debug)]
+pub struct PhaseProgress {
+    /// What runs, with the file or statement it works on (`generating leaf_P.bcg`).
+    pub phase: String,
+    pub states: u64,
+    pub transitions: u64,
+    /// Since the phase began.
+    pub seconds: f64,
+}
+
+pub type PhaseProgressFn = Arc<dyn Fn(&PhaseProgress) + Send + Sync>;
+
+/// Reports one phase to a `PhaseProgressFn` every `PROGRESS_EVERY` new states.
+pub(crate) struct PhaseReporter {
+    phase: String,
+    sink: PhaseProgressFn,
+    started: std::time::Instant,
+    next: u64,
+}
+
+/// How often a phase reports: after every this many new states.
+const PROGRESS_EVERY: u64 = 1 << 13;
+
+impl PhaseReporter {
+    /// A reporter of `phase` to `sink`, if there is one.
+    pub(crate) fn new(phase: impl Into<String>, sink: Option<&PhaseProgressFn>) -> Option<PhaseReporter> {
+        sink.map(|s| PhaseReporter {
+            phase: phase.into(),
+            sink: s.clone(),
+            started: std::time::Instant::now(),
+            next: PROGRESS_EVERY,
+        })
+    }
+
+    /// The phase has `states` states and `transitions` transitions so far.
+    pub(crate) fn report(&mut self, states: usize, transitions: usize) {
+        if (states as u64) < self.next {
+            return;
+        }
+        self.next = states as u64 + PROGRESS_EVERY;
+        (self.sink)(&PhaseProgress {
+            phase: self.phase.clone(),
+            states: states as u64,
+            transitions: transitions as u64,
+            seconds: self.started.elapsed().as_secs_f64(),
+        });
+    }
+}
 
 /// How to verify a model by its emitted LNT program. Fields a back end does not use are
 /// ignored by it (the CLI refuses them with that back end: `cli/backend_options.rs`).
@@ -67,6 +123,8 @@ pub struct Options {
     pub distributor: Option<PathBuf>,
     /// CADP: called with each line of svl's log worth showing while it runs.
     pub progress: Option<ProgressFn>,
+    /// labs's interpreters: called as each long phase advances.
+    pub phase_progress: Option<PhaseProgressFn>,
     /// CADP: also run the native engine and require its verdicts.
     pub cross_check: bool,
 }

@@ -46,12 +46,56 @@ pub enum EvalError {
     /// A construct the evaluator does not support, found at evaluation time.
     #[error("{message} is not supported")]
     Unsupported { message: String },
+    /// A state of an LTS generated during the evaluation could not be expanded (the
+    /// generator's message).
+    #[error("{message}")]
+    Generation { message: String },
+}
+
+/// What the evaluator reads of an LTS, one state at a time: an explicit one (`LtsView`) or one
+/// whose states are generated only when the evaluation reaches them
+/// (`lntcheck::on_the_fly`). Labels are numbered from 0 in the order they are met, and a
+/// state's edges never change once it is expanded.
+pub trait Successors {
+    fn initial(&self) -> u32;
+    /// The number of outgoing edges of `state`, generated first if they were not yet.
+    fn expand(&mut self, state: u32) -> Result<usize, EvalError>;
+    /// Edge `i` of `state` (expanded before): (label index, target).
+    fn edge(&self, state: u32, i: usize) -> (u32, u32);
+    /// The text of label `label` (met on an edge before).
+    fn label(&self, label: u32) -> &str;
+}
+
+impl Successors for LtsView<'_> {
+    fn initial(&self) -> u32 {
+        self.initial
+    }
+
+    #[inline]
+    fn expand(&mut self, state: u32) -> Result<usize, EvalError> {
+        Ok(self.succ[state as usize].len())
+    }
+
+    #[inline]
+    fn edge(&self, state: u32, i: usize) -> (u32, u32) {
+        self.succ[state as usize][i]
+    }
+
+    fn label(&self, label: u32) -> &str {
+        &self.labels[label as usize]
+    }
 }
 
 /// Decides `q` on `lts` from its initial state.
-pub fn evaluate(q: &Query, lts: LtsView, limits: &Limits) -> Result<Evaluation, EvalError> {
+pub fn evaluate(q: &Query, mut lts: LtsView, limits: &Limits) -> Result<Evaluation, EvalError> {
+    evaluate_on(q, &mut lts, limits)
+}
+
+/// Decides `q` on `lts` from its initial state, expanding only the states the evaluation
+/// reaches: on an LTS generated on demand, the states beyond are never generated.
+pub fn evaluate_on<L: Successors>(q: &Query, lts: &mut L, limits: &Limits) -> Result<Evaluation, EvalError> {
+    let init = lts.initial();
     let mut ev = Evaluator::new(q, lts, limits);
-    let init = lts.initial;
     let holds = ev.value(q.root, init, &[])?;
     let diagnostic = ev.explain(holds)?;
     Ok(Evaluation { holds, diagnostic: Some(diagnostic), states_explored: ev.explored })
@@ -175,13 +219,14 @@ impl Block {
 /// Whether an action formula matches a label and, if so, the values it binds.
 type ActMatch = Option<Box<[i64]>>;
 
-pub(super) struct Evaluator<'q, 'l> {
+pub(super) struct Evaluator<'q, 'l, L: Successors> {
     pub(super) q: &'q Query,
-    pub(super) lts: LtsView<'l>,
+    pub(super) lts: &'l mut L,
     limits: &'l Limits,
+    /// The labels met so far, parsed (label indices are dense, in the order they are met).
     labels: Vec<ParsedLabel>,
-    /// Per action, per label: the match and its bound values, for actions that do not read
-    /// the environment.
+    /// Per action, per label met: the match and its bound values, for actions that do not
+    /// read the environment.
     act_cache: Vec<Vec<Option<ActMatch>>>,
     envs: FxHashMap<Box<[i64]>, u32>,
     env_list: Vec<Box<[i64]>>,
@@ -191,16 +236,15 @@ pub(super) struct Evaluator<'q, 'l> {
     explored: usize,
 }
 
-impl<'q, 'l> Evaluator<'q, 'l> {
-    fn new(q: &'q Query, lts: LtsView<'l>, limits: &'l Limits) -> Self {
-        let labels: Vec<ParsedLabel> = lts.labels.iter().map(|l| parse_label(l)).collect();
-        let act_cache = q.acts.iter().map(|_| vec![None; labels.len()]).collect();
+impl<'q, 'l, L: Successors> Evaluator<'q, 'l, L> {
+    fn new(q: &'q Query, lts: &'l mut L, limits: &'l Limits) -> Self {
+        let act_cache = q.acts.iter().map(|_| vec![]).collect();
         let blocks = q.block_sign.iter().map(|_| Block::default()).collect();
         Evaluator {
             q,
             lts,
             limits,
-            labels,
+            labels: vec![],
             act_cache,
             envs: FxHashMap::default(),
             env_list: Vec::new(),
@@ -303,6 +347,9 @@ impl<'q, 'l> Evaluator<'q, 'l> {
         env: &[i64],
         binds: &mut Vec<i64>,
     ) -> Result<bool, EvalError> {
+        if label as usize >= self.labels.len() {
+            self.learn_labels(label);
+        }
         if !self.q.act_reads_env[act as usize] {
             if let Some(cached) = &self.act_cache[act as usize][label as usize] {
                 if let Some(b) = cached {
@@ -320,11 +367,23 @@ impl<'q, 'l> Evaluator<'q, 'l> {
         self.match_act(act, label, env, binds)
     }
 
+    /// Parses the labels up to `label` (the LTS numbers them densely as they are met).
+    #[cold]
+    fn learn_labels(&mut self, label: u32) {
+        while self.labels.len() <= label as usize {
+            let l = parse_label(self.lts.label(self.labels.len() as u32));
+            self.labels.push(l);
+        }
+        for cache in &mut self.act_cache {
+            cache.resize(self.labels.len(), None);
+        }
+    }
+
     fn match_act(&self, act: ActId, label: u32, env: &[i64], binds: &mut Vec<i64>) -> Result<bool, EvalError> {
         Ok(match &self.q.acts[act as usize] {
             Act::True => true,
             Act::False => false,
-            Act::Label(s) => self.lts.labels[label as usize] == *s,
+            Act::Label(s) => self.lts.label(label) == s,
             Act::Not(a) => !self.match_act(*a, label, env, &mut Vec::new())?,
             Act::And(v) => {
                 for a in v {
@@ -435,10 +494,10 @@ impl<'q, 'l> Evaluator<'q, 'l> {
             }
             Node::Diamond { act, depth, target } | Node::Box { act, depth, target } => {
                 let conj = matches!(q.nodes[node as usize], Node::Box { .. });
-                let lts = self.lts;
                 let mut kids = Vec::new();
                 let mut scope: Vec<i64> = env[..*depth as usize].to_vec();
-                for &(label, to) in &lts.succ[state as usize] {
+                for i in 0..self.lts.expand(state)? {
+                    let (label, to) = self.lts.edge(state, i);
                     scope.truncate(*depth as usize);
                     if !self.matches(*act, label, &env[..*depth as usize], &mut scope)? {
                         continue;

@@ -21,16 +21,16 @@
 //! length of the path.
 
 use super::diag::Diagnostic;
-use super::eval::{EvalError, Evaluator, NONE, derived_value};
+use super::eval::{EvalError, Evaluator, NONE, Successors, derived_value};
 use super::typing::{Node, NodeId};
 use rustc_hash::FxHashMap;
 
-impl Evaluator<'_, '_> {
+impl<L: Successors> Evaluator<'_, '_, L> {
     /// One path that shows `q.root` has value `want` at the initial state (the value it has).
     pub(super) fn explain(&mut self, want: bool) -> Result<Diagnostic, EvalError> {
         let q = self.q;
         let mut node = q.root;
-        let mut state = self.lts.initial;
+        let mut state = self.lts.initial();
         let mut env: Vec<i64> = vec![];
         // The block of the innermost variable entered: ranks are compared within it.
         let mut ctx: Option<u32> = None;
@@ -84,9 +84,9 @@ impl Evaluator<'_, '_> {
                         break;
                     }
                     let (act, depth, target) = (*act, *depth as usize, *target);
-                    let lts = self.lts;
                     let mut best: Option<(u32, u32, u32, Vec<i64>)> = None;
-                    for &(label, to) in &lts.succ[state as usize] {
+                    for i in 0..self.lts.expand(state)? {
+                        let (label, to) = self.lts.edge(state, i);
                         let mut scope: Vec<i64> = env[..depth].to_vec();
                         if !self.matches(act, label, &env[..depth], &mut scope)? {
                             continue;
@@ -102,7 +102,7 @@ impl Evaluator<'_, '_> {
                             message: "internal error: no successor explains the verdict".into(),
                         });
                     };
-                    labels.push(lts.labels[label as usize].clone());
+                    labels.push(self.lts.label(label).to_string());
                     states.push(to);
                     state = to;
                     env = scope;
@@ -170,9 +170,9 @@ impl Evaluator<'_, '_> {
                 let diamond = matches!(q.nodes[node as usize], Node::Diamond { .. });
                 let one = diamond == want;
                 let (act, depth, target) = (*act, *depth as usize, *target);
-                let lts = self.lts;
                 let mut acc: Option<u32> = if one { None } else { Some(0) };
-                for &(label, to) in &lts.succ[state as usize] {
+                for i in 0..self.lts.expand(state)? {
+                    let (label, to) = self.lts.edge(state, i);
                     let mut scope: Vec<i64> = env[..depth].to_vec();
                     if !self.matches(act, label, &env[..depth], &mut scope)? {
                         continue;

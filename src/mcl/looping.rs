@@ -11,7 +11,7 @@
 //! lasso: a shortest path into that component, then a cycle through an accepting edge.
 
 use super::ast::{Offer, Reg, RegKind};
-use super::eval::{EvalError, Evaluator};
+use super::eval::{EvalError, Evaluator, Successors};
 use super::typing::ActId;
 use crate::syntax::span::Span;
 use rustc_hash::FxHashMap;
@@ -162,7 +162,7 @@ impl Product {
     }
 }
 
-impl Evaluator<'_, '_> {
+impl<L: Successors> Evaluator<'_, '_, L> {
     /// Whether `< R > @` (loop `id` at depth `env`) holds at `state`.
     pub(super) fn looping(&mut self, id: u32, state: u32, env: &[i64]) -> Result<bool, EvalError> {
         let x = self.product_from(id, state, env)?;
@@ -184,7 +184,6 @@ impl Evaluator<'_, '_> {
 
     fn explore(&mut self, p: &mut Product, id: u32, state: u32, env: &[i64]) -> Result<u32, EvalError> {
         let aut = &self.q.loops[id as usize];
-        let lts = self.lts;
         let mut queue = VecDeque::new();
         let root = p.node((state, 0), &mut queue);
         let mut scratch = Vec::new();
@@ -194,7 +193,8 @@ impl Evaluator<'_, '_> {
             }
             let (s, q) = p.nodes[x as usize];
             let mut out = Vec::new();
-            for &(label, to) in &lts.succ[s as usize] {
+            for i in 0..self.lts.expand(s)? {
+                let (label, to) = self.lts.edge(s, i);
                 for &(a, target, completes) in &aut.edges[q as usize] {
                     scratch.clear();
                     if !self.matches(a, label, env, &mut scratch)? {
@@ -249,7 +249,7 @@ impl Evaluator<'_, '_> {
         let mut states = vec![state];
         let mut labels = Vec::new();
         for &(label, y) in prefix.iter().chain(&cycle) {
-            labels.push(self.lts.labels[label as usize].clone());
+            labels.push(self.lts.label(label).to_string());
             states.push(p.nodes[y as usize].0);
         }
         // The cycle's last target is its first state: not repeated.

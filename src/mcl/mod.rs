@@ -18,7 +18,7 @@ mod typing;
 
 pub use aut::{AutError, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
-pub use eval::{EvalError, Evaluation, evaluate};
+pub use eval::{EvalError, Evaluation, Successors, evaluate, evaluate_on};
 pub use lts::{Lts, LtsView};
 pub use typing::Query;
 

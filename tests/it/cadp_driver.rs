@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use fixtures::EXAMPLES;
+use fixtures::{CASES, EXAMPLES};
 
 const FAKE_SVL: &str = r#"#!/bin/sh
 # Stands in for CADP's svl: for each property block of the script, writes svl's log lines with
@@ -71,6 +71,16 @@ echo "lnt.open $*" >> "$CADP/plan/ran"
 if [ "$2" = distributor ]; then
   [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
   printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
+fi
+# `lnt.open M.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` (the on-the-fly workflow): answered by
+# labs's own LNT interpreter and MCL evaluator ($CADP/plan/labs) on the LTS of M.lnt, generated
+# for the spec and options of $CADP/plan/spec; the diagnostic is written as .aut text.
+if [ "$2" = evaluator4 ]; then
+  [ "$3" = -diag ] && [ "$#" = 5 ] && [ -f "$1" ] && [ -f "$5" ] || { echo "evaluator4: unexpected arguments $*"; exit 2; }
+  labs=$(cat "$CADP/plan/labs")
+  [ -f standin-main.aut ] || "$labs" lts $(cat "$CADP/plan/spec") --lnt "$1" -o standin-main.aut 2>/dev/null || exit 2
+  "$labs" mcl "$5" standin-main.aut --diag "$4"
+  exit 0
 fi
 [ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
 [ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
@@ -245,6 +255,64 @@ fn verdicts_and_counterexamples_come_from_the_log() {
         assert!(cadp.leftovers().is_empty(), "{what}: the working directory was not removed: {:?}", cadp.leftovers());
     }
     assert!(traces >= 5 && lasso_traces >= 1, "{traces} traces, {lasso_traces} lassos");
+}
+
+/// `--workflow on-the-fly`: one `lnt.open BASE.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` run per
+/// check, in script order (the run-time errors first), each verdict read from evaluator4's
+/// answer and each diagnostic from its `-diag` file; the verdicts, exit codes and run-time
+/// errors are the native engine's, and every counterexample replays.
+#[test]
+fn on_the_fly_runs_evaluator4_once_per_check() {
+    let cases: &[(String, &[&str], bool, &[&str])] = &[
+        (format!("{BENCH}/leader.labs"), &["n=3"], false, &["LeaderIs0", "LeaderIs100", "LeaderNot0"]),
+        (format!("{EXAMPLES}/philosophers.labs"), &["n=3", "asym=0"], true, &[]),
+        (format!("{CASES}/divzero.labs"), &[], false, &[]),
+    ];
+    let mut traces = 0;
+    for (spec, externs, fair, checks) in cases {
+        let cadp = FakeCadp::new();
+        cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
+        let mut args = vec!["verify", spec.as_str()];
+        args.extend(externs.iter());
+        if *fair {
+            args.push("--fair");
+        }
+        cadp.plan("spec", &args[1..].join(" "));
+        let expected = native(&args);
+        args.extend(["--backend", "cadp", "--workflow", "on-the-fly", "--json"]);
+        let o = cadp.labs(&args);
+        let what = format!("{spec} {externs:?} fair={fair}");
+        assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
+        let stem = Path::new(spec).file_stem().unwrap().to_string_lossy().into_owned();
+        let ran = cadp.scripts_run();
+        assert!(!ran.is_empty() && ran.iter().all(|r| r.starts_with("lnt.open ")), "{what}: {ran:?}");
+        for (line, id) in ran.iter().zip(checks.iter()) {
+            assert_eq!(
+                *line,
+                format!("lnt.open {stem}.lnt evaluator4 -diag {stem}_otf_{id}_diag.bcg {stem}_{id}.mcl"),
+                "{what}: the documented command line"
+            );
+        }
+        if expected.status.code() == Some(1) {
+            // A run-time error: the first check, RUNTIME_ERRORS, finds it, as natively.
+            assert!(ran[0].ends_with("_RUNTIME_ERRORS.mcl"), "{what}: {ran:?}");
+            assert!(stderr(&o).contains("division by zero"), "{what}: {}", stderr(&o));
+            assert!(stderr(&expected).contains("division by zero"), "{what}: {}", stderr(&expected));
+            continue;
+        }
+        let doc = json(&o);
+        assert_eq!(verdicts(&doc), verdicts(&json(&expected)), "{what}");
+        assert_eq!(doc["cadp"]["workflow"], "on-the-fly", "{what}");
+        assert_eq!(ran.len(), verdicts(&doc).len(), "{what}: one evaluator4 run per property: {ran:?}");
+        for r in doc["results"].as_array().unwrap().iter().filter(|r| r["verdict"] == "violated") {
+            assert!(r["trace"].is_object(), "{what}: {} has no trace", r["property"]);
+            let source = doc["cadp"]["diagnostics"][r["property"].as_str().unwrap()].as_str().unwrap();
+            assert!(source.starts_with(&format!("{stem}_otf_")) && source.ends_with("_diag.aut"), "{what}: {source}");
+            traces += 1;
+        }
+        assert!(cadp.leftovers().is_empty(), "{what}: the working directory was not removed: {:?}", cadp.leftovers());
+    }
+    assert!(traces >= 3, "{traces} counterexamples");
 }
 
 #[test]

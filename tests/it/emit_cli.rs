@@ -45,7 +45,8 @@ fn writes_every_file_identically_twice() {
             "leader_LeaderIs0.mcl",
             "leader_LeaderIs100.mcl",
             "leader_LeaderNot0.mcl",
-            "leader_mono.svl"
+            "leader_mono.svl",
+            "leader_on_the_fly.sh"
         ]
     );
     // A second run replaces the files with the same bytes, leaving no temporary behind.
@@ -66,7 +67,7 @@ fn property_selection_and_dialect() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let files = read_all(&dir);
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     let lnt = String::from_utf8(files.iter().find(|(n, _)| n == "leader.lnt").unwrap().1.clone()).unwrap();
     assert!(lnt.contains("end select;") && lnt.contains("process Sched"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("LNT dialect 2023"));
@@ -179,7 +180,7 @@ fn the_readme_gives_commands_that_run_as_pasted() {
     assert!(readme.contains("labs translate-trace "), "{readme}");
     let commands = readme_commands(&readme);
     let lnt: Vec<&Vec<String>> = commands.iter().filter(|c| c.windows(2).any(|w| w == ["--backend", "lnt"])).collect();
-    assert_eq!(lnt.len(), 2, "both workflows with --backend lnt: {readme}");
+    assert_eq!(lnt.len(), 3, "every workflow with --backend lnt: {readme}");
     assert!(commands.iter().any(|c| c.windows(2).any(|w| w == ["--backend", "cadp"])), "{readme}");
     // LeaderNot0 is marked `# unsafe` in benchmarks/leader.labs: violated, exit 10.
     for c in lnt {

@@ -3,12 +3,12 @@
 //! statement's MCL query evaluated by `crate::mcl`, each counterexample translated, replayed
 //! and required to show the violation. The
 //! native engine is the oracle: every property's verdict must be its verdict, on every
-//! benchmark and example at small parameters and every semantics case, free and fair, both
-//! workflows, both LNT dialects.
+//! benchmark and example at small parameters and every semantics case, free and fair, every
+//! workflow (compositional, monolithic, on the fly), both LNT dialects.
 //!
 //! Parameters: the smallest instances that still exercise what each spec is about (two or
 //! three agents, messages to propagate and confirm, a violated property with a counterexample
-//! where the spec has one). Each spec runs eight times (fair × workflow × dialect), in process;
+//! where the spec has one). Each spec runs twelve times (fair × workflow × dialect), in process;
 //! the dialects give the same LTS (only the program's syntax differs), so they double the
 //! parsing, not the state spaces. Larger instances belong to the benchmark, not to CI (2 cores,
 //! 30 minutes for everything): the whole file takes about two minutes, so the default tier runs
@@ -44,11 +44,11 @@ fn run_files(
     stem: &str,
     fair: bool,
     dialect: Dialect,
-    monolithic: bool,
+    workflow: Workflow,
 ) -> Result<Vec<(String, Verdict)>, String> {
     let opts = Options {
         fair,
-        workflow: if monolithic { Workflow::Monolithic } else { Workflow::Compositional },
+        workflow,
         dialect: Some(dialect),
         limits: Limits::new(None, Some(MAX_STATES), None, None),
         base: names::module_name(stem),
@@ -68,7 +68,7 @@ fn run_files(
     Ok(report.verify.results.iter().map(|r| (r.property.clone(), r.verdict)).collect())
 }
 
-/// Both workflows (the compositional one only when the value analysis bounds every input of
+/// Every workflow (the compositional one only when the value analysis bounds every input of
 /// the leaves), both dialects, free and fair: the native verdicts, and every counterexample
 /// translated, replayed and showing the violation.
 fn agree(path: &str, externs: &[&str]) {
@@ -78,13 +78,13 @@ fn agree(path: &str, externs: &[&str]) {
     for fair in [false, true] {
         let native = run(&m, &b, fair, 1).unwrap_or_else(|e| panic!("{path} {externs:?}: native: {e:?}"));
         let want: Vec<(String, Verdict)> = native.results.iter().map(|r| (r.property.clone(), r.verdict)).collect();
-        for monolithic in [false, true] {
-            if !monolithic && !bounded {
+        for workflow in [Workflow::Compositional, Workflow::Monolithic, Workflow::OnTheFly] {
+            if workflow == Workflow::Compositional && !bounded {
                 continue;
             }
             for dialect in [Dialect::V2025, Dialect::V2023] {
-                let what = format!("{stem} {externs:?} fair={fair} monolithic={monolithic} dialect={}", dialect.name());
-                let got = run_files(&m, &b, &stem, fair, dialect, monolithic).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let what = format!("{stem} {externs:?} fair={fair} {workflow:?} dialect={}", dialect.name());
+                let got = run_files(&m, &b, &stem, fair, dialect, workflow).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, want, "{what}");
             }
         }
@@ -138,4 +138,58 @@ fn semantics_cases() {
         ran += 1;
     }
     assert!(ran >= 20, "only {ran} semantics cases ran");
+}
+
+/// The on-the-fly workflow stops with the verdict: leader n=7's `LeaderNot0` is violated a few
+/// steps from the initial state, and the states it generates of the program's LTS are far fewer
+/// than the LAbS states of the whole system (each of which is a state of that LTS, reached by
+/// `DONE`). The counterexample replays (the CLI checks it before printing it).
+#[test]
+fn on_the_fly_stops_early() {
+    let spec = format!("{BENCH}/leader.labs");
+    let run = |extra: &[&str]| {
+        let o = fixtures::labs_command()
+            .args(["verify", &spec, "n=7", "--property", "LeaderNot0", "--json", "-q"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(10), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let whole = run(&["--exhaustive", "--no-reduction"])["stats"]["states"].as_u64().unwrap();
+    // The bound makes an evaluation that does not stop fail at once instead of running on.
+    let doc = run(&["--backend", "lnt", "--workflow", "on-the-fly", "--max-states", "200000"]);
+    let r = &doc["results"][0];
+    assert_eq!(r["verdict"], "violated");
+    assert!(r["trace"].is_object(), "{doc}");
+    assert_eq!(r["lts"]["file"], "leader.lnt");
+    let generated = r["lts"]["states"].as_u64().unwrap();
+    assert!(generated * 10 < whole, "{generated} states generated, {whole} LAbS states in all");
+}
+
+/// Long phases report their progress through `Options::phase_progress` (the CLI shows it on
+/// stderr): the monolithic generation of philosophers n=4's `MAIN` (10,282 states) reports
+/// every 8,192 new states, naming the LTS it generates, with counts that grow.
+#[test]
+fn long_phases_report_progress() {
+    use std::sync::{Arc, Mutex};
+    let (m, b) = load(&format!("{BENCH}/philosophers.labs"), &["n=4"]);
+    let seen: Arc<Mutex<Vec<labs::lts_backend::PhaseProgress>>> = Arc::default();
+    let sink = seen.clone();
+    let opts = Options {
+        workflow: Workflow::Monolithic,
+        limits: Limits::new(None, Some(MAX_STATES), None, None),
+        base: "philosophers".into(),
+        source: "philosophers.labs".into(),
+        phase_progress: Some(Arc::new(move |p: &labs::lts_backend::PhaseProgress| {
+            sink.lock().unwrap().push(p.clone())
+        })),
+        ..Default::default()
+    };
+    lntcheck::verify(&m, &b, &analyse(&m, &b), &opts).unwrap();
+    let seen = seen.lock().unwrap();
+    let generation: Vec<_> = seen.iter().filter(|p| p.phase == "generating philosophers_mono.bcg").collect();
+    assert!(!generation.is_empty(), "{seen:?}");
+    assert!(generation.iter().all(|p| p.states >= 8192 && p.states <= 10_282 && p.transitions > 0), "{seen:?}");
+    assert!(generation.windows(2).all(|w| w[0].states < w[1].states && w[0].seconds <= w[1].seconds), "{seen:?}");
 }

@@ -1,7 +1,7 @@
 //! Random differential test of every route of `labs verify`: small random specs over the whole
 //! language (`tests/it/specgen/`), each verified free and `--fair` by the native engine, the
 //! native engine without reductions (`--no-reduction`), and the LNT program through labs's LNT
-//! interpreter in both SVL workflows (`--backend lnt --workflow monolithic|compositional`).
+//! interpreter in every workflow (`--backend lnt --workflow monolithic|compositional|on-the-fly`).
 //! Per property the verdicts must agree, or both runs meet the same kind of run-time error; an
 //! LNT route may refuse a construct by name (counted, not compared). A spec on which some route
 //! hits a bound is not compared on it. The value analysis is checked as an invariant on each

@@ -36,6 +36,8 @@ pub struct Composer<'a> {
     pub(crate) reduction: Option<Reduction>,
     /// The run's bounds, polled while leaves are generated.
     pub(crate) limits: crate::limits::Limits,
+    /// Told how each leaf's generation and each composition advance.
+    pub(crate) progress: Option<crate::lts_backend::PhaseProgressFn>,
 }
 
 impl<'a> Composer<'a> {
@@ -49,6 +51,7 @@ impl<'a> Composer<'a> {
             leaves: vec![],
             reduction: None,
             limits,
+            progress: None,
         }
     }
 
@@ -105,9 +108,14 @@ impl<'a> Composer<'a> {
         let vals = args.iter().map(|a| Value::I(*a)).collect();
         let net = interp::build_call(self.prog, process, gates, vals)
             .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
-        let (lts, _) =
-            interp::generate(self.prog, &net, &GenOptions { max_states: self.max_states, limits: self.limits.clone() })
-                .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
+        let opts = GenOptions {
+            max_states: self.max_states,
+            limits: self.limits.clone(),
+            progress: self.progress.clone(),
+            phase: format!("generating the leaf {key}"),
+        };
+        let (lts, _) = interp::generate(self.prog, &net, &opts)
+            .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
         self.cache.insert(key, lts.clone());
         Ok(lts)
     }
@@ -124,7 +132,8 @@ impl<'a> Composer<'a> {
         net.labels.push("i".to_string());
         net.ids.insert("i".to_string(), 0);
         let root = self.build(b, property_ops, &mut net)?;
-        let lts = net.explore(root, &self.limits)?;
+        let progress = crate::lts_backend::PhaseReporter::new("composing the leaves", self.progress.as_ref());
+        let lts = net.explore(root, &self.limits, progress)?;
         Ok(match &self.reduction {
             Some(r) => minimise(&lts, r, &self.limits)?,
             None => lts,

@@ -149,7 +149,12 @@ impl OnTheFly {
 
     /// The network's LTS from the root, within `limits` (polled for every state, and asked
     /// before the state table or the transition list doubles).
-    pub(super) fn explore(mut self, mut root: Node, limits: &crate::limits::Limits) -> Result<Lts, LntcheckError> {
+    pub(super) fn explore(
+        mut self,
+        mut root: Node,
+        limits: &crate::limits::Limits,
+        mut progress: Option<crate::lts_backend::PhaseReporter>,
+    ) -> Result<Lts, LntcheckError> {
         let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
         let mut i = 0;
@@ -174,6 +179,9 @@ impl OnTheFly {
                 }
                 let (id, _) = states.number(n);
                 out.add(i as u32, &self.labels[l as usize], id);
+            }
+            if let Some(r) = &mut progress {
+                r.report(states.len(), out.trans.len());
             }
             i += 1;
         }
