@@ -134,7 +134,7 @@ pub struct Stats {
     /// Peak resident memory of the process (VmHWM), in MiB (0 where unavailable).
     pub peak_rss_mib: u64,
     /// Bytes held by the state graph at the end.
-    pub(crate) graph_bytes: u64,
+    pub graph_bytes: u64,
     /// Bytes held by the visited set (packed arena + hash index) at the end.
     pub(crate) store_bytes: u64,
     /// Slots per state.
