@@ -212,11 +212,11 @@ fn edges_text(e: &engine::EdgeUse) -> String {
         engine::EdgeUse::Chosen { kept: false } => "successors recomputed by the checks (--edges recompute)".into(),
         engine::EdgeUse::NotNeeded => "successor lists not kept: no property needs them".into(),
         engine::EdgeUse::WithinBudget { budget_bytes: Some(b) } => {
-            format!("successor lists kept: the graph stayed within {} MiB (half the memory bound)", mib(b))
+            format!("successor lists kept: the memory stayed within {} MiB (half the memory bound)", mib(b))
         }
         engine::EdgeUse::WithinBudget { budget_bytes: None } => "successor lists kept (no memory bound)".into(),
         engine::EdgeUse::OverBudget { budget_bytes, at_states } => format!(
-            "successor lists dropped at {} when the graph passed {} MiB (half the memory bound); the checks \
+            "successor lists dropped at {} when the memory passed {} MiB (half the memory bound); the checks \
              recomputed successors (--edges keep keeps them)",
             count(at_states, "state"),
             mib(budget_bytes)

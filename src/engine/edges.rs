@@ -9,7 +9,7 @@ use serde::Serialize;
 /// What `verify` does with the successor lists (`--edges`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EdgePolicy {
-    /// Kept while the graph (store, parents, lists) takes at most half of the run's memory
+    /// Kept while the process's resident memory stays at most half of the run's memory
     /// bound (`AUTO_SHARE`), and only where a selected property reads successors.
     #[default]
     Auto,
@@ -17,13 +17,17 @@ pub enum EdgePolicy {
     Keep,
     /// Never kept: the checks recompute successors.
     Recompute,
-    /// Kept while the graph takes at most this many bytes (`Auto` with a budget of its own).
+    /// Kept while the graph (store, parents, lists: `Graph::memory_bytes`) takes at most this
+    /// many bytes, and only where a selected property reads successors: a budget that does
+    /// not depend on the process's other memory (the tests' way to drop the lists at a chosen
+    /// point).
     Within(u64),
 }
 
-/// The share of the memory bound the graph may take with its successor lists. The lists are
-/// about half of the graph on the benchmarks, so when they are dropped at this point the
-/// store has about three quarters of the bound to grow into.
+/// The share of the memory bound the process may take while the successor lists are kept
+/// (1 / `AUTO_SHARE`). The lists are about half of the graph on the benchmarks, so when they
+/// are dropped at this point the store has about three quarters of the bound to grow into;
+/// the memory bound is on resident memory, so the budget is too.
 const AUTO_SHARE: u64 = 2;
 
 /// Which successors the checks read, and why (`Stats::edges`).
@@ -35,9 +39,9 @@ pub enum EdgeUse {
     /// Not kept: no selected property reads successors (only `always`).
     #[default]
     NotNeeded,
-    /// Kept: the graph stayed within the budget (`None`: the run has no memory bound).
+    /// Kept: the memory stayed within the budget (`None`: the run has no memory bound).
     WithinBudget { budget_bytes: Option<u64> },
-    /// Dropped when the graph passed the budget, with `at_states` states stored; the checks
+    /// Dropped when the memory passed the budget, with `at_states` states stored; the checks
     /// recomputed successors.
     OverBudget { budget_bytes: u64, at_states: u64 },
 }
@@ -53,12 +57,29 @@ impl EdgeUse {
     }
 }
 
-/// How the exploration starts: whether it keeps the lists, and the graph size in bytes past
-/// which it drops them (`None`: never).
+/// The memory past which the exploration drops the successor lists it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EdgeBudget {
+    /// The process's resident memory, in bytes.
+    Resident(u64),
+    /// The graph's memory (`Graph::memory_bytes`), in bytes.
+    Graph(u64),
+}
+
+impl EdgeBudget {
+    pub(crate) fn bytes(self) -> u64 {
+        match self {
+            EdgeBudget::Resident(b) | EdgeBudget::Graph(b) => b,
+        }
+    }
+}
+
+/// How the exploration starts: whether it keeps the lists, and the budget past which it
+/// drops them (`None`: never).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct EdgePlan {
     pub(crate) keep: bool,
-    pub(crate) budget: Option<u64>,
+    pub(crate) budget: Option<EdgeBudget>,
 }
 
 /// The plan for `policy`, where `needed` says whether a selected property reads successors.
@@ -67,8 +88,10 @@ pub(crate) fn plan(policy: EdgePolicy, needed: bool, limits: &Limits) -> EdgePla
         EdgePolicy::Keep => EdgePlan { keep: true, budget: None },
         EdgePolicy::Recompute => EdgePlan { keep: false, budget: None },
         _ if !needed => EdgePlan { keep: false, budget: None },
-        EdgePolicy::Within(b) => EdgePlan { keep: true, budget: Some(b) },
-        EdgePolicy::Auto => EdgePlan { keep: true, budget: limits.memory().map(|(b, _)| b / AUTO_SHARE) },
+        EdgePolicy::Within(b) => EdgePlan { keep: true, budget: Some(EdgeBudget::Graph(b)) },
+        EdgePolicy::Auto => {
+            EdgePlan { keep: true, budget: limits.memory().map(|(b, _)| EdgeBudget::Resident(b / AUTO_SHARE)) }
+        }
     }
 }
 
@@ -79,9 +102,9 @@ pub(crate) fn outcome(policy: EdgePolicy, plan: EdgePlan, dropped_at: Option<u64
         (EdgePolicy::Keep | EdgePolicy::Recompute, _) => EdgeUse::Chosen { kept: plan.keep },
         _ if !plan.keep => EdgeUse::NotNeeded,
         (_, Some(at_states)) => {
-            EdgeUse::OverBudget { budget_bytes: plan.budget.expect("dropped at a budget"), at_states }
+            EdgeUse::OverBudget { budget_bytes: plan.budget.expect("dropped at a budget").bytes(), at_states }
         }
-        (_, None) => EdgeUse::WithinBudget { budget_bytes: plan.budget },
+        (_, None) => EdgeUse::WithinBudget { budget_bytes: plan.budget.map(EdgeBudget::bytes) },
     }
 }
 
@@ -93,17 +116,23 @@ mod tests {
     #[test]
     fn auto_keeps_within_half_the_bound_and_only_where_needed() {
         let bound = Limits::new(None, None, Some((1000, MemorySource::User)), None);
-        assert_eq!(plan(EdgePolicy::Auto, true, &bound), EdgePlan { keep: true, budget: Some(500) });
+        assert_eq!(
+            plan(EdgePolicy::Auto, true, &bound),
+            EdgePlan { keep: true, budget: Some(EdgeBudget::Resident(500)) }
+        );
         assert_eq!(plan(EdgePolicy::Auto, false, &bound), EdgePlan { keep: false, budget: None });
         assert_eq!(plan(EdgePolicy::Auto, true, &Limits::none()), EdgePlan { keep: true, budget: None });
         assert_eq!(plan(EdgePolicy::Keep, false, &bound), EdgePlan { keep: true, budget: None });
         assert_eq!(plan(EdgePolicy::Recompute, true, &bound), EdgePlan { keep: false, budget: None });
-        assert_eq!(plan(EdgePolicy::Within(7), true, &bound), EdgePlan { keep: true, budget: Some(7) });
+        assert_eq!(
+            plan(EdgePolicy::Within(7), true, &bound),
+            EdgePlan { keep: true, budget: Some(EdgeBudget::Graph(7)) }
+        );
     }
 
     #[test]
     fn outcome_says_why() {
-        let p = EdgePlan { keep: true, budget: Some(500) };
+        let p = EdgePlan { keep: true, budget: Some(EdgeBudget::Resident(500)) };
         assert_eq!(outcome(EdgePolicy::Auto, p, Some(42)), EdgeUse::OverBudget { budget_bytes: 500, at_states: 42 });
         assert_eq!(outcome(EdgePolicy::Auto, p, None), EdgeUse::WithinBudget { budget_bytes: Some(500) });
         assert!(!outcome(EdgePolicy::Auto, p, Some(42)).kept());

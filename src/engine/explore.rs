@@ -7,6 +7,7 @@
 //! (parent, successor index) first), so ids, parents, counts and successor lists are
 //! identical for any thread count (see docs/performance.md).
 
+use super::edges::EdgeBudget;
 use super::par::Workers;
 use super::state::{BatchIds, Layout, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
@@ -49,9 +50,9 @@ pub struct ExploreOptions {
     /// Keep the successor lists (the checks other than `always` read successors; without the
     /// lists they recompute them).
     pub keep_edges: bool,
-    /// With `keep_edges`: the graph's size in bytes (`Graph::memory_bytes`) past which the
-    /// lists are dropped, and the rest of the exploration keeps none (`edges::EdgePolicy`).
-    pub edge_budget: Option<u64>,
+    /// With `keep_edges`: the memory past which the lists are dropped, and the rest of the
+    /// exploration keeps none (`edges::EdgePolicy`).
+    pub edge_budget: Option<EdgeBudget>,
     /// Threads started beforehand (`threads` is then theirs); started here otherwise. The
     /// time their start took counts as exploration time.
     pub workers: Option<Arc<Workers>>,
@@ -635,7 +636,11 @@ fn explore_with(
         next = end;
         // Between batches, on this thread: no worker holds the lists. The counts go on
         // from the expansion's own (`ChunkOut::distinct`), the same as the lists give.
-        if keep && opts.edge_budget.is_some_and(|b| g.memory_bytes() > b) {
+        let over = |b| match b {
+            EdgeBudget::Resident(b) => crate::limits::resident_bytes() > b,
+            EdgeBudget::Graph(b) => g.memory_bytes() > b,
+        };
+        if keep && opts.edge_budget.is_some_and(over) {
             g.drop_edges();
             keep = false;
         }

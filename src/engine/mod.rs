@@ -47,7 +47,7 @@ use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Scope};
-pub use edges::{EdgePolicy, EdgeUse};
+pub use edges::{EdgeBudget, EdgePolicy, EdgeUse};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
