@@ -172,9 +172,11 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = results_text(l, r);
     let st = &r.stats;
+    // Above the counts line, which stays last unless a note follows.
+    let _ = writeln!(s, "\n{}", edges_text(&st.edges));
     let _ = writeln!(
         s,
-        "\n{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
+        "{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
         count(st.states, "state"),
         count(st.transitions, "transition"),
         count(st.deadlocks, "deadlock"),
@@ -185,7 +187,6 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
     }
-    let _ = writeln!(s, "{}", edges_text(&st.edges));
     if st.decided_early {
         let _ = writeln!(
             s,

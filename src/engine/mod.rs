@@ -19,7 +19,7 @@
 
 pub(crate) mod analysis_check;
 pub(crate) mod check;
-pub mod edges;
+pub(crate) mod edges;
 pub mod estimate;
 pub mod eval;
 pub mod explore;
