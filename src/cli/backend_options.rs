@@ -17,6 +17,7 @@ pub const OWNERS: &[(&str, &str, &[Backend])] = &[
     ("verify", "threads", NATIVE),
     ("verify", "no_reduction", NATIVE),
     ("verify", "exhaustive", NATIVE),
+    ("verify", "edges", NATIVE),
     ("verify", "check_analysis", NATIVE),
     ("verify", "max_states", NATIVE_LNT),
     ("verify", "workflow", FILES),

@@ -89,12 +89,22 @@ pub enum StatsDoc {
         /// The reduction the counts are of (absent: every state counted).
         #[serde(skip_serializing_if = "Option::is_none")]
         reduction: Option<String>,
+        /// Whether the checks read kept successor lists, and why (`--edges`).
+        edges: EdgesDoc,
     },
     Lts {
         seconds: f64,
         peak_rss_mib: u64,
         lts: Vec<LtsDoc>,
     },
+}
+
+/// `stats.edges`: `lists` is `kept` or `recomputed`; `reason` and its fields say why.
+#[derive(Serialize)]
+pub struct EdgesDoc {
+    pub lists: &'static str,
+    #[serde(flatten)]
+    pub why: crate::engine::EdgeUse,
 }
 
 /// `--backend lnt`: how the script was run.
@@ -154,6 +164,7 @@ impl<'a> VerifyDoc<'a> {
                 complete: st.complete,
                 decided_early: st.decided_early,
                 reduction: st.reduction.clone(),
+                edges: EdgesDoc { lists: if st.edges.kept() { "kept" } else { "recomputed" }, why: st.edges },
             },
             stopped: r.stopped,
             lnt: None,

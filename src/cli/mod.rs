@@ -53,6 +53,18 @@ enum Backend {
     Lnt,
 }
 
+/// `verify --edges`: what the native engine does with the successor lists.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Edges {
+    /// Keep them while the state graph takes at most half of the memory bound (--memory, or
+    /// the memory available), then drop them and recompute successors
+    Auto,
+    /// Keep them whatever they cost (fastest checks)
+    Keep,
+    /// Never keep them: the checks recompute successors (least memory)
+    Recompute,
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Workflow {
     Compositional,
@@ -133,6 +145,11 @@ enum Command {
         /// stops as soon as every property is decided)
         #[arg(long)]
         exhaustive: bool,
+        /// With the native engine: whether the exploration keeps each state's successor list
+        /// for the checks after it (finally, fairly, scoped and linear-time properties), which
+        /// otherwise compute successors again
+        #[arg(long, value_enum, value_name = "WHEN", default_value_t = Edges::Auto)]
+        edges: Edges,
         /// With the native engine: check every reached state against the value analysis and
         /// stop with an internal error if a value lies outside its analysed set (a self-check
         /// of labs; slower; also on, where it applies, when the environment variable
@@ -440,6 +457,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             cross_check,
             no_reduction,
             exhaustive,
+            edges,
             check_analysis,
             quiet,
             report,
@@ -522,6 +540,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 report,
                 symmetry: !no_reduction,
                 exhaustive,
+                edges: match edges {
+                    Edges::Auto => crate::engine::EdgePolicy::Auto,
+                    Edges::Keep => crate::engine::EdgePolicy::Keep,
+                    Edges::Recompute => crate::engine::EdgePolicy::Recompute,
+                },
                 check_analysis,
             };
             verify::verify(&loaded, loaded.name(), &args)

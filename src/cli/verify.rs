@@ -28,6 +28,8 @@ pub struct VerifyArgs {
     pub symmetry: bool,
     /// `--exhaustive`.
     pub exhaustive: bool,
+    /// `--edges`.
+    pub edges: engine::EdgePolicy,
     /// `--check-analysis`.
     pub check_analysis: bool,
 }
@@ -109,6 +111,7 @@ pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failur
         symmetry: a.symmetry,
         check_analysis: a.check_analysis,
         exhaustive: a.exhaustive,
+        edges: a.edges,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
@@ -169,9 +172,11 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = results_text(l, r);
     let st = &r.stats;
+    // Above the counts line, which stays last unless a note follows.
+    let _ = writeln!(s, "\n{}", edges_text(&st.edges));
     let _ = writeln!(
         s,
-        "\n{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
+        "{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
         count(st.states, "state"),
         count(st.transitions, "transition"),
         count(st.deadlocks, "deadlock"),
@@ -198,6 +203,26 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
         );
     }
     s
+}
+
+/// Which successors the checks read, and why.
+fn edges_text(e: &engine::EdgeUse) -> String {
+    let mib = |b: u64| b.div_ceil(1 << 20);
+    match *e {
+        engine::EdgeUse::Chosen { kept: true } => "successor lists kept (--edges keep)".into(),
+        engine::EdgeUse::Chosen { kept: false } => "successors recomputed by the checks (--edges recompute)".into(),
+        engine::EdgeUse::NotNeeded => "successor lists not kept: no property needs them".into(),
+        engine::EdgeUse::WithinBudget { budget_bytes: Some(b) } => {
+            format!("successor lists kept: the memory stayed within {} MiB (half the memory bound)", mib(b))
+        }
+        engine::EdgeUse::WithinBudget { budget_bytes: None } => "successor lists kept (no memory bound)".into(),
+        engine::EdgeUse::OverBudget { budget_bytes, at_states } => format!(
+            "successor lists dropped at {} when the memory passed {} MiB (half the memory bound); the checks \
+             recomputed successors (--edges keep keeps them)",
+            count(at_states, "state"),
+            mib(budget_bytes)
+        ),
+    }
 }
 
 /// One line per verdict, then the counterexamples.

@@ -7,6 +7,7 @@
 //! (parent, successor index) first), so ids, parents, counts and successor lists are
 //! identical for any thread count (see docs/performance.md).
 
+use super::edges::EdgeBudget;
 use super::par::Workers;
 use super::state::{BatchIds, Layout, StateStore, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
@@ -46,8 +47,12 @@ pub struct ExploreOptions {
     /// The run's deadline, interrupt and memory bound, polled for every parent expanded.
     pub limits: Limits,
     pub progress: Option<Arc<ProgressFn>>,
-    /// Keep the successor lists (needed by every modality except `always`).
+    /// Keep the successor lists (the checks other than `always` read successors; without the
+    /// lists they recompute them).
     pub keep_edges: bool,
+    /// With `keep_edges`: the memory past which the lists are dropped, and the rest of the
+    /// exploration keeps none (`edges::EdgePolicy`).
+    pub edge_budget: Option<EdgeBudget>,
     /// Threads started beforehand (`threads` is then theirs); started here otherwise. The
     /// time their start took counts as exploration time.
     pub workers: Option<Arc<Workers>>,
@@ -77,6 +82,8 @@ pub struct Graph {
     pub(crate) expanded: usize,
     /// Whether `succ_off`/`succ` were kept.
     pub(crate) has_edges: bool,
+    /// The number of stored states when the lists were dropped (`ExploreOptions::edge_budget`).
+    pub(crate) edges_dropped_at: Option<u64>,
     /// `None` when every reachable state was expanded.
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
@@ -124,6 +131,13 @@ impl Graph {
         }
         p.reverse();
         p
+    }
+    /// Frees the successor lists: from now on the checks recompute successors.
+    fn drop_edges(&mut self) {
+        self.has_edges = false;
+        self.edges_dropped_at = Some(self.store.len() as u64);
+        self.succ_off = SystemVec::new();
+        self.succ = SystemVec::new();
     }
     pub(crate) fn memory_bytes(&self) -> u64 {
         (self.store.bytes() + self.parent.capacity() * 4 + self.succ_off.capacity() * 8 + self.succ.capacity() * 4)
@@ -508,6 +522,7 @@ fn explore_with(
         deadlocks: 0,
         expanded: 0,
         has_edges: opts.keep_edges,
+        edges_dropped_at: None,
         stopped: None,
         error: None,
         decided_early: false,
@@ -538,7 +553,7 @@ fn explore_with(
         g.seconds = seconds();
         return Ok(g);
     }
-    let keep = g.has_edges;
+    let mut keep = g.has_edges;
     // A batch that would take the store beyond twice the state bound is dropped, so that a
     // state space with thousands of successors per state stops near the bound.
     let too_many = opts.max_states.or(opts.limits.max_states()).map(|m| (m as usize).saturating_mul(2).max(BATCH));
@@ -619,6 +634,16 @@ fn explore_with(
         g.expanded += end - next;
         drop(outs);
         next = end;
+        // Between batches, on this thread: no worker holds the lists. The counts go on
+        // from the expansion's own (`ChunkOut::distinct`), the same as the lists give.
+        let over = |b| match b {
+            EdgeBudget::Resident(b) => crate::limits::resident_bytes() > b,
+            EdgeBudget::Graph(b) => g.memory_bytes() > b,
+        };
+        if keep && opts.edge_budget.is_some_and(over) {
+            g.drop_edges();
+            keep = false;
+        }
         // Called on the last batch too, so that the watch sees every state.
         if watched(&mut g, stored) && next < g.store.len() {
             g.decided_early = true;

@@ -19,6 +19,7 @@
 
 pub(crate) mod analysis_check;
 pub(crate) mod check;
+pub(crate) mod edges;
 pub mod estimate;
 pub mod eval;
 pub mod explore;
@@ -46,6 +47,7 @@ use crate::limits::Limits;
 use crate::model::{Modality, Model, Pattern, Property, QPred};
 use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Scope};
+pub use edges::{EdgeBudget, EdgePolicy, EdgeUse};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
@@ -86,6 +88,8 @@ pub struct VerifyOptions {
     /// full counts (D13), and run-time errors found wherever they are. Otherwise the
     /// exploration stops as soon as every property is decided (`Stats::decided_early`).
     pub exhaustive: bool,
+    /// Whether the exploration keeps the successor lists for the checks (`--edges`).
+    pub edges: EdgePolicy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -130,7 +134,7 @@ pub struct Stats {
     /// Peak resident memory of the process (VmHWM), in MiB (0 where unavailable).
     pub peak_rss_mib: u64,
     /// Bytes held by the state graph at the end.
-    pub(crate) graph_bytes: u64,
+    pub graph_bytes: u64,
     /// Bytes held by the visited set (packed arena + hash index) at the end.
     pub(crate) store_bytes: u64,
     /// Slots per state.
@@ -145,6 +149,8 @@ pub struct Stats {
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
+    /// Whether the checks read kept successor lists or recomputed successors, and why.
+    pub edges: EdgeUse,
 }
 
 #[derive(Clone, Debug)]
@@ -488,13 +494,17 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
     let sym = opts.symmetry.then(|| symmetry::analyse(model, behs, opts.fair));
     let group = sym.as_ref().and_then(|s| s.group.clone()).map(Arc::new);
+    // Only `always` is decided without successors (its counterexamples follow BFS parents).
+    let needs_succs = props.iter().any(|p| !matches!(p.modality, Modality::Always));
+    let edge_plan = edges::plan(opts.edges, needs_succs, &opts.limits);
     let eopts = ExploreOptions {
         threads: workers.threads(),
         workers: Some(workers.clone()),
         max_states: opts.max_states,
         limits: opts.limits.clone(),
         progress: opts.progress.clone(),
-        keep_edges: false,
+        keep_edges: edge_plan.keep,
+        edge_budget: edge_plan.budget,
         symmetry: group.clone(),
     };
     let group = group.as_deref();
@@ -558,7 +568,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     }
     // Then the searches, one property per worker (each may share its successors out to the
     // others while they are idle): they are independent, and most are one long pass.
-    let space = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
+    let recomputed = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
+    let space: &dyn check::Space = if g.has_edges { &g } else { &recomputed };
     let searched: Vec<Outcome> = workers.in_chunks(props.len(), |k| {
         if decided[k].is_some() {
             return Outcome::Unknown;
@@ -569,7 +580,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Some(i) => Ok(mine.swap_remove(i).1),
             None => Err(()),
         };
-        check_property(&space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
+        check_property(space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
     });
     let mut results = Vec::new();
     for ((p, direct), searched) in props.into_iter().zip(decided).zip(searched) {
@@ -615,6 +626,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         complete: g.complete(),
         decided_early: g.decided_early,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
+        edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
     Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })

@@ -165,8 +165,10 @@ impl<'a> OnTheFly<'a> {
                 let clear = self.bits[k].is_some_and(|b| g.lassos & b == 0);
                 if self.found[k].is_none() && self.preds[k].2 && !clear {
                     let g = &*g;
-                    let space = Recomputed { g, stepper: self.stepper, symmetry: self.symmetry, workers: self.workers };
-                    self.found[k] = violation_of_finally(g, &space, &self.psi[k]).map(Found::Graph);
+                    let recomputed =
+                        Recomputed { g, stepper: self.stepper, symmetry: self.symmetry, workers: self.workers };
+                    let space: &dyn Space = if g.has_edges { g } else { &recomputed };
+                    self.found[k] = violation_of_finally(g, space, &self.psi[k]).map(Found::Graph);
                 }
             }
         }

@@ -1,9 +1,9 @@
 //! The successors of stored states recomputed instead of kept: the checks that run after the
 //! exploration (`finally`, `fairly`, `fairly_inf`, scoped patterns, linear-time formulas) and
 //! the search for `finally` during it read the graph through `check::Space`, and this one
-//! computes a state's successors again and looks them up in the store. The exploration then
-//! keeps no successor lists (4 bytes per transition and 8 per state): memory is the store
-//! and one BFS parent per state.
+//! computes a state's successors again and looks them up in the store, where the exploration
+//! kept no successor lists (4 bytes per transition and 8 per state; `edges.rs` decides): memory
+//! is then the store and one BFS parent per state.
 
 use super::check::Space;
 use super::explore::{Graph, sort_dedup};

@@ -38,6 +38,7 @@ mod emit_mcl;
 mod emit_snapshots;
 mod emit_split;
 mod engine_benchmarks;
+mod engine_edges;
 mod engine_packed;
 mod engine_predicates;
 mod engine_proptest;
