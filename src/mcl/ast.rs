@@ -4,6 +4,9 @@
 
 use crate::syntax::span::Span;
 
+/// The index of an action formula among a query's actions.
+pub(crate) type ActId = u32;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sign {
     Mu,

@@ -9,10 +9,11 @@
 //! The order of derivations (ranks) makes diagnostics well-founded (diag.rs). No recursion
 //! depends on the size of the LTS: only on the nesting of the formula.
 
+use super::ast::ActId;
 use super::ast::{BinOp, Sign, Type};
 use super::diag::Diagnostic;
 use super::lts::LtsView;
-use super::typing::{AOffer, Act, ActId, DExpr, FixId, Node, NodeId, Query};
+use super::typing::{AOffer, Act, DExpr, FixId, Node, NodeId, Query};
 use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
 

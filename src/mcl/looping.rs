@@ -10,9 +10,7 @@
 //! component holding an accepting edge (then a cycle repeats it forever). The diagnostic is a
 //! lasso: a shortest path into that component, then a cycle through an accepting edge.
 
-use super::ast::{Offer, Reg, RegKind};
-use super::eval::{EvalError, Evaluator, Successors};
-use super::typing::ActId;
+use super::ast::{ActId, Offer, Reg, RegKind};
 use crate::syntax::span::Span;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -21,7 +19,7 @@ use std::collections::VecDeque;
 /// completes)`, where `completes` says that the path read so far is an `R`-path.
 #[derive(Clone, Debug)]
 pub(crate) struct Loop {
-    edges: Vec<Vec<(ActId, u32, bool)>>,
+    pub(super) edges: Vec<Vec<(ActId, u32, bool)>>,
 }
 
 /// Where a regular formula binds data (`?x:T`), which `@` cannot carry from one iteration to
@@ -142,16 +140,16 @@ impl Loop {
 pub(super) struct Product {
     index: FxHashMap<(u32, u32), u32>,
     /// (LTS state, automaton state) of each node.
-    nodes: Vec<(u32, u32)>,
+    pub(super) nodes: Vec<(u32, u32)>,
     /// Per node: (label, target node, accepting).
-    succ: Vec<Vec<(u32, u32, bool)>>,
+    pub(super) succ: Vec<Vec<(u32, u32, bool)>>,
     /// Per node: whether an accepting cycle is reachable (set by `solve`).
-    good: Vec<bool>,
+    pub(super) good: Vec<bool>,
     solved: usize,
 }
 
 impl Product {
-    fn node(&mut self, key: (u32, u32), queue: &mut VecDeque<u32>) -> u32 {
+    pub(super) fn node(&mut self, key: (u32, u32), queue: &mut VecDeque<u32>) -> u32 {
         let next = self.nodes.len() as u32;
         *self.index.entry(key).or_insert_with(|| {
             self.nodes.push(key);
@@ -162,108 +160,12 @@ impl Product {
     }
 }
 
-impl<L: Successors> Evaluator<'_, '_, L> {
-    /// Whether `< R > @` (loop `id` at depth `env`) holds at `state`.
-    pub(super) fn looping(&mut self, id: u32, state: u32, env: &[i64]) -> Result<bool, EvalError> {
-        let x = self.product_from(id, state, env)?;
-        Ok(self.loops[&(id, env.into())].good[x as usize])
-    }
-
-    /// Explores the product from `(state, start)` and solves what is new; its node.
-    fn product_from(&mut self, id: u32, state: u32, env: &[i64]) -> Result<u32, EvalError> {
-        let key: (u32, Box<[i64]>) = (id, env.into());
-        let mut p = self.loops.remove(&key).unwrap_or_default();
-        let r = self.explore(&mut p, id, state, env);
-        if r.is_ok() {
-            solve(&mut p);
-        }
-        let out = r;
-        self.loops.insert(key, p);
-        out
-    }
-
-    fn explore(&mut self, p: &mut Product, id: u32, state: u32, env: &[i64]) -> Result<u32, EvalError> {
-        let aut = &self.q.loops[id as usize];
-        let mut queue = VecDeque::new();
-        let root = p.node((state, 0), &mut queue);
-        let mut scratch = Vec::new();
-        while let Some(x) = queue.pop_front() {
-            if (x as usize).is_multiple_of(4096) {
-                self.check_limits()?;
-            }
-            let (s, q) = p.nodes[x as usize];
-            let mut out = Vec::new();
-            for i in 0..self.lts.expand(s)? {
-                let (label, to) = self.lts.edge(s, i);
-                for &(a, target, completes) in &aut.edges[q as usize] {
-                    scratch.clear();
-                    if !self.matches(a, label, env, &mut scratch)? {
-                        continue;
-                    }
-                    if !aut.edges[target as usize].is_empty() {
-                        out.push((label, p.node((to, target), &mut queue), false));
-                    }
-                    if completes {
-                        out.push((label, p.node((to, 0), &mut queue), true));
-                    }
-                }
-            }
-            p.succ[x as usize] = out;
-        }
-        Ok(root)
-    }
-
-    /// A lasso from `state` whose loop repeats `R`-paths forever, when `< R > @` holds there:
-    /// (states, labels, position where the loop starts); the last label leads back to that
-    /// position's state.
-    pub(super) fn looping_witness(&mut self, id: u32, state: u32, env: &[i64]) -> Result<Option<Lasso>, EvalError> {
-        let start = self.product_from(id, state, env)?;
-        let p = &self.loops[&(id, env.into())];
-        if !p.good[start as usize] {
-            return Ok(None);
-        }
-        let comp = components(p);
-        let cyclic: Vec<bool> = {
-            let mut c = vec![false; comp.count];
-            for (x, es) in p.succ.iter().enumerate() {
-                for &(_, y, acc) in es {
-                    if acc && comp.of[x] == comp.of[y as usize] {
-                        c[comp.of[x]] = true;
-                    }
-                }
-            }
-            c
-        };
-        let in_good = |x: u32| cyclic[comp.of[x as usize]];
-        // A shortest path to the accepting component, then around it.
-        let prefix = bfs(p, start, &|_| true, &|_, y, _| in_good(y)).expect("a good node reaches its cycle");
-        let entry = prefix.last().map_or(start, |e| e.1);
-        let c = comp.of[entry as usize];
-        let inside = |y: u32| comp.of[y as usize] == c;
-        let mut cycle = bfs(p, entry, &inside, &|x, y, acc| acc && comp.of[x as usize] == c && inside(y))
-            .expect("an accepting edge in the component");
-        let back = cycle.last().expect("one edge").1;
-        if back != entry {
-            cycle.extend(bfs(p, back, &inside, &|_, y, _| y == entry).expect("a component is strongly connected"));
-        }
-        let mut states = vec![state];
-        let mut labels = Vec::new();
-        for &(label, y) in prefix.iter().chain(&cycle) {
-            labels.push(self.lts.label(label).to_string());
-            states.push(p.nodes[y as usize].0);
-        }
-        // The cycle's last target is its first state: not repeated.
-        states.pop();
-        Ok(Some((states, labels, prefix.len())))
-    }
-}
-
 /// A lasso: its states, its labels, and the position its loop goes back to.
 pub(super) type Lasso = (Vec<u32>, Vec<String>, usize);
 
 /// Backward reachability of the cycles through an accepting edge, for the nodes not solved yet
 /// (earlier explorations' results stay valid: a node's successors never change).
-fn solve(p: &mut Product) {
+pub(super) fn solve(p: &mut Product) {
     let n = p.nodes.len();
     if p.solved == n {
         return;
@@ -296,13 +198,13 @@ fn solve(p: &mut Product) {
     p.solved = n;
 }
 
-struct Components {
-    of: Vec<usize>,
-    count: usize,
+pub(super) struct Components {
+    pub(super) of: Vec<usize>,
+    pub(super) count: usize,
 }
 
 /// Strongly connected components (iterative Tarjan).
-fn components(p: &Product) -> Components {
+pub(super) fn components(p: &Product) -> Components {
     let n = p.nodes.len();
     const UNSEEN: u32 = u32::MAX;
     let mut index = vec![UNSEEN; n];
@@ -360,7 +262,7 @@ fn components(p: &Product) -> Components {
 
 /// A shortest path (label, node) from `from` whose last edge satisfies `goal`, through nodes
 /// `allowed` (the goal edge's target excepted).
-fn bfs(
+pub(super) fn bfs(
     p: &Product,
     from: u32,
     allowed: &dyn Fn(u32) -> bool,

@@ -12,6 +12,7 @@ mod eval;
 mod explain;
 mod lexer;
 mod looping;
+mod looping_eval;
 mod lts;
 mod parser;
 mod typing;

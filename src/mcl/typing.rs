@@ -5,12 +5,11 @@
 //! the call graph; a block mixing `mu` and `nu` is alternation, refused). Rules: docs/mcl.md.
 
 use super::Located;
-use super::ast::{BinOp, Expr, ExprKind, Name, Offer, Pattern, Reg, RegKind, Sign, Type};
+use super::ast::{ActId, BinOp, Expr, ExprKind, Name, Offer, Pattern, Reg, RegKind, Sign, Type};
 use crate::syntax::span::Span;
 
 pub(crate) type NodeId = u32;
 pub(crate) type FixId = u32;
-pub(crate) type ActId = u32;
 
 /// A typed data expression; slots index the environment (outer variables first).
 #[derive(Clone, Debug)]
