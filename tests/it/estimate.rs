@@ -106,6 +106,28 @@ fn the_estimate_lies_within_epsilon_of_the_exact_probability() {
     assert_eq!(r.properties[0].reached.iter().sum::<u64>(), r.properties[0].successes);
 }
 
+/// Over many seeds, the interval misses the exact probability no more often than the
+/// confidence allows (the Okamoto bound is conservative: it misses far less often).
+#[test]
+fn intervals_miss_the_exact_probability_at_most_as_often_as_the_confidence_allows() {
+    let (m, b) = load(WALK, &[]);
+    let x = env_slot(&m, "x");
+    let k = 6;
+    let top = exact(&m, &b, k, &|s| s[x] == 4, true);
+    let (epsilon, confidence) = (0.05, 0.8);
+    let seeds = 200u64;
+    let mut misses = 0;
+    for seed in 0..seeds {
+        let o = EstimateOptions {
+            properties: Some(vec!["Top".into()]),
+            ..opts(k, seed * 1_000_003, Method::Interval { epsilon, confidence }, 1)
+        };
+        let (lo, hi) = estimate(&m, &b, &o).unwrap().properties[0].interval.unwrap();
+        misses += u64::from(!(lo <= top && top <= hi));
+    }
+    assert!(misses as f64 <= (1.0 - confidence) * seeds as f64, "{misses} of {seeds} intervals miss {top}");
+}
+
 #[test]
 fn the_estimate_depends_on_the_seed_only_not_on_the_threads() {
     let (m, b) = load(WALK, &[]);
