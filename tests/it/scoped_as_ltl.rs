@@ -43,8 +43,12 @@ fn compare(what: &str, model: &Model, behs: &[labs::behaviour::Behaviour]) -> Op
     let mut compared = 0;
     for fair in [false, true] {
         let Ok(a) = bounded(&native, behs, fair) else { return None };
-        let b = bounded(&ltl, behs, fair)
-            .unwrap_or_else(|e| panic!("{what}: the formula fails where the monitor does not: {e:?}"));
+        let b = match bounded(&ltl, behs, fair) {
+            Ok(b) => b,
+            // The product with the formula's automaton may take longer than the monitor.
+            Err(labs::engine::EngineError::Internal(m)) if m.starts_with("stopped") => return None,
+            Err(e) => panic!("{what}: the formula fails where the monitor does not: {e:?}"),
+        };
         for (x, y) in a.results.iter().zip(&b.results) {
             if x.verdict == Verdict::Unknown {
                 continue;
@@ -57,22 +61,29 @@ fn compare(what: &str, model: &Model, behs: &[labs::behaviour::Behaviour]) -> Op
     Some(compared)
 }
 
-/// A generated spec's check within a state bound: a few of them have millions of states, and
-/// a verdict the bound leaves unknown is not compared.
+/// A generated spec's check within bounds: a few have millions of states, or a choice among
+/// two billion values (`[1..y + 1]` with `y` near the largest Int) in one step; a spec the
+/// bounds stop is not compared.
 fn bounded(
     model: &Model,
     behs: &[labs::behaviour::Behaviour],
     fair: bool,
 ) -> Result<VerifyReport, labs::engine::EngineError> {
+    let limits = labs::limits::Limits::new(Some(std::time::Duration::from_secs(2)), None, None, None);
     let opts = VerifyOptions {
         fair,
         threads: 1,
         check_analysis: true,
         exhaustive: true,
         max_states: Some(100_000),
+        limits,
         ..Default::default()
     };
-    verify(model, behs, &opts)
+    let report = verify(model, behs, &opts)?;
+    match report.stopped {
+        Some(r) => Err(labs::engine::EngineError::Internal(format!("stopped: {r:?}"))),
+        None => Ok(report),
+    }
 }
 
 /// Every run is x = 0 (1 3)^ω (ltl_cycle.labs); the verdicts derived by hand from the
@@ -135,8 +146,7 @@ fn scoped_patterns_by_hand_agree_with_their_formulas() {
 #[test]
 fn generated_scoped_properties_agree_with_their_formulas() {
     let (mut specs, mut compared) = (0, 0);
-    let seeds = if crate::tier::slow("seeds 200 to 799, about a minute") { 0..800 } else { 0..200 };
-    for seed in seeds {
+    for seed in 0..200 {
         let g = crate::specgen::generate(seed);
         if !g.text.contains("between (") && !g.text.contains("from (") {
             continue;
