@@ -388,14 +388,7 @@ fn walk_run(
     let Some(init) = starts.draw(stepper, &mut rng)? else { return Ok(None) };
     walk.start(i as usize, &init)?;
     marks.reset();
-    let mut trace = Trace {
-        fair: opts.fair,
-        initial: init.clone(),
-        steps: Vec::new(),
-        loop_start: None,
-        ends_in_deadlock: false,
-        marks: Vec::new(),
-    };
+    let mut trace = Trace::start(opts.fair, init.clone());
     let mut cur = init;
     let mut deadlock = false;
     for step in 0..=opts.steps {

@@ -35,6 +35,11 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// A run of no step yet from `initial`.
+    pub(crate) fn start(fair: bool, initial: Vec<i32>) -> Trace {
+        Trace { fair, initial, steps: Vec::new(), loop_start: None, ends_in_deadlock: false, marks: Vec::new() }
+    }
+
     pub fn len(&self) -> usize {
         self.steps.len()
     }

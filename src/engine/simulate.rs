@@ -451,14 +451,7 @@ fn walk_runs(
         let mut rng = SplitMix64::new(run_seed(opts.seed, run));
         let Some(init) = starts.draw(&stepper, &mut rng)? else { return Ok(None) };
         walk.start(run, &init)?;
-        let mut trace = Trace {
-            fair: opts.fair,
-            initial: init.clone(),
-            steps: Vec::new(),
-            loop_start: None,
-            ends_in_deadlock: false,
-            marks: Vec::new(),
-        };
+        let mut trace = Trace::start(opts.fair, init.clone());
         marks.reset();
         let mut cur = init;
         let mut step = 0usize;

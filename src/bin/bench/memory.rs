@@ -6,8 +6,6 @@
 
 use labs::stdout::outln;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 /// (name, file from the repository root, externs, fair).
 const ROWS: &[(&str, &str, &[&str], bool)] = &[
@@ -39,20 +37,8 @@ fn run(
     threads: usize,
     reduce: bool,
 ) -> Result<Run, String> {
-    let mut cmd = Command::new(labs);
-    cmd.arg("verify").arg(root.join(file)).args(externs).args(["--json", "-q", "--exhaustive"]);
-    cmd.args(["--threads", &threads.to_string(), "--timeout", TIMEOUT_SECONDS, "--memory", MEMORY_MIB]);
-    if fair {
-        cmd.arg("--fair");
-    }
-    if !reduce {
-        cmd.arg("--no-reduction");
-    }
-    let start = Instant::now();
-    let out = cmd.output().map_err(|e| e.to_string())?;
-    let seconds = start.elapsed().as_secs_f64();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|_| String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("no output").to_string())?;
+    let extra = ["--exhaustive", "--timeout", TIMEOUT_SECONDS, "--memory", MEMORY_MIB];
+    let (doc, seconds) = super::reduction::verify_json(labs, root, file, externs, fair, threads, reduce, &extra)?;
     let st = &doc["stats"];
     let n = |k: &str| st[k].as_u64().unwrap_or(0);
     Ok(Run {

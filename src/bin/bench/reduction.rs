@@ -34,7 +34,10 @@ struct Run {
     reduction: Option<String>,
 }
 
-fn run(
+/// `labs verify FILE EXTERNS --json -q`, with `--fair` and `--no-reduction` as asked and
+/// `extra` arguments (the table's bounds among them): its JSON document and wall-clock seconds.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_json(
     labs: &Path,
     root: &Path,
     file: &str,
@@ -42,10 +45,11 @@ fn run(
     fair: bool,
     threads: usize,
     reduce: bool,
-) -> Result<Run, String> {
+    extra: &[&str],
+) -> Result<(serde_json::Value, f64), String> {
     let mut cmd = Command::new(labs);
     cmd.arg("verify").arg(root.join(file)).args(externs).args(["--json", "-q", "--threads", &threads.to_string()]);
-    cmd.args(["--timeout", TIMEOUT_SECONDS, "--memory", MEMORY_MIB]);
+    cmd.args(extra);
     if fair {
         cmd.arg("--fair");
     }
@@ -57,6 +61,20 @@ fn run(
     let seconds = start.elapsed().as_secs_f64();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
         .map_err(|_| String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("no output").to_string())?;
+    Ok((doc, seconds))
+}
+
+fn run(
+    labs: &Path,
+    root: &Path,
+    file: &str,
+    externs: &[&str],
+    fair: bool,
+    threads: usize,
+    reduce: bool,
+) -> Result<Run, String> {
+    let bounds = ["--timeout", TIMEOUT_SECONDS, "--memory", MEMORY_MIB];
+    let (doc, seconds) = verify_json(labs, root, file, externs, fair, threads, reduce, &bounds)?;
     let st = &doc["stats"];
     let verdicts = if doc["stopped"].is_string() {
         format!("stopped ({})", doc["stopped"].as_str().unwrap_or("?"))
