@@ -73,21 +73,9 @@ fn compare(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: u
         rows.push(fastest(runs, || spin_run(&tool, pan, &args, dir))?);
     }
     for threads in [1, 2] {
-        let args: Vec<String> = [
-            "verify".to_string(),
-            spec.display().to_string(),
-            format!("n={n}"),
-            "--property".into(),
-            "P1".into(),
-            // The whole state space, as SPIN's full search (not stopped at the violation).
-            "--exhaustive".into(),
-            "--threads".into(),
-            threads.to_string(),
-            "--json".into(),
-            "-q".into(),
-        ]
-        .into();
-        let tool = if threads == 1 { "labs, 1 thread".to_string() } else { format!("labs, {threads} threads") };
+        // The whole state space, as SPIN's full search (not stopped at the violation).
+        let args = verify_args(spec, n, "P1", threads, &["--exhaustive"]);
+        let tool = labs_tool(threads);
         rows.push(fastest(runs, || labs_run(&tool, labs, &args))?);
     }
     print_table(n, runs, &rows);
@@ -134,19 +122,8 @@ fn liveness(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: 
     std::fs::write(&live_spec, with_live).map_err(|e| PeerError::Failed(format!("{}: {e}", dir.display())))?;
     let mut labs_rows = Vec::new();
     for threads in [1, 2] {
-        let args: Vec<String> = [
-            "verify".to_string(),
-            live_spec.display().to_string(),
-            format!("n={n}"),
-            "--property".into(),
-            "Live".into(),
-            "--threads".into(),
-            threads.to_string(),
-            "--json".into(),
-            "-q".into(),
-        ]
-        .into();
-        let tool = if threads == 1 { "labs, 1 thread".to_string() } else { format!("labs, {threads} threads") };
+        let args = verify_args(&live_spec, n, "Live", threads, &[]);
+        let tool = labs_tool(threads);
         labs_rows.push(fastest(runs, || {
             let (out, wall, peak_mib) = measured(Command::new(labs).args(&args), &tool)?;
             let doc: serde_json::Value =
@@ -301,4 +278,18 @@ fn print_table(n: usize, runs: usize, rows: &[Run]) {
     }
     let labs2 = &rows[3];
     outln!("\nlabs 2 threads vs SPIN multi-core BFS on 2 cores: {:.2}x faster", base.wall / labs2.wall);
+}
+
+/// `labs verify SPEC n=N --property PROPERTY --threads T EXTRA… --json -q`.
+fn verify_args(spec: &Path, n: usize, property: &str, threads: usize, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["verify".to_string(), spec.display().to_string(), format!("n={n}")];
+    args.extend(["--property".to_string(), property.to_string(), "--threads".to_string(), threads.to_string()]);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args.extend(["--json".to_string(), "-q".to_string()]);
+    args
+}
+
+/// The row name of labs on `threads` threads.
+fn labs_tool(threads: usize) -> String {
+    if threads == 1 { "labs, 1 thread".to_string() } else { format!("labs, {threads} threads") }
 }
