@@ -7,13 +7,13 @@ use super::lts::Lts;
 use super::sem::*;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
-use std::collections::{HashMap, VecDeque};
-use std::rc::Rc;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 type R<T> = Result<T, Located>;
 
 pub(crate) struct LeafDef {
-    pub(crate) proc: Rc<CProc>,
+    pub(crate) proc: Arc<CProc>,
     /// Local gate index to global gate id.
     pub(crate) gmap: Vec<u32>,
     pub(crate) args: Vec<Value>,
@@ -62,7 +62,7 @@ struct Builder<'a> {
     p: &'a Program,
     gate_names: Vec<String>,
     leaves: Vec<LeafDef>,
-    cache: HashMap<usize, Rc<CProc>>,
+    cache: HashMap<usize, Arc<CProc>>,
     depth: u32,
 }
 
@@ -99,7 +99,7 @@ impl Builder<'_> {
             let cp = match self.cache.get(&pi) {
                 Some(c) => c.clone(),
                 None => {
-                    let c = Rc::new(compile_proc(p, pi)?);
+                    let c = Arc::new(compile_proc(p, pi)?);
                     self.cache.insert(pi, c.clone());
                     c
                 }
@@ -696,41 +696,74 @@ pub struct GenOptions {
     /// Told of the states generated so far, every few thousand states, as phase `phase`.
     pub progress: Option<crate::lts_backend::PhaseProgressFn>,
     pub phase: String,
+    /// Threads that compute successors (0 or 1: this thread alone). The LTS does not depend
+    /// on their number.
+    pub threads: usize,
 }
 
+/// The numbered states whose successors are computed together (in parallel when several
+/// threads generate): small enough that a stop or a bound is noticed soon.
+const CHUNK: usize = 1024;
+
+/// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
+const MIN_SHARE: usize = 64;
+
 /// Generates the LTS; also returns the states (index = state number).
+///
+/// States are numbered in breadth-first order whatever `opts.threads`: the successors of a
+/// chunk of numbered states are computed in parallel, then numbered in state order on this
+/// thread (an error is the one the first failing state gives, as in a sequential run).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
+    let threads = opts.threads.max(1);
     let mut ex = Explorer::new(p, net);
     let init = ex.initial()?;
     let mut states = super::lts::Numbering::new(init);
     let mut lts = Lts::new();
-    let mut queue = VecDeque::from([0u32]);
-    while let Some(s) = queue.pop_front() {
-        if let Some(r) = opts.limits.stopped() {
-            return Err(Located::new(Span::default(), format!("stopped after {} states ({r:?})", states.len())));
-        }
-        let st = states.states[s as usize].clone();
-        let succ = ex.successors(&st)?;
-        for (label, t) in succ {
-            if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
-                return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
+    let mut s = 0usize;
+    while s < states.len() {
+        let chunk = &states.states[s..states.len().min(s + CHUNK)];
+        let succs: Vec<R<Vec<(String, SysState)>>> = if threads == 1 || chunk.len() < 2 * MIN_SHARE {
+            chunk.iter().map(|st| ex.successors(st)).collect()
+        } else {
+            let share = chunk.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .chunks(share)
+                    .enumerate()
+                    .map(|(t, part)| {
+                        super::jobs::spawn(scope, format!("labs-gen-{t}"), move || {
+                            let mut ex = Explorer::new(p, net);
+                            part.iter().map(|st| ex.successors(st)).collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().expect("a generation thread panicked")).collect()
+            })
+        };
+        for succ in succs {
+            if let Some(r) = opts.limits.stopped() {
+                return Err(Located::new(Span::default(), format!("stopped after {} states ({r:?})", states.len())));
             }
-            let (id, new) = states.number(t);
-            if new {
-                if opts.max_states.is_some_and(|m| states.len() as u64 > m)
-                    || opts.limits.over_states(states.len() as u64)
+            for (label, t) in succ? {
+                if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
+                    return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
+                }
+                let (id, new) = states.number(t);
+                if new
+                    && (opts.max_states.is_some_and(|m| states.len() as u64 > m)
+                        || opts.limits.over_states(states.len() as u64))
                 {
                     opts.limits.stop(crate::limits::StopReason::MaxStates);
                     let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
                     return Err(Located::new(Span::default(), format!("more than {m} states (--max-states)")));
                 }
-                queue.push_back(id);
+                lts.add(s as u32, &label, id);
             }
-            lts.add(s, &label, id);
-        }
-        if let Some(r) = &mut progress {
-            r.report(states.len(), lts.trans.len());
+            if let Some(r) = &mut progress {
+                r.report(states.len(), lts.trans.len());
+            }
+            s += 1;
         }
     }
     lts.nstates = states.len();
