@@ -342,40 +342,50 @@ fn run_concurrently(
         }
         built
     };
-    let composed = super::jobs::on_threads(opts.jobs, built.len(), || Ok(()), |_, i| {
-        let b = built[i];
-        let mut c = composer(&prog, opts);
-        // The threads the blocks leave idle explore each composition.
-        c.threads = (opts.jobs / built.len()).max(1);
-        for call in svl::calls(&b.beh) {
-            if let Beh::Call { process, gates, args } = call {
-                let key = Composer::leaf_key(process, gates, args);
-                if let Some(l) = lts_of_leaf.get(key.as_str()) {
-                    c.insert_leaf(key, l.clone());
+    let composed = super::jobs::on_threads(
+        opts.jobs,
+        built.len(),
+        || Ok(()),
+        |_, i| {
+            let b = built[i];
+            let mut c = composer(&prog, opts);
+            // The threads the blocks leave idle explore each composition.
+            c.threads = (opts.jobs / built.len()).max(1);
+            for call in svl::calls(&b.beh) {
+                if let Beh::Call { process, gates, args } = call {
+                    let key = Composer::leaf_key(process, gates, args);
+                    if let Some(l) = lts_of_leaf.get(key.as_str()) {
+                        c.insert_leaf(key, l.clone());
+                    }
                 }
             }
-        }
-        let r = Reduction::from_svl(&b.reduction, &b.hold).ok_or_else(|| {
-            LntcheckError::Unsupported(format!("`{} reduction` is not supported", b.reduction))
-                .prefixed(format!("{}: ", b.bcg))
-        })?;
-        c.reduction = Some(r);
-        c.compose(&b.beh, true).map_err(|e| RunError::from(e.prefixed(format!("{}: ", b.bcg))))
-    });
+            let r = Reduction::from_svl(&b.reduction, &b.hold).ok_or_else(|| {
+                LntcheckError::Unsupported(format!("`{} reduction` is not supported", b.reduction))
+                    .prefixed(format!("{}: ", b.bcg))
+            })?;
+            c.reduction = Some(r);
+            c.compose(&b.beh, true).map_err(|e| RunError::from(e.prefixed(format!("{}: ", b.bcg))))
+        },
+    );
     let lts_of_block: HashMap<&str, &Result<Lts, RunError>> =
         built.iter().map(|b| b.bcg.as_str()).zip(composed.iter()).collect();
-    let checked = super::jobs::on_threads(opts.jobs, verifies.len(), || Ok::<(), RunError>(()), |_, i| {
-        let (v, b, expected) = verifies[i];
-        let lts = match lts_of_block[script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg)] {
-            Ok(l) => l,
-            Err(e) => return Err(e.clone()),
-        };
-        if opts.write_aut {
-            write(dir, &b.bcg, &lts.to_aut())?;
-        }
-        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
-        Ok((verify_run(dir, v, lts, expected, opts, evaluate)?, size))
-    });
+    let checked = super::jobs::on_threads(
+        opts.jobs,
+        verifies.len(),
+        || Ok::<(), RunError>(()),
+        |_, i| {
+            let (v, b, expected) = verifies[i];
+            let lts = match lts_of_block[script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg)] {
+                Ok(l) => l,
+                Err(e) => return Err(e.clone()),
+            };
+            if opts.write_aut {
+                write(dir, &b.bcg, &lts.to_aut())?;
+            }
+            let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
+            Ok((verify_run(dir, v, lts, expected, opts, evaluate)?, size))
+        },
+    );
     let mut out = ScriptRun { verifies: vec![], lts: vec![] };
     for r in checked {
         let (run, size) = r?;

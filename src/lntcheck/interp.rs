@@ -702,11 +702,12 @@ pub struct GenOptions {
 }
 
 /// The numbered states whose successors are computed together (in parallel when several
-/// threads generate): small enough that a stop or a bound is noticed soon.
-const CHUNK: usize = 1024;
+/// threads generate): few, since their successors are held at once, outside the memory
+/// bound's account, until they are numbered.
+const CHUNK: usize = 128;
 
 /// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
-const MIN_SHARE: usize = 64;
+const MIN_SHARE: usize = 16;
 
 /// Generates the LTS; also returns the states (index = state number).
 ///
@@ -721,10 +722,20 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
     let mut states = super::lts::Numbering::new(init);
     let mut lts = Lts::new();
     let mut s = 0usize;
+    let stopped = |n: usize| {
+        opts.limits.stopped().map(|r| Located::new(Span::default(), format!("stopped after {n} states ({r:?})")))
+    };
+    // The successors of `part`'s states, up to a stop (which the numbering then reports).
+    let expand = |ex: &mut Explorer, part: &[SysState]| -> Vec<R<Vec<(String, SysState)>>> {
+        part.iter().take_while(|_| opts.limits.stopped().is_none()).map(|st| ex.successors(st)).collect()
+    };
     while s < states.len() {
+        if let Some(e) = stopped(states.len()) {
+            return Err(e);
+        }
         let chunk = &states.states[s..states.len().min(s + CHUNK)];
         let succs: Vec<R<Vec<(String, SysState)>>> = if threads == 1 || chunk.len() < 2 * MIN_SHARE {
-            chunk.iter().map(|st| ex.successors(st)).collect()
+            expand(&mut ex, chunk)
         } else {
             let share = chunk.len().div_ceil(threads);
             std::thread::scope(|scope| {
@@ -733,8 +744,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
                     .enumerate()
                     .map(|(t, part)| {
                         super::jobs::spawn(scope, format!("labs-gen-{t}"), move || {
-                            let mut ex = Explorer::new(p, net);
-                            part.iter().map(|st| ex.successors(st)).collect::<Vec<_>>()
+                            expand(&mut Explorer::new(p, net), part)
                         })
                     })
                     .collect();
@@ -742,12 +752,15 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
             })
         };
         for succ in succs {
-            if let Some(r) = opts.limits.stopped() {
-                return Err(Located::new(Span::default(), format!("stopped after {} states ({r:?})", states.len())));
+            if let Some(e) = stopped(states.len()) {
+                return Err(e);
             }
             for (label, t) in succ? {
                 if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
-                    return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
+                    return Err(Located::new(
+                        Span::default(),
+                        format!("stopped after {} states (Memory)", states.len()),
+                    ));
                 }
                 let (id, new) = states.number(t);
                 if new

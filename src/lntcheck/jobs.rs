@@ -29,18 +29,18 @@ where
         for t in 0..threads {
             let (next, results, init, work) = (&next, &results, &init, &work);
             spawn(scope, format!("labs-job-{t}"), move || {
-                    let mut state = init();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        if i >= n {
-                            break;
-                        }
-                        let r = match &mut state {
-                            Ok(s) => work(s, i),
-                            Err(e) => Err(e.clone()),
-                        };
-                        results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+                let mut state = init();
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= n {
+                        break;
                     }
+                    let r = match &mut state {
+                        Ok(s) => work(s, i),
+                        Err(e) => Err(e.clone()),
+                    };
+                    results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
+                }
             });
         }
     });

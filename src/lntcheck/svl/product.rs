@@ -155,10 +155,17 @@ impl OnTheFly {
         }
     }
 
-    /// The moves of every state of `states`, each as (label, target), in order.
-    fn targets_of(&self, root: &mut Node, states: &[Vec<u32>]) -> Vec<Vec<(u32, Vec<u32>)>> {
+    /// The moves of every state of `states`, each as (label, target), in order, up to a stop
+    /// of `limits` (which the numbering then reports).
+    fn targets_of(
+        &self,
+        root: &mut Node,
+        states: &[Vec<u32>],
+        limits: &crate::limits::Limits,
+    ) -> Vec<Vec<(u32, Vec<u32>)>> {
         states
             .iter()
+            .take_while(|_| limits.stopped().is_none())
             .map(|st| {
                 self.moves(root, st)
                     .into_iter()
@@ -195,10 +202,16 @@ impl OnTheFly {
         let mut out = Lts::new();
         let mut i = 0;
         while i < states.len() {
+            if let Some(r) = limits.stopped() {
+                return Err(LntcheckError::Stopped(format!(
+                    "stopped after {} states of the composition ({r:?})",
+                    states.len()
+                )));
+            }
             let end = states.len().min(i + CHUNK);
             let chunk = &states.states[i..end];
             let targets: Vec<Vec<(u32, Vec<u32>)>> = if threads == 1 || chunk.len() < 2 * MIN_SHARE {
-                self.targets_of(&mut roots[0], chunk)
+                self.targets_of(&mut roots[0], chunk, limits)
             } else {
                 let share = chunk.len().div_ceil(threads);
                 let this = &self;
@@ -209,7 +222,7 @@ impl OnTheFly {
                         .enumerate()
                         .map(|(t, (root, part))| {
                             crate::lntcheck::jobs::spawn(scope, format!("labs-compose-{t}"), move || {
-                                this.targets_of(root, part)
+                                this.targets_of(root, part, limits)
                             })
                         })
                         .collect();
