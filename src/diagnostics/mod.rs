@@ -155,9 +155,6 @@ impl Diagnostics {
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(Diagnostic::is_error)
     }
-    pub fn extend(&mut self, other: Diagnostics) {
-        self.items.extend(other.items);
-    }
 }
 
 #[cfg(test)]

@@ -4,13 +4,13 @@
 use crate::syntax::ast::{BinOp, CmpOp, MinMax, QuantKind};
 
 /// Index into `Model::vars`.
-pub type VarId = usize;
+pub(crate) type VarId = usize;
 /// Index into `Model::agent_types` (which are sorted by name, D1).
-pub type TypeId = usize;
+pub(crate) type TypeId = usize;
 /// Index into `Model::tuples`.
-pub type TupleId = usize;
+pub(crate) type TupleId = usize;
 /// Index into `Model::stigmergies`.
-pub type StigId = usize;
+pub(crate) type StigId = usize;
 
 /// Whose copy of a variable an expression reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,13 +219,6 @@ impl BExpr {
             BExpr::Cmp(op, a, b) => BExpr::Cmp(*op, a.map(r), b.map(r)),
             BExpr::And(a, b) => BExpr::And(Box::new(a.map(r)), Box::new(b.map(r))),
             BExpr::Or(a, b) => BExpr::Or(Box::new(a.map(r)), Box::new(b.map(r))),
-        }
-    }
-
-    pub fn and(a: BExpr, b: BExpr) -> BExpr {
-        match (a, b) {
-            (BExpr::Const(true), x) | (x, BExpr::Const(true)) => x,
-            (a, b) => BExpr::And(Box::new(a), Box::new(b)),
         }
     }
 }

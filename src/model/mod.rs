@@ -12,8 +12,10 @@ pub(crate) mod print;
 mod resolve;
 pub mod scoped;
 
-pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};
-pub use resolve::{ResolveError, resolve};
+pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, VarRef};
+pub(crate) use expr::{StigId, TupleId, TypeId, VarId};
+pub use resolve::ResolveError;
+pub use resolve::resolve;
 
 use crate::syntax::ast::GuardKind;
 use crate::syntax::span::Span;
@@ -53,8 +55,6 @@ pub struct Variable {
     /// The initialiser, per declaring agent type for attributes (`None` key: environment and
     /// stigmergic variables, which have one declaration).
     pub(crate) inits: Vec<(Option<TypeId>, Init)>,
-    /// Whether it was declared `undef`.
-    pub span: Span,
 }
 
 impl Variable {
@@ -81,17 +81,17 @@ impl Variable {
 
 #[derive(Clone, Debug)]
 pub struct Tuple {
-    pub stigmergy: StigId,
+    pub(crate) stigmergy: StigId,
     /// Its variables, in declaration order.
     pub vars: Vec<VarId>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Stigmergy {
-    pub name: String,
+    pub(crate) name: String,
     /// `link(c1 = sender, c2 = receiver)`.
-    pub link: BExpr,
-    pub tuples: Vec<TupleId>,
+    pub(crate) link: BExpr,
+    pub(crate) tuples: Vec<TupleId>,
     pub(crate) span: Span,
 }
 
@@ -118,15 +118,14 @@ impl AgentType {
 }
 
 #[derive(Clone, Debug)]
-pub struct ProcDef {
-    pub name: String,
-    pub body: Proc,
+pub(crate) struct ProcDef {
+    pub(crate) body: Proc,
     pub(crate) span: Span,
 }
 
 /// A resolved process term.
 #[derive(Clone, Debug)]
-pub enum Proc {
+pub(crate) enum Proc {
     Par(Vec<Proc>),
     Choice(Vec<Proc>),
     Seq(Vec<Proc>),
@@ -144,9 +143,9 @@ pub enum Proc {
 
 /// One atomic step of an agent.
 #[derive(Clone, Debug)]
-pub struct Action {
+pub(crate) struct Action {
     pub(crate) kind: ActionKind,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -231,7 +230,7 @@ pub enum Modality {
 impl Property {
     /// Every state predicate the property reads: its predicate, a scope's and a pattern's, a
     /// formula's atoms.
-    pub fn predicates(&self) -> Vec<&QPred> {
+    pub(crate) fn predicates(&self) -> Vec<&QPred> {
         let mut out = vec![&self.pred];
         match &self.modality {
             Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {
@@ -269,9 +268,8 @@ pub struct Property {
 
 #[derive(Clone, Debug)]
 pub struct Assumption {
-    pub name: String,
-    pub pred: QPred,
-    pub span: Span,
+    pub(crate) name: String,
+    pub(crate) pred: QPred,
 }
 
 #[derive(Clone, Debug)]

@@ -177,7 +177,7 @@ const STYLE: &str = include_str!("report.css");
 
 /// The page of `labs simulate --estimate` or `--sprt`: each property's figures and, for each
 /// `finally` property, the estimated probability of reaching ψ within `k` steps against `k`.
-pub fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
+pub(crate) fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
     let mut out = open_page(meta);
     let (how, epsilon) = match r.method {
         Method::Interval { epsilon, confidence } => {

@@ -110,7 +110,7 @@ fn quants(qs: &[Quantifier]) -> String {
 }
 
 /// Prints a quantified predicate.
-pub fn print_qpred(q: &QPred) -> String {
+pub(crate) fn print_qpred(q: &QPred) -> String {
     qpred(q)
 }
 

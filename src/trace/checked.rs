@@ -35,7 +35,7 @@ impl CheckedCounterexample {
         &self.trace
     }
 
-    pub fn into_trace(self) -> Trace {
+    pub(crate) fn into_trace(self) -> Trace {
         self.trace
     }
 }
