@@ -151,6 +151,8 @@ impl Expr {
     /// Folds `self` bottom-up: `f` gets each node and the values of its arithmetic children
     /// in order (indices, then the owner's expression, for a variable; the operands
     /// otherwise; an `if`'s condition is not an arithmetic child: `f` reads it from the node).
+    /// Only the tests fold (`tests/it/model_expr.rs`).
+    #[cfg(feature = "test-support")]
     pub fn fold<T>(&self, f: &mut dyn FnMut(&Expr, Vec<T>) -> T) -> T {
         let owner = |o: &AgentRef, f: &mut dyn FnMut(&Expr, Vec<T>) -> T| match o {
             AgentRef::Of(e) => vec![e.fold(f)],

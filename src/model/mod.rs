@@ -5,7 +5,7 @@
 //! agent type, properties and assumptions. Nothing here refers back to names or the syntax
 //! tree, except spans and names kept for messages and traces.
 
-pub mod arith;
+test_visible_mod!(arith);
 pub(crate) mod expr;
 pub mod externs;
 pub(crate) mod print;
@@ -299,6 +299,8 @@ impl Model {
         self.agent_types.iter().position(|t| t.ids().contains(&id)).expect("agent id out of range")
     }
 
+    /// For the tests.
+    #[cfg(feature = "test-support")]
     pub fn type_by_name(&self, name: &str) -> Option<TypeId> {
         self.agent_types.iter().position(|t| t.name == name)
     }

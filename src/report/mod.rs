@@ -6,11 +6,11 @@
 //! and version are given in `Meta`, so pages are reproducible), and the page references no
 //! resource outside itself (inline CSS and SVG, no script).
 
-pub mod chart;
+test_visible_mod!(chart);
 pub(crate) mod html;
 pub(crate) mod probability;
-pub mod table;
-pub mod view;
+test_visible_mod!(table);
+test_visible_mod!(view);
 
 use crate::behaviour::Behaviour;
 use crate::engine::estimate::{Decision, EstimateReport, Method};

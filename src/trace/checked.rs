@@ -31,6 +31,8 @@ pub struct CheckedCounterexample {
 }
 
 impl CheckedCounterexample {
+    /// For the tests (the tool takes the trace with `into_trace`).
+    #[cfg(feature = "test-support")]
     pub fn trace(&self) -> &Trace {
         &self.trace
     }
