@@ -88,5 +88,4 @@ macro_rules! outln {
 }
 
 // The macros by path, for `use crate::stdout::outln` (exported macros live at the crate root).
-pub use super::out;
-pub use super::outln;
+pub use super::{out, outln};

@@ -14,8 +14,7 @@ pub mod scoped;
 
 pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, VarRef};
 pub(crate) use expr::{StigId, TupleId, TypeId, VarId};
-pub use resolve::ResolveError;
-pub use resolve::resolve;
+pub use resolve::{ResolveError, resolve};
 
 use crate::syntax::ast::GuardKind;
 use crate::syntax::span::Span;
