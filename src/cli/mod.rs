@@ -19,7 +19,7 @@ mod values;
 mod verify;
 mod verify_files;
 
-pub use failure::{Failure, exit};
+pub(crate) use failure::{Failure, exit};
 
 use crate::engine::Workers;
 use crate::stdout::out;

@@ -41,7 +41,7 @@ impl<A> Ltl<A> {
 
     /// The same formula with every atom mapped (`None` if any atom maps to `None`; every
     /// atom is still visited, so that each reports its own errors).
-    pub fn try_map<B>(&self, f: &mut dyn FnMut(&A) -> Option<B>) -> Option<Ltl<B>> {
+    pub(crate) fn try_map<B>(&self, f: &mut dyn FnMut(&A) -> Option<B>) -> Option<Ltl<B>> {
         let bx = |x: &Ltl<A>, f: &mut dyn FnMut(&A) -> Option<B>| x.try_map(f).map(Box::new);
         Some(match self {
             Ltl::Atom(a) => Ltl::Atom(f(a)?),
@@ -63,8 +63,9 @@ impl<A> Ltl<A> {
     }
 
     /// The formula written back, atoms printed by `atom`; every binary operand and every
-    /// temporal operand that is not an atom is parenthesised.
-    pub fn print(&self, atom: &dyn Fn(&A) -> String) -> String {
+    /// temporal operand that is not an atom is parenthesised (for `printer::print_spec`).
+    #[cfg(feature = "test-support")]
+    pub(crate) fn print(&self, atom: &dyn Fn(&A) -> String) -> String {
         let operand = |x: &Ltl<A>| match x {
             Ltl::Atom(a) => atom(a),
             other => format!("({})", other.print(atom)),
