@@ -8,7 +8,7 @@ use labs::engine::EngineError;
 /// One `# case:` line: externs, scheduling, expected counts and verdicts.
 pub struct Case {
     pub externs: Vec<String>,
-    pub fair: bool,
+    fair: bool,
     expect: Vec<(String, String)>,
 }
 
