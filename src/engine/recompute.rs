@@ -95,4 +95,4 @@ impl Space for Recomputed<'_> {
 
 #[cfg(test)]
 #[path = "recompute_tests.rs"]
-mod tests;
+pub(crate) mod tests;
