@@ -229,7 +229,7 @@ pub enum Modality {
 impl Property {
     /// Every state predicate the property reads: its predicate, a scope's and a pattern's, a
     /// formula's atoms.
-    pub(crate) fn predicates(&self) -> Vec<&QPred> {
+    pub fn predicates(&self) -> Vec<&QPred> {
         let mut out = vec![&self.pred];
         match &self.modality {
             Modality::Between { open, close, pattern } | Modality::FromUntil { open, close, pattern } => {

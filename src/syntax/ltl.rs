@@ -41,7 +41,7 @@ impl<A> Ltl<A> {
 
     /// The same formula with every atom mapped (`None` if any atom maps to `None`; every
     /// atom is still visited, so that each reports its own errors).
-    pub(crate) fn try_map<B>(&self, f: &mut dyn FnMut(&A) -> Option<B>) -> Option<Ltl<B>> {
+    pub fn try_map<B>(&self, f: &mut dyn FnMut(&A) -> Option<B>) -> Option<Ltl<B>> {
         let bx = |x: &Ltl<A>, f: &mut dyn FnMut(&A) -> Option<B>| x.try_map(f).map(Box::new);
         Some(match self {
             Ltl::Atom(a) => Ltl::Atom(f(a)?),
