@@ -179,14 +179,57 @@ impl Automaton {
     /// language is not empty), i.e. it reaches a cycle whose transitions meet every
     /// acceptance bit. The automata are small: reachability is computed from every state.
     pub(crate) fn nonempty(&self) -> Vec<bool> {
+        self.nonempty_with(&|_| true)
+    }
+
+    /// Whether the automaton accepts, from state `q`, the word that repeats one valuation of
+    /// the atoms forever (`value(k)`: atom `k`): the stuttered suffix of a run that ends in a
+    /// deadlock (D14).
+    pub fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
+        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))[q as usize]
+    }
+
+    /// The automaton degeneralised for a monitor: one acceptance condition, by a counter of the
+    /// acceptance sets met in order (a transition meeting the next sets moves the counter on;
+    /// it accepts when the counter wraps round).
+    pub fn degeneralised(&self) -> Degeneralised {
+        let sets = self.all.count_ones();
+        let mut states: Vec<(u32, u32)> = vec![(0, 0)];
+        let mut index: HashMap<(u32, u32), u32> = HashMap::from([((0, 0), 0)]);
+        let mut trans = vec![];
+        let mut i = 0;
+        while i < states.len() {
+            let (q, j) = states[i];
+            let mut out = vec![];
+            for c in &self.covers[q as usize] {
+                let mut k = j;
+                while k < sets && c.accepts & (1 << k) != 0 {
+                    k += 1;
+                }
+                let accepting = k == sets;
+                let next = (c.next, if accepting { 0 } else { k });
+                let id = *index.entry(next).or_insert_with(|| {
+                    states.push(next);
+                    states.len() as u32 - 1
+                });
+                out.push(MonitorStep { lits: c.lits.clone(), next: id, accepting });
+            }
+            trans.push(out);
+            i += 1;
+        }
+        Degeneralised { origin: states.iter().map(|s| s.0).collect(), trans }
+    }
+
+    fn nonempty_with(&self, keep: &dyn Fn(&Cover) -> bool) -> Vec<bool> {
         let n = self.covers.len();
+        let covers: Vec<Vec<&Cover>> = self.covers.iter().map(|cs| cs.iter().filter(|c| keep(c)).collect()).collect();
         let reach: Vec<Vec<bool>> = (0..n)
             .map(|q| {
                 let mut seen = vec![false; n];
-                let mut todo: Vec<usize> = self.covers[q].iter().map(|c| c.next as usize).collect();
+                let mut todo: Vec<usize> = covers[q].iter().map(|c| c.next as usize).collect();
                 while let Some(r) = todo.pop() {
                     if !std::mem::replace(&mut seen[r], true) {
-                        todo.extend(self.covers[r].iter().map(|c| c.next as usize));
+                        todo.extend(covers[r].iter().map(|c| c.next as usize));
                     }
                 }
                 seen
@@ -199,7 +242,7 @@ impl Automaton {
                 reach[q][q] && {
                     let inside = |r: usize| reach[q][r] && reach[r][q];
                     let met = (0..n).filter(|&r| inside(r)).fold(0u64, |m, r| {
-                        self.covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
+                        covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
                     });
                     met & self.all == self.all
                 }
@@ -207,6 +250,24 @@ impl Automaton {
             .collect();
         (0..n).map(|q| accepting[q] || (0..n).any(|r| reach[q][r] && accepting[r])).collect()
     }
+}
+
+/// One transition of a degeneralised automaton: the literals the state read must satisfy, the
+/// next state, and whether the transition is accepting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorStep {
+    pub lits: Vec<(usize, bool)>,
+    pub next: u32,
+    pub accepting: bool,
+}
+
+/// A Büchi automaton with one acceptance condition on transitions (state 0 is initial): the
+/// runs with infinitely many accepting transitions are accepted.
+#[derive(Clone, Debug)]
+pub struct Degeneralised {
+    /// Per state, the state of the generalised automaton it counts for.
+    pub origin: Vec<u32>,
+    pub trans: Vec<Vec<MonitorStep>>,
 }
 
 /// A cover under construction.

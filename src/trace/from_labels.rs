@@ -206,6 +206,16 @@ fn translate_to(
             let targets = observed_after_each_done(&unrolled.segments, &slots, observed.is_some())?;
             // The first `DONE` of the loop reaches state number `dones_before`.
             attempts.push((targets, Some(dones_before)));
+            // The labels of the prefix's last step before the loop need not be those the loop
+            // ends with (a reduced LTS may enter the loop in the initialisation): then only the
+            // second time round does the loop's first `DONE` reach the state it comes back to.
+            let mut twice = path.labels.clone();
+            twice.extend_from_slice(&path.labels[at..]);
+            twice.extend_from_slice(&path.labels[at..=at + first_done]);
+            let twice = read_segments(model, &stepper, undef, &twice)?;
+            let targets = observed_after_each_done(&twice.segments, &slots, observed.is_some())?;
+            let in_loop = path.labels[at..].iter().filter(|l| split_label(l).0 == "DONE").count();
+            attempts.push((targets, Some(dones_before + in_loop)));
         }
     }
     let mut last_err = None;
