@@ -459,8 +459,9 @@ pub enum Shows {
     Violation { at: usize },
     /// The trace does not show a violation.
     NoViolation,
-    /// One path cannot show a violation of this modality (`fairly`, `fairly_inf`, scoped
-    /// patterns need the states reachable from the path).
+    /// One path cannot show a violation of this modality (`fairly`, `fairly_inf` need the
+    /// states reachable from the path; a finite path that is not a run decides no linear-time
+    /// property).
     NotDecidable,
 }
 
@@ -493,7 +494,13 @@ pub fn shows(
             let complete = trace.loop_start.is_some() || trace.ends_in_deadlock;
             Ok(if complete { Shows::Violation { at: trace.len() } } else { Shows::NoViolation })
         }
-        Modality::Ltl(ref f) => {
+        Modality::Ltl(_) | Modality::Between { .. } | Modality::FromUntil { .. } => {
+            // A scoped pattern is judged as its linear-time formula (docs/semantics.md).
+            let f = match &p.modality {
+                Modality::Ltl(f) => f.clone(),
+                m => crate::model::scoped::as_ltl(m, &p.pred).expect("a scoped pattern"),
+            };
+            let f = &f;
             // A run: a lasso (its last state is the loop's first) or a run ending in a
             // deadlock (its last state repeats); another finite trace decides nothing.
             let (n, loop_start) = match trace.loop_start {
