@@ -7,7 +7,6 @@
 use crate::emit_lint;
 use crate::fixtures;
 use fixtures::emit_files;
-use std::path::Path;
 
 use labs::lnt::{Dialect, names};
 use std::collections::{BTreeMap, BTreeSet};
