@@ -758,4 +758,146 @@ mod tests {
         assert!(a.states() <= 3, "{}", a.states());
         assert_eq!(a.atoms, 1);
     }
+
+    /// The words `u·v^ω` over two atoms with `|u| ≤ 2` and `1 ≤ |v| ≤ 2`, as (positions, loop
+    /// start): every ultimately periodic word with a short lasso.
+    fn short_lassos() -> Vec<(Vec<[bool; 2]>, usize)> {
+        let vals: Vec<[bool; 2]> = (0..4).map(|m| [m & 1 == 1, m & 2 == 2]).collect();
+        let mut words: Vec<Vec<[bool; 2]>> = vec![vec![]];
+        for len in 1..=4 {
+            let longer: Vec<_> = words
+                .iter()
+                .filter(|w| w.len() == len - 1)
+                .flat_map(|w| {
+                    vals.iter().map(move |v| {
+                        let mut w = w.clone();
+                        w.push(*v);
+                        w
+                    })
+                })
+                .collect();
+            words.extend(longer);
+        }
+        let mut out = vec![];
+        for w in words.into_iter().filter(|w| !w.is_empty()) {
+            for l in w.len().saturating_sub(2)..w.len().min(3) {
+                out.push((w.clone(), l));
+            }
+        }
+        out
+    }
+
+    /// Whether the degeneralised automaton accepts the lasso word (positions `0..n`, the last
+    /// followed by `loop_start`): in the product of its states with the positions, some
+    /// accepting transition reachable from (0, 0) lies on a cycle. `value(k, i)`: literal
+    /// atom `k` at position `i`.
+    fn degeneralised_accepts(
+        d: &Degeneralised,
+        n: usize,
+        loop_start: usize,
+        value: &dyn Fn(usize, usize) -> bool,
+    ) -> bool {
+        let next_pos = |i: usize| if i + 1 < n { i + 1 } else { loop_start };
+        let node = |q: u32, i: usize| q as usize * n + i;
+        let nodes = d.trans.len() * n;
+        let mut succ: Vec<Vec<(usize, bool)>> = vec![vec![]; nodes];
+        for (q, ts) in d.trans.iter().enumerate() {
+            for i in 0..n {
+                for t in ts.iter().filter(|t| t.lits.iter().all(|&(k, b)| value(k, i) == b)) {
+                    succ[node(q as u32, i)].push((node(t.next, next_pos(i)), t.accepting));
+                }
+            }
+        }
+        let reach_from = |s: usize| {
+            let mut seen = vec![false; nodes];
+            let mut todo = vec![s];
+            while let Some(x) = todo.pop() {
+                if !std::mem::replace(&mut seen[x], true) {
+                    todo.extend(succ[x].iter().map(|&(y, _)| y));
+                }
+            }
+            seen
+        };
+        let start = reach_from(node(0, 0));
+        (0..nodes).filter(|&x| start[x]).any(|x| succ[x].iter().any(|&(y, acc)| acc && reach_from(y)[x]))
+    }
+
+    /// Whether the degeneralised automaton of `f`'s negation accepts exactly the short lassos
+    /// that violate `f` (judged directly by `holds_on_lasso`), each of its states counting for
+    /// a state of the generalised automaton with the same moves.
+    fn degeneralised_agrees(f: &Ltl<usize>) -> Result<(), String> {
+        let aut = Automaton::of_negation(f).unwrap();
+        let d = aut.degeneralised();
+        if d.origin[0] != 0 {
+            return Err("the initial state counts for another".into());
+        }
+        for (q, ts) in d.trans.iter().enumerate() {
+            let from = &aut.covers[d.origin[q] as usize];
+            if let Some(t) =
+                ts.iter().find(|t| !from.iter().any(|c| c.lits == t.lits && c.next == d.origin[t.next as usize]))
+            {
+                return Err(format!("{f:?}: {t:?} from {q} is no move of the generalised automaton"));
+            }
+        }
+        let atoms = f.atoms();
+        for (w, l) in short_lassos() {
+            let value = |k: usize, i: usize| w[i][*atoms[k]];
+            let violated = !holds_on_lasso(f, w.len(), Some(l), &value);
+            if degeneralised_accepts(&d, w.len(), l, &value) != violated {
+                return Err(format!("{f:?} on {w:?} looping at {l}: violated {violated}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Negations with several `until`s met on different positions: the counter must meet the
+    /// acceptance sets in turn (e.g. ¬(GF a ∧ GF b) on (a ¬b · ¬a b)^ω).
+    #[test]
+    fn degeneralised_meets_the_acceptance_sets_in_turn() {
+        let gf = |x: Ltl<usize>| Ltl::Always(b(Ltl::Finally(b(x))));
+        let formulas = [
+            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(atom(1)))))),
+            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(Ltl::Not(b(atom(0)))))))),
+            Ltl::Implies(b(gf(atom(0))), b(Ltl::Finally(b(Ltl::Always(b(atom(1))))))),
+            Ltl::Not(b(Ltl::And(b(Ltl::Until(b(atom(0)), b(atom(1)))), b(gf(Ltl::Until(b(atom(1)), b(atom(0)))))))),
+        ];
+        for f in &formulas {
+            degeneralised_agrees(f).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// The degeneralised automaton of a formula's negation accepts exactly the short
+        /// lassos that violate the formula (judged directly by `holds_on_lasso`), and each of
+        /// its states counts for a state of the generalised automaton with the same moves.
+        #[test]
+        fn degeneralised_accepts_the_violating_lassos(f in formula()) {
+            if let Err(e) = degeneralised_agrees(&f) {
+                prop_assert!(false, "{}", e);
+            }
+        }
+
+        /// A run ending in a deadlock repeats its last valuation `b` forever: it violates the
+        /// formula exactly when, after its prefix `w`, the automaton of the negation is in some
+        /// state that accepts `b` repeated (`accepts_constant`).
+        #[test]
+        fn accepts_constant_judges_the_deadlocked_runs(f in formula()) {
+            let aut = Automaton::of_negation(&f).unwrap();
+            let atoms = f.atoms();
+            for (w, _) in short_lassos() {
+                let (prefix, last) = w.split_at(w.len() - 1);
+                let mut at = vec![0u32];
+                let mut next = vec![];
+                for v in prefix {
+                    aut.step(&at, &|k| v[*atoms[k]], &mut next);
+                    std::mem::swap(&mut at, &mut next);
+                }
+                let accepted = at.iter().any(|&q| aut.accepts_constant(q, &|k| last[0][*atoms[k]]));
+                let violated = !holds_on_lasso(&f, w.len(), None, &|k, i| w[i][*atoms[k]]);
+                prop_assert_eq!(accepted, violated, "{:?} on {:?} then its last forever", f, w);
+            }
+        }
+    }
 }
