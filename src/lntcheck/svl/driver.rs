@@ -162,11 +162,11 @@ fn monitor_verdict(lts: &Lts) -> crate::engine::Verdict {
     let (acc, stuck, done, abandon) = (label(ACC), label(STUCK), label("DONE"), label("ABANDON"));
     let n = lts.nstates;
     let adj = lts.adjacency();
-    let comp = components(n, lts.initial, &adj);
-    let accepting_cycle = lts
-        .trans
-        .iter()
-        .any(|&(s, l, t)| Some(l) == acc && comp[s as usize].is_some() && comp[s as usize] == comp[t as usize]);
+    let comp =
+        crate::engine::scc::components(n, [lts.initial], |x, f| adj[x as usize].iter().for_each(|&(_, y)| f(y))).comp;
+    let reached = |x: u32| comp[x as usize] != crate::engine::scc::UNREACHED;
+    let accepting_cycle =
+        lts.trans.iter().any(|&(s, l, t)| Some(l) == acc && reached(s) && comp[s as usize] == comp[t as usize]);
     // States that reach a DONE transition without ABANDON: backwards from the DONE sources.
     let mut back = vec![vec![]; n];
     for &(s, l, t) in &lts.trans {
@@ -183,56 +183,9 @@ fn monitor_verdict(lts: &Lts) -> crate::engine::Verdict {
     }
     let stuck_deadlock = lts.trans.iter().any(|&(s, l, t)| {
         Some(l) == done
-            && comp[s as usize].is_some()
+            && reached(s)
             && !reaches_done[t as usize]
             && adj[t as usize].iter().any(|&(l2, _)| Some(l2) == stuck)
     });
     if accepting_cycle || stuck_deadlock { crate::engine::Verdict::Violated } else { crate::engine::Verdict::Holds }
-}
-
-/// The strongly connected component of each state reachable from `initial` (`None`: not
-/// reachable), by Kosaraju's two passes, iteratively.
-fn components(n: usize, initial: u32, adj: &[Vec<(u32, u32)>]) -> Vec<Option<u32>> {
-    // First pass: the reachable states in order of completion.
-    let mut seen = vec![false; n];
-    let mut order = Vec::with_capacity(n);
-    let mut stack: Vec<(u32, usize)> = vec![(initial, 0)];
-    seen[initial as usize] = true;
-    while let Some(&mut (x, ref mut i)) = stack.last_mut() {
-        if let Some(&(_, y)) = adj[x as usize].get(*i) {
-            *i += 1;
-            if !std::mem::replace(&mut seen[y as usize], true) {
-                stack.push((y, 0));
-            }
-        } else {
-            order.push(x);
-            stack.pop();
-        }
-    }
-    // Second pass on the reversed graph, in reverse completion order.
-    let mut rev = vec![vec![]; n];
-    for (x, succ) in adj.iter().enumerate() {
-        if seen[x] {
-            for &(_, y) in succ {
-                rev[y as usize].push(x as u32);
-            }
-        }
-    }
-    let mut comp = vec![None; n];
-    for (c, &root) in order.iter().rev().enumerate() {
-        if comp[root as usize].is_some() {
-            continue;
-        }
-        let mut todo = vec![root];
-        comp[root as usize] = Some(c as u32);
-        while let Some(x) = todo.pop() {
-            for &y in &rev[x as usize] {
-                if seen[y as usize] && comp[y as usize].is_none() {
-                    comp[y as usize] = Some(c as u32);
-                    todo.push(y);
-                }
-            }
-        }
-    }
-    comp
 }
