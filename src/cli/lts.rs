@@ -72,6 +72,8 @@ pub(crate) struct LtsArgs {
     pub(crate) svl_file: Option<std::path::PathBuf>,
     /// Apply the block's `root leaf` reduction.
     pub(crate) reduce: bool,
+    /// The process generated without `--property` (`MAIN` by default).
+    pub(crate) root: String,
 }
 
 pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
@@ -149,7 +151,7 @@ pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             lts
         }
         None => {
-            let net = lntcheck::interp::build_net(&prog, "MAIN").map_err(fail)?;
+            let net = lntcheck::interp::build_net(&prog, &a.root).map_err(fail)?;
             let net = match a.leaf {
                 None => net,
                 Some(id) => {

@@ -204,14 +204,57 @@ impl Automaton {
     /// language is not empty), i.e. it reaches a cycle whose transitions meet every
     /// acceptance bit. The automata are small: reachability is computed from every state.
     pub(crate) fn nonempty(&self) -> Vec<bool> {
+        self.nonempty_with(&|_| true)
+    }
+
+    /// Whether the automaton accepts, from state `q`, the word that repeats one valuation of
+    /// the atoms forever (`value(k)`: atom `k`): the stuttered suffix of a run that ends in a
+    /// deadlock (D14).
+    pub fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
+        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))[q as usize]
+    }
+
+    /// The automaton degeneralised for a monitor: one acceptance condition, by a counter of the
+    /// acceptance sets met in order (a transition meeting the next sets moves the counter on;
+    /// it accepts when the counter wraps round).
+    pub fn degeneralised(&self) -> Degeneralised {
+        let sets = self.all.count_ones();
+        let mut states: Vec<(u32, u32)> = vec![(0, 0)];
+        let mut index: HashMap<(u32, u32), u32> = HashMap::from([((0, 0), 0)]);
+        let mut trans = vec![];
+        let mut i = 0;
+        while i < states.len() {
+            let (q, j) = states[i];
+            let mut out = vec![];
+            for c in &self.covers[q as usize] {
+                let mut k = j;
+                while k < sets && c.accepts & (1 << k) != 0 {
+                    k += 1;
+                }
+                let accepting = k == sets;
+                let next = (c.next, if accepting { 0 } else { k });
+                let id = *index.entry(next).or_insert_with(|| {
+                    states.push(next);
+                    states.len() as u32 - 1
+                });
+                out.push(MonitorStep { lits: c.lits.clone(), next: id, accepting });
+            }
+            trans.push(out);
+            i += 1;
+        }
+        Degeneralised { origin: states.iter().map(|s| s.0).collect(), trans }
+    }
+
+    fn nonempty_with(&self, keep: &dyn Fn(&Cover) -> bool) -> Vec<bool> {
         let n = self.covers.len();
+        let covers: Vec<Vec<&Cover>> = self.covers.iter().map(|cs| cs.iter().filter(|c| keep(c)).collect()).collect();
         let reach: Vec<Vec<bool>> = (0..n)
             .map(|q| {
                 let mut seen = vec![false; n];
-                let mut todo: Vec<usize> = self.covers[q].iter().map(|c| c.next as usize).collect();
+                let mut todo: Vec<usize> = covers[q].iter().map(|c| c.next as usize).collect();
                 while let Some(r) = todo.pop() {
                     if !std::mem::replace(&mut seen[r], true) {
-                        todo.extend(self.covers[r].iter().map(|c| c.next as usize));
+                        todo.extend(covers[r].iter().map(|c| c.next as usize));
                     }
                 }
                 seen
@@ -224,7 +267,7 @@ impl Automaton {
                 reach[q][q] && {
                     let inside = |r: usize| reach[q][r] && reach[r][q];
                     let met = (0..n).filter(|&r| inside(r)).fold(0u64, |m, r| {
-                        self.covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
+                        covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
                     });
                     met & self.all == self.all
                 }
@@ -232,6 +275,24 @@ impl Automaton {
             .collect();
         (0..n).map(|q| accepting[q] || (0..n).any(|r| reach[q][r] && accepting[r])).collect()
     }
+}
+
+/// One transition of a degeneralised automaton: the literals the state read must satisfy, the
+/// next state, and whether the transition is accepting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MonitorStep {
+    pub lits: Vec<(usize, bool)>,
+    pub next: u32,
+    pub accepting: bool,
+}
+
+/// A Büchi automaton with one acceptance condition on transitions (state 0 is initial): the
+/// runs with infinitely many accepting transitions are accepted.
+#[derive(Clone, Debug)]
+pub struct Degeneralised {
+    /// Per state, the state of the generalised automaton it counts for.
+    pub origin: Vec<u32>,
+    pub trans: Vec<Vec<MonitorStep>>,
 }
 
 /// A cover under construction.
@@ -737,5 +798,147 @@ mod tests {
         // ¬GFp = FG¬p: a waiting state and a committed one.
         assert!(a.states() <= 3, "{}", a.states());
         assert_eq!(a.atoms, 1);
+    }
+
+    /// The words `u·v^ω` over two atoms with `|u| ≤ 2` and `1 ≤ |v| ≤ 2`, as (positions, loop
+    /// start): every ultimately periodic word with a short lasso.
+    fn short_lassos() -> Vec<(Vec<[bool; 2]>, usize)> {
+        let vals: Vec<[bool; 2]> = (0..4).map(|m| [m & 1 == 1, m & 2 == 2]).collect();
+        let mut words: Vec<Vec<[bool; 2]>> = vec![vec![]];
+        for len in 1..=4 {
+            let longer: Vec<_> = words
+                .iter()
+                .filter(|w| w.len() == len - 1)
+                .flat_map(|w| {
+                    vals.iter().map(move |v| {
+                        let mut w = w.clone();
+                        w.push(*v);
+                        w
+                    })
+                })
+                .collect();
+            words.extend(longer);
+        }
+        let mut out = vec![];
+        for w in words.into_iter().filter(|w| !w.is_empty()) {
+            for l in w.len().saturating_sub(2)..w.len().min(3) {
+                out.push((w.clone(), l));
+            }
+        }
+        out
+    }
+
+    /// Whether the degeneralised automaton accepts the lasso word (positions `0..n`, the last
+    /// followed by `loop_start`): in the product of its states with the positions, some
+    /// accepting transition reachable from (0, 0) lies on a cycle. `value(k, i)`: literal
+    /// atom `k` at position `i`.
+    fn degeneralised_accepts(
+        d: &Degeneralised,
+        n: usize,
+        loop_start: usize,
+        value: &dyn Fn(usize, usize) -> bool,
+    ) -> bool {
+        let next_pos = |i: usize| if i + 1 < n { i + 1 } else { loop_start };
+        let node = |q: u32, i: usize| q as usize * n + i;
+        let nodes = d.trans.len() * n;
+        let mut succ: Vec<Vec<(usize, bool)>> = vec![vec![]; nodes];
+        for (q, ts) in d.trans.iter().enumerate() {
+            for i in 0..n {
+                for t in ts.iter().filter(|t| t.lits.iter().all(|&(k, b)| value(k, i) == b)) {
+                    succ[node(q as u32, i)].push((node(t.next, next_pos(i)), t.accepting));
+                }
+            }
+        }
+        let reach_from = |s: usize| {
+            let mut seen = vec![false; nodes];
+            let mut todo = vec![s];
+            while let Some(x) = todo.pop() {
+                if !std::mem::replace(&mut seen[x], true) {
+                    todo.extend(succ[x].iter().map(|&(y, _)| y));
+                }
+            }
+            seen
+        };
+        let start = reach_from(node(0, 0));
+        (0..nodes).filter(|&x| start[x]).any(|x| succ[x].iter().any(|&(y, acc)| acc && reach_from(y)[x]))
+    }
+
+    /// Whether the degeneralised automaton of `f`'s negation accepts exactly the short lassos
+    /// that violate `f` (judged directly by `holds_on_lasso`), each of its states counting for
+    /// a state of the generalised automaton with the same moves.
+    fn degeneralised_agrees(f: &Ltl<usize>) -> Result<(), String> {
+        let aut = Automaton::of_negation(f).unwrap();
+        let d = aut.degeneralised();
+        if d.origin[0] != 0 {
+            return Err("the initial state counts for another".into());
+        }
+        for (q, ts) in d.trans.iter().enumerate() {
+            let from = &aut.covers[d.origin[q] as usize];
+            if let Some(t) =
+                ts.iter().find(|t| !from.iter().any(|c| c.lits == t.lits && c.next == d.origin[t.next as usize]))
+            {
+                return Err(format!("{f:?}: {t:?} from {q} is no move of the generalised automaton"));
+            }
+        }
+        let atoms = f.atoms();
+        for (w, l) in short_lassos() {
+            let value = |k: usize, i: usize| w[i][*atoms[k]];
+            let violated = !holds_on_lasso(f, w.len(), Some(l), &value);
+            if degeneralised_accepts(&d, w.len(), l, &value) != violated {
+                return Err(format!("{f:?} on {w:?} looping at {l}: violated {violated}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Negations with several `until`s met on different positions: the counter must meet the
+    /// acceptance sets in turn (e.g. ¬(GF a ∧ GF b) on (a ¬b · ¬a b)^ω).
+    #[test]
+    fn degeneralised_meets_the_acceptance_sets_in_turn() {
+        let gf = |x: Ltl<usize>| Ltl::Always(b(Ltl::Finally(b(x))));
+        let formulas = [
+            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(atom(1)))))),
+            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(Ltl::Not(b(atom(0)))))))),
+            Ltl::Implies(b(gf(atom(0))), b(Ltl::Finally(b(Ltl::Always(b(atom(1))))))),
+            Ltl::Not(b(Ltl::And(b(Ltl::Until(b(atom(0)), b(atom(1)))), b(gf(Ltl::Until(b(atom(1)), b(atom(0)))))))),
+        ];
+        for f in &formulas {
+            degeneralised_agrees(f).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// The degeneralised automaton of a formula's negation accepts exactly the short
+        /// lassos that violate the formula (judged directly by `holds_on_lasso`), and each of
+        /// its states counts for a state of the generalised automaton with the same moves.
+        #[test]
+        fn degeneralised_accepts_the_violating_lassos(f in formula()) {
+            if let Err(e) = degeneralised_agrees(&f) {
+                prop_assert!(false, "{}", e);
+            }
+        }
+
+        /// A run ending in a deadlock repeats its last valuation `b` forever: it violates the
+        /// formula exactly when, after its prefix `w`, the automaton of the negation is in some
+        /// state that accepts `b` repeated (`accepts_constant`).
+        #[test]
+        fn accepts_constant_judges_the_deadlocked_runs(f in formula()) {
+            let aut = Automaton::of_negation(&f).unwrap();
+            let atoms = f.atoms();
+            for (w, _) in short_lassos() {
+                let (prefix, last) = w.split_at(w.len() - 1);
+                let mut at = vec![0u32];
+                let mut next = vec![];
+                for v in prefix {
+                    aut.step(&at, &|k| v[*atoms[k]], &mut next);
+                    std::mem::swap(&mut at, &mut next);
+                }
+                let accepted = at.iter().any(|&q| aut.accepts_constant(q, &|k| last[0][*atoms[k]]));
+                let violated = !holds_on_lasso(&f, w.len(), None, &|k, i| w[i][*atoms[k]]);
+                prop_assert_eq!(accepted, violated, "{:?} on {:?} then its last forever", f, w);
+            }
+        }
     }
 }

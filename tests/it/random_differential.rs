@@ -282,6 +282,10 @@ fn generated_specs_load_and_cover_the_language() {
         "from (",
         "thereIs",
         "precedes",
+        ") until ",
+        ") unless ",
+        "finally always ",
+        "always finally ",
         "extern",
         "if ",
         " of [0..",
@@ -318,7 +322,7 @@ fn comparison_sees_every_kind_of_difference() {
         compare(&holds, &verdicts("holds", "holds"), &mods),
         Compared::Differ("verdict of `finally`: violated natively, holds on the route".into())
     );
-    // A route given fewer properties (the scoped ones left out) is compared on those.
+    // A route given fewer properties is compared on those.
     let only_a = Outcome::Verdicts([("A".to_string(), "holds".to_string())].into_iter().collect());
     assert!(matches!(compare(&holds, &only_a, &mods), Compared::Differ(_)));
     assert_eq!(compare(&only_a, &only_a, &mods), Compared::Agree);
@@ -355,7 +359,7 @@ fn outcomes_are_read_from_what_labs_prints() {
     assert!(matches!(lnt("IntToNat of a negative number (-3)"), Outcome::Error(ErrorKind::Index, _)));
     assert!(matches!(lnt("integer overflow (2147483648)"), Outcome::Error(ErrorKind::Overflow, _)));
     assert!(matches!(lnt("unbounded input offer `?v` of gate SETENV"), Outcome::Failed(_)));
-    let refusal = "error: the LNT encoding does not support scoped properties (in property `P`)\n";
+    let refusal = "error: the LNT encoding does not support arrays of arrays (in property `P`)\n";
     assert!(matches!(classify(Some(1), "", refusal), Outcome::Refused(_)));
     // An internal error quoting a run-time error met while replaying is not that error.
     let internal = "error: internal error of the LNT encoding: the counterexample of P0 cannot be replayed \

@@ -343,11 +343,10 @@ pub fn modalities(text: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// The properties an LNT route is given: all but the scoped ones (refused by the encoding);
-/// `None` when there are none left.
+/// The properties an LNT route is given: all of them (every modality, linear-time formulas and
+/// scoped patterns included, is encoded); `None` when there are none.
 pub fn lnt_properties(text: &str) -> Option<Vec<String>> {
-    let m = modalities(text);
-    let kept: Vec<String> = m.iter().filter(|(_, k)| *k != "between" && *k != "from").map(|(p, _)| p.clone()).collect();
+    let kept: Vec<String> = modalities(text).into_keys().collect();
     if kept.is_empty() { None } else { Some(kept) }
 }
 
