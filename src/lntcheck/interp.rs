@@ -716,9 +716,8 @@ const MIN_SHARE: usize = 16;
 /// thread (an error is the one the first failing state gives, as in a sequential run).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
-    let threads = opts.threads.max(1);
-    let mut ex = Explorer::new(p, net);
-    let init = ex.initial()?;
+    let mut explorers: Vec<Explorer> = (0..opts.threads.max(1)).map(|_| Explorer::new(p, net)).collect();
+    let init = explorers[0].initial()?;
     let mut states = super::lts::Numbering::new(init);
     let mut lts = Lts::new();
     let mut s = 0usize;
@@ -734,23 +733,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
             return Err(e);
         }
         let chunk = &states.states[s..states.len().min(s + CHUNK)];
-        let succs: Vec<R<Vec<(String, SysState)>>> = if threads == 1 || chunk.len() < 2 * MIN_SHARE {
-            expand(&mut ex, chunk)
-        } else {
-            let share = chunk.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = chunk
-                    .chunks(share)
-                    .enumerate()
-                    .map(|(t, part)| {
-                        super::jobs::spawn(scope, format!("labs-gen-{t}"), move || {
-                            expand(&mut Explorer::new(p, net), part)
-                        })
-                    })
-                    .collect();
-                handles.into_iter().flat_map(|h| h.join().expect("a generation thread panicked")).collect()
-            })
-        };
+        let succs = super::jobs::map_in_parts(&mut explorers, chunk, MIN_SHARE, expand);
         for succ in succs {
             if let Some(e) = stopped(states.len()) {
                 return Err(e);

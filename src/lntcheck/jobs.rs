@@ -56,6 +56,31 @@ pub(crate) fn spawn<'scope, T: Send + 'scope>(
     std::thread::Builder::new().name(name).stack_size(STACK).spawn_scoped(scope, f).expect("spawn a job thread")
 }
 
+/// `work(worker, part)` over `items` cut into one contiguous part per worker, each part on its
+/// own thread with its worker, the results concatenated in item order; on this thread alone
+/// (with the first worker) when there is one worker or fewer than `2 * min_share` items.
+pub(crate) fn map_in_parts<W: Send, I: Sync, T: Send>(
+    workers: &mut [W],
+    items: &[I],
+    min_share: usize,
+    work: impl Fn(&mut W, &[I]) -> Vec<T> + Sync,
+) -> Vec<T> {
+    if workers.len() <= 1 || items.len() < 2 * min_share {
+        return work(&mut workers[0], items);
+    }
+    let share = items.len().div_ceil(workers.len());
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .zip(items.chunks(share))
+            .enumerate()
+            .map(|(t, (w, part))| spawn(scope, format!("labs-part-{t}"), move || work(w, part)))
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a worker thread panicked")).collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::on_threads;

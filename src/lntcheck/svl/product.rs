@@ -195,8 +195,7 @@ impl OnTheFly {
         mut progress: Option<crate::lts_backend::PhaseReporter>,
         threads: usize,
     ) -> Result<Lts, LntcheckError> {
-        let threads = threads.max(1);
-        let mut roots: Vec<Node> = (1..threads).map(|_| root.clone()).collect();
+        let mut roots: Vec<Node> = (1..threads.max(1)).map(|_| root.clone()).collect();
         roots.insert(0, root);
         let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
@@ -210,25 +209,10 @@ impl OnTheFly {
             }
             let end = states.len().min(i + CHUNK);
             let chunk = &states.states[i..end];
-            let targets: Vec<Vec<(u32, Vec<u32>)>> = if threads == 1 || chunk.len() < 2 * MIN_SHARE {
-                self.targets_of(&mut roots[0], chunk, limits)
-            } else {
-                let share = chunk.len().div_ceil(threads);
-                let this = &self;
-                std::thread::scope(|scope| {
-                    let handles: Vec<_> = roots
-                        .iter_mut()
-                        .zip(chunk.chunks(share))
-                        .enumerate()
-                        .map(|(t, (root, part))| {
-                            crate::lntcheck::jobs::spawn(scope, format!("labs-compose-{t}"), move || {
-                                this.targets_of(root, part, limits)
-                            })
-                        })
-                        .collect();
-                    handles.into_iter().flat_map(|h| h.join().expect("a composition thread panicked")).collect()
-                })
-            };
+            let this = &self;
+            let targets = crate::lntcheck::jobs::map_in_parts(&mut roots, chunk, MIN_SHARE, |root, part| {
+                this.targets_of(root, part, limits)
+            });
             for moves in targets {
                 if let Some(r) = limits.stopped() {
                     return Err(LntcheckError::Stopped(format!(
