@@ -300,18 +300,7 @@ fn on_the_fly_runs_evaluator4_once_per_check() {
     ];
     let mut traces = 0;
     for (spec, externs, fair, checks) in cases {
-        let cadp = FakeCadp::new();
-        cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
-        let mut args = vec!["verify", spec.as_str()];
-        args.extend(externs.iter());
-        if *fair {
-            args.push("--fair");
-        }
-        cadp.plan("spec", &args[1..].join(" "));
-        let expected = native(&args);
-        args.extend(["--backend", "cadp", "--workflow", "on-the-fly", "--json"]);
-        let o = cadp.labs(&args);
-        let what = format!("{spec} {externs:?} fair={fair}");
+        let (cadp, o, expected, what) = on_the_fly_run(spec, externs, *fair);
         assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
         let stem = Path::new(spec).file_stem().unwrap().to_string_lossy().into_owned();
         let ran = cadp.scripts_run();
@@ -904,10 +893,9 @@ fn the_distributor_generates_and_bcg_merge_merges_before_the_monolithic_verifica
     }
 }
 
-/// The on-the-fly check of one instance through the stand-in: the verdicts must be the native
-/// engine's (no property refused), and every violation must come with a counterexample that
-/// the driver replayed. Returns the properties checked.
-fn on_the_fly_agrees(spec: &str, externs: &[&str], fair: bool) -> usize {
+/// `verify SPEC EXTERNS [--fair]` by the native engine, and on the CADP stand-in (kept, for
+/// what it ran) with the on-the-fly workflow and `--json`; with a name for messages.
+fn on_the_fly_run(spec: &str, externs: &[&str], fair: bool) -> (FakeCadp, Output, Output, String) {
     let cadp = FakeCadp::new();
     cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
     let mut args = vec!["verify", spec];
@@ -919,7 +907,14 @@ fn on_the_fly_agrees(spec: &str, externs: &[&str], fair: bool) -> usize {
     let expected = native(&args);
     args.extend(["--backend", "cadp", "--workflow", "on-the-fly", "--json"]);
     let o = cadp.labs(&args);
-    let what = format!("{spec} {externs:?} fair={fair}");
+    (cadp, o, expected, format!("{spec} {externs:?} fair={fair}"))
+}
+
+/// The on-the-fly check of one instance through the stand-in: the verdicts must be the native
+/// engine's (no property refused), and every violation must come with a counterexample that
+/// the driver replayed. Returns the properties checked.
+fn on_the_fly_agrees(spec: &str, externs: &[&str], fair: bool) -> usize {
+    let (_cadp, o, expected, what) = on_the_fly_run(spec, externs, fair);
     assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
     let doc = json(&o);
     let want = verdicts(&json(&expected));
