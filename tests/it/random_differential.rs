@@ -354,6 +354,8 @@ fn outcomes_are_read_from_what_labs_prints() {
     assert!(matches!(classify(Some(0), unknown, ""), Outcome::Bound(_)));
     let native_error = r#"{"error": "index 2 out of range for `ea` (size 2) (in a step of Q 0)", "trace": {}}"#;
     assert!(matches!(classify(Some(1), native_error, ""), Outcome::Error(ErrorKind::Index, _)));
+    let wide = r#"{"error": "the nondeterministic value `[-5..3000000]` has 3000005 choices, more than the 1048576 a step may enumerate (in a step of P 0)"}"#;
+    assert!(matches!(classify(Some(1), wide, ""), Outcome::Error(ErrorKind::TooManyChoices, _)));
     let lnt = |m: &str| classify(Some(1), "", &format!("error: x.svl: x_P0.bcg: Agent_P [TICK] (0): 74:24: {m}\n"));
     assert!(matches!(lnt("division by zero (in Agent_P (0))"), Outcome::Error(ErrorKind::DivisionByZero, _)));
     assert!(matches!(lnt("IntToNat of a negative number (-3)"), Outcome::Error(ErrorKind::Index, _)));

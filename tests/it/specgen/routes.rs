@@ -79,6 +79,8 @@ pub enum ErrorKind {
     Overflow,
     Index,
     AgentId,
+    /// A `[a..b]` with more values than a step may enumerate (the native engine's limit).
+    TooManyChoices,
 }
 
 /// The kind of run-time error a message reports, if it reports one.
@@ -88,6 +90,8 @@ pub fn error_kind(message: &str) -> Option<ErrorKind> {
         Some(ErrorKind::DivisionByZero)
     } else if m.contains("overflow") {
         Some(ErrorKind::Overflow)
+    } else if m.contains("a step may enumerate") {
+        Some(ErrorKind::TooManyChoices)
     } else if m.contains("agent id") && m.contains("out of range") {
         Some(ErrorKind::AgentId)
     } else if (m.contains("index") && m.contains("out of range")) || m.contains("inttonat of a negative") {
