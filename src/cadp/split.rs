@@ -120,7 +120,7 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
             Job::SCRIPT
         );
         let _ = writeln!(s, "% DEFAULT_PROCESS_FILE={}\n", quote(&lnt));
-        if let Some(c) = block_comment(text, &quote(&b.bcg)) {
+        if let Some(c) = property_comment(text, &v.property).or_else(|| block_comment(text, &quote(&b.bcg))) {
             let _ = writeln!(s, "{c}");
         }
         let _ = writeln!(
@@ -149,6 +149,13 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
         });
     }
     Ok(out)
+}
+
+/// The `(* property P: … *)` line of property `property` (a property whose LTS is an earlier
+/// one's has it above a comment instead of a block).
+fn property_comment<'t>(text: &'t str, property: &str) -> Option<&'t str> {
+    let start = format!("(* property {property}: ");
+    text.lines().find(|l| l.starts_with(&start) && l.ends_with(" *)"))
 }
 
 /// The comment that introduces the block defining `bcg` (quoted) in the single script: the

@@ -118,7 +118,7 @@ pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             let (text, sname) = svl_src.ok_or_else(|| Failure::new(exit::USAGE, "--property needs a spec or --svl"))?;
             let script = lntcheck::svl::parse(&text).map_err(|m| reader_failure(&sname, &text, m))?;
             let block = script.block(p).ok_or_else(|| {
-                let names: Vec<&str> = script.blocks.iter().filter_map(|b| b.property.as_deref()).collect();
+                let names: Vec<&str> = script.blocks.iter().flat_map(|b| &b.properties).map(String::as_str).collect();
                 let known = if names.is_empty() { "none".to_string() } else { names.join(", ") };
                 Failure::new(exit::USAGE, format!("no property `{p}` in the SVL script (its properties: {known})"))
             })?;

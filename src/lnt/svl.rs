@@ -81,6 +81,21 @@ pub(crate) struct Block {
     /// the leaf because the query does not read them.
     pub(crate) leaf_hides: Vec<Vec<String>>,
     pub(crate) monitor: Option<MonitorLeaf>,
+    /// The earlier property whose LTS is this one's (the same visible gates, priorities and
+    /// monitor): the scripts build it once and verify this block's queries on it
+    /// (`bcg` and `mono_bcg` are then that property's files).
+    pub(crate) shared_with: Option<String>,
+}
+
+impl Block {
+    /// Whether the scripts build the same LTS for `self` and `other`.
+    fn same_lts(&self, other: &Block) -> bool {
+        self.keep == other.keep
+            && self.hold == other.hold
+            && self.prio == other.prio
+            && self.leaf_hides == other.leaf_hides
+            && self.monitor.as_ref().map(|m| (&m.call, &m.sync)) == other.monitor.as_ref().map(|m| (&m.call, &m.sync))
+    }
 }
 
 /// What a `property` block of the emitted scripts checks.
@@ -227,7 +242,7 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
             .iter()
             .map(|i| i.obs_gates.iter().filter(|g| !keep.contains(g)).cloned().collect())
             .collect();
-        blocks.push(Block {
+        let mut block = Block {
             name: id.clone(),
             text: checks.last().map(|c| c.text.clone()).unwrap_or_default(),
             checks,
@@ -239,7 +254,14 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
             leaf_hides,
             monitor: monitor
                 .map(|m| MonitorLeaf { call: format!("{} [{}]", m.process, m.gates.join(", ")), sync: m.sync.clone() }),
-        });
+            shared_with: None,
+        };
+        if let Some(first) = blocks.iter().find(|e: &&Block| e.shared_with.is_none() && e.same_lts(&block)) {
+            block.shared_with = Some(first.name.clone());
+            block.bcg = first.bcg.clone();
+            block.mono_bcg = first.mono_bcg.clone();
+        }
+        blocks.push(block);
     }
     Scripts {
         base: base.clone(),

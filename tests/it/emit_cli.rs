@@ -196,3 +196,45 @@ fn the_readme_gives_commands_that_run_as_pasted() {
     assert!(!readme.contains("Makefile"), "{readme}");
     assert!(readme.contains("--backend lnt"), "{readme}");
 }
+
+/// Properties that read the same values get one LTS in both scripts (built once, verified by
+/// each); a property that reads other values gets its own. Here `XOne` and `XNotTwo` read the
+/// environment's `x` alone, `YOne` reads `y` alone: two LTSs in each script, and `XNotTwo`'s
+/// query runs on `XOne`'s.
+#[test]
+fn properties_reading_the_same_values_share_one_lts() {
+    let spec = Scratch::file(
+        "emit",
+        "share.labs",
+        "system {\n    environment = x: 0; y: 0\n    spawn = P: 1\n}\n\n\
+         agent P {\n    Behavior = x <-- 1; y <-- 1\n}\n\n\
+         check {\n    XOne = finally x = 1\n    YOne = finally y = 1\n    XNotTwo = always x != 2\n}\n",
+    );
+    let dir = tmp("share");
+    let out = labs().arg("emit").arg(&*spec).arg("-o").arg(&*dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (script, statement, bcg) in
+        [("share.svl", " = root leaf ", "share_"), ("share_mono.svl", " = divbranching reduction of ", "share_mono_")]
+    {
+        let text = std::fs::read_to_string(dir.join(script)).unwrap();
+        let built: Vec<&str> =
+            text.lines().filter_map(|l| l.split_once(statement)).map(|(f, _)| f.trim_matches('"')).collect();
+        assert_eq!(built, [format!("{bcg}XOne.bcg"), format!("{bcg}YOne.bcg")], "{script}:\n{text}");
+        let verified_in = |p: &str| {
+            let at = text.find(&format!("\nproperty {p}\n")).unwrap_or_else(|| panic!("{script}: no property {p}"));
+            let line = text[at..].lines().find(|l| l.contains(" = verify ")).expect("a verify statement");
+            line.rsplit(" in ").next().unwrap().trim_end_matches(';').trim_matches('"').to_string()
+        };
+        assert_eq!(verified_in("XNotTwo"), format!("{bcg}XOne.bcg"), "{script}:\n{text}");
+        assert_eq!(verified_in("YOne"), format!("{bcg}YOne.bcg"), "{script}:\n{text}");
+    }
+    // labs's own SVL interpreter runs the scripts as written, with the native verdicts.
+    let spec_path = spec.to_str().unwrap();
+    let native = fixtures::labs(&["verify", spec_path]);
+    for workflow in ["compositional", "monolithic"] {
+        let lnt = fixtures::labs(&["verify", spec_path, "--backend", "lnt", "--workflow", workflow]);
+        assert_eq!(lnt.status.code(), native.status.code(), "{workflow}: {}", fixtures::stderr(&lnt));
+        let verdicts = |o: &std::process::Output| fixtures::stdout(o).lines().take(3).collect::<Vec<_>>().join("\n");
+        assert_eq!(verdicts(&lnt), verdicts(&native), "{workflow}");
+    }
+}

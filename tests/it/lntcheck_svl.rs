@@ -418,7 +418,7 @@ fn root_exploration_equals_nested_operators() {
             for ops in [false, true] {
                 let a = c.compose(&blk.beh, ops).unwrap();
                 let n = c.compose_nested(&blk.beh, ops).unwrap();
-                let what = format!("{path} {externs:?} fair={fair} {:?} ops={ops}", blk.property);
+                let what = format!("{path} {externs:?} fair={fair} {:?} ops={ops}", blk.properties);
                 assert_eq!((a.nstates, a.trans.len()), (n.nstates, n.trans.len()), "{what}");
                 assert!(Lts::bisimilar(&a, &n), "{what}");
             }
@@ -554,7 +554,7 @@ fn several_threads_generate_and_compose_the_one_thread_lts() {
             };
             let one = compose(1);
             assert!(one.1 > 1_000, "{path}: the block composes only {} states", one.1);
-            assert!(compose(3) == one, "{path}: {} composed on 3 threads", block.property.as_deref().unwrap_or("?"));
+            assert!(compose(3) == one, "{path}: {} composed on 3 threads", block.properties.join(", "));
         }
     }
 }

@@ -31,15 +31,16 @@ pub enum Beh {
     File(String),
 }
 
-/// One `"F.bcg" = root leaf … reduction of (…);` statement, with the property that verifies it.
+/// One `"F.bcg" = root leaf … reduction of (…);` statement, with the properties that verify it.
 #[derive(Clone, Debug)]
 pub struct Block {
     pub(crate) bcg: String,
     pub reduction: String,
     pub hold: Vec<String>,
     pub beh: Beh,
-    /// The `property NAME … verify … in "F.bcg"` block that reads this LTS.
-    pub property: Option<String>,
+    /// The `property NAME … verify … in "F.bcg"` blocks that read this LTS, in script order
+    /// (properties that read the same gates share one LTS).
+    pub properties: Vec<String>,
 }
 
 /// A statement of the monolithic script: `"F.bcg" = generation of "P.lnt";` or
@@ -88,7 +89,7 @@ pub struct Script {
 
 impl Script {
     pub fn block(&self, property: &str) -> Option<&Block> {
-        self.blocks.iter().find(|b| b.property.as_deref() == Some(property))
+        self.blocks.iter().find(|b| b.properties.iter().any(|p| p == property))
     }
 
     /// The first block that builds the same LTS as the block of `bcg` (the same behaviour,

@@ -87,17 +87,21 @@ pub fn check_script(
     let mut c = Composer::new(&prog, max_states);
     let mut out = vec![];
     for b in &script.blocks {
-        let name = b
-            .property
-            .clone()
-            .ok_or_else(|| LntcheckError::Syntax(format!("`{}` is verified by no property", b.bcg)))?;
-        // A model without properties gets a block for its run-time errors alone.
-        let Some(p) = model.properties.iter().find(|p| p.name == name) else {
+        // The model's properties this LTS serves (the others are checks for run-time errors).
+        let props: Vec<&crate::model::Property> =
+            b.properties.iter().filter_map(|n| model.properties.iter().find(|p| &p.name == n)).collect();
+        if props.is_empty() {
+            // A model without properties gets a block for its run-time errors alone.
             if model.properties.is_empty() {
                 continue;
             }
-            return Err(LntcheckError::Syntax(format!("the script's property {name} is not in the model")));
-        };
+            return Err(LntcheckError::Syntax(format!(
+                "`{}` is verified by no property of the model (its checks: {})",
+                b.bcg,
+                b.properties.join(", ")
+            )));
+        }
+        let name = props.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
         let lts = c.compose(&b.beh, true)?;
         let (states, transitions) = (lts.nstates, lts.trans.len());
         let mut leaves = c.leaves.clone();
@@ -132,23 +136,25 @@ pub fn check_script(
                 "property {name}: LTS state {s} blocks in the middle of a step"
             )));
         }
-        let verdict = match by_monitor {
-            Some(v) => v,
-            None => {
-                let mut one = model.clone();
-                one.properties = vec![p.clone()];
-                backend::check_properties(&one, behs, fair, &view)?[0].verdict
-            }
-        };
-        out.push(PropertyRun {
-            property: name,
-            verdict,
-            states,
-            transitions,
-            labs_states: view.real.len(),
-            leaves,
-            reduced,
-        });
+        for p in props {
+            let verdict = match by_monitor {
+                Some(v) => v,
+                None => {
+                    let mut one = model.clone();
+                    one.properties = vec![p.clone()];
+                    backend::check_properties(&one, behs, fair, &view)?[0].verdict
+                }
+            };
+            out.push(PropertyRun {
+                property: p.name.clone(),
+                verdict,
+                states,
+                transitions,
+                labs_states: view.real.len(),
+                leaves: leaves.clone(),
+                reduced,
+            });
+        }
     }
     Ok(out)
 }

@@ -285,7 +285,7 @@ impl Parser {
                     let (reduction, hold) = self.reduction()?;
                     let beh = self.beh()?;
                     self.sym(";")?;
-                    s.blocks.push(Block { bcg, reduction, hold, beh, property: None });
+                    s.blocks.push(Block { bcg, reduction, hold, beh, properties: vec![] });
                 }
                 Tok::Id(k) if k == "property" => {
                     let at = self.here();
@@ -319,7 +319,7 @@ impl Parser {
                         ));
                     }
                     if let Some(b) = s.blocks.iter_mut().find(|b| b.bcg == bcg) {
-                        b.property = Some(name.clone());
+                        b.properties.push(name.clone());
                     }
                     s.verifies.push(Verify { property: name, diag, mcl, evaluator, bcg, expected });
                 }
