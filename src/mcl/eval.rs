@@ -18,7 +18,7 @@ use crate::limits::{Limits, StopReason};
 use rustc_hash::FxHashMap;
 
 /// The verdict, the path that explains it (explain.rs) and the number of (state, valuation)
-/// pairs explored.
+/// pairs explored (with the nodes of the products `< R > @` explores).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Evaluation {
     pub holds: bool,
@@ -234,7 +234,7 @@ pub(super) struct Evaluator<'q, 'l, L: Successors> {
     pub(super) blocks: Vec<Block>,
     /// The products explored for `@` (looping.rs), per (loop, environment).
     pub(super) loops: FxHashMap<(u32, Box<[i64]>), super::looping::Product>,
-    explored: usize,
+    pub(super) explored: usize,
 }
 
 impl<'q, 'l, L: Successors> Evaluator<'q, 'l, L> {

@@ -67,6 +67,12 @@ impl<L: Successors> Evaluator<'_, '_, L> {
                             {
                                 best = Some((r, c));
                             }
+                            // Nothing beats 0 (and the later children may not have been
+                            // evaluated: a linear-time query's second conjunct needs the
+                            // whole LTS when its first, a loop, is found early).
+                            if best.is_some_and(|(b, _)| b == 0) {
+                                break;
+                            }
                         }
                         best.map(|(_, c)| c)
                     } else {

@@ -145,16 +145,21 @@ pub(super) struct Product {
     pub(super) succ: Vec<Vec<(u32, u32, bool)>>,
     /// Per node: whether an accepting cycle is reachable (set by `solve`).
     pub(super) good: Vec<bool>,
-    solved: usize,
+    /// The nodes expanded so far, and when `good` was last computed.
+    pub(super) expanded: usize,
+    solved: Option<usize>,
+    /// The nodes made but not expanded yet, taken last first (deepest first, so that a cycle
+    /// closes early). While some are left, `good` is only sure where it is true.
+    pub(super) pending: Vec<u32>,
 }
 
 impl Product {
-    pub(super) fn node(&mut self, key: (u32, u32), queue: &mut VecDeque<u32>) -> u32 {
+    pub(super) fn node(&mut self, key: (u32, u32)) -> u32 {
         let next = self.nodes.len() as u32;
         *self.index.entry(key).or_insert_with(|| {
             self.nodes.push(key);
             self.succ.push(Vec::new());
-            queue.push_back(next);
+            self.pending.push(next);
             next
         })
     }
@@ -167,7 +172,7 @@ pub(super) type Lasso = (Vec<u32>, Vec<String>, usize);
 /// (earlier explorations' results stay valid: a node's successors never change).
 pub(super) fn solve(p: &mut Product) {
     let n = p.nodes.len();
-    if p.solved == n {
+    if p.solved == Some(p.expanded) && p.good.len() == n {
         return;
     }
     let comp = components(p);
@@ -195,7 +200,7 @@ pub(super) fn solve(p: &mut Product) {
         }
     }
     p.good = is_good;
-    p.solved = n;
+    p.solved = Some(p.expanded);
 }
 
 pub(super) struct Components {

@@ -4,7 +4,9 @@
 
 use super::eval::{EvalError, Evaluator, Successors};
 use super::looping::{Lasso, Product, bfs, components, solve};
-use std::collections::VecDeque;
+
+/// The expansions before the product is first solved (then as many as it has nodes).
+const FIRST_BUDGET: usize = 1024;
 
 impl<L: Successors> Evaluator<'_, '_, L> {
     /// Whether `< R > @` (loop `id` at depth `env`) holds at `state`.
@@ -13,28 +15,40 @@ impl<L: Successors> Evaluator<'_, '_, L> {
         Ok(self.loops[&(id, env.into())].good[x as usize])
     }
 
-    /// Explores the product from `(state, start)` and solves what is new; its node.
+    /// Explores the product from `(state, start)` until `good` is sure at its node (an
+    /// accepting cycle reached, or nothing left to expand), solving what is new each time the
+    /// product doubles; its node. A loop near `state` is found after a few expansions
+    /// whatever the size of the whole product.
     fn product_from(&mut self, id: u32, state: u32, env: &[i64]) -> Result<u32, EvalError> {
         let key: (u32, Box<[i64]>) = (id, env.into());
         let mut p = self.loops.remove(&key).unwrap_or_default();
-        let r = self.explore(&mut p, id, state, env);
-        if r.is_ok() {
+        let root = p.node((state, 0));
+        let r = loop {
             solve(&mut p);
-        }
-        let out = r;
+            if p.good[root as usize] || p.pending.is_empty() {
+                break Ok(root);
+            }
+            let budget = p.nodes.len().max(FIRST_BUDGET);
+            if let Err(e) = self.explore(&mut p, id, env, budget) {
+                break Err(e);
+            }
+        };
         self.loops.insert(key, p);
-        out
+        r
     }
 
-    fn explore(&mut self, p: &mut Product, id: u32, state: u32, env: &[i64]) -> Result<u32, EvalError> {
+    /// Expands at most `budget` pending nodes of the product.
+    fn explore(&mut self, p: &mut Product, id: u32, env: &[i64], budget: usize) -> Result<(), EvalError> {
         let aut = &self.q.loops[id as usize];
-        let mut queue = VecDeque::new();
-        let root = p.node((state, 0), &mut queue);
         let mut scratch = Vec::new();
-        while let Some(x) = queue.pop_front() {
-            if (x as usize).is_multiple_of(4096) {
+        for _ in 0..budget {
+            if p.expanded.is_multiple_of(4096) {
                 self.check_limits()?;
             }
+            let Some(x) = p.pending.pop() else { break };
+            p.expanded += 1;
+            // The product's nodes count as explored states (and so are bounded by the limits).
+            self.explored += 1;
             let (s, q) = p.nodes[x as usize];
             let mut out = Vec::new();
             for i in 0..self.lts.expand(s)? {
@@ -45,16 +59,16 @@ impl<L: Successors> Evaluator<'_, '_, L> {
                         continue;
                     }
                     if !aut.edges[target as usize].is_empty() {
-                        out.push((label, p.node((to, target), &mut queue), false));
+                        out.push((label, p.node((to, target)), false));
                     }
                     if completes {
-                        out.push((label, p.node((to, 0), &mut queue), true));
+                        out.push((label, p.node((to, 0)), true));
                     }
                 }
             }
             p.succ[x as usize] = out;
         }
-        Ok(root)
+        Ok(())
     }
 
     /// A lasso from `state` whose loop repeats `R`-paths forever, when `< R > @` holds there:

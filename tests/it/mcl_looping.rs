@@ -196,3 +196,34 @@ proptest! {
         prop_assert_eq!(holds(&dual, &l), !brute(n, &edges, &r));
     }
 }
+
+/// A chain 0 -B-> 1 -B-> … -B-> n-1, with an `A` loop on state 0 when `loop_at_start`.
+fn chain(n: usize, loop_at_start: bool) -> Lts {
+    let mut aut = format!("des (0, {}, {n})\n", n - 1 + usize::from(loop_at_start));
+    if loop_at_start {
+        aut.push_str("(0, A, 0)\n");
+    }
+    for i in 0..n - 1 {
+        aut.push_str(&format!("({i}, B, {})\n", i + 1));
+    }
+    mcl::read_aut(&aut).unwrap()
+}
+
+/// `< R > @` stops exploring once a loop is reached from the state it is asked at: the `A`
+/// loop on the initial state of a 50,000-state chain is found after a few thousand of the
+/// product's nodes, the first time the product is solved. Without that loop the answer needs
+/// every state of the chain.
+#[test]
+fn a_loop_near_the_start_is_found_without_the_whole_product() {
+    let n = 50_000;
+    let near = chain(n, true);
+    for (query, holds) in [("< true* . \"A\" > @", true), ("[ true* . \"A\" ] -|", false)] {
+        let e = eval(query, &near);
+        assert_eq!(e.holds, holds, "{query}");
+        assert!(e.states_explored < 5_000, "{query}: {} states explored", e.states_explored);
+    }
+    let none = chain(n, false);
+    let e = eval("< true* . \"A\" > @", &none);
+    assert!(!e.holds);
+    assert!(e.states_explored >= n, "{} states explored, of {n}", e.states_explored);
+}
