@@ -22,7 +22,7 @@ pub(crate) mod analysis_check;
 pub(crate) mod check;
 pub(crate) mod edges;
 pub mod estimate;
-pub mod eval;
+pub(crate) mod eval;
 pub mod explore;
 mod fast;
 mod hugepages;
@@ -51,18 +51,17 @@ use crate::model::{Modality, Model, Pattern, Property, QPred};
 use crate::syntax::ltl::Ltl;
 use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Scope};
-pub use edges::{EdgeBudget, EdgePolicy, EdgeUse};
+pub use edges::{EdgePolicy, EdgeUse};
 use eval::Scratch;
 use explore::Graph;
-pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+pub use explore::StopReason;
+pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
 use on_the_fly::{Found, OnTheFly};
 pub use par::Workers;
-pub use reached::{ReachedValues, reachable_values};
+pub use reached::reachable_values;
 use serde::Serialize;
-pub use simulate::{
-    RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_each,
-    simulate_with,
-};
+pub use simulate::{RunCheck, SimStatus, SimulateOptions, SimulateReport, simulate};
+pub(crate) use simulate::{SimRun, simulate_each, simulate_with};
 use std::sync::Arc;
 use step::{RuntimeError, Stepper, Work};
 

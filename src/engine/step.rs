@@ -13,7 +13,7 @@ mod initial;
 mod local_assume;
 mod packed;
 
-pub use initial::{Drawn, INITIAL_DRAWS, InitialSampler};
+pub(crate) use initial::{Drawn, INITIAL_DRAWS, InitialSampler};
 
 pub use packed::PackedStop;
 

@@ -40,7 +40,6 @@ impl Spelling {
 
 #[derive(Clone, Debug)]
 pub struct Module {
-    pub name: String,
     /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`):
     /// (pragma name without `!`, value).
     pub(crate) pragmas: Vec<(String, i64)>,
@@ -56,10 +55,9 @@ pub(crate) enum TypeDef {
 }
 
 #[derive(Clone, Debug)]
-pub struct TypeDecl {
+pub(crate) struct TypeDecl {
     pub(crate) name: String,
     pub(crate) def: TypeDef,
-    pub with: Vec<String>,
     pub(crate) pos: Span,
 }
 

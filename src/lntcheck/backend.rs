@@ -128,50 +128,6 @@ fn vars_valuation(_p: &Program, net: &Net, model: &Model, lay: &Layout, st: &Sys
     out
 }
 
-/// Masks the slots a valuation comparison ignores (variables a type does not have, control).
-pub fn valuation_mask(model: &Model, lay: &Layout) -> Vec<bool> {
-    let mut m = vec![false; lay.len];
-    for v in 0..model.vars.len() {
-        for (k, b) in valuation_mask_var(model, lay, v).into_iter().enumerate() {
-            m[k] |= b;
-        }
-    }
-    m
-}
-
-/// The slots of variable `v` (in every agent whose type has it).
-pub fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
-    let mut m = vec![false; lay.len];
-    {
-        let var = &model.vars[v];
-        for e in 0..var.len {
-            match var.store {
-                Store::Env => m[var.offset + e] = true,
-                Store::Attr | Store::Stig { .. } => {
-                    for (t, ty) in model.agent_types.iter().enumerate() {
-                        let has = match var.store {
-                            Store::Attr => ty.attrs.contains(&v),
-                            Store::Stig { stigmergy, .. } => model.holds(t, stigmergy),
-                            Store::Env => false,
-                        };
-                        if has {
-                            for a in ty.ids() {
-                                let at = if var.store == Store::Attr {
-                                    lay.attr(a, var.offset + e)
-                                } else {
-                                    lay.stig(a, var.offset + e)
-                                };
-                                m[at] = true;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    m
-}
-
 /// The value of the program's `UNDEF` constant (⊥), or `i64::MIN` without one.
 pub(crate) fn undef_value(prog: &Program) -> i64 {
     match prog.func_ids.get("UNDEF") {

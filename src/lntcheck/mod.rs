@@ -21,7 +21,7 @@ pub mod svl;
 pub mod unused;
 mod verify;
 
-pub use crate::diagnostics::Located;
+pub(crate) use crate::diagnostics::Located;
 pub use error::LntcheckError;
 pub use verify::{VerifyError, verify};
 
@@ -45,9 +45,6 @@ pub mod check;
 /// Test oracle (feature `test-support`): the differential comparison with the native engine.
 #[cfg(feature = "test-support")]
 pub mod diff;
-/// Test oracle (feature `test-support`): the LNT labels of a LAbS path.
-#[cfg(feature = "test-support")]
-pub mod paths;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).
