@@ -7,10 +7,10 @@
 //! templates is expression printing ([`expr`], [`domains`], [`mcl`]). The encoding is documented in
 //! `docs/lnt-encoding.md`.
 
-pub mod domains;
+test_visible_mod!(domains);
 pub(crate) mod errors;
 pub(crate) mod expr;
-pub mod mcl;
+test_visible_mod!(mcl);
 pub mod names;
 pub(crate) mod svl;
 pub(crate) mod templates;

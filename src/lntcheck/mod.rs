@@ -3,22 +3,21 @@
 //! LTS generator for process networks, the SVL-level operators of the generated scripts, and
 //! the `lnt` verification back end.
 
-pub mod ast;
-pub mod backend;
+test_visible_mod!(ast);
+test_visible_mod!(backend);
 mod error;
 pub(crate) mod eval;
-pub mod files;
+test_visible_mod!(files);
 pub mod interp;
 pub(crate) mod jobs;
 pub(crate) mod lexer;
-pub mod lts;
+test_visible_mod!(lts);
 pub(crate) mod on_the_fly;
 pub(crate) mod parser;
-pub mod reduce;
+test_visible_mod!(reduce);
 pub(crate) mod sem;
-pub mod simulate;
+test_visible_mod!(simulate);
 pub mod svl;
-pub mod unused;
 mod verify;
 
 pub(crate) use crate::diagnostics::Located;
@@ -41,10 +40,13 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Lo
     Ok(program)
 }
 
-pub mod check;
+test_visible_mod!(check);
 /// Test oracle (feature `test-support`): the differential comparison with the native engine.
 #[cfg(feature = "test-support")]
 pub mod diff;
+/// Test oracle (feature `test-support`): the declarations of an emitted LNT program that nothing uses.
+#[cfg(feature = "test-support")]
+pub mod unused;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).

@@ -137,7 +137,7 @@ pub fn check_script(
             None => {
                 let mut one = model.clone();
                 one.properties = vec![p.clone()];
-                backend::check_properties(&one, behs, fair, &view)?[0].verdict
+                backend::check_verdicts(&one, behs, fair, &view)?[0]
             }
         };
         out.push(PropertyRun {
