@@ -311,6 +311,7 @@ enum EvalStop {
 
 /// Whether `q` has a compiled form, which `eval_all` then uses on every state (tests check
 /// that every property of the benchmarks and examples has one).
+#[cfg(feature = "test-support")]
 pub fn predicate_compiles(stepper: &Stepper, q: &QPred) -> bool {
     fast::FastPred::compile(stepper.model, &stepper.lay, q).is_some()
 }

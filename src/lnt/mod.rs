@@ -49,6 +49,7 @@ impl Dialect {
     pub const FALLBACK: Dialect = Dialect::V2024D;
 
     /// Every dialect, oldest first.
+    #[cfg(feature = "test-support")]
     pub const ALL: [Dialect; 4] = [Dialect::V2023, Dialect::V2024D, Dialect::V2025E, Dialect::V2025];
 
     /// `--lnt-dialect`: `2023`, `2024-d`, `2025-e`, `2025`, or any release name `YYYY-x` (its

@@ -25,7 +25,8 @@ pub use error::LntcheckError;
 pub use verify::{VerifyError, verify};
 
 /// Parses an LNT module (any dialect, one spelling per construct) without compiling it: its
-/// syntax tree, for checks of the emitted text.
+/// syntax tree, for the tests' checks of the emitted text.
+#[cfg(feature = "test-support")]
 pub fn parse(src: &str) -> Result<ast::Module, Located> {
     crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, None))
 }
