@@ -12,6 +12,8 @@ pub struct Dialect {
     pub(crate) inout_suffix: bool,
 }
 
+/// The four dialects the emitter writes, for the tests that check its text.
+#[cfg(feature = "test-support")]
 impl Dialect {
     pub const D2023: Dialect = Dialect { alt: false, dots3: false, inout_suffix: false };
     pub const D2024D: Dialect = Dialect { alt: true, dots3: false, inout_suffix: false };

@@ -41,6 +41,8 @@ mod product;
 pub use ast::{Beh, agent_leaf, calls};
 pub(crate) use ast::{Block, Derived, Script, Verify, call_text, files};
 pub use compose::Composer;
-pub use driver::{check_script, emit_program, strip_hides};
+#[cfg(feature = "test-support")]
+pub use driver::strip_hides;
+pub use driver::{check_script, emit_program};
 pub use parser::parse;
 pub(crate) use parser::parse_named;
