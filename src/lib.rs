@@ -22,7 +22,7 @@ macro_rules! test_visible_mod {
 
 pub mod analysis;
 pub mod behaviour;
-pub mod cadp;
+test_visible_mod!(cadp);
 pub mod cli;
 pub mod diagnostics;
 pub mod engine;

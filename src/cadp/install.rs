@@ -87,7 +87,7 @@ impl Tools {
 /// file. `cadp` and `path` are the values of `$CADP` and `$PATH`; `cadp_lib` is looked up in
 /// `$CADP/com`, else on `PATH` (the installation is then the folder above its `com/`).
 /// `None`: no installation, or none that names its release.
-pub fn installed_dialect(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Option<(Dialect, String)> {
+pub(crate) fn installed_dialect(cadp: Option<&OsStr>, path: Option<&OsStr>) -> Option<(Dialect, String)> {
     let root = cadp.filter(|c| !c.is_empty()).map(PathBuf::from);
     let in_root = root.as_ref().map(|r| r.join("com").join("cadp_lib")).filter(|p| is_executable(p));
     let cadp_lib = in_root.or_else(|| {

@@ -10,7 +10,7 @@ pub(crate) mod install;
 pub(crate) mod jobs;
 pub(crate) mod log;
 pub(crate) mod process;
-pub mod split;
+test_visible_mod!(split);
 mod traces;
 
 use crate::analysis::values::ValueAnalysis;

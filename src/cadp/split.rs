@@ -48,14 +48,14 @@ impl Job {
     pub const SCRIPT: &'static str = "job.svl";
     /// The `Makefile`'s target for a property job: written only once svl succeeded, since svl
     /// writes its log also when the job fails (a failed job is then run again).
-    pub const STAMP: &'static str = "job.done";
+    pub(crate) const STAMP: &'static str = "job.done";
 }
 
 /// The jobs of a compositional script: the leaves first (independent of each other), then the
 /// properties (each reading some leaves), both in script order.
 #[derive(Clone, Debug, Default)]
 pub struct Split {
-    pub leaves: Vec<Job>,
+    pub(crate) leaves: Vec<Job>,
     pub(crate) properties: Vec<Job>,
 }
 

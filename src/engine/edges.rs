@@ -48,7 +48,7 @@ pub enum EdgeUse {
 
 impl EdgeUse {
     /// Whether the checks read kept successor lists.
-    pub fn kept(&self) -> bool {
+    pub(crate) fn kept(&self) -> bool {
         match *self {
             EdgeUse::Chosen { kept } => kept,
             EdgeUse::NotNeeded | EdgeUse::OverBudget { .. } => false,

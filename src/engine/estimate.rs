@@ -135,7 +135,7 @@ struct Outcome {
 
 /// Builds, in a worker thread, the walk that thread draws its runs from, and hands it to the
 /// body (a walk need not be `Send`: the LNT interpreter's is built in each thread).
-pub type WithWalk<'a> =
+pub(crate) type WithWalk<'a> =
     dyn Fn(&mut dyn FnMut(&mut dyn Walk) -> Result<(), EngineError>) -> Result<(), EngineError> + Sync + 'a;
 
 /// One run `i` of a worker, with the worker's marks.
@@ -149,7 +149,7 @@ pub fn estimate(model: &Model, behs: &[Behaviour], opts: &EstimateOptions) -> Re
 /// `estimate` over the runs of another walk (`simulate --backend lnt --estimate`: the emitted
 /// program's steps), drawn with the same generator: the initial state as the native draw, then
 /// a step uniformly among those the walk offers.
-pub fn estimate_with(
+pub(crate) fn estimate_with(
     model: &Model,
     behs: &[Behaviour],
     opts: &EstimateOptions,

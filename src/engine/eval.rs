@@ -90,7 +90,7 @@ pub(crate) struct Ctx<'a> {
 /// Mutable evaluation scratch: quantified variables, block locals, the choice oracle.
 #[derive(Default)]
 pub struct Scratch {
-    pub qvars: Vec<i64>,
+    pub(crate) qvars: Vec<i64>,
     pub(crate) locals: Vec<i32>,
     pub(crate) chooser: Chooser,
 }

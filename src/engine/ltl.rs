@@ -98,7 +98,7 @@ struct Cover {
 }
 
 /// The automaton of a formula's negation.
-pub struct Automaton {
+pub(crate) struct Automaton {
     /// Transitions of each automaton state; state 0 is initial.
     covers: Vec<Vec<Cover>>,
     /// Every `until` bit.
@@ -109,16 +109,16 @@ pub struct Automaton {
 
 /// The formula has more `until`s (after negation) than acceptance bits.
 #[derive(Debug)]
-pub struct TooManyUntils;
+pub(crate) struct TooManyUntils;
 
 impl Automaton {
     /// The automaton whose accepting runs are exactly the runs violating `f`.
-    pub fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
+    pub(crate) fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
         Automaton::build(f, true)
     }
 
     /// The automaton whose accepting runs are exactly the runs satisfying `f`.
-    pub fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
+    pub(crate) fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
         Automaton::build(f, false)
     }
 
@@ -157,7 +157,7 @@ impl Automaton {
         Ok(Automaton { covers, all, atoms })
     }
 
-    pub fn states(&self) -> usize {
+    pub(crate) fn states(&self) -> usize {
         self.covers.len()
     }
 
@@ -210,14 +210,14 @@ impl Automaton {
     /// Whether the automaton accepts, from state `q`, the word that repeats one valuation of
     /// the atoms forever (`value(k)`: atom `k`): the stuttered suffix of a run that ends in a
     /// deadlock (D14).
-    pub fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
+    pub(crate) fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
         self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))[q as usize]
     }
 
     /// The automaton degeneralised for a monitor: one acceptance condition, by a counter of the
     /// acceptance sets met in order (a transition meeting the next sets moves the counter on;
     /// it accepts when the counter wraps round).
-    pub fn degeneralised(&self) -> Degeneralised {
+    pub(crate) fn degeneralised(&self) -> Degeneralised {
         let sets = self.all.count_ones();
         let mut states: Vec<(u32, u32)> = vec![(0, 0)];
         let mut index: HashMap<(u32, u32), u32> = HashMap::from([((0, 0), 0)]);
@@ -280,19 +280,19 @@ impl Automaton {
 /// One transition of a degeneralised automaton: the literals the state read must satisfy, the
 /// next state, and whether the transition is accepting.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MonitorStep {
-    pub lits: Vec<(usize, bool)>,
-    pub next: u32,
-    pub accepting: bool,
+pub(crate) struct MonitorStep {
+    pub(crate) lits: Vec<(usize, bool)>,
+    pub(crate) next: u32,
+    pub(crate) accepting: bool,
 }
 
 /// A Büchi automaton with one acceptance condition on transitions (state 0 is initial): the
 /// runs with infinitely many accepting transitions are accepted.
 #[derive(Clone, Debug)]
-pub struct Degeneralised {
+pub(crate) struct Degeneralised {
     /// Per state, the state of the generalised automaton it counts for.
-    pub origin: Vec<u32>,
-    pub trans: Vec<Vec<MonitorStep>>,
+    pub(crate) origin: Vec<u32>,
+    pub(crate) trans: Vec<Vec<MonitorStep>>,
 }
 
 /// A cover under construction.
@@ -380,7 +380,7 @@ fn product<'a>(
 
 /// Checks the formula whose negation `aut` accepts, on the whole graph `g`; `bits[k][s]`: atom
 /// `k` in state `s`. `Unknown` where the graph is not whole or `stopped` says so.
-pub fn check(g: &dyn Space, aut: &Automaton, bits: &[&[bool]], stopped: &dyn Fn() -> bool) -> Outcome {
+pub(crate) fn check(g: &dyn Space, aut: &Automaton, bits: &[&[bool]], stopped: &dyn Fn() -> bool) -> Outcome {
     if !g.complete() {
         return Outcome::Unknown;
     }
@@ -516,7 +516,12 @@ fn is_deadlock(g: &dyn Space, s: u32) -> bool {
 /// Whether `f` holds on the run through positions `0..n` whose last position is followed by
 /// `loop_start` (a lasso) or by itself (a run ending in a deadlock, `None`); `atom(k, i)`:
 /// atom `k` (in `f.atoms()` order) at position `i`.
-pub fn holds_on_lasso<A>(f: &Ltl<A>, n: usize, loop_start: Option<usize>, atom: &dyn Fn(usize, usize) -> bool) -> bool {
+pub(crate) fn holds_on_lasso<A>(
+    f: &Ltl<A>,
+    n: usize,
+    loop_start: Option<usize>,
+    atom: &dyn Fn(usize, usize) -> bool,
+) -> bool {
     assert!(n > 0, "a run has a first position");
     let next = |i: usize| if i + 1 < n { i + 1 } else { loop_start.unwrap_or(n - 1) };
     let mut k = 0;

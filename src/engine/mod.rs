@@ -21,9 +21,9 @@ mod accepting;
 pub(crate) mod analysis_check;
 pub(crate) mod check;
 pub(crate) mod edges;
-pub mod estimate;
-pub mod eval;
-pub mod explore;
+test_visible_mod!(estimate);
+pub(crate) mod eval;
+test_visible_mod!(explore);
 mod fast;
 mod hugepages;
 mod lasso_search;
@@ -36,11 +36,11 @@ mod reached;
 pub(crate) mod recompute;
 pub(crate) mod rng;
 pub(crate) mod scc;
-pub mod simulate;
+test_visible_mod!(simulate);
 mod spin;
 pub mod state;
-pub mod step;
-pub mod symmetry;
+test_visible_mod!(step);
+test_visible_mod!(symmetry);
 pub(crate) mod sysalloc;
 
 use crate::behaviour::Behaviour;
@@ -51,18 +51,17 @@ use crate::model::{Modality, Model, Pattern, Property, QPred};
 use crate::syntax::ltl::Ltl;
 use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Scope};
-pub use edges::{EdgeBudget, EdgePolicy, EdgeUse};
+pub use edges::{EdgePolicy, EdgeUse};
 use eval::Scratch;
 use explore::Graph;
-pub use explore::{ExploreOptions, Progress, ProgressFn, StopReason};
+pub use explore::StopReason;
+pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
 use on_the_fly::{Found, OnTheFly};
 pub use par::Workers;
-pub use reached::{ReachedValues, reachable_values};
+pub use reached::reachable_values;
 use serde::Serialize;
-pub use simulate::{
-    RunCheck, SimProperty, SimRun, SimStatus, SimulateOptions, SimulateReport, Walk, simulate, simulate_each,
-    simulate_with,
-};
+pub use simulate::{RunCheck, SimStatus, SimulateOptions, SimulateReport, simulate};
+pub(crate) use simulate::{SimRun, simulate_each, simulate_with};
 use std::sync::Arc;
 use step::{RuntimeError, Stepper, Work};
 
@@ -312,6 +311,7 @@ enum EvalStop {
 
 /// Whether `q` has a compiled form, which `eval_all` then uses on every state (tests check
 /// that every property of the benchmarks and examples has one).
+#[cfg(feature = "test-support")]
 pub fn predicate_compiles(stepper: &Stepper, q: &QPred) -> bool {
     fast::FastPred::compile(stepper.model, &stepper.lay, q).is_some()
 }

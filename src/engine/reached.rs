@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 /// Per (variable, agent type; `None` for the environment), every value it holds in some
 /// reachable state (`None` = ⊥). `None` when the state space exceeds `max_states` or the
 /// exploration meets a run-time error.
-pub type ReachedValues = HashMap<(VarId, Option<TypeId>), BTreeSet<Option<i64>>>;
+pub(crate) type ReachedValues = HashMap<(VarId, Option<TypeId>), BTreeSet<Option<i64>>>;
 
 pub fn reachable_values(
     model: &Model,

@@ -12,7 +12,7 @@ use crate::model::{Modality, Model, Pattern, Property};
 use serde::Serialize;
 use std::sync::Arc;
 
-pub use super::rng::SplitMix64;
+pub(crate) use super::rng::SplitMix64;
 
 /// The seed of run `run` (0-based) of a simulation seeded with `seed`: each run draws from a
 /// generator of its own, so `--seed (run_seed) --runs 1` repeats that run alone.
@@ -102,7 +102,7 @@ pub struct SimulateReport {
 /// their events (and, for a recorded run, its initial state). `start` and `take` tell which
 /// initial state and which successor the run chose (a back end that keeps its own state
 /// alongside the LAbS state follows them).
-pub trait Walk {
+pub(crate) trait Walk {
     /// The state every run starts from when the walk has one of its own (a recorded run);
     /// `None`: each run draws its initial state from the model (docs/semantics.md,
     /// "Simulation").
@@ -405,7 +405,7 @@ pub fn simulate(model: &Model, behs: &[Behaviour], opts: &SimulateOptions) -> Re
 /// The runs of `simulate`, each given to `on_run` as soon as it is finished and then dropped:
 /// the memory used is that of one run. Returns why fewer runs than asked were made (`None`:
 /// all of them, or none when no initial state exists).
-pub fn simulate_each(
+pub(crate) fn simulate_each(
     model: &Model,
     behs: &[Behaviour],
     opts: &SimulateOptions,
@@ -419,7 +419,7 @@ pub fn simulate_each(
 
 /// The runs of `simulate` over any `Walk` (the native engine, or the LNT interpreter of
 /// `simulate --backend lnt`): the same generator, choices and property marks.
-pub fn simulate_with(
+pub(crate) fn simulate_with(
     model: &Model,
     behs: &[Behaviour],
     opts: &SimulateOptions,

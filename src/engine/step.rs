@@ -13,7 +13,7 @@ mod initial;
 mod local_assume;
 mod packed;
 
-pub use initial::{Drawn, INITIAL_DRAWS, InitialSampler};
+pub(crate) use initial::{Drawn, INITIAL_DRAWS, InitialSampler};
 
 pub use packed::PackedStop;
 
@@ -117,6 +117,7 @@ pub struct Stepper<'a> {
 
 /// The edges (per agent and control state) and the (tuple, sender, receiver) link
 /// predicates other than `true`, and how many of each have a compiled form (`fast`).
+#[cfg(feature = "test-support")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompiledCounts {
     pub edges: usize,
@@ -225,7 +226,8 @@ impl<'a> Stepper<'a> {
         }
     }
 
-    /// How much of the model has a compiled form, for tests and the benchmark.
+    /// How much of the model has a compiled form, for the tests.
+    #[cfg(feature = "test-support")]
     pub fn compiled_counts(&self) -> CompiledCounts {
         let edges = self.fast.iter().flatten().flatten();
         let (pairs, compiled_pairs) = self.links.counts();

@@ -25,8 +25,7 @@ pub(crate) type TrackKey = (Option<usize>, VarId, usize);
 /// A property query, ready for `svl/query.mcl`.
 #[derive(Clone, Debug)]
 pub struct Query {
-    pub name: String,
-    pub keyword: String,
+    pub(crate) name: String,
     pub(crate) text: String,
     /// `always`, `finally`, `fairly` or `fairly_inf`.
     pub(crate) kind: &'static str,
@@ -835,7 +834,6 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         vars.iter().map(|&v| names::obs_gate(model, v)).collect::<BTreeSet<_>>().into_iter().collect();
     Ok(Query {
         name: prop.name.clone(),
-        keyword: prop.keyword.clone(),
         text: prop.text.replace("(*", "( *").replace("*)", "* )"),
         kind,
         zeros: vec!["0".to_string(); keys.len()],

@@ -7,10 +7,10 @@
 //! templates is expression printing ([`expr`], [`domains`], [`mcl`]). The encoding is documented in
 //! `docs/lnt-encoding.md`.
 
-pub mod domains;
+test_visible_mod!(domains);
 pub(crate) mod errors;
 pub(crate) mod expr;
-pub mod mcl;
+test_visible_mod!(mcl);
 pub mod names;
 pub(crate) mod svl;
 pub(crate) mod templates;
@@ -36,7 +36,7 @@ pub enum Dialect {
 }
 
 /// Why [`Dialect::FALLBACK`] was chosen, for `README.txt` and the CLI's note.
-pub const FALLBACK_REASON: &str =
+pub(crate) const FALLBACK_REASON: &str =
     "no CADP installation detected: the 2024-d forms, which every release from 2024-d accepts";
 
 /// A CADP release name `YYYY-x` as (year, letter).
@@ -49,6 +49,7 @@ impl Dialect {
     pub const FALLBACK: Dialect = Dialect::V2024D;
 
     /// Every dialect, oldest first.
+    #[cfg(feature = "test-support")]
     pub const ALL: [Dialect; 4] = [Dialect::V2023, Dialect::V2024D, Dialect::V2025E, Dialect::V2025];
 
     /// `--lnt-dialect`: `2023`, `2024-d`, `2025-e`, `2025`, or any release name `YYYY-x` (its
@@ -102,7 +103,7 @@ impl Dialect {
 
     /// What opens a send offer: `!` up to 2025-e, nothing from 2025-f, where `!` is reserved
     /// for pragmas (#3148; `G (X)` has been accepted since 2022).
-    pub fn send(self) -> &'static str {
+    pub(crate) fn send(self) -> &'static str {
         match self {
             Dialect::V2025 => "",
             _ => "!",
@@ -140,7 +141,7 @@ fn parse_release(s: &str) -> Option<Release> {
 }
 
 /// The release `cadp_lib -1` names: its second word (`2023-k`; the dash may be missing).
-pub fn release_of_cadp_lib(output: &str) -> Option<Release> {
+pub(crate) fn release_of_cadp_lib(output: &str) -> Option<Release> {
     let word = output.split_whitespace().nth(1)?;
     let (year, letter) = word.split_at_checked(4)?;
     let letter = letter.strip_prefix('-').unwrap_or(letter);
@@ -153,7 +154,7 @@ pub fn release_of_cadp_lib(output: &str) -> Option<Release> {
 /// The dialect of the CADP installation at `root` read from its files: `VERSION`, else
 /// `HISTORY` (the highest `YYYY-x` release named). A fallback for when `cadp_lib -1` cannot
 /// be run (`installed_dialect` of the CADP driver).
-pub fn dialect_of_installation(root: &std::path::Path) -> Option<(Dialect, String)> {
+pub(crate) fn dialect_of_installation(root: &std::path::Path) -> Option<(Dialect, String)> {
     ["VERSION", "HISTORY"].iter().find_map(|f| {
         let text = std::fs::read_to_string(root.join(f)).ok()?;
         Some((Dialect::for_cadp_version(&text)?, format!("release named in `{}`", root.join(f).display())))
@@ -183,11 +184,11 @@ pub struct EmitOptions {
 #[derive(Clone, Debug)]
 pub struct Usage {
     /// The spec and extern words, shell-quoted: `'benchmarks/leader.labs' n=3`.
-    pub spec: String,
+    pub(crate) spec: String,
     /// `--fair` and `--property P`, as given, shell-quoted (with a leading space each).
-    pub options: String,
+    pub(crate) options: String,
     /// `--split`: the job scripts and the `Makefile` were written too.
-    pub split: bool,
+    pub(crate) split: bool,
 }
 
 /// A construct the LNT encoding does not support, or an unusable option.

@@ -74,7 +74,7 @@ pub(crate) struct Block {
     /// observation gates the query reads.
     pub(crate) keep: Vec<String>,
     /// Strong actions of the sharp reduction: the gates the priority operator orders.
-    pub hold: Vec<String>,
+    pub(crate) hold: Vec<String>,
     /// Priority chains over the receivers' private steps, lower id first.
     pub(crate) prio: Vec<Vec<String>>,
     /// Per instance of the agents' component (in order): the observation gates hidden inside

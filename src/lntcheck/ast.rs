@@ -12,6 +12,8 @@ pub struct Dialect {
     pub(crate) inout_suffix: bool,
 }
 
+/// The four dialects the emitter writes, for the tests that check its text.
+#[cfg(feature = "test-support")]
 impl Dialect {
     pub const D2023: Dialect = Dialect { alt: false, dots3: false, inout_suffix: false };
     pub const D2024D: Dialect = Dialect { alt: true, dots3: false, inout_suffix: false };
@@ -40,7 +42,6 @@ impl Spelling {
 
 #[derive(Clone, Debug)]
 pub struct Module {
-    pub name: String,
     /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`):
     /// (pragma name without `!`, value).
     pub(crate) pragmas: Vec<(String, i64)>,
@@ -56,10 +57,9 @@ pub(crate) enum TypeDef {
 }
 
 #[derive(Clone, Debug)]
-pub struct TypeDecl {
+pub(crate) struct TypeDecl {
     pub(crate) name: String,
     pub(crate) def: TypeDef,
-    pub with: Vec<String>,
     pub(crate) pos: Span,
 }
 

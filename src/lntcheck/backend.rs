@@ -6,6 +6,7 @@
 //! `DONE` (docs/lntcheck.md, "From LTS to LAbS states").
 
 use super::LntcheckError;
+#[cfg(feature = "test-support")]
 use super::interp::{self, GenOptions, Net, SysState};
 use super::lts::Lts;
 use super::sem::{Program, Value};
@@ -18,7 +19,9 @@ use crate::engine::step::Stepper;
 use crate::engine::{Verdict, eval_pred};
 use crate::lnt::{self, Dialect, EmitOptions};
 use crate::model::{Model, Store};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+#[cfg(feature = "test-support")]
+use std::collections::BTreeSet;
 
 /// Emits the LNT program of a model (all properties), as text.
 pub fn emit_lnt(
@@ -46,8 +49,10 @@ pub fn emit_lnt(
         .ok_or_else(|| LntcheckError::Program("no .lnt file".into()))
 }
 
-/// The LTS of `MAIN` seen as a LAbS state graph.
+/// The LTS of `MAIN` seen as a LAbS state graph. The fields only the differential tests read
+/// (the LTS itself, `from_vars`, `errors`, `observed`) exist with the `test-support` feature.
 pub struct LabsView {
+    #[cfg(feature = "test-support")]
     pub lts: Lts,
     /// LTS state of each real state (real states numbered in BFS order of the LAbS graph).
     pub real: Vec<u32>,
@@ -60,17 +65,21 @@ pub struct LabsView {
     /// slots 0).
     pub(crate) from_labels: Vec<Vec<i32>>,
     /// Valuation (native layout) read from the processes' variables (`I`, `L`, `E`).
+    #[cfg(feature = "test-support")]
     pub(crate) from_vars: Vec<Vec<i32>>,
     /// LTS states with no outgoing transition that are not real states and that no `ERR`
     /// label reaches (a step that cannot complete: an encoding error).
     pub(crate) stuck: Vec<u32>,
     /// The real states (numbers) from which a step reaches an `ERR` label (a run-time error
     /// of the model), with that label.
+    #[cfg(feature = "test-support")]
     pub errors: Vec<(u32, String)>,
     /// The observed variables (from `MAIN`'s gates).
+    #[cfg(feature = "test-support")]
     pub observed: BTreeSet<usize>,
 }
 
+#[cfg(feature = "test-support")]
 fn to_i32(v: &Value, undef: i64) -> i32 {
     match v {
         Value::I(i) if *i == undef => BOT,
@@ -81,6 +90,7 @@ fn to_i32(v: &Value, undef: i64) -> i32 {
 }
 
 /// Valuation in native layout from the processes' variables.
+#[cfg(feature = "test-support")]
 fn vars_valuation(_p: &Program, net: &Net, model: &Model, lay: &Layout, st: &SysState, undef: i64) -> Vec<i32> {
     let mut out = vec![0i32; lay.len];
     for (k, l) in net.leaves.iter().enumerate() {
@@ -128,50 +138,6 @@ fn vars_valuation(_p: &Program, net: &Net, model: &Model, lay: &Layout, st: &Sys
     out
 }
 
-/// Masks the slots a valuation comparison ignores (variables a type does not have, control).
-pub fn valuation_mask(model: &Model, lay: &Layout) -> Vec<bool> {
-    let mut m = vec![false; lay.len];
-    for v in 0..model.vars.len() {
-        for (k, b) in valuation_mask_var(model, lay, v).into_iter().enumerate() {
-            m[k] |= b;
-        }
-    }
-    m
-}
-
-/// The slots of variable `v` (in every agent whose type has it).
-pub fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
-    let mut m = vec![false; lay.len];
-    {
-        let var = &model.vars[v];
-        for e in 0..var.len {
-            match var.store {
-                Store::Env => m[var.offset + e] = true,
-                Store::Attr | Store::Stig { .. } => {
-                    for (t, ty) in model.agent_types.iter().enumerate() {
-                        let has = match var.store {
-                            Store::Attr => ty.attrs.contains(&v),
-                            Store::Stig { stigmergy, .. } => model.holds(t, stigmergy),
-                            Store::Env => false,
-                        };
-                        if has {
-                            for a in ty.ids() {
-                                let at = if var.store == Store::Attr {
-                                    lay.attr(a, var.offset + e)
-                                } else {
-                                    lay.stig(a, var.offset + e)
-                                };
-                                m[at] = true;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    m
-}
-
 /// The value of the program's `UNDEF` constant (⊥), or `i64::MIN` without one.
 pub(crate) fn undef_value(prog: &Program) -> i64 {
     match prog.func_ids.get("UNDEF") {
@@ -183,19 +149,11 @@ pub(crate) fn undef_value(prog: &Program) -> i64 {
     }
 }
 
-/// Runs the emitted program and builds the LAbS view of its LTS.
+/// Runs the emitted program and builds the LAbS view of its LTS, with the valuations read
+/// from the processes' variables (`from_vars`) beside those of the labels: the differential
+/// tests' view of the whole program (the back end composes an SVL script instead).
+#[cfg(feature = "test-support")]
 pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) -> Result<LabsView, LntcheckError> {
-    explore_within(model, src, fair, max_states, &crate::limits::Limits::none())
-}
-
-/// `explore`, stopped by `limits` (the reason is then recorded in them).
-pub(crate) fn explore_within(
-    model: &Model,
-    src: &str,
-    fair: bool,
-    max_states: Option<u64>,
-    limits: &crate::limits::Limits,
-) -> Result<LabsView, LntcheckError> {
     let emitted = |d: super::Located| LntcheckError::Program(format!("emitted LNT:{}", d.in_text(src)));
     let prog = super::load(src, None).map_err(emitted)?;
     if let Some(d) = super::check::check(&prog).into_iter().next() {
@@ -203,7 +161,7 @@ pub(crate) fn explore_within(
     }
     let net = interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let (lts, states) =
-        interp::generate(&prog, &net, &GenOptions { max_states, limits: limits.clone(), ..Default::default() })
+        interp::generate(&prog, &net, &GenOptions { max_states, ..Default::default() })
             .map_err(emitted)?;
     let undef = undef_value(&prog);
     let main_gates: Vec<String> = prog
@@ -238,6 +196,7 @@ pub(crate) fn labs_view(
             obs.insert(g, v);
         }
     }
+    #[cfg(feature = "test-support")]
     let observed: BTreeSet<usize> = obs.values().copied().collect();
     // real states: targets of DONE; LAbS steps: non-DONE paths ending with DONE. The observed
     // valuation is carried along the paths (an intermediate state may be reached with
@@ -338,7 +297,22 @@ pub(crate) fn labs_view(
         .filter(|s| adj[*s as usize].is_empty() && !is_real.contains(s) && !after_err.contains(s))
         .collect();
     let _ = init_errs;
-    Ok(LabsView { lts, real, n_initial, succ, parent, from_labels, from_vars: vec![], stuck, errors, observed })
+    Ok(LabsView {
+        #[cfg(feature = "test-support")]
+        lts,
+        real,
+        n_initial,
+        succ,
+        parent,
+        from_labels,
+        #[cfg(feature = "test-support")]
+        from_vars: vec![],
+        stuck,
+        #[cfg(feature = "test-support")]
+        errors,
+        #[cfg(feature = "test-support")]
+        observed,
+    })
 }
 
 /// The LAbS graph as the native engine's `Graph` (valuations from the labels; the last slot
@@ -381,33 +355,8 @@ pub(crate) fn to_graph(v: &LabsView, stride: usize) -> Graph {
     }
 }
 
-/// One property's verdict with the LAbS path of its counterexample (real-state numbers).
-pub struct LntResult {
-    pub property: String,
-    pub verdict: Verdict,
-    pub path: Option<Vec<u32>>,
-    pub loop_start: Option<usize>,
-    pub deadlock: bool,
-}
-
-/// Checks every property of the model on the LAbS view, with the native checker.
-pub fn check_properties(
-    model: &Model,
-    behs: &[Behaviour],
-    fair: bool,
-    v: &LabsView,
-) -> Result<Vec<LntResult>, LntcheckError> {
-    check_properties_within(model, behs, fair, v, &crate::limits::Limits::none())
-}
-
-/// `check_properties`; the properties not decided when `limits` stop the run are `unknown`.
-pub(crate) fn check_properties_within(
-    model: &Model,
-    behs: &[Behaviour],
-    fair: bool,
-    v: &LabsView,
-    limits: &crate::limits::Limits,
-) -> Result<Vec<LntResult>, LntcheckError> {
+/// The native checker's outcome of each property of the model on the LAbS view.
+fn outcomes(model: &Model, behs: &[Behaviour], fair: bool, v: &LabsView) -> Result<Vec<Outcome>, LntcheckError> {
     let stepper = Stepper::new(model, behs, fair);
     let g = to_graph(v, stepper.lay.len);
     let mut sc = Default::default();
@@ -417,32 +366,63 @@ pub(crate) fn check_properties_within(
             .map(|st| eval_pred(&stepper, st, &mut sc, q).map_err(|e| LntcheckError::Native(e.0)))
             .collect()
     };
-    let mut out = vec![];
-    for p in &model.properties {
-        let outcome = crate::engine::check_property(&g, p, &mut ev, limits)?;
-        out.push(match outcome {
-            Outcome::Holds => LntResult {
-                property: p.name.clone(),
-                verdict: Verdict::Holds,
-                path: None,
-                loop_start: None,
-                deadlock: false,
-            },
-            Outcome::Unknown => LntResult {
-                property: p.name.clone(),
-                verdict: Verdict::Unknown,
-                path: None,
-                loop_start: None,
-                deadlock: false,
-            },
-            Outcome::Violated(c) => LntResult {
-                property: p.name.clone(),
-                verdict: Verdict::Violated,
-                path: Some(c.path),
-                loop_start: c.loop_start,
-                deadlock: c.deadlock,
-            },
-        });
-    }
-    Ok(out)
+    let none = crate::limits::Limits::none();
+    model.properties.iter().map(|p| crate::engine::check_property(&g, p, &mut ev, &none)).collect()
+}
+
+/// The verdict of each property of the model on the LAbS view, by the native checker.
+pub(crate) fn check_verdicts(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    v: &LabsView,
+) -> Result<Vec<Verdict>, LntcheckError> {
+    let verdict = |o: &Outcome| match o {
+        Outcome::Holds => Verdict::Holds,
+        Outcome::Violated(_) => Verdict::Violated,
+        Outcome::Unknown => Verdict::Unknown,
+    };
+    Ok(outcomes(model, behs, fair, v)?.iter().map(verdict).collect())
+}
+
+/// One property's verdict with the LAbS path of its counterexample (real-state numbers).
+#[cfg(feature = "test-support")]
+pub struct LntResult {
+    pub property: String,
+    pub verdict: Verdict,
+    pub path: Option<Vec<u32>>,
+    pub loop_start: Option<usize>,
+    pub deadlock: bool,
+}
+
+/// Checks every property of the model on the LAbS view, with the native checker; the
+/// counterexamples are the test data of the trace translation.
+#[cfg(feature = "test-support")]
+pub fn check_properties(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    v: &LabsView,
+) -> Result<Vec<LntResult>, LntcheckError> {
+    let results = model.properties.iter().zip(outcomes(model, behs, fair, v)?);
+    Ok(results
+        .map(|(p, outcome)| {
+            let property = p.name.clone();
+            match outcome {
+                Outcome::Holds => {
+                    LntResult { property, verdict: Verdict::Holds, path: None, loop_start: None, deadlock: false }
+                }
+                Outcome::Unknown => {
+                    LntResult { property, verdict: Verdict::Unknown, path: None, loop_start: None, deadlock: false }
+                }
+                Outcome::Violated(c) => LntResult {
+                    property,
+                    verdict: Verdict::Violated,
+                    path: Some(c.path),
+                    loop_start: c.loop_start,
+                    deadlock: c.deadlock,
+                },
+            }
+        })
+        .collect())
 }

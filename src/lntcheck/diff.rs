@@ -10,7 +10,7 @@ use crate::engine::state::Layout;
 use crate::engine::step::Stepper;
 use crate::engine::{Verdict, VerifyOptions, verify};
 use crate::lnt::Dialect;
-use crate::model::Model;
+use crate::model::{Model, Store};
 use std::collections::BTreeSet;
 
 #[derive(Debug, Default)]
@@ -24,6 +24,50 @@ pub struct DiffReport {
     pub lnt_valuations: usize,
     /// Every disagreement found (empty: the back ends agree).
     pub problems: Vec<String>,
+}
+
+/// Masks the slots a valuation comparison ignores (variables a type does not have, control).
+fn valuation_mask(model: &Model, lay: &Layout) -> Vec<bool> {
+    let mut m = vec![false; lay.len];
+    for v in 0..model.vars.len() {
+        for (k, b) in valuation_mask_var(model, lay, v).into_iter().enumerate() {
+            m[k] |= b;
+        }
+    }
+    m
+}
+
+/// The slots of variable `v` (in every agent whose type has it).
+fn valuation_mask_var(model: &Model, lay: &Layout, v: usize) -> Vec<bool> {
+    let mut m = vec![false; lay.len];
+    {
+        let var = &model.vars[v];
+        for e in 0..var.len {
+            match var.store {
+                Store::Env => m[var.offset + e] = true,
+                Store::Attr | Store::Stig { .. } => {
+                    for (t, ty) in model.agent_types.iter().enumerate() {
+                        let has = match var.store {
+                            Store::Attr => ty.attrs.contains(&v),
+                            Store::Stig { stigmergy, .. } => model.holds(t, stigmergy),
+                            Store::Env => false,
+                        };
+                        if has {
+                            for a in ty.ids() {
+                                let at = if var.store == Store::Attr {
+                                    lay.attr(a, var.offset + e)
+                                } else {
+                                    lay.stig(a, var.offset + e)
+                                };
+                                m[at] = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    m
 }
 
 fn masked(v: &[i32], m: &[bool]) -> Vec<i32> {
@@ -76,7 +120,7 @@ pub fn differential(
     let g: Graph =
         explore(&stepper, &init, &ExploreOptions { threads: 1, max_states, keep_edges: true, ..Default::default() });
     let lay = Layout::new(model, fair);
-    let mask = backend::valuation_mask(model, &lay);
+    let mask = valuation_mask(model, &lay);
     r.native = rep.results.iter().map(|p| (p.property.clone(), p.verdict)).collect();
     r.native_states = g.states();
     // lnt
@@ -116,7 +160,7 @@ pub fn differential(
     // the observation labels agree with the variables
     let mut omask = vec![false; lay.len];
     for v in &view.observed {
-        let one = backend::valuation_mask_var(model, &lay, *v);
+        let one = valuation_mask_var(model, &lay, *v);
         for (k, b) in one.iter().enumerate() {
             omask[k] |= *b;
         }

@@ -30,7 +30,8 @@ pub enum LntcheckError {
 }
 
 impl LntcheckError {
-    /// The message, as the CLI prints it.
+    /// The message alone, for the tests.
+    #[cfg(feature = "test-support")]
     pub fn message(&self) -> &str {
         match self {
             LntcheckError::Syntax(m)

@@ -29,14 +29,14 @@ pub enum TNode {
 }
 
 pub struct Net {
-    pub gate_names: Vec<String>,
+    pub(crate) gate_names: Vec<String>,
     pub(crate) leaves: Vec<LeafDef>,
     pub tree: TNode,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LeafState {
-    pub node: u32,
+    pub(crate) node: u32,
     pub(crate) env: Env,
 }
 

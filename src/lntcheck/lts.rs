@@ -104,6 +104,7 @@ impl Lts {
     /// `total prio P1 > P2 > … in` (one chain per element of `chains`): a transition whose
     /// label matches `Pj` is removed from a state that has a transition matching an earlier
     /// `Pi` of the same chain. Patterns are anchored regular expressions on whole labels.
+    #[cfg(feature = "test-support")]
     pub fn prio(&self, chains: &[Vec<regex::Regex>]) -> Lts {
         let adj = self.adjacency();
         let rank = |l: &str, ch: &[regex::Regex]| ch.iter().position(|r| r.is_match(l));
@@ -130,6 +131,7 @@ impl Lts {
 
     /// Parallel composition of explicit LTSs (`par G… in L1 || L2 … end par` when `global`,
     /// else `par S1 -> L1 || S2 -> L2 … end par`): labels synchronise on equality.
+    #[cfg(feature = "test-support")]
     pub fn par(kids: &[Lts], global: &[String], iface: &[Option<Vec<String>>]) -> Lts {
         let adjs: Vec<_> = kids.iter().map(|k| k.adjacency()).collect();
         let participants = |g: &str| -> Vec<usize> {

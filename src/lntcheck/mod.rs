@@ -3,30 +3,30 @@
 //! LTS generator for process networks, the SVL-level operators of the generated scripts, and
 //! the `lnt` verification back end.
 
-pub mod ast;
-pub mod backend;
+test_visible_mod!(ast);
+test_visible_mod!(backend);
 mod error;
 pub(crate) mod eval;
-pub mod files;
+test_visible_mod!(files);
 pub mod interp;
 pub(crate) mod jobs;
 pub(crate) mod lexer;
-pub mod lts;
+test_visible_mod!(lts);
 pub(crate) mod on_the_fly;
 pub(crate) mod parser;
-pub mod reduce;
+test_visible_mod!(reduce);
 pub(crate) mod sem;
-pub mod simulate;
+test_visible_mod!(simulate);
 pub mod svl;
-pub mod unused;
 mod verify;
 
-pub use crate::diagnostics::Located;
+pub(crate) use crate::diagnostics::Located;
 pub use error::LntcheckError;
 pub use verify::{VerifyError, verify};
 
 /// Parses an LNT module (any dialect, one spelling per construct) without compiling it: its
-/// syntax tree, for checks of the emitted text.
+/// syntax tree, for the tests' checks of the emitted text.
+#[cfg(feature = "test-support")]
 pub fn parse(src: &str) -> Result<ast::Module, Located> {
     crate::syntax::stack::on_large_stack("labs-lnt-parser", || parser::parse_module(src, None))
 }
@@ -41,13 +41,13 @@ pub fn load(src: &str, dialect: Option<ast::Dialect>) -> Result<sem::Program, Lo
     Ok(program)
 }
 
-pub mod check;
+test_visible_mod!(check);
 /// Test oracle (feature `test-support`): the differential comparison with the native engine.
 #[cfg(feature = "test-support")]
 pub mod diff;
-/// Test oracle (feature `test-support`): the LNT labels of a LAbS path.
+/// Test oracle (feature `test-support`): the declarations of an emitted LNT program that nothing uses.
 #[cfg(feature = "test-support")]
-pub mod paths;
+pub mod unused;
 
 /// The leaf of the network that is the agent with id `id` (a process `Agent_…` whose first
 /// parameter is `id`).

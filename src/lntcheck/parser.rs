@@ -133,7 +133,7 @@ impl Parser {
 
     fn module(&mut self) -> R<Module> {
         self.kw("module")?;
-        let (name, _) = self.ident()?;
+        self.ident()?;
         if self.eat_p("(") {
             return Err(Located::new(self.pos(), "imported modules are not part of the subset"));
         }
@@ -149,7 +149,7 @@ impl Parser {
             let n = i64::try_from(self.num()?).map_err(|_| Located::new(pos, "pragma value out of range"))?;
             pragmas.push((pragma, if negative { -n } else { n }));
         }
-        let mut m = Module { name, pragmas, types: vec![], funcs: vec![], procs: vec![] };
+        let mut m = Module { pragmas, types: vec![], funcs: vec![], procs: vec![] };
         loop {
             if self.is_kw("type") {
                 m.types.push(self.type_decl()?);
@@ -198,22 +198,20 @@ impl Parser {
             }
             TypeDef::Enum(cs)
         };
-        let mut with = vec![];
+        // The predefined functions a type declares (`with "==", ...`): checked for syntax only,
+        // the interpreter does not consult the list.
         if self.eat_kw("with") {
             loop {
-                let w = match self.bump() {
-                    Tok::P(p) => p.to_string(),
-                    Tok::Ident(s) => s.to_ascii_lowercase(),
-                    _ => return Err(Located::new(self.toks[self.i - 1].1, "expected a predefined function name")),
-                };
-                with.push(w);
+                if !matches!(self.bump(), Tok::P(_) | Tok::Ident(_)) {
+                    return Err(Located::new(self.toks[self.i - 1].1, "expected a predefined function name"));
+                }
                 if !self.eat_p(",") {
                     break;
                 }
             }
         }
         self.end("type")?;
-        Ok(TypeDecl { name, def, with, pos })
+        Ok(TypeDecl { name, def, pos })
     }
 
     fn num(&mut self) -> R<u64> {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 type R<T> = Result<T, Located>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Ty {
+pub(crate) enum Ty {
     Nat,
     Int,
     Bool,
@@ -32,7 +32,7 @@ pub(crate) struct TyInfo {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Value {
+pub(crate) enum Value {
     I(i64),
     B(bool),
     /// An enumeration constructor (global index into `Program::ctors`).
@@ -79,7 +79,7 @@ pub(crate) enum FS {
 }
 
 #[derive(Clone, Debug)]
-pub struct CFunc {
+pub(crate) struct CFunc {
     pub(crate) name: String,
     pub(crate) modes: Vec<Mode>,
     pub(crate) nslots: usize,
@@ -163,12 +163,10 @@ pub(crate) enum Node {
 }
 
 #[derive(Clone, Debug)]
-pub struct CProc {
+pub(crate) struct CProc {
     pub(crate) name: String,
-    pub gates: Vec<String>,
     pub(crate) nslots: usize,
     pub(crate) slot_names: Vec<String>,
-    pub slot_types: Vec<Ty>,
     pub(crate) nodes: Vec<Node>,
     pub(crate) entry: u32,
     /// `live[n][s]`: slot `s` may be read after node `n` is reached.
@@ -184,8 +182,6 @@ pub struct Program {
     pub(crate) funcs: Vec<CFunc>,
     pub(crate) func_ids: HashMap<String, u32>,
     pub(crate) proc_ids: HashMap<String, usize>,
-    /// Sequential processes, compiled on demand.
-    pub cprocs: HashMap<usize, Arc<CProc>>,
     /// The text the program was read from: positions are byte spans into it.
     pub(crate) file: SourceFile,
 }
@@ -225,7 +221,6 @@ impl Program {
             funcs: vec![],
             func_ids: HashMap::new(),
             proc_ids: HashMap::new(),
-            cprocs: HashMap::new(),
             file: SourceFile::new("", ""),
         };
         for (n, t) in [("Nat", Ty::Nat), ("Int", Ty::Int), ("Bool", Ty::Bool)] {
@@ -276,17 +271,6 @@ impl Program {
             p.funcs.push(cf);
         }
         Ok(p)
-    }
-
-    pub fn default_value(&self, t: Ty) -> Value {
-        match t {
-            Ty::Nat | Ty::Int => Value::I(0),
-            Ty::Bool => Value::B(false),
-            Ty::User(i) => match &self.types[i as usize].kind {
-                TyKind::Array { len, elem } => Value::A(vec![self.default_value(*elem); *len].into()),
-                TyKind::Enum { first, .. } => Value::E(*first),
-            },
-        }
     }
 }
 
@@ -866,14 +850,5 @@ pub(crate) fn compile_proc(p: &Program, pi: usize) -> R<CProc> {
     let entry = b.stmt(&pr.body, end)?;
     let nslots = b.sc.names.len();
     let live = liveness(&b.nodes, nslots);
-    Ok(CProc {
-        name: pr.name.clone(),
-        gates: b.gates,
-        nslots,
-        slot_names: b.sc.names,
-        slot_types: b.sc.types,
-        nodes: b.nodes,
-        entry,
-        live,
-    })
+    Ok(CProc { name: pr.name.clone(), nslots, slot_names: b.sc.names, nodes: b.nodes, entry, live })
 }

@@ -4,8 +4,7 @@
 
 use labs::lntcheck::backend::LabsView;
 use labs::lntcheck::lts::Lts;
-use labs::lntcheck::paths::step_path;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 /// The visible labels CADP would print for the LAbS path `path` of the view (every gate but
 /// `DONE` and `keep` hidden), as `(label, target LTS state)`.
@@ -15,12 +14,41 @@ pub fn lts_labels(v: &LabsView, path: &[u32], keep: &BTreeSet<String>) -> Vec<(S
     let mut from = 0;
     for &x in path {
         let to = v.real[x as usize];
-        out.extend(step_path(v, &adj, from, to).unwrap());
+        out.extend(step_path(v, &adj, from, to));
         from = to;
     }
     out.into_iter()
         .map(|(l, t)| if l == "DONE" || keep.contains(Lts::gate(&l)) { (l, t) } else { ("i".into(), t) })
         .collect()
+}
+
+/// A shortest LTS path from `from` to the real state `to` that ends with its only `DONE`, as
+/// (label, target LTS state) pairs; `adj` is `v.lts.adjacency()`.
+fn step_path(v: &LabsView, adj: &[Vec<(u32, u32)>], from: u32, to: u32) -> Vec<(String, u32)> {
+    let mut prev: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(s) = queue.pop_front() {
+        for &(l, t) in &adj[s as usize] {
+            let label = v.lts.label(l);
+            if label == "DONE" {
+                if t == to {
+                    let mut out = vec![(label.to_string(), t)];
+                    let mut c = s;
+                    while c != from {
+                        let (p, pl) = prev[&c];
+                        out.push((v.lts.label(pl).to_string(), c));
+                        c = p;
+                    }
+                    out.reverse();
+                    return out;
+                }
+            } else if t != from && !prev.contains_key(&t) {
+                prev.insert(t, (s, l));
+                queue.push_back(t);
+            }
+        }
+    }
+    panic!("no LTS step from state {from} to the real state {to}")
 }
 
 pub fn executor_text(labels: &[(String, u32)], deadlock: bool) -> String {

@@ -13,6 +13,7 @@ const MAX_PAIRS: usize = 64 * 64;
 pub(crate) struct Links {
     n: usize,
     /// How many tuples have a link other than `true`.
+    #[cfg(feature = "test-support")]
     not_true: usize,
     pairs: Vec<Option<Vec<Option<CBExpr>>>>,
 }
@@ -35,12 +36,20 @@ impl Links {
                 Some((0..n * n).map(|i| pair(i / n, i % n)).collect())
             })
             .collect();
-        let not_true =
-            model.tuples.iter().filter(|t| !matches!(model.stigmergies[t.stigmergy].link, BExpr::Const(true))).count();
-        Links { n, not_true, pairs }
+        Links {
+            n,
+            #[cfg(feature = "test-support")]
+            not_true: model
+                .tuples
+                .iter()
+                .filter(|t| !matches!(model.stigmergies[t.stigmergy].link, BExpr::Const(true)))
+                .count(),
+            pairs,
+        }
     }
 
     /// (pairs whose link is not `true`, pairs with a compiled link).
+    #[cfg(feature = "test-support")]
     pub(crate) fn counts(&self) -> (usize, usize) {
         let compiled = self.pairs.iter().flatten().flatten().filter(|c| c.is_some()).count();
         (self.not_true * self.n * self.n, compiled)

@@ -16,7 +16,7 @@ const SAMPLER_LIST_LIMIT: u64 = 1 << 16;
 
 /// How many draws (of a whole state, or of one owner's values checked on their own) a sampler
 /// makes before it gives up finding a state the assumptions admit.
-pub const INITIAL_DRAWS: u64 = 1_000_000;
+pub(crate) const INITIAL_DRAWS: u64 = 1_000_000;
 
 /// An initialised slot: its owner (0 the environment, `1 + a` agent `a`), variable, position
 /// and choices.
@@ -35,14 +35,14 @@ enum Digit {
 
 /// The initial states as the product of `digits` over `base` (the slots no initialiser sets),
 /// filtered by the assumptions.
-pub struct InitialSampler {
+pub(crate) struct InitialSampler {
     base: Vec<i32>,
     digits: Vec<Digit>,
 }
 
 /// The outcome of one `InitialSampler::draw`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Drawn {
+pub(crate) enum Drawn {
     State(Vec<i32>),
     /// No initial state exists (a slot without choices, or an owner the local checks exclude
     /// whole).
@@ -66,7 +66,7 @@ impl Stepper<'_> {
     /// false (so that a bound can stop the enumeration before it runs out of memory). The
     /// order is the odometer over every slot's choices (the last slot fastest), whatever the
     /// pruning.
-    pub fn for_each_initial(&self, f: &mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> {
+    pub(crate) fn for_each_initial(&self, f: &mut dyn FnMut(&[i32]) -> bool) -> Result<(), RuntimeError> {
         let prep = self.prepare_initial(None)?;
         if prep.digits.iter().any(|d| d.count() == Some(0)) {
             return Ok(());
@@ -120,7 +120,7 @@ impl Stepper<'_> {
     }
 
     /// A sampler of the initial states, for simulations: it draws without listing them.
-    pub fn initial_sampler(&self) -> Result<InitialSampler, RuntimeError> {
+    pub(crate) fn initial_sampler(&self) -> Result<InitialSampler, RuntimeError> {
         self.prepare_initial(Some(SAMPLER_LIST_LIMIT))
     }
 
@@ -354,7 +354,7 @@ impl InitialSampler {
     /// An initial state drawn from the distribution of docs/semantics.md ("Simulation"): every
     /// slot's choice uniformly and independently, conditioned on the assumptions (each
     /// owner's local checks met by redrawing that owner, the rest by redrawing the state).
-    pub fn draw(&self, stepper: &Stepper<'_>, rng: &mut SplitMix64) -> Result<Drawn, RuntimeError> {
+    pub(crate) fn draw(&self, stepper: &Stepper<'_>, rng: &mut SplitMix64) -> Result<Drawn, RuntimeError> {
         if self.digits.iter().any(|d| d.count() == Some(0)) {
             return Ok(Drawn::NoneExists);
         }

@@ -14,7 +14,7 @@ use crate::syntax::ast::{BinOp, QuantKind};
 
 /// Whose initial values a local conjunct reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Owner {
+pub(crate) enum Owner {
     Env,
     Agent(usize),
 }
@@ -22,25 +22,25 @@ pub enum Owner {
 /// One conjunct of an assumption with its quantified variables bound (`qvars`), to check on
 /// `owner`'s values alone.
 #[derive(Clone, Debug)]
-pub struct LocalCheck {
-    pub owner: Owner,
-    pub body: BExpr,
-    pub qvars: Vec<i64>,
+pub(crate) struct LocalCheck {
+    pub(crate) owner: Owner,
+    pub(crate) body: BExpr,
+    pub(crate) qvars: Vec<i64>,
 }
 
 /// What the initialisers may give each variable: `values[v]` is the interval of every choice of
 /// every element of `v` in every agent (`None`: no value but ⊥), `varies[v]` whether some
 /// element has more than one choice.
-pub struct Bounds {
-    pub values: Vec<Option<(i64, i64)>>,
-    pub varies: Vec<bool>,
-    pub n_agents: usize,
+pub(crate) struct Bounds {
+    pub(crate) values: Vec<Option<(i64, i64)>>,
+    pub(crate) varies: Vec<bool>,
+    pub(crate) n_agents: usize,
 }
 
 impl Bounds {
     /// Whether evaluating `b` on any initial state, with any binding of its quantified
     /// variables, is free of run-time errors (interval arithmetic over the initial values).
-    pub fn infallible(&self, model: &Model, b: &BExpr) -> bool {
+    pub(crate) fn infallible(&self, model: &Model, b: &BExpr) -> bool {
         match b {
             BExpr::Const(_) => true,
             BExpr::Not(x) => self.infallible(model, x),
@@ -126,7 +126,7 @@ impl Bounds {
 }
 
 /// The local checks of the assumptions' leading infallible run, in the assumptions' order.
-pub fn local_checks(model: &Model, bounds: &Bounds) -> Vec<LocalCheck> {
+pub(crate) fn local_checks(model: &Model, bounds: &Bounds) -> Vec<LocalCheck> {
     let mut out = Vec::new();
     for asm in &model.assumptions {
         if !bounds.infallible(model, &asm.pred.body) {

@@ -13,8 +13,9 @@ pub(crate) mod canon;
 pub(crate) mod lift;
 mod values;
 
-pub use analysis::Asymmetry;
-pub use values::{SlotMove, ValueMap, ValueSymmetries};
+pub(crate) use analysis::Asymmetry;
+pub use values::ValueMap;
+pub(crate) use values::{SlotMove, ValueSymmetries};
 
 use crate::behaviour::Behaviour;
 use crate::model::Model;

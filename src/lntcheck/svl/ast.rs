@@ -46,7 +46,7 @@ pub struct Block {
 /// A statement of the monolithic script: `"F.bcg" = generation of "P.lnt";` or
 /// `"F.bcg" = R reduction [hold …] of [hide all but G… in] "E.bcg";`.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Derived {
+pub(crate) enum Derived {
     Generation {
         lnt: String,
     },
@@ -67,7 +67,7 @@ pub enum Derived {
 
 /// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Verify {
+pub(crate) struct Verify {
     pub(crate) property: String,
     pub(crate) diag: String,
     pub(crate) mcl: String,
@@ -116,7 +116,7 @@ pub(super) fn hidden_text(gates: &[String], leaf: &str) -> String {
 }
 
 /// A process instance as the script writes it.
-pub fn call_text(b: &Beh) -> String {
+pub(crate) fn call_text(b: &Beh) -> String {
     match b {
         Beh::Call { process, gates, args } if args.is_empty() => format!("{process} [{}]", gates.join(", ")),
         Beh::Call { process, gates, args } => format!(
@@ -140,7 +140,7 @@ pub fn calls(b: &Beh) -> Vec<&Beh> {
 }
 
 /// The gates a behaviour leaves visible at its root (what `hide all but` keeps).
-pub fn kept_gates(b: &Beh) -> Option<Vec<String>> {
+pub(crate) fn kept_gates(b: &Beh) -> Option<Vec<String>> {
     match b {
         Beh::HideAllBut { gates, .. } => Some(gates.clone()),
         _ => None,
@@ -162,7 +162,7 @@ pub fn agent_leaf(b: &Beh, id: u32) -> Option<&Beh> {
 }
 
 /// The LTS files a behaviour reads (`"F.bcg"` leaves, in script order).
-pub fn files(b: &Beh) -> Vec<&str> {
+pub(crate) fn files(b: &Beh) -> Vec<&str> {
     match b {
         Beh::File(f) => vec![f.as_str()],
         Beh::Call { .. } => vec![],

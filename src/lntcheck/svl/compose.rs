@@ -198,11 +198,13 @@ impl<'a> Composer<'a> {
 
     /// The same LTS built bottom-up with the explicit operators of `lts.rs` (every intermediate
     /// composition generated: only for small networks; used to test `compose`).
+    #[cfg(feature = "test-support")]
     pub fn compose_nested(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, LntcheckError> {
         self.leaves.clear();
         self.eval(b, property_ops)
     }
 
+    #[cfg(feature = "test-support")]
     fn eval(&mut self, b: &Beh, property_ops: bool) -> Result<Lts, LntcheckError> {
         Ok(match b {
             Beh::Call { process, gates, args } => {

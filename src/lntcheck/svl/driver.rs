@@ -7,11 +7,13 @@ use super::parser::parse_named;
 use crate::lnt::view::monitor::{ACC, STUCK};
 use crate::lntcheck::LntcheckError;
 use crate::lntcheck::backend;
+#[cfg(feature = "test-support")]
 use crate::lntcheck::interp::TNode;
 use crate::lntcheck::lts::Lts;
 use crate::lntcheck::reduce::{Reduction, minimise};
 
-/// `tree` without its `hide` nodes (every gate visible).
+/// `tree` without its `hide` nodes (every gate visible), for the tests.
+#[cfg(feature = "test-support")]
 pub fn strip_hides(t: &TNode) -> TNode {
     match t {
         TNode::Leaf(k) => TNode::Leaf(*k),
@@ -142,7 +144,7 @@ pub fn check_script(
                 None => {
                     let mut one = model.clone();
                     one.properties = vec![p.clone()];
-                    backend::check_properties(&one, behs, fair, &view)?[0].verdict
+                    backend::check_verdicts(&one, behs, fair, &view)?[0]
                 }
             };
             out.push(PropertyRun {

@@ -38,8 +38,11 @@ mod lexer;
 mod parser;
 mod product;
 
-pub use ast::{Beh, Block, Derived, Script, Verify, agent_leaf, call_text, calls, files, kept_gates};
-pub use compose::{Composer, LeafSize};
-pub use driver::{PropertyRun, check_script, emit_program, strip_hides};
+pub use ast::{Beh, agent_leaf, calls};
+pub(crate) use ast::{Block, Derived, Script, Verify, call_text, files};
+pub use compose::Composer;
+#[cfg(feature = "test-support")]
+pub use driver::strip_hides;
+pub use driver::{check_script, emit_program};
 pub use parser::parse;
 pub(crate) use parser::parse_named;
