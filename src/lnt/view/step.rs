@@ -289,7 +289,7 @@ pub(super) fn step_fn(
             .iter()
             .zip(&nd_doms)
             .filter(|(x, _)| !std::ptr::eq(**x, &PICK_PLACEHOLDER))
-            .map(|(x, d)| format!("`{}`: {d}", print::expr(m, x)))
+            .map(|(x, d)| format!("`{}` over {d}", print::expr(m, x)))
             .collect();
         return Err(EmitError::unsupported(
             "a step whose `[a..b]` and `pick` choices have more combinations of analysed values than can be enumerated",
