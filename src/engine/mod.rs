@@ -550,6 +550,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
     // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
+    // A run-time error in a predicate ended the watch and the exploration: the predicates'
+    // evaluation below meets it again, so an incomplete graph does not make a verdict unknown.
+    let watch_failed = otf.as_ref().is_some_and(|w| w.failed);
     let (mut known, mut found, lasso_free): Watched = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
@@ -578,7 +581,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
             Some(Found::Concrete(l)) if !g.complete() => Some(Err(l)),
             _ if lasso_free => Some(Ok(Outcome::Holds)),
-            _ if !g.complete() && !matches!(p.modality, Modality::Always) => Some(Ok(Outcome::Unknown)),
+            _ if !g.complete() && !watch_failed && !matches!(p.modality, Modality::Always) => {
+                Some(Ok(Outcome::Unknown))
+            }
             _ => None,
         };
         let mut vs = Vec::new();

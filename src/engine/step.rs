@@ -251,12 +251,33 @@ impl<'a> Stepper<'a> {
     }
 
     /// Every successor of `st`: `emit(event, successor)` (events only when `want_events`).
-    /// Successors may repeat.
+    /// Successors may repeat. The first run-time error a message or step meets ends the
+    /// enumeration: it is an error of the model.
     pub fn successors(
         &self,
         st: &[i32],
         w: &mut Work,
         want_events: bool,
+        emit: &mut dyn FnMut(Option<Event>, &[i32]),
+    ) -> Result<(), RuntimeError> {
+        self.successors_of(st, w, want_events, false, emit)
+    }
+
+    /// The successors of `st` by the messages and choices of steps that meet no run-time
+    /// error, the others left out. A path of another back end may leave a state by one step
+    /// while another step there fails: each route reports the error its own search meets
+    /// (docs/semantics.md, D9), so replaying such a path must not stop at the other one.
+    pub(crate) fn successors_past_errors(&self, st: &[i32], w: &mut Work, emit: &mut dyn FnMut(Option<Event>, &[i32])) {
+        // With `past_errors`, no error is returned.
+        let _ = self.successors_of(st, w, true, true, emit);
+    }
+
+    fn successors_of(
+        &self,
+        st: &[i32],
+        w: &mut Work,
+        want_events: bool,
+        past_errors: bool,
         emit: &mut dyn FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
         for a in 0..self.lay.n_agents {
@@ -267,13 +288,14 @@ impl<'a> Stepper<'a> {
                 }
                 match self.message(st, a, k, confirm, w, want_events) {
                     Ok(ev) => emit(ev, &w.buf),
+                    Err(_) if past_errors => {}
                     Err(e) => err = Some(e),
                 }
             });
             if let Some(e) = err {
                 return Err(e);
             }
-            self.agent_steps(st, a, w, want_events, &mut |ev, s| emit(ev, s))?;
+            self.agent_steps(st, a, w, want_events, past_errors, &mut |ev, s| emit(ev, s))?;
         }
         Ok(())
     }
@@ -304,13 +326,15 @@ impl<'a> Stepper<'a> {
     }
 
     /// The agent steps of agent `a` in `st`, every edge evaluated (the reference; the
-    /// explorer's `successors_packed` runs compiled edges instead).
+    /// explorer's `successors_packed` runs compiled edges instead); with `past_errors`, the
+    /// choices that meet a run-time error are left out instead of ending the enumeration.
     fn agent_steps(
         &self,
         st: &[i32],
         a: usize,
         w: &mut Work,
         want_events: bool,
+        past_errors: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
         if !self.may_step(st, a) {
@@ -318,7 +342,7 @@ impl<'a> Stepper<'a> {
         }
         let ctl = st[self.lay.ctl(a)] as usize;
         for ei in 0..self.behs[self.type_of[a]].edges[ctl].len() {
-            self.edge_steps(st, a, ei, w, want_events, emit)?;
+            self.edge_steps(st, a, ei, w, want_events, past_errors, emit)?;
         }
         Ok(())
     }
@@ -362,7 +386,9 @@ impl<'a> Stepper<'a> {
     }
 
     /// The steps of agent `a` along edge `ei` of its control state in `st`, evaluated (one
-    /// per choice of its nondeterministic values).
+    /// per choice of its nondeterministic values); with `past_errors`, a choice that meets a
+    /// run-time error is left out, otherwise it ends the enumeration with that error.
+    #[allow(clippy::too_many_arguments)]
     fn edge_steps(
         &self,
         st: &[i32],
@@ -370,6 +396,7 @@ impl<'a> Stepper<'a> {
         ei: usize,
         w: &mut Work,
         want_events: bool,
+        past_errors: bool,
         emit: &mut impl FnMut(Option<Event>, &[i32]),
     ) -> Result<(), RuntimeError> {
         let mut error = None;
@@ -389,6 +416,7 @@ impl<'a> Stepper<'a> {
                 true
             }
             Err(Stop::Disabled) => true,
+            Err(Stop::Error(_)) if past_errors => true,
             Err(Stop::Error(m)) => {
                 error = Some(self.step_error(a, &m));
                 false
@@ -424,7 +452,7 @@ impl<'a> Stepper<'a> {
         w: &mut Work,
         emit: &mut impl FnMut(&[i32]),
     ) -> Result<(), RuntimeError> {
-        self.agent_steps(st, a, w, false, &mut |_, s| emit(s))
+        self.agent_steps(st, a, w, false, false, &mut |_, s| emit(s))
     }
 
     /// Whether the link predicate of tuple `k` holds from sender `s` to receiver `r`,

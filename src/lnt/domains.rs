@@ -140,6 +140,10 @@ impl Abs<'_> {
 /// The most values a choice (`[a..b]`) may have: the program enumerates it before the step.
 pub(crate) const CHOICE_LIMIT: u64 = 1 << 16;
 
+/// The most combinations of the choices of one step (each with the 0 of a choice not made):
+/// the program chooses them one after the other before the step, every combination a path.
+pub(crate) const STEP_CHOICES_LIMIT: u64 = 1 << 20;
+
 /// ⊥: one less than the smallest value (and 0) of every analysed set, so that it lies outside
 /// every analysed range.
 pub fn undef_value(model: &Model, analysis: &ValueAnalysis) -> i64 {

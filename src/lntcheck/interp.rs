@@ -328,7 +328,15 @@ impl<'a> Explorer<'a> {
         while let Some((node, mut env)) = stack.pop() {
             n += 1;
             if n > STEP_LIMIT {
-                return Err(Located::new(Span::default(), format!("{}: loop without any action", cp.name)));
+                // Paths through `alt` and `any` count too: many choices before an action also
+                // end here.
+                return Err(Located::new(
+                    Span::default(),
+                    format!(
+                        "{}: more than {STEP_LIMIT} internal steps before an action (a loop without any action, or too many choices)",
+                        cp.name
+                    ),
+                ));
             }
             match &cp.nodes[node as usize] {
                 Node::Alt(bs) => {

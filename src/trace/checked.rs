@@ -82,7 +82,7 @@ impl<'a> LabelReader<'a> {
             (gate == crate::lnt::names::ERR).then(|| offers.get(1)?.parse::<u32>().ok()).flatten()
         });
         let site = match prop {
-            Some(p) => from_labels::End::PredError(&p.pred),
+            Some(p) => from_labels::End::PredError(p),
             None => from_labels::End::StepError(code),
         };
         from_labels::runtime_error(self.model, self.behs, self.fair, self.undef, path, observed, &site, code)

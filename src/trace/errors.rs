@@ -12,9 +12,6 @@ pub enum ReplayError {
     /// A run-time error of the model while computing the initial states or a deadlock.
     #[error("{0}")]
     Runtime(String),
-    /// A run-time error while computing the successors of the state before step `step`.
-    #[error("step {step}: run-time error while replaying: {message}")]
-    StepRuntime { step: usize, message: String },
     /// Step `step` reaches a successor state, but by another event.
     #[error("step {step}: the state is a successor but the event does not produce it")]
     WrongEvent { step: usize },
@@ -59,8 +56,6 @@ pub enum TranslateError {
     /// A run-time error of the model while computing the initial states or a deadlock.
     #[error("{0}")]
     Runtime(String),
-    #[error("run-time error while replaying step {step}: {message}")]
-    StepRuntime { step: usize, message: String },
     #[error("the search for a matching native path gave up after {expansions} expansions")]
     SearchBudget { expansions: usize },
     /// No native path matches: step `step` of the path (`None`: its loop or deadlock).

@@ -140,8 +140,9 @@ pub(crate) enum End<'a> {
     /// native states for one path: one may meet another error first (its steps' choices and
     /// branches are tried in order), and the path is the one that meets the error it reports.
     StepError(Option<u32>),
-    /// A state where evaluating the predicate meets a run-time error.
-    PredError(&'a crate::model::QPred),
+    /// A state where evaluating one of the property's predicates (a scope's, a pattern's, a
+    /// formula's atoms included) meets a run-time error.
+    PredError(&'a crate::model::Property),
 }
 
 /// The run-time error the native engine meets in the steps or messages from `st` that is of
@@ -155,6 +156,13 @@ fn step_error_of(stepper: &Stepper, st: &[i32], w: &mut Work, code: Option<u32>)
         .find(|e| code.is_none_or(|c| crate::lnt::errors::error_code(&e.0) == c))
 }
 
+/// The first run-time error that evaluating the predicates of `p` on `st` meets: the native
+/// engine evaluates every one of them on every state.
+fn pred_error_of(stepper: &Stepper, st: &[i32], p: &crate::model::Property) -> Option<RuntimeError> {
+    let mut sc = Default::default();
+    p.predicates().into_iter().find_map(|q| crate::engine::eval_pred(stepper, st, &mut sc, q).err())
+}
+
 impl End<'_> {
     /// Whether `st` ends a path here.
     fn accepts(&self, stepper: &Stepper, st: &[i32], w: &mut Work) -> Result<bool, TranslateError> {
@@ -162,7 +170,7 @@ impl End<'_> {
             End::Any => true,
             End::Deadlock => stepper.is_deadlock(st, w).map_err(|e| TranslateError::Runtime(e.0))?,
             End::StepError(code) => step_error_of(stepper, st, w, *code).is_some(),
-            End::PredError(q) => crate::engine::eval_pred(stepper, st, &mut Default::default(), q).is_err(),
+            End::PredError(p) => pred_error_of(stepper, st, p).is_some(),
         })
     }
 }
@@ -366,13 +374,12 @@ fn search(
                     }
                     budget -= 1;
                     let mut candidates = vec![];
-                    stepper
-                        .successors(&state, &mut w, true, &mut |ev, s| {
-                            if agrees(s, k + 1) && !dead_ends.contains(&(s.to_vec(), place(k + 1))) {
-                                candidates.push((ev.expect("event"), s.to_vec()));
-                            }
-                        })
-                        .map_err(|e| TranslateError::StepRuntime { step: k + 1, message: e.0 })?;
+                    // The path's step may leave a state where another step fails (D9).
+                    stepper.successors_past_errors(&state, &mut w, &mut |ev, s| {
+                        if agrees(s, k + 1) && !dead_ends.contains(&(s.to_vec(), place(k + 1))) {
+                            candidates.push((ev.expect("event"), s.to_vec()));
+                        }
+                    });
                     candidates.reverse();
                     if loop_state.is_some_and(|l| k >= l) {
                         in_loop.insert((state.clone(), place(k)), k);
@@ -442,7 +449,7 @@ pub(crate) fn runtime_error(
         .trace;
     super::replay(model, behs, &t).map_err(CounterexampleError::NoReplay)?;
     let message = match site {
-        End::PredError(q) => crate::engine::eval_pred(&stepper, t.last(), &mut Default::default(), q).err(),
+        End::PredError(p) => pred_error_of(&stepper, t.last(), p),
         _ => step_error_of(&stepper, t.last(), &mut Work::default(), code),
     }
     .map(|e| e.0)

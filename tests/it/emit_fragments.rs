@@ -611,6 +611,46 @@ check { B = (finally x of 0 = 0) and (finally x of 0 = 1) and (finally x of 0 = 
     assert!(m.contains("more than 10 distinct state predicates") && m.contains("`B`"), "{m}");
 }
 
+/// The choices of a step are chosen one after the other before it, every combination of their
+/// analysed values (and 0, a choice not made) a path before the step's first action: more than
+/// 2^20 combinations are refused by name, as one choice over more than 2^16 values is, rather
+/// than emitted for an enumeration no LNT tool finishes. The native engine evaluates such a
+/// step choice by choice (D9), so only the LNT route refuses it.
+#[test]
+fn steps_with_too_many_combinations_of_choices_are_refused() {
+    let spec = |a: u32, b: u32| {
+        format!(
+            "system {{ spawn = A: 1 }}
+agent A {{
+    interface = x: 0
+    Behavior = x <- [0..{a}] + [0..{b}]
+}}
+check {{ }}
+"
+        )
+    };
+    // {0..1023} twice: 1024 × 1024 = 2^20 combinations, the most a step may have.
+    assert!(emit_src(&spec(1024, 1024), false).is_ok());
+    let m = refused(&spec(1025, 1024));
+    assert!(m.contains("more combinations of analysed values") && m.contains("1049600 combinations"), "{m}");
+    // Random differential seed 3093, minimised: a guarded `Skip` whose guard makes five
+    // choices (65537 × 4 × 2 × 4 combinations, `[id..1]` having none); the interpreter gave up
+    // on its enumeration with a misleading "loop without any action".
+    let m = refused(
+        "system { spawn = B: 2, Q: 2 }
+agent Q {
+    Behavior = (((Skip || Skip) ++ Skip) || (!((([id..1] % [1..65536 + 1]) <= (if (if !(abs(3) = 0) then -1 else (x of 1)) <= (x of [0..4]) or ((x of (id + 1) % 4) : 2) > ([(x of (id + 1) % 4)..1] + (x of [0..4])) then 1 else 1)) or !(3 = (x of id))) -> Skip)); Behavior
+}
+agent B {
+    interface = x: -1..2
+    Behavior = x <- [x..1]
+}
+check { P1 = fairly exists B q6, !(!(x of q6 > min(x of 1, x of q6))) }
+",
+    );
+    assert!(m.contains("2097184 combinations") && m.contains("in a step of Q"), "{m}");
+}
+
 #[test]
 fn assumptions_filter_the_initialisation() {
     let t = lnt("system { spawn = A: 2 }

@@ -219,7 +219,7 @@ impl Stepper<'_> {
                 }
             }
             let mut stop = None;
-            self.edge_steps(st, a, ei, w, false, &mut |_, s| {
+            self.edge_steps(st, a, ei, w, false, false, &mut |_, s| {
                 if stop.is_some() {
                     return;
                 }

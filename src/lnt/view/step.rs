@@ -281,6 +281,27 @@ pub(super) fn step_fn(
     }
     // The values a choice not made takes (0, added to its domain), and the unused slot.
     let zero = IntervalSet::singleton(0);
+    // The choices of a step are chosen one after the other before it, so every combination is
+    // a path of the program before its first action: their number is bounded too.
+    let combinations = nd_doms.iter().try_fold(1u64, |n, d| n.checked_mul(d.join(&zero).cardinality()?));
+    if combinations.is_none_or(|n| n > domains::STEP_CHOICES_LIMIT) {
+        let shown: Vec<String> = nd_nodes
+            .iter()
+            .zip(&nd_doms)
+            .filter(|(x, _)| !std::ptr::eq(**x, &PICK_PLACEHOLDER))
+            .map(|(x, d)| format!("`{}` over {d}", print::expr(m, x)))
+            .collect();
+        return Err(EmitError::unsupported(
+            "a step whose `[a..b]` and `pick` choices have more combinations of analysed values than can be enumerated",
+            format!(
+                "{} combinations, more than {}, in a step of {} ({})",
+                combinations.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                domains::STEP_CHOICES_LIMIT,
+                m.agent_types[ty].name,
+                shown.join(", ")
+            ),
+        ));
+    }
     let nd: Vec<NdView> = nd_doms
         .iter()
         .enumerate()
