@@ -162,6 +162,9 @@ struct ChunkOut {
     error: Option<(u32, String)>,
     /// Width needed by a successor that does not fit the store's width; the chunk stops.
     widen: usize,
+    /// A successor that does not fit the store's fields (`StateStore::refit`); the chunk
+    /// stops.
+    refit: Option<Vec<i32>>,
     /// The batch passed `ExploreOptions::too_many` states; the chunk stops.
     too_many: bool,
     /// `Graph::lassos` of these parents.
@@ -182,12 +185,14 @@ struct Expansion<'a> {
     free: &'a [u8],
 }
 
-/// The packed successors of one parent and their hashes, waiting to be looked up.
+/// The successors of one parent, stored form and hash, waiting to be looked up.
 #[derive(Default)]
 struct Pending {
     parent: u32,
-    /// `hs.len()` packed states.
+    /// The successors in the working form (`successors_packed`).
     encs: Vec<u8>,
+    /// `hs.len()` states in the stored form.
+    stored: Vec<u8>,
     hs: Vec<u64>,
 }
 
@@ -202,8 +207,9 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     let mut w = Work::default();
     let mut canon = CanonScratch::default();
     let mut st = Vec::new();
+    let mut parent = Vec::new();
     let width = store.width();
-    let sb = store.state_bytes();
+    let (wb, sb) = (store.work_bytes(), store.state_bytes());
     let mut ring: [Pending; 3] = Default::default();
     let mut out = ChunkOut::default();
     let mut order = Vec::new();
@@ -215,7 +221,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             out.lassos |= mark;
         }
         for (n, &h) in p.hs.iter().enumerate() {
-            let enc = &p.encs[n * sb..(n + 1) * sb];
+            let enc = &p.stored[n * sb..(n + 1) * sb];
             let r = store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64);
             if mark != 0 {
                 // A state new in this batch gets an id above every parent of the batch.
@@ -230,7 +236,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
         if keep {
             out.counts.push(p.hs.len() as u32);
         } else {
-            let d = count_distinct(&p.hs, &p.encs, sb, order);
+            let d = count_distinct(&p.hs, &p.stored, sb, order);
             out.distinct += d as u64;
             out.deadlocks += (d == 0) as u64;
         }
@@ -254,18 +260,23 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             return out;
         }
         let step = (i - first) as usize;
-        store.get_into(i, &mut st);
+        store.get_work(i, &mut st, &mut parent);
         let cur = &mut ring[step % 3];
         cur.parent = i;
         cur.hs.clear();
         cur.encs.clear();
-        match stepper.successors_packed(&st, store.packed(i), width, &mut w, &mut cur.encs) {
+        match stepper.successors_packed(&st, &parent, width, &mut w, &mut cur.encs) {
             Ok(n) => {
-                for enc in cur.encs.chunks_exact_mut(sb).take(n) {
+                cur.stored.resize(n * sb, 0);
+                for (enc, code) in cur.encs.chunks_exact_mut(wb).take(n).zip(cur.stored.chunks_exact_mut(sb)) {
                     if let Some(g) = symmetry {
                         g.canonicalise(&stepper.lay, width, enc, &mut canon);
                     }
-                    let h = hash_bytes(enc);
+                    if !store.pack(enc, code) {
+                        out.refit = Some(store.unwork(enc));
+                        return out;
+                    }
+                    let h = hash_bytes(code);
                     store.prefetch_slot(h);
                     cur.hs.push(h);
                 }
@@ -455,7 +466,7 @@ fn add_initial(
     };
     let over =
         |g: &Graph| opts.limits.stopped().or_else(|| opts.over_states(g.store.len()).then_some(StopReason::MaxStates));
-    let mut enc = Vec::new();
+    let (mut enc, mut code) = (Vec::new(), Vec::new());
     let mut key = 0u64;
     let mut canon = CanonScratch::default();
     initial(&mut |s| {
@@ -469,12 +480,20 @@ fn add_initial(
             flush(g);
             g.store.widen(need);
         }
-        enc.resize(g.store.state_bytes(), 0);
+        enc.resize(g.store.work_bytes(), 0);
         encode_into(s, g.store.width(), &mut enc);
         if let Some(sym) = &opts.symmetry {
             sym.canonicalise(lay, g.store.width(), &mut enc, &mut canon);
         }
-        g.store.insert_shared(&enc, hash_bytes(&enc), key);
+        code.resize(g.store.state_bytes(), 0);
+        if !g.store.pack(&enc, &mut code) {
+            flush(g);
+            g.store.refit(&[g.store.unwork(&enc)]);
+            code.resize(g.store.state_bytes(), 0);
+            let fits = g.store.pack(&enc, &mut code);
+            debug_assert!(fits, "a state fits the fields refitted to it");
+        }
+        g.store.insert_shared(&code, hash_bytes(&code), key);
         key += 1;
         if key.is_multiple_of(BATCH as u64) {
             flush(g);
@@ -585,8 +604,16 @@ fn explore_with(
             break;
         }
         if widen != 0 {
-            // A successor needs wider slots: re-encode everything and redo the batch.
+            // A successor needs wider slots: redo the batch.
             g.store.widen(widen);
+            continue;
+        }
+        // A successor needs wider fields: re-encode everything and redo the batch. Only the
+        // first misfit in parent order counts (the first chunk that stopped), the one a
+        // single thread meets first, so that the fields do not depend on the thread count.
+        let first_stop = outs.iter().find(|o| o.widen != 0 || o.refit.is_some() || o.error.is_some());
+        if let Some(misfit) = first_stop.and_then(|o| o.refit.as_ref()) {
+            g.store.refit(std::slice::from_ref(misfit));
             continue;
         }
         if let Some(r) = opts.limits.stopped() {

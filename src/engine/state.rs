@@ -19,10 +19,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
 
 mod arena;
+mod codec;
 mod encoding;
 mod layout;
 
 use arena::*;
+use codec::Codec;
 use encoding::*;
 pub use encoding::{encode_into, encode_slot, hash_bytes, width_needed, width_of};
 pub use layout::{BOT, Layout};
@@ -269,28 +271,28 @@ fn find_stored_in(table: &[AtomicU64], arena: &Arena, enc: &[u8], h: u64) -> Opt
 }
 
 /// The shard grows when more than `LOAD_NUM / LOAD_DEN` of its slots are used (`grow`).
-/// Growing by a quarter keeps the load between 0.64 and 0.8, so the index costs 10–12.5 bytes
-/// per state (8-byte entries), which keeps the store within twice the packed size for states
-/// of 13 bytes or more; but every entry is then moved about four times over a run. Larger
-/// states can afford a lower load, hence fewer moves (`growth_quarters`). Linear probing is
-/// still short at 0.8 because most probes stop at a mismatching tag without reading the
-/// state.
+/// Growing by a fifth keeps the load between 2/3 and 0.8, so the index costs 10–12 bytes per
+/// state (8-byte entries); but every entry is then moved about five times over a run (cheap:
+/// the entries keep their order, so a move is a streaming copy). Larger states can afford a
+/// lower load, hence fewer moves (`growth_twentieths`). Linear probing is still short at 0.8
+/// because most probes stop at a mismatching tag without reading the state.
 const LOAD_NUM: usize = 4;
 const LOAD_DEN: usize = 5;
 /// Slots of a shard's table at first.
 const MIN_SLOTS: usize = 4;
 
-/// By how many quarters a table grows, for states of `sb` bytes: the largest growth whose
-/// lowest load (0.8 / growth) keeps index and state within twice the state, with 4 bytes
-/// per state to spare for the arena's last block and the batch buffers. Doubling costs up
-/// to 20 bytes per state, growing by half 15, by a quarter 12.5.
-fn growth_quarters(sb: usize) -> usize {
+/// By how many twentieths a table grows, for states of `sb` bytes: at most 12 bytes of index
+/// per state below 19 bytes (a fifth), and otherwise the largest growth whose lowest load
+/// (0.8 / growth) keeps index and state within twice the state, with 4 bytes per state to
+/// spare for the arena's last block and the batch buffers. Doubling costs up to 20 bytes per
+/// state, growing by half 15.
+fn growth_twentieths(sb: usize) -> usize {
     if sb >= 24 {
-        4
+        20
     } else if sb >= 19 {
-        2
+        10
     } else {
-        1
+        4
     }
 }
 
@@ -348,10 +350,10 @@ impl Shard {
         }
     }
 
-    /// Grows the table by `quarters` quarters; entries move by their tag (no rehashing of the
-    /// packed bytes). Returns the table replaced.
-    fn grow(&mut self, quarters: usize) -> Vec<AtomicU64> {
-        let cap = (self.table.len() + self.table.len() * quarters / 4).max(MIN_SLOTS);
+    /// Grows the table by `twentieths` twentieths; entries move by their tag (no rehashing of
+    /// the packed bytes). Returns the table replaced.
+    fn grow(&mut self, twentieths: usize) -> Vec<AtomicU64> {
+        let cap = self.table.len() + (self.table.len() * twentieths / 20).max(MIN_SLOTS);
         let table = empty_table(cap);
         for x in &self.table {
             let x = x.load(Ordering::Relaxed);
@@ -371,7 +373,7 @@ impl Shard {
     /// Grows the table if one more entry would exceed the load; returns the table replaced.
     #[inline]
     fn grow_if_full(&mut self, sb: usize) -> Option<Vec<AtomicU64>> {
-        ((self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM).then(|| self.grow(growth_quarters(sb)))
+        ((self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM).then(|| self.grow(growth_twentieths(sb)))
     }
 }
 
@@ -441,10 +443,16 @@ fn sort_by_key_parent(all: &mut Vec<(u64, u32, u32)>) {
 /// threads can insert at once. Insertion is two-phase: `insert_shared` (any thread) records
 /// states new to the batch with their smallest discovery key; `finish_batch` (one thread)
 /// then numbers them in key order, which makes ids independent of the thread schedule.
-/// Every slot is stored in `width` bytes (1, 2 or 4); `widen` re-encodes everything.
+/// The stepper hands states over in the working form (every slot in `width` bytes, 1, 2
+/// or 4, `encoding.rs`); the store keeps them coded by `codec` (`codec.rs`), each slot in a
+/// bit field as wide as its values need. `widen` changes the working width, `refit` the
+/// fields (re-encoding every state).
 pub struct StateStore {
     stride: usize,
     width: usize,
+    codec: Codec,
+    /// How many times the fields were widened (`refit`).
+    refits: u32,
     arena: Arena,
     count: usize,
     /// The index has `2^shard_bits` shards, chosen by the top bits of the hash.
@@ -485,10 +493,13 @@ impl StateStore {
     }
 
     fn with_shard_bits(stride: usize, shard_bits: u32) -> StateStore {
+        let codec = Codec::new(stride);
         StateStore {
             stride,
             width: 1,
-            arena: Arena { sb: stride, blocks: Vec::new() },
+            arena: Arena { sb: codec.bytes(), blocks: Vec::new() },
+            codec,
+            refits: 0,
             count: 0,
             shard_bits,
             shards: (0..1 << shard_bits).map(|_| ShardCell::new(Shard::with_capacity(MIN_SLOTS))).collect(),
@@ -501,7 +512,8 @@ impl StateStore {
     }
 
     /// The address space one arena block reserves for states of `stride` slots of `width`
-    /// bytes (reserved at once, backed by memory only as it is written).
+    /// bytes (reserved at once, backed by memory only as it is written): a bound on the
+    /// coded states' block, whose fields hold no more than the working form's slots.
     pub(crate) fn block_bytes(stride: usize, width: usize) -> u64 {
         (stride as u64).saturating_mul(width as u64).saturating_mul(BLOCK as u64)
     }
@@ -510,17 +522,32 @@ impl StateStore {
         self.count == 0
     }
 
-    /// Slot width in bytes (1, 2 or 4).
-    pub(crate) fn width(&self) -> usize {
+    /// Slot width of the working form in bytes (1, 2 or 4).
+    pub fn width(&self) -> usize {
         self.width
     }
 
-    /// Bytes per stored state in the arena.
-    pub fn state_bytes(&self) -> usize {
+    /// Bytes of a state in the working form (`width()` bytes per slot).
+    pub fn work_bytes(&self) -> usize {
         self.stride * self.width
     }
 
-    /// The packed bytes of state `i`.
+    /// Bytes per stored (coded) state in the arena.
+    pub fn state_bytes(&self) -> usize {
+        self.codec.bytes()
+    }
+
+    /// Each slot's field width in the stored form, in bits.
+    pub fn slot_bits(&self) -> Vec<u8> {
+        self.codec.bits().collect()
+    }
+
+    /// How many times the fields were widened so far.
+    pub fn refits(&self) -> u32 {
+        self.refits
+    }
+
+    /// The stored bytes of state `i`.
     #[inline]
     pub fn packed(&self, i: u32) -> &[u8] {
         self.arena.get(i)
@@ -529,7 +556,56 @@ impl StateStore {
     /// State `i`, decoded into `out`.
     #[inline]
     pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
-        decode(self.arena.get(i), self.width, out);
+        self.codec.decode(self.arena.get(i), out);
+    }
+
+    /// State `i`, decoded into `out`, and in the working form into `work`.
+    #[inline]
+    pub(crate) fn get_work(&self, i: u32, out: &mut Vec<i32>, work: &mut Vec<u8>) {
+        self.get_into(i, out);
+        work.resize(self.work_bytes(), 0);
+        let fits = encode_into(out, self.width, work);
+        debug_assert!(fits, "a stored state fits the working width");
+    }
+
+    /// Codes the working form `work` into `out` (`state_bytes()` long); false when a value
+    /// does not fit its field (`refit`).
+    #[inline]
+    pub(crate) fn pack(&self, work: &[u8], out: &mut [u8]) -> bool {
+        match self.width {
+            1 => self.codec.pack::<1>(work, out),
+            2 => self.codec.pack::<2>(work, out),
+            _ => self.codec.pack::<4>(work, out),
+        }
+    }
+
+    /// The working form `work`, decoded (for a state that does not fit the fields).
+    pub(crate) fn unwork(&self, work: &[u8]) -> Vec<i32> {
+        let mut s = Vec::with_capacity(self.stride);
+        decode(work, self.width, &mut s);
+        s
+    }
+
+    /// Widens the fields so that every state of `states` fits, and re-encodes every stored
+    /// state (drops the current batch). The first states of a store set its fields exactly.
+    pub(crate) fn refit(&mut self, states: &[Vec<i32>]) {
+        let Some(first) = states.first() else { return };
+        let mut codec = if self.count == 0 { Codec::exact(first) } else { self.codec.clone() };
+        for s in states {
+            codec = codec.widened(s);
+        }
+        let mut arena = Arena { sb: codec.bytes(), blocks: Vec::new() };
+        let (mut dec, mut enc) = (Vec::new(), vec![0u8; codec.bytes()]);
+        for id in 0..self.count as u32 {
+            self.get_into(id, &mut dec);
+            let fits = codec.encode(&dec, &mut enc);
+            debug_assert!(fits, "a widened codec holds every state of the old one");
+            arena.push(&enc);
+        }
+        self.arena = arena;
+        self.codec = codec;
+        self.refits += 1;
+        self.rebuild();
     }
 
     /// State `i`.
@@ -560,7 +636,7 @@ impl StateStore {
 
     pub fn find(&self, s: &[i32]) -> Option<u32> {
         let mut enc = vec![0u8; self.state_bytes()];
-        if !encode_into(s, self.width, &mut enc) {
+        if !self.codec.encode(s, &mut enc) {
             return None;
         }
         let h = hash_bytes(&enc);
@@ -583,7 +659,7 @@ impl StateStore {
         c.find_stored(&self.arena, enc, h).or_else(|| find_stored_in(&c.shard.lock().table, &self.arena, enc, h))
     }
 
-    /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
+    /// Batch insertion of a stored state (`enc`, coded by `pack`, `h = hash_bytes(enc)`)
     /// with discovery key `key`; safe from several threads. Returns a reference to resolve
     /// with `BatchIds::resolve` after `finish_batch`.
     #[inline]
@@ -765,20 +841,10 @@ impl StateStore {
         self.rebuild();
     }
 
-    /// Re-encodes every state with `width` bytes per slot (drops the current batch).
+    /// Makes the working form `width` bytes per slot (drops the current batch; the stored
+    /// states do not change).
     pub(crate) fn widen(&mut self, width: usize) {
-        if width > self.width {
-            let sb = self.stride * width;
-            let mut arena = Arena { sb, blocks: Vec::new() };
-            let (mut dec, mut enc) = (Vec::new(), vec![0u8; sb]);
-            for id in 0..self.count as u32 {
-                self.get_into(id, &mut dec);
-                encode_into(&dec, width, &mut enc);
-                arena.push(&enc);
-            }
-            self.arena = arena;
-            self.width = width;
-        }
+        self.width = self.width.max(width);
         self.rebuild();
     }
 
@@ -811,7 +877,11 @@ impl StateStore {
             self.widen(need);
         }
         let mut enc = vec![0u8; self.state_bytes()];
-        encode_into(s, self.width, &mut enc);
+        if !self.codec.encode(s, &mut enc) {
+            self.refit(&[s.to_vec()]);
+            enc.resize(self.state_bytes(), 0);
+            self.codec.encode(s, &mut enc);
+        }
         let h = hash_bytes(&enc);
         let r = self.insert_shared(&enc, h, 0);
         let ids = self.finish_batch();
@@ -877,10 +947,10 @@ mod tests {
     fn big_batch(threads: usize, n: u32) -> (Vec<u32>, Vec<u64>, Vec<Vec<i32>>) {
         let state = |x: u32| [(x / 1000) as i32, (x % 1000) as i32];
         let mut s = StateStore::for_threads(2, threads);
-        s.widen(2);
+        s.refit(&[vec![0, 0], vec![(2 * n / 1000) as i32, 999]]);
         let mut enc = vec![0u8; s.state_bytes()];
         for x in 0..1000 {
-            encode_into(&state(n + x), s.width(), &mut enc);
+            assert!(s.codec.encode(&state(n + x), &mut enc));
             s.insert_shared(&enc, hash_bytes(&enc), x as u64);
         }
         let workers = Workers::new(threads);
@@ -888,7 +958,7 @@ mod tests {
         let mut refs = Vec::new();
         for k in 0..n {
             // States in a scrambled order (7919 is prime), keys in insertion order.
-            encode_into(&state((u64::from(k) * 7919 % u64::from(n)) as u32), s.width(), &mut enc);
+            assert!(s.codec.encode(&state((u64::from(k) * 7919 % u64::from(n)) as u32), &mut enc));
             let h = hash_bytes(&enc);
             let key = (u64::from(k / 4) << 32) | u64::from(k % 4);
             refs.push(s.insert_shared(&enc, h, key + (u64::from(n) << 32)));
@@ -925,12 +995,12 @@ mod tests {
         // stored state may be taken for a new one.
         let state = |x: u32| [(x >> 16) as i32, (x & 0xFFFF) as i32];
         let mut s = StateStore::for_threads(2, 4);
-        s.widen(4);
+        s.refit(&[state(0).to_vec(), state(u32::MAX).to_vec()]);
         let sb = s.state_bytes();
         let old = 5_000u32;
         let mut enc = vec![0u8; sb];
         for x in 0..old {
-            encode_into(&state(x), s.width(), &mut enc);
+            assert!(s.codec.encode(&state(x), &mut enc));
             s.insert_shared(&enc, hash_bytes(&enc), u64::from(x));
         }
         s.finish_batch_on(&Workers::new(1));
@@ -942,7 +1012,7 @@ mod tests {
                     let mut enc = vec![0u8; sb];
                     for k in 0..fresh / 2 {
                         let x = old + 2 * k + t;
-                        encode_into(&state(x), store.width(), &mut enc);
+                        assert!(store.codec.encode(&state(x), &mut enc));
                         let r = store.insert_shared(&enc, hash_bytes(&enc), u64::from(x));
                         assert_ne!(r as u32 & NEW, 0, "state {x} is new");
                     }
@@ -953,7 +1023,7 @@ mod tests {
                     let mut enc = vec![0u8; sb];
                     for round in 0..20u32 {
                         for x in (0..old).map(|i| (i * 7 + round + t) % old) {
-                            encode_into(&state(x), store.width(), &mut enc);
+                            assert!(store.codec.encode(&state(x), &mut enc));
                             let r = store.insert_shared(&enc, hash_bytes(&enc), u64::MAX);
                             assert_eq!(r as u32, x, "stored state {x}");
                         }
@@ -988,15 +1058,23 @@ mod tests {
 
     #[test]
     fn store_widens() {
+        // Field widths worked out by hand: the first state sets each field exactly (0 bits);
+        // a value outside a field's window makes it the narrowest that covers the old window
+        // and the value (and ⊥ once seen), in at least one more bit, extended towards the
+        // value.
         let mut s = StateStore::new(2);
         assert_eq!(s.insert(&[1, BOT]), (0, true));
+        assert_eq!((s.slot_bits(), s.state_bytes()), (vec![0, 0], 1));
         assert_eq!(s.insert(&[-127, 127]), (1, true));
-        assert_eq!(s.state_bytes(), 2);
+        // -127..=1: 129 values, so 8 bits, window -254..=1; ⊥ and 127: 2 codes, 1 bit.
+        assert_eq!((s.slot_bits(), s.state_bytes()), (vec![8, 1], 2));
         assert_eq!(s.insert(&[300, -5]), (2, true));
-        assert_eq!(s.state_bytes(), 4);
+        // -254..=300: 555 values, 10 bits; ⊥ and -5..=127: 134 codes, 8 bits.
+        assert_eq!((s.slot_bits(), s.state_bytes(), s.width()), (vec![10, 8], 3, 2));
         assert_eq!(s.insert(&[1, BOT]), (0, false));
         assert_eq!(s.insert(&[i32::MAX, i32::MIN + 1]), (3, true));
-        assert_eq!(s.state_bytes(), 8);
+        assert_eq!((s.slot_bits(), s.state_bytes(), s.width()), (vec![32, 32], 8, 4));
+        assert_eq!(s.refits(), 4);
         assert_eq!(s.get(0), vec![1, BOT]);
         assert_eq!(s.get(1), vec![-127, 127]);
         assert_eq!(s.get(2), vec![300, -5]);

@@ -1,0 +1,215 @@
+//! The stored form of a state: every slot in a bit field of its own width.
+//!
+//! The stepper and the symmetry reduction work on states packed at one width for every slot
+//! (1, 2 or 4 bytes, `encoding.rs`: the *working* form). The store keeps each state in far
+//! fewer bits: slot `i` takes `bits` bits holding a code, 0 for ⊥ where the slot may be ⊥,
+//! then the values `lo`, `lo + 1`, … The fields are packed into little-endian 64-bit words
+//! (a field never straddles two words) and the last word is cut to its used bytes.
+//!
+//! The widths are learnt: a new store has every slot at 0 bits (the value 0 only), and a
+//! state that does not fit makes the slots it overflows wider (`Codec::widened`), which the
+//! store answers by re-encoding its states. A field that widens at least doubles its range,
+//! so each slot widens a few times per run at most, almost always within the first BFS
+//! levels. Nothing rests on a prediction of the values: the codes cover the values seen.
+
+use super::BOT;
+
+/// How one slot is coded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotCode {
+    /// The value of the first value code.
+    lo: i32,
+    /// Field width (0..=32).
+    bits: u8,
+    /// Whether code 0 is ⊥ (values then start at code 1).
+    bot: bool,
+    /// Bit position of the field in its word.
+    shift: u8,
+}
+
+impl SlotCode {
+    /// How many values the field holds: every code but ⊥'s.
+    #[inline]
+    fn values(&self) -> u64 {
+        (1u64 << self.bits) - u64::from(self.bot)
+    }
+    /// The code of `v`, `None` when it does not fit.
+    #[inline]
+    fn code(&self, v: i32) -> Option<u64> {
+        if v == BOT {
+            return self.bot.then_some(0);
+        }
+        let d = (i64::from(v) - i64::from(self.lo)) as u64;
+        (d < self.values()).then(|| d + u64::from(self.bot))
+    }
+    #[inline]
+    fn value(&self, code: u64) -> i32 {
+        if self.bot && code == 0 { BOT } else { (i64::from(self.lo) + code as i64 - i64::from(self.bot)) as i32 }
+    }
+    #[inline]
+    fn mask(&self) -> u64 {
+        (1u64 << self.bits) - 1
+    }
+    /// The narrowest field that holds this one's codes and `v`, at least doubling the
+    /// values it holds (so that a slot widens a few times per run at most).
+    fn widened(&self, v: i32) -> SlotCode {
+        if self.code(v).is_some() {
+            return *self;
+        }
+        let bot = self.bot || v == BOT;
+        let seen = (self.values() > 0).then(|| (i64::from(self.lo), i64::from(self.lo) + self.values() as i64 - 1));
+        let (lo, hi) = match (seen, v == BOT) {
+            (Some(r), true) => r,
+            (Some((lo, hi)), false) => (lo.min(v.into()), hi.max(v.into())),
+            (None, _) => (v.into(), v.into()),
+        };
+        let span = if v == BOT && seen.is_none() { 0 } else { (hi - lo + 1) as u64 };
+        let need = span + u64::from(bot);
+        let bits = (u64::BITS - (need - 1).leading_zeros()).max(u32::from(self.bits) + 1).min(32) as u8;
+        let values = ((1u64 << bits) - u64::from(bot)) as i64;
+        // The new range keeps the old values and grows towards `v`, within the values a slot
+        // can hold (every `i32` but ⊥'s `i32::MIN`).
+        let (min, max) = (i64::from(i32::MIN) + 1, i64::from(i32::MAX));
+        let lo = if seen.is_some_and(|(l, _)| v != BOT && i64::from(v) < l) { hi - values + 1 } else { lo };
+        let lo = lo.min(max - values + 1).max(min);
+        SlotCode { lo: lo as i32, bits, bot, shift: 0 }
+    }
+}
+
+/// The coding of every slot of a state, and where each field lies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Codec {
+    slots: Vec<SlotCode>,
+    /// End (in `slots`) of each 64-bit word's fields.
+    word_ends: Vec<u32>,
+    /// Bytes of a coded state.
+    bytes: usize,
+}
+
+impl Codec {
+    /// Every slot at 0 bits: only the state of zeros fits.
+    pub(crate) fn new(stride: usize) -> Codec {
+        Codec::placed(vec![SlotCode { lo: 0, bits: 0, bot: false, shift: 0 }; stride])
+    }
+
+    /// Every slot at 0 bits, holding exactly its value in `s`: the codec of a store's first
+    /// state.
+    pub(crate) fn exact(s: &[i32]) -> Codec {
+        Codec::placed(
+            s.iter()
+                .map(|&v| SlotCode { lo: if v == BOT { 0 } else { v }, bits: 0, bot: v == BOT, shift: 0 })
+                .collect(),
+        )
+    }
+
+    /// The codec of these fields, each placed in the first word where it fits after the
+    /// previous one.
+    fn placed(mut slots: Vec<SlotCode>) -> Codec {
+        let mut word_ends = Vec::new();
+        let mut used = 0u32;
+        for (i, s) in slots.iter_mut().enumerate() {
+            if used + u32::from(s.bits) > 64 {
+                word_ends.push(i as u32);
+                used = 0;
+            }
+            // A field of no bits may come after a full word: its code, 0, goes anywhere.
+            s.shift = if s.bits == 0 { 0 } else { used as u8 };
+            used += u32::from(s.bits);
+        }
+        word_ends.push(slots.len() as u32);
+        // At least a byte: the arena's arithmetic divides by the state size.
+        let bytes = ((word_ends.len() - 1) * 8 + used.div_ceil(8) as usize).max(1);
+        Codec { slots, word_ends, bytes }
+    }
+
+    /// Bytes of a coded state.
+    #[inline]
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Each slot's field width in bits.
+    pub(crate) fn bits(&self) -> impl Iterator<Item = u8> + '_ {
+        self.slots.iter().map(|s| s.bits)
+    }
+
+    /// A codec in which `s` fits, with every field at least as wide as here (and holding
+    /// the same values), so every state that fits this one fits it too.
+    pub(crate) fn widened(&self, s: &[i32]) -> Codec {
+        Codec::placed(self.slots.iter().zip(s).map(|(c, &v)| c.widened(v)).collect())
+    }
+
+    /// Codes `s` into `out` (`bytes()` long); false (and `out` unspecified) when some value
+    /// does not fit.
+    pub(crate) fn encode(&self, s: &[i32], out: &mut [u8]) -> bool {
+        self.encode_by(|i| s[i], out)
+    }
+
+    /// Codes the working form `work` (every slot in `W` bytes, as `encoding::encode_into`
+    /// writes it) into `out`, as `encode` would code the decoded state.
+    #[inline]
+    pub(crate) fn pack<const W: usize>(&self, work: &[u8], out: &mut [u8]) -> bool {
+        debug_assert_eq!(work.len(), self.slots.len() * W);
+        self.encode_by(|i| read_slot::<W>(work, i), out)
+    }
+
+    #[inline(always)]
+    fn encode_by(&self, value: impl Fn(usize) -> i32, out: &mut [u8]) -> bool {
+        let mut bad = false;
+        let mut start = 0usize;
+        for (w, &end) in self.word_ends.iter().enumerate() {
+            let end = end as usize;
+            let mut word = 0u64;
+            for (i, c) in self.slots[start..end].iter().enumerate() {
+                let v = value(start + i);
+                // Branch-free: a ⊥ takes code 0 and fits only where the slot may be ⊥.
+                let is_bot = v == BOT;
+                let d = (i64::from(v) - i64::from(c.lo)) as u64;
+                bad |= if is_bot { !c.bot } else { d >= c.values() };
+                let code = if is_bot { 0 } else { d.wrapping_add(u64::from(c.bot)) };
+                word |= code << c.shift;
+            }
+            let at = w * 8;
+            let n = (self.bytes - at).min(8);
+            out[at..at + n].copy_from_slice(&word.to_le_bytes()[..n]);
+            start = end;
+        }
+        !bad
+    }
+
+    /// The state coded in `b`, into `out`.
+    pub(crate) fn decode(&self, b: &[u8], out: &mut Vec<i32>) {
+        out.clear();
+        let mut start = 0usize;
+        for (w, &end) in self.word_ends.iter().enumerate() {
+            let end = end as usize;
+            let at = w * 8;
+            let n = (self.bytes - at).min(8);
+            let mut buf = [0u8; 8];
+            buf[..n].copy_from_slice(&b[at..at + n]);
+            let word = u64::from_le_bytes(buf);
+            out.extend(self.slots[start..end].iter().map(|c| c.value((word >> c.shift) & c.mask())));
+            start = end;
+        }
+    }
+}
+
+/// Slot `i` of a working form of `W` bytes per slot (⊥ is the most negative code).
+#[inline(always)]
+fn read_slot<const W: usize>(work: &[u8], i: usize) -> i32 {
+    match W {
+        1 => match work[i] as i8 {
+            i8::MIN => BOT,
+            x => x.into(),
+        },
+        2 => match i16::from_le_bytes([work[2 * i], work[2 * i + 1]]) {
+            i16::MIN => BOT,
+            x => x.into(),
+        },
+        _ => i32::from_le_bytes(work[4 * i..4 * i + 4].try_into().unwrap()),
+    }
+}
+
+#[cfg(test)]
+#[path = "codec_tests.rs"]
+mod tests;
