@@ -149,9 +149,9 @@ fn values_out_of_a_field_do_not_fit_it() {
 
 #[test]
 fn a_field_of_no_bits_after_a_full_word_round_trips() {
-    let c = Codec::exact(&[0, 0, 5]).widened(&[i32::MAX, i32::MIN + 1, 5]);
+    let c = Codec::exact(&[i32::MIN + 1, i32::MAX, 5]).widened(&[i32::MAX, i32::MIN + 1, 5]);
     assert_eq!(c.bits().collect::<Vec<_>>(), vec![32, 32, 0]);
-    for s in [[0, 0, 5], [i32::MAX, i32::MIN + 1, 5], [-1, 17, 5]] {
+    for s in [[i32::MIN + 1, i32::MAX, 5], [i32::MAX, i32::MIN + 1, 5], [-1, 17, 5]] {
         let b = code_of(&c, &s).expect("fits");
         assert_eq!(decoded(&c, &b), s);
     }
