@@ -102,7 +102,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         let n = a.len() - 8;
         return u64::from_ne_bytes(a[n..].try_into().unwrap()) == u64::from_ne_bytes(b[n..].try_into().unwrap());
     }
-    ca.remainder() == cb.remainder()
+    load_le(a) == load_le(b)
 }
 
 /// Hints the CPU to fetch the cache line at `p` (no effect where unsupported; never faults).
@@ -301,9 +301,10 @@ impl Shard {
         Shard { table: empty_table(cap), ..Default::default() }
     }
 
-    /// Capacity for `n` entries right after a rebuild.
+    /// Capacity for `n` entries right after a rebuild: the load right after growing by a
+    /// fifth (2/3), so that the index stays within 12 bytes per state.
     fn capacity_for(n: usize) -> usize {
-        (n * LOAD_DEN / LOAD_NUM * 5 / 4 + 2).max(MIN_SLOTS)
+        (n * LOAD_DEN / LOAD_NUM * 6 / 5 + 2).max(MIN_SLOTS)
     }
 
     #[inline]

@@ -13,6 +13,7 @@
 //! levels. Nothing rests on a prediction of the values: the codes cover the values seen.
 
 use super::BOT;
+use super::encoding::{load_le, store_le};
 
 /// How one slot is coded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +26,8 @@ pub(crate) struct SlotCode {
     bot: bool,
     /// Bit position of the field in its word.
     shift: u8,
+    /// Whether the field is the first of a word other than the first.
+    starts_word: bool,
 }
 
 impl SlotCode {
@@ -72,7 +75,7 @@ impl SlotCode {
         let (min, max) = (i64::from(i32::MIN) + 1, i64::from(i32::MAX));
         let lo = if seen.is_some_and(|(l, _)| v != BOT && i64::from(v) < l) { hi - values + 1 } else { lo };
         let lo = lo.min(max - values + 1).max(min);
-        SlotCode { lo: lo as i32, bits, bot, shift: 0 }
+        SlotCode { lo: lo as i32, bits, bot, shift: 0, starts_word: false }
     }
 }
 
@@ -80,8 +83,6 @@ impl SlotCode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Codec {
     slots: Vec<SlotCode>,
-    /// End (in `slots`) of each 64-bit word's fields.
-    word_ends: Vec<u32>,
     /// Bytes of a coded state.
     bytes: usize,
 }
@@ -89,7 +90,7 @@ pub(crate) struct Codec {
 impl Codec {
     /// Every slot at 0 bits: only the state of zeros fits.
     pub(crate) fn new(stride: usize) -> Codec {
-        Codec::placed(vec![SlotCode { lo: 0, bits: 0, bot: false, shift: 0 }; stride])
+        Codec::placed(vec![SlotCode { lo: 0, bits: 0, bot: false, shift: 0, starts_word: false }; stride])
     }
 
     /// Every slot at 0 bits, holding exactly its value in `s`: the codec of a store's first
@@ -97,7 +98,13 @@ impl Codec {
     pub(crate) fn exact(s: &[i32]) -> Codec {
         Codec::placed(
             s.iter()
-                .map(|&v| SlotCode { lo: if v == BOT { 0 } else { v }, bits: 0, bot: v == BOT, shift: 0 })
+                .map(|&v| SlotCode {
+                    lo: if v == BOT { 0 } else { v },
+                    bits: 0,
+                    bot: v == BOT,
+                    shift: 0,
+                    starts_word: false,
+                })
                 .collect(),
         )
     }
@@ -105,21 +112,20 @@ impl Codec {
     /// The codec of these fields, each placed in the first word where it fits after the
     /// previous one.
     fn placed(mut slots: Vec<SlotCode>) -> Codec {
-        let mut word_ends = Vec::new();
-        let mut used = 0u32;
-        for (i, s) in slots.iter_mut().enumerate() {
-            if used + u32::from(s.bits) > 64 {
-                word_ends.push(i as u32);
+        let (mut words, mut used) = (1usize, 0u32);
+        for s in slots.iter_mut() {
+            s.starts_word = used + u32::from(s.bits) > 64;
+            if s.starts_word {
+                words += 1;
                 used = 0;
             }
             // A field of no bits may come after a full word: its code, 0, goes anywhere.
             s.shift = if s.bits == 0 { 0 } else { used as u8 };
             used += u32::from(s.bits);
         }
-        word_ends.push(slots.len() as u32);
         // At least a byte: the arena's arithmetic divides by the state size.
-        let bytes = ((word_ends.len() - 1) * 8 + used.div_ceil(8) as usize).max(1);
-        Codec { slots, word_ends, bytes }
+        let bytes = ((words - 1) * 8 + used.div_ceil(8) as usize).max(1);
+        Codec { slots, bytes }
     }
 
     /// Bytes of a coded state.
@@ -155,41 +161,39 @@ impl Codec {
 
     #[inline(always)]
     fn encode_by(&self, value: impl Fn(usize) -> i32, out: &mut [u8]) -> bool {
+        let out = &mut out[..self.bytes];
         let mut bad = false;
-        let mut start = 0usize;
-        for (w, &end) in self.word_ends.iter().enumerate() {
-            let end = end as usize;
-            let mut word = 0u64;
-            for (i, c) in self.slots[start..end].iter().enumerate() {
-                let v = value(start + i);
-                // Branch-free: a ⊥ takes code 0 and fits only where the slot may be ⊥.
-                let is_bot = v == BOT;
-                let d = (i64::from(v) - i64::from(c.lo)) as u64;
-                bad |= if is_bot { !c.bot } else { d >= c.values() };
-                let code = if is_bot { 0 } else { d.wrapping_add(u64::from(c.bot)) };
-                word |= code << c.shift;
+        let (mut word, mut at) = (0u64, 0usize);
+        for (i, c) in self.slots.iter().enumerate() {
+            if c.starts_word {
+                out[at..at + 8].copy_from_slice(&word.to_le_bytes());
+                (word, at) = (0, at + 8);
             }
-            let at = w * 8;
-            let n = (self.bytes - at).min(8);
-            out[at..at + n].copy_from_slice(&word.to_le_bytes()[..n]);
-            start = end;
+            let v = value(i);
+            // Branch-free: a ⊥ takes code 0 and fits only where the slot may be ⊥.
+            let is_bot = v == BOT;
+            let d = (i64::from(v) - i64::from(c.lo)) as u64;
+            bad |= if is_bot { !c.bot } else { d >= c.values() };
+            let code = if is_bot { 0 } else { d.wrapping_add(u64::from(c.bot)) };
+            word |= code << c.shift;
         }
+        store_le(&mut out[at..], word);
         !bad
     }
 
     /// The state coded in `b`, into `out`.
     pub(crate) fn decode(&self, b: &[u8], out: &mut Vec<i32>) {
         out.clear();
-        let mut start = 0usize;
-        for (w, &end) in self.word_ends.iter().enumerate() {
-            let end = end as usize;
-            let at = w * 8;
-            let n = (self.bytes - at).min(8);
-            let mut buf = [0u8; 8];
-            buf[..n].copy_from_slice(&b[at..at + n]);
-            let word = u64::from_le_bytes(buf);
-            out.extend(self.slots[start..end].iter().map(|c| c.value((word >> c.shift) & c.mask())));
-            start = end;
+        out.reserve(self.slots.len());
+        let b = &b[..self.bytes];
+        let word_at = |at: usize| load_le(&b[at..(at + 8).min(b.len())]);
+        let (mut word, mut at) = (word_at(0), 0usize);
+        for c in &self.slots {
+            if c.starts_word {
+                at += 8;
+                word = word_at(at);
+            }
+            out.push(c.value((word >> c.shift) & c.mask()));
         }
     }
 }
