@@ -272,7 +272,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
                     if let Some(g) = symmetry {
                         g.canonicalise(&stepper.lay, width, enc, &mut canon);
                     }
-                    if !store.pack(enc, code) {
+                    if !store.pack_from(&parent, i, enc, code) {
                         out.refit = Some(store.unwork(enc));
                         return out;
                     }

@@ -74,7 +74,7 @@ impl Space for Recomputed<'_> {
                 if let Some(g) = self.symmetry {
                     g.canonicalise(&self.stepper.lay, width, enc, &mut sc.canon);
                 }
-                let fits = store.pack(enc, &mut sc.code);
+                let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
                 debug_assert!(fits, "an expanded state's successors are stored");
                 sc.ids.push(
                     store.id_of(&sc.code, hash_bytes(&sc.code)).expect("an expanded state's successors are stored"),

@@ -580,6 +580,18 @@ impl StateStore {
         }
     }
 
+    /// `pack` for a successor `work` of the stored state `base` (whose working form is
+    /// `base_work`): only the slots that differ are coded again.
+    #[inline]
+    pub(crate) fn pack_from(&self, base_work: &[u8], base: u32, work: &[u8], out: &mut [u8]) -> bool {
+        let base = self.arena.get(base);
+        match self.width {
+            1 => self.codec.pack_from::<1>(base_work, base, work, out),
+            2 => self.codec.pack_from::<2>(base_work, base, work, out),
+            _ => self.codec.pack_from::<4>(base_work, base, work, out),
+        }
+    }
+
     /// The working form `work`, decoded (for a state that does not fit the fields).
     pub(crate) fn unwork(&self, work: &[u8]) -> Vec<i32> {
         let mut s = Vec::with_capacity(self.stride);

@@ -28,6 +28,8 @@ pub(crate) struct SlotCode {
     shift: u8,
     /// Whether the field is the first of a word other than the first.
     starts_word: bool,
+    /// The word the field is in.
+    word: u32,
 }
 
 impl SlotCode {
@@ -75,7 +77,7 @@ impl SlotCode {
         let (min, max) = (i64::from(i32::MIN) + 1, i64::from(i32::MAX));
         let lo = if seen.is_some_and(|(l, _)| v != BOT && i64::from(v) < l) { hi - values + 1 } else { lo };
         let lo = lo.min(max - values + 1).max(min);
-        SlotCode { lo: lo as i32, bits, bot, shift: 0, starts_word: false }
+        SlotCode { lo: lo as i32, bits, bot, shift: 0, starts_word: false, word: 0 }
     }
 }
 
@@ -90,7 +92,7 @@ pub(crate) struct Codec {
 impl Codec {
     /// Every slot at 0 bits: only the state of zeros fits.
     pub(crate) fn new(stride: usize) -> Codec {
-        Codec::placed(vec![SlotCode { lo: 0, bits: 0, bot: false, shift: 0, starts_word: false }; stride])
+        Codec::placed(vec![SlotCode { lo: 0, bits: 0, bot: false, shift: 0, starts_word: false, word: 0 }; stride])
     }
 
     /// Every slot at 0 bits, holding exactly its value in `s`: the codec of a store's first
@@ -104,6 +106,7 @@ impl Codec {
                     bot: v == BOT,
                     shift: 0,
                     starts_word: false,
+                    word: 0,
                 })
                 .collect(),
         )
@@ -121,6 +124,7 @@ impl Codec {
             }
             // A field of no bits may come after a full word: its code, 0, goes anywhere.
             s.shift = if s.bits == 0 { 0 } else { used as u8 };
+            s.word = words as u32 - 1;
             used += u32::from(s.bits);
         }
         // At least a byte: the arena's arithmetic divides by the state size.
@@ -157,6 +161,38 @@ impl Codec {
     pub(crate) fn pack<const W: usize>(&self, work: &[u8], out: &mut [u8]) -> bool {
         debug_assert_eq!(work.len(), self.slots.len() * W);
         self.encode_by(|i| read_slot::<W>(work, i), out)
+    }
+
+    /// `pack`, for a state `work` that differs from `base_work`, coded as `base`, in a few
+    /// slots (a successor and its parent): only the slots whose bytes differ are coded, the
+    /// others keep their fields from `base`.
+    #[inline]
+    pub(crate) fn pack_from<const W: usize>(&self, base_work: &[u8], base: &[u8], work: &[u8], out: &mut [u8]) -> bool {
+        debug_assert_eq!(work.len(), base_work.len());
+        let out = &mut out[..self.bytes];
+        out.copy_from_slice(&base[..self.bytes]);
+        let mut bad = false;
+        for (k, (a, b)) in work.chunks(8).zip(base_work.chunks(8)).enumerate() {
+            let mut diff = load_le(a) ^ load_le(b);
+            while diff != 0 {
+                // The slot of the lowest differing byte; its other bytes are skipped.
+                let byte = diff.trailing_zeros() as usize / 8;
+                let slot = (k * 8 + byte) / W;
+                let first = (slot * W - k * 8) * 8;
+                diff &= !(((1u64 << (8 * W)) - 1) << first);
+                let c = &self.slots[slot];
+                let v = read_slot::<W>(work, slot);
+                let is_bot = v == BOT;
+                let d = (i64::from(v) - i64::from(c.lo)) as u64;
+                bad |= if is_bot { !c.bot } else { d >= c.values() };
+                let code = if is_bot { 0 } else { d.wrapping_add(u64::from(c.bot)) };
+                let at = c.word as usize * 8;
+                let field = &mut out[at..(at + 8).min(self.bytes)];
+                let word = load_le(field) & !(c.mask() << c.shift) | ((code & c.mask()) << c.shift);
+                store_le(field, word);
+            }
+        }
+        !bad
     }
 
     #[inline(always)]

@@ -74,6 +74,18 @@ proptest! {
         for (i, a) in seen.iter().enumerate() {
             for (j, b) in seen.iter().enumerate() {
                 prop_assert_eq!(a == b, codes[i] == codes[j]);
+                // Coding `b` from `a` (as a successor from its parent) gives `b`'s code.
+                let w = work_width(a).max(work_width(b));
+                let (mut wa, mut wb) = (vec![0u8; len * w], vec![0u8; len * w]);
+                prop_assert!(encode_into(a, w, &mut wa) && encode_into(b, w, &mut wb));
+                let mut from = vec![0x55u8; c.bytes()];
+                let fits = match w {
+                    1 => c.pack_from::<1>(&wa, &codes[i], &wb, &mut from),
+                    2 => c.pack_from::<2>(&wa, &codes[i], &wb, &mut from),
+                    _ => c.pack_from::<4>(&wa, &codes[i], &wb, &mut from),
+                };
+                prop_assert!(fits);
+                prop_assert_eq!(&from, &codes[j], "width {}", w);
                 if a == b {
                     prop_assert_eq!(super::super::hash_bytes(&codes[i]), super::super::hash_bytes(&codes[j]));
                 }
@@ -93,6 +105,18 @@ proptest! {
                 // A state that fits decodes to itself.
                 Some(b) => prop_assert_eq!(&decoded(&c, &b), s),
                 None => {
+                    // Coded from a stored state (as a successor), it does not fit either.
+                    let w = work_width(s).max(work_width(&first[0]));
+                    let (mut wa, mut wb) = (vec![0u8; len * w], vec![0u8; len * w]);
+                    prop_assert!(encode_into(&first[0], w, &mut wa) && encode_into(s, w, &mut wb));
+                    let mut out = vec![0u8; c.bytes()];
+                    let base = code_of(&c, &first[0]).expect("fits");
+                    let fits = match w {
+                        1 => c.pack_from::<1>(&wa, &base, &wb, &mut out),
+                        2 => c.pack_from::<2>(&wa, &base, &wb, &mut out),
+                        _ => c.pack_from::<4>(&wa, &base, &wb, &mut out),
+                    };
+                    prop_assert!(!fits);
                     // Re-encoding the stored states, as `StateStore::refit` does.
                     let wider = c.widened(s);
                     prop_assert!(wider.bits().zip(c.bits()).all(|(n, o)| n >= o));
