@@ -85,7 +85,7 @@ fn free_slot(table: &[AtomicU64], tag: u32) -> usize {
 }
 
 /// Equality of two packed states of the same length (inlined, 8 bytes at a time).
-#[inline]
+#[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     debug_assert_eq!(a.len(), b.len());
     let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));

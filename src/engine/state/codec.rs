@@ -49,7 +49,8 @@ impl SlotCode {
     }
     #[inline]
     fn value(&self, code: u64) -> i32 {
-        if self.bot && code == 0 { BOT } else { (i64::from(self.lo) + code as i64 - i64::from(self.bot)) as i32 }
+        let v = (i64::from(self.lo) + code as i64 - i64::from(self.bot)) as i32;
+        if self.bot && code == 0 { BOT } else { v }
     }
     #[inline]
     fn mask(&self) -> u64 {
@@ -170,7 +171,16 @@ impl Codec {
     pub(crate) fn pack_from<const W: usize>(&self, base_work: &[u8], base: &[u8], work: &[u8], out: &mut [u8]) -> bool {
         debug_assert_eq!(work.len(), base_work.len());
         let out = &mut out[..self.bytes];
-        out.copy_from_slice(&base[..self.bytes]);
+        // The words in registers (or on the stack) while fields change: no partial stores
+        // and reloads of the same bytes.
+        let mut words = [0u64; SMALL_WORDS];
+        let n = self.bytes.div_ceil(8);
+        if n > SMALL_WORDS {
+            return self.pack::<W>(work, out);
+        }
+        for (k, w) in words[..n].iter_mut().enumerate() {
+            *w = load_le(&base[k * 8..(k * 8 + 8).min(self.bytes)]);
+        }
         let mut bad = false;
         for (k, (a, b)) in work.chunks(8).zip(base_work.chunks(8)).enumerate() {
             let mut diff = load_le(a) ^ load_le(b);
@@ -186,11 +196,12 @@ impl Codec {
                 let d = (i64::from(v) - i64::from(c.lo)) as u64;
                 bad |= if is_bot { !c.bot } else { d >= c.values() };
                 let code = if is_bot { 0 } else { d.wrapping_add(u64::from(c.bot)) };
-                let at = c.word as usize * 8;
-                let field = &mut out[at..(at + 8).min(self.bytes)];
-                let word = load_le(field) & !(c.mask() << c.shift) | ((code & c.mask()) << c.shift);
-                store_le(field, word);
+                let w = &mut words[c.word as usize];
+                *w = *w & !(c.mask() << c.shift) | ((code & c.mask()) << c.shift);
             }
+        }
+        for (k, &w) in words[..n].iter().enumerate() {
+            store_le(&mut out[k * 8..(k * 8 + 8).min(self.bytes)], w);
         }
         !bad
     }
@@ -219,20 +230,23 @@ impl Codec {
 
     /// The state coded in `b`, into `out`.
     pub(crate) fn decode(&self, b: &[u8], out: &mut Vec<i32>) {
-        out.clear();
-        out.reserve(self.slots.len());
+        out.resize(self.slots.len(), 0);
         let b = &b[..self.bytes];
         let word_at = |at: usize| load_le(&b[at..(at + 8).min(b.len())]);
         let (mut word, mut at) = (word_at(0), 0usize);
-        for c in &self.slots {
+        for (o, c) in out.iter_mut().zip(&self.slots) {
             if c.starts_word {
                 at += 8;
                 word = word_at(at);
             }
-            out.push(c.value((word >> c.shift) & c.mask()));
+            *o = c.value((word >> c.shift) & c.mask());
         }
     }
 }
+
+/// Stored forms of up to this many words are coded from their parent's in place
+/// (`Codec::pack_from`); longer ones are coded whole.
+const SMALL_WORDS: usize = 8;
 
 /// Slot `i` of a working form of `W` bytes per slot (⊥ is the most negative code).
 #[inline(always)]
