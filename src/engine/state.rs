@@ -529,7 +529,7 @@ impl StateStore {
     }
 
     /// Bytes of a state in the working form (`width()` bytes per slot).
-    pub fn work_bytes(&self) -> usize {
+    pub(crate) fn work_bytes(&self) -> usize {
         self.stride * self.width
     }
 
@@ -539,7 +539,8 @@ impl StateStore {
     }
 
     /// Each slot's field width in the stored form, in bits.
-    pub fn slot_bits(&self) -> Vec<u8> {
+    #[cfg(test)]
+    pub(crate) fn slot_bits(&self) -> Vec<u8> {
         self.codec.bits().collect()
     }
 

@@ -140,6 +140,7 @@ impl Codec {
     }
 
     /// Each slot's field width in bits.
+    #[cfg(test)]
     pub(crate) fn bits(&self) -> impl Iterator<Item = u8> + '_ {
         self.slots.iter().map(|s| s.bits)
     }
