@@ -9,6 +9,17 @@
 //! replayed) → `report` (the HTML page) → `cli` (the only printer). `limits` (the bounds of a
 //! run) and `diagnostics` (spans and messages) serve every stage.
 
+/// Declares a module that the tests name: `pub` with the `test-support` feature (which the tests
+/// enable), `pub(crate)` in the tool's build, where rustc's dead-code lint then covers its items.
+macro_rules! test_visible_mod {
+    ($name:ident) => {
+        #[cfg(feature = "test-support")]
+        pub mod $name;
+        #[cfg(not(feature = "test-support"))]
+        pub(crate) mod $name;
+    };
+}
+
 pub mod analysis;
 pub mod behaviour;
 pub mod cadp;

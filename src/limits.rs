@@ -131,13 +131,6 @@ impl Limits {
         StopReason::from_code(self.inner.stop.load(Ordering::Relaxed))
     }
 
-    /// Like `stopped`, but also looks at the clock and the interrupt flag itself (for callers
-    /// that poll rarely and must not wait for the watchdog's next look).
-    pub fn check_now(&self) -> Option<StopReason> {
-        self.inner.check(false);
-        self.stopped()
-    }
-
     /// Records a stop (the first reason wins).
     pub(crate) fn stop(&self, r: StopReason) {
         self.inner.set(r);
@@ -155,11 +148,6 @@ impl Limits {
     /// The memory bound in bytes and where it comes from.
     pub(crate) fn memory(&self) -> Option<(u64, MemorySource)> {
         self.inner.memory
-    }
-
-    /// The time left before the deadline (`None`: no deadline).
-    pub fn remaining(&self) -> Option<Duration> {
-        self.inner.deadline.map(|d| d.saturating_duration_since(Instant::now()))
     }
 
     pub(crate) fn deadline(&self) -> Option<Instant> {
@@ -259,6 +247,13 @@ pub(crate) fn machine_available_bytes() -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The stop reason after looking at the clock and the interrupt flag now (not waiting for
+    /// the watchdog's next look).
+    fn check_now(l: &Limits) -> Option<StopReason> {
+        l.inner.check(false);
+        l.stopped()
+    }
+
     #[test]
     fn deadline_stops_within_the_watch_period() {
         let l = Limits::new(Some(Duration::from_millis(50)), None, None, None);
@@ -276,9 +271,9 @@ mod tests {
     fn interrupt_flag_becomes_a_stop_and_the_first_reason_wins() {
         let flag = Arc::new(AtomicBool::new(false));
         let l = Limits::new(None, None, None, Some(flag.clone()));
-        assert_eq!(l.check_now(), None);
+        assert_eq!(check_now(&l), None);
         flag.store(true, Ordering::SeqCst);
-        assert_eq!(l.check_now(), Some(StopReason::Interrupted));
+        assert_eq!(check_now(&l), Some(StopReason::Interrupted));
         l.stop(StopReason::Timeout);
         assert_eq!(l.stopped(), Some(StopReason::Interrupted));
     }
@@ -300,7 +295,7 @@ mod tests {
     #[test]
     fn huge_timeout_does_not_overflow_and_state_bound_is_strict() {
         let l = Limits::new(Some(Duration::from_secs(u64::MAX / 2)), Some(10), None, None);
-        assert_eq!(l.check_now(), None);
+        assert_eq!(check_now(&l), None);
         assert!(!l.over_states(10));
         assert!(l.over_states(11));
     }

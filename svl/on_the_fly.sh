@@ -5,6 +5,8 @@
 # the verdict is known (a violated invariant near the initial state is found after a few
 # states). The LTS is the program's own: every observation gate stays visible, and a query
 # takes the observation labels it does not track as steps that change nothing it reads.
+# A linear-time property's check generates the root process that composes MAIN with the
+# property's monitor (-root).
 # Each check is announced by a line `property NAME`, as in svl's logs, before evaluator4's
 # TRUE or FALSE; a FALSE comes with a diagnostic, inline or in the -diag file.
 # Run: sh {{ s.otf_file }} > {{ s.otf_log }} 2>&1
@@ -12,6 +14,6 @@
 {%- for c in b.checks %}
 
 echo "property {{ c.name }}"
-lnt.open {{ s.lnt_file }} evaluator4 -diag {{ c.otf_diag }} {{ c.mcl }}
+lnt.open {% if let Some(r) = c.root %}-root {{ r }} {% endif %}{{ s.lnt_file }} evaluator4 -diag {{ c.otf_diag }} {{ c.mcl }}
 {%- endfor %}
 {%- endfor %}

@@ -79,7 +79,8 @@ impl IntervalSet {
         IntervalSet { intervals, undef: false }
     }
 
-    /// Every integer, and ⊥.
+    /// Every integer, and ⊥ (for the tests).
+    #[cfg(feature = "test-support")]
     pub fn top() -> IntervalSet {
         IntervalSet { intervals: vec![Interval::new(NEG_INF, POS_INF)], undef: true }
     }

@@ -8,7 +8,7 @@
 //! operator and guard filter on these sets, sound w.r.t. `model::arith`.
 
 pub(crate) mod intervals;
-pub mod ops;
+test_visible_mod!(ops);
 pub mod values;
 
 pub use intervals::{Interval, IntervalSet, NEG_INF, POS_INF, WidenBounds};

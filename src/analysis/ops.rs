@@ -315,15 +315,9 @@ pub struct BoolSet {
 impl BoolSet {
     pub(crate) const TRUE: BoolSet = BoolSet { may_true: true, may_false: false };
     pub(crate) const FALSE: BoolSet = BoolSet { may_true: false, may_false: true };
-    pub const EITHER: BoolSet = BoolSet { may_true: true, may_false: true };
 
     pub(crate) fn constant(b: bool) -> BoolSet {
         if b { BoolSet::TRUE } else { BoolSet::FALSE }
-    }
-
-    /// No outcome (the condition cannot be evaluated: unreachable, or an error).
-    pub fn is_empty(self) -> bool {
-        !self.may_true && !self.may_false
     }
 
     /// Short-circuiting does not matter here: only the outcomes do.
@@ -336,10 +330,6 @@ impl BoolSet {
 
     pub fn or(self, other: BoolSet) -> BoolSet {
         !(!self).and(!other)
-    }
-
-    pub fn join(self, other: BoolSet) -> BoolSet {
-        BoolSet { may_true: self.may_true || other.may_true, may_false: self.may_false || other.may_false }
     }
 }
 

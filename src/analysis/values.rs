@@ -27,7 +27,6 @@ pub struct ValueAnalysis {
     pub sets: HashMap<(VarId, Option<TypeId>), IntervalSet>,
     /// The keys whose set was widened (their bounds are not tight).
     pub widened: Vec<(VarId, Option<TypeId>)>,
-    pub rounds: usize,
 }
 
 impl ValueAnalysis {
@@ -104,7 +103,7 @@ pub fn analyse(model: &Model, behaviours: &[Behaviour]) -> ValueAnalysis {
         }
     }
     a.widened.sort();
-    ValueAnalysis { sets: a.sets, widened: a.widened, rounds }
+    ValueAnalysis { sets: a.sets, widened: a.widened }
 }
 
 struct Analysis<'m> {

@@ -17,7 +17,7 @@ use crate::syntax::span::Span;
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 #[derive(Clone, Debug)]
-pub struct CompileError {
+pub(crate) struct CompileError {
     pub(crate) message: String,
     pub(crate) span: Span,
 }
@@ -88,11 +88,6 @@ struct Tree<'m> {
     warnings: Vec<Diagnostic>,
 }
 
-/// Compiles the behaviour of agent type `ty`.
-pub fn compile(model: &Model, ty: TypeId) -> Result<Behaviour, CompileError> {
-    compile_with_warnings(model, ty).map(|(b, _)| b)
-}
-
 /// Compiles every agent type; errors and warnings as located diagnostics.
 pub fn compile_all(model: &Model) -> Result<(Vec<Behaviour>, Diagnostics), Diagnostics> {
     let mut out = vec![];
@@ -109,7 +104,7 @@ pub fn compile_all(model: &Model) -> Result<(Vec<Behaviour>, Diagnostics), Diagn
     if diags.has_errors() { Err(diags) } else { Ok((out, diags)) }
 }
 
-pub fn compile_with_warnings(model: &Model, ty: TypeId) -> Result<(Behaviour, Vec<Diagnostic>), CompileError> {
+pub(crate) fn compile_with_warnings(model: &Model, ty: TypeId) -> Result<(Behaviour, Vec<Diagnostic>), CompileError> {
     let agent = &model.agent_types[ty];
     let Some(def) = agent.processes.get("Behavior") else {
         return Err(CompileError { message: format!("agent `{}` has no `Behavior`", agent.name), span: agent.span });

@@ -10,7 +10,7 @@
 
 mod compile;
 
-pub use compile::{CompileError, compile, compile_all, compile_with_warnings};
+pub use compile::compile_all;
 
 use crate::model::{Action, BExpr, TupleId};
 

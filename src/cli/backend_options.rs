@@ -13,7 +13,7 @@ const LNT: &[Backend] = &[Backend::Lnt];
 
 /// (subcommand, option's argument id, the back ends it belongs to). An option not listed
 /// applies to every back end of its subcommand.
-pub const OWNERS: &[(&str, &str, &[Backend])] = &[
+pub(crate) const OWNERS: &[(&str, &str, &[Backend])] = &[
     ("verify", "threads", NATIVE),
     ("verify", "no_reduction", NATIVE),
     ("verify", "exhaustive", NATIVE),
@@ -31,7 +31,7 @@ pub const OWNERS: &[(&str, &str, &[Backend])] = &[
 ];
 
 /// The option's name on the command line: `--no-reduction` for `no_reduction`.
-pub fn flag(id: &str) -> String {
+pub(crate) fn flag(id: &str) -> String {
     format!("--{}", id.replace('_', "-"))
 }
 
@@ -47,7 +47,7 @@ fn backend_name(b: Backend) -> &'static str {
 /// The first option of `sub` (the matches of subcommand `name`) given on the command line
 /// that does not belong to the chosen back end, as a usage error. An option turned on by
 /// its environment variable (`LABS_CHECK_ANALYSIS`) is left alone where it does not apply.
-pub fn check(name: &str, sub: &clap::ArgMatches) -> Result<(), Failure> {
+pub(crate) fn check(name: &str, sub: &clap::ArgMatches) -> Result<(), Failure> {
     let Ok(Some(&backend)) = sub.try_get_one::<Backend>("backend") else { return Ok(()) };
     for &(_, id, owners) in OWNERS.iter().filter(|(n, _, _)| *n == name) {
         if owners.contains(&backend) || sub.value_source(id) != Some(ValueSource::CommandLine) {

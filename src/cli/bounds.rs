@@ -11,7 +11,7 @@ use std::time::Duration;
 const MAX_TIMEOUT: f64 = 1e9;
 
 /// The largest `--memory` accepted, in MiB (1 EiB).
-pub const MAX_MEMORY_MIB: u64 = 1 << 40;
+pub(crate) const MAX_MEMORY_MIB: u64 = 1 << 40;
 
 /// How long after a stop the run may take to report before the process ends without a
 /// report: every phase polls the limits, so this only catches one that does not.
@@ -21,7 +21,7 @@ const GRACE: Duration = Duration::from_millis(900);
 static REPORTING: AtomicBool = AtomicBool::new(false);
 
 /// `--timeout SECONDS`: a positive, finite number of seconds, at most `MAX_TIMEOUT`.
-pub fn parse_timeout(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_timeout(s: &str) -> Result<f64, String> {
     let t: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     if !t.is_finite() || t <= 0.0 {
         return Err(format!("the timeout must be a positive number of seconds, not `{s}`"));
@@ -34,7 +34,7 @@ pub fn parse_timeout(s: &str) -> Result<f64, String> {
 
 /// The bounds of a command, starting now: `--memory` bounds the resident memory, and without
 /// it the memory the machine has available is the bound. Ctrl-C and SIGTERM interrupt.
-pub fn limits(timeout: Option<f64>, max_states: Option<u64>, memory_mib: Option<u64>) -> Limits {
+pub(crate) fn limits(timeout: Option<f64>, max_states: Option<u64>, memory_mib: Option<u64>) -> Limits {
     let memory = match memory_mib {
         Some(m) => Some((m << 20, MemorySource::User)),
         None => machine_available_bytes().map(|b| (b, MemorySource::Machine)),
@@ -45,12 +45,12 @@ pub fn limits(timeout: Option<f64>, max_states: Option<u64>, memory_mib: Option<
 }
 
 /// Called before the report is printed: from then on the run is not cut short.
-pub fn reporting() {
+pub(crate) fn reporting() {
     REPORTING.store(true, Ordering::SeqCst);
 }
 
 /// The exit code of a run stopped for `r`.
-pub fn stop_code(r: StopReason) -> i32 {
+pub(crate) fn stop_code(r: StopReason) -> i32 {
     match r {
         StopReason::Timeout => exit::TIMEOUT,
         StopReason::Interrupted => exit::INTERRUPTED,
@@ -59,7 +59,7 @@ pub fn stop_code(r: StopReason) -> i32 {
 }
 
 /// The flag a Ctrl-C sets; installed once per process.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
+pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
@@ -71,7 +71,7 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
     .clone()
 }
 
-pub fn reason_text(s: StopReason) -> &'static str {
+pub(crate) fn reason_text(s: StopReason) -> &'static str {
     match s {
         StopReason::MaxStates => "the state bound (--max-states) was reached",
         StopReason::Memory => "the memory bound (--memory) was reached",
@@ -81,7 +81,7 @@ pub fn reason_text(s: StopReason) -> &'static str {
 }
 
 /// What stopped the run, for a message.
-pub fn stop_text(l: &Limits, r: StopReason) -> String {
+pub(crate) fn stop_text(l: &Limits, r: StopReason) -> String {
     match (r, l.memory()) {
         (StopReason::Memory, Some((b, MemorySource::Machine))) => format!(
             "the memory available on the machine ({} MiB) was nearly exhausted (set a bound with --memory)",

@@ -12,7 +12,7 @@ use crate::trace::checked::LabelReader;
 use std::path::PathBuf;
 
 /// `--distributor FILE.gcf` needs `--backend cadp` and a readable `.gcf` file (usage errors).
-pub fn check_gcf(gcf: &std::path::Path) -> Result<(), Failure> {
+pub(crate) fn check_gcf(gcf: &std::path::Path) -> Result<(), Failure> {
     let usage = |m: String| Failure::new(super::exit::USAGE, m);
     if gcf.extension().is_none_or(|e| e != "gcf") {
         return Err(usage(format!("--distributor: `{}` is not a grid configuration file (FILE.gcf)", gcf.display())));
@@ -25,7 +25,7 @@ pub fn check_gcf(gcf: &std::path::Path) -> Result<(), Failure> {
 }
 
 /// The hosts of `--hosts FILE`; an unreadable, empty or malformed file is a usage error.
-pub fn read_hosts_file(f: &std::path::Path) -> Result<Vec<crate::lts_backend::Host>, Failure> {
+pub(crate) fn read_hosts_file(f: &std::path::Path) -> Result<Vec<crate::lts_backend::Host>, Failure> {
     let text = std::fs::read_to_string(f)
         .map_err(|e| Failure::new(super::exit::USAGE, format!("--hosts: cannot read `{}`: {e}", f.display())))?;
     crate::lts_backend::read_hosts(&text)
@@ -33,7 +33,7 @@ pub fn read_hosts_file(f: &std::path::Path) -> Result<Vec<crate::lts_backend::Ho
 }
 
 /// The command that runs a job on a host: `$LABS_SSH`, else `ssh`.
-pub fn ssh_command() -> PathBuf {
+pub(crate) fn ssh_command() -> PathBuf {
     std::env::var_os("LABS_SSH").filter(|s| !s.is_empty()).map_or_else(|| PathBuf::from("ssh"), PathBuf::from)
 }
 

@@ -9,7 +9,7 @@ use crate::stdout::outln;
 use std::path::Path;
 
 /// The dialect: the one asked for, else the installed CADP's, else the fallback; and why.
-pub fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, String), Failure> {
+pub(crate) fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, String), Failure> {
     match asked {
         Some(d) => Dialect::parse(d)
             .map(|d| (d, "asked for with --lnt-dialect".to_string()))
@@ -57,7 +57,7 @@ fn shell_word(s: &str) -> String {
     if plain { s.to_string() } else { format!("'{}'", s.replace('\'', "'\\''")) }
 }
 
-pub fn run(
+pub(crate) fn run(
     l: &Loaded,
     fair: bool,
     properties: &[String],
@@ -195,7 +195,7 @@ fn replaceable(path: &Path) -> bool {
 }
 
 /// Writes the files (see [`lnt::write_files`]), with the message of `labs emit` on failure.
-pub fn write_all(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
+pub(crate) fn write_all(dir: &Path, files: &[EmittedFile]) -> Result<(), Failure> {
     lnt::write_files(dir, files)
         .map_err(|(what, e)| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", what.display())))
 }

@@ -11,22 +11,22 @@ use crate::stdout::out;
 use serde::Serialize;
 use std::fmt::Write;
 
-pub struct EstimateArgs {
-    pub properties: Vec<String>,
-    pub fair: bool,
-    pub json: bool,
-    pub steps: usize,
-    pub seed: u64,
-    pub method: Method,
-    pub threads: usize,
-    pub limits: Limits,
-    pub backend: Backend,
+pub(crate) struct EstimateArgs {
+    pub(crate) properties: Vec<String>,
+    pub(crate) fair: bool,
+    pub(crate) json: bool,
+    pub(crate) steps: usize,
+    pub(crate) seed: u64,
+    pub(crate) method: Method,
+    pub(crate) threads: usize,
+    pub(crate) limits: Limits,
+    pub(crate) backend: Backend,
     /// `--report FILE.html`: the figures and the plot of each `finally` property's curve.
-    pub report: Option<std::path::PathBuf>,
+    pub(crate) report: Option<std::path::PathBuf>,
 }
 
 /// A probability strictly between 0 and 1 (`--epsilon`, `--confidence`, `--sprt`, …).
-pub fn parse_open_unit(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_open_unit(s: &str) -> Result<f64, String> {
     let x: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;
     if !(x > 0.0 && x < 1.0) {
         return Err(format!("must lie strictly between 0 and 1, not `{s}`"));
@@ -34,7 +34,7 @@ pub fn parse_open_unit(s: &str) -> Result<f64, String> {
     Ok(x)
 }
 
-pub fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Failure> {
+pub(crate) fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<i32, Failure> {
     if a.backend == Backend::Cadp {
         return Err(Failure::new(
             exit::USAGE,

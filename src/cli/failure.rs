@@ -5,13 +5,13 @@
 
 /// A failed command: its exit code (`exit`) and what to print on stderr.
 #[derive(Debug)]
-pub struct Failure {
-    pub code: i32,
-    pub message: String,
+pub(crate) struct Failure {
+    pub(crate) code: i32,
+    pub(crate) message: String,
 }
 
 impl Failure {
-    pub fn new(code: i32, message: impl Into<String>) -> Failure {
+    pub(crate) fn new(code: i32, message: impl Into<String>) -> Failure {
         let mut message = message.into();
         if !message.starts_with("error") {
             message = format!("error: {message}");
@@ -66,19 +66,19 @@ impl From<crate::trace::ShownTraceError> for Failure {
     }
 }
 
-pub mod exit {
-    pub const OK: i32 = 0;
-    pub const VIOLATED: i32 = 10;
-    pub const BACKEND: i32 = 1;
-    pub const USAGE: i32 = 2;
-    pub const INCONCLUSIVE: i32 = 5;
-    pub const INVALID_SPEC: i32 = 6;
-    pub const TIMEOUT: i32 = 124;
-    pub const INTERRUPTED: i32 = 130;
+pub(crate) mod exit {
+    pub(crate) const OK: i32 = 0;
+    pub(crate) const VIOLATED: i32 = 10;
+    pub(crate) const BACKEND: i32 = 1;
+    pub(crate) const USAGE: i32 = 2;
+    pub(crate) const INCONCLUSIVE: i32 = 5;
+    pub(crate) const INVALID_SPEC: i32 = 6;
+    pub(crate) const TIMEOUT: i32 = 124;
+    pub(crate) const INTERRUPTED: i32 = 130;
 
     /// What each exit code means: the one table behind `--help`, the manual pages and the
     /// README's.
-    pub const MEANINGS: &[(i32, &str)] = &[
+    pub(crate) const MEANINGS: &[(i32, &str)] = &[
         (OK, "every checked property holds / simulation done"),
         (VIOLATED, "at least one property is violated"),
         (
@@ -94,7 +94,7 @@ pub mod exit {
     ];
 
     /// The exit codes as the text after `--help` (and a section of the manual pages).
-    pub fn help_text() -> String {
+    pub(crate) fn help_text() -> String {
         let mut s = String::from("Exit codes:\n");
         for (code, meaning) in MEANINGS {
             s += &format!("  {code:>3}  {meaning}\n");

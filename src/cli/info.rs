@@ -74,7 +74,7 @@ fn symmetry_text(l: &Loaded, s: &mut String) {
     }
 }
 
-pub fn info_text(l: &Loaded) -> String {
+pub(crate) fn info_text(l: &Loaded) -> String {
     let m = &l.model;
     let mut s = String::new();
     let _ = writeln!(s, "spec {}: {}", l.file.name, plural(m.n_agents(), "agent", "agents"));

@@ -15,12 +15,12 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// `doc` on standard output, pretty-printed with sorted keys.
-pub fn print_pretty(doc: &impl Serialize) {
+pub(crate) fn print_pretty(doc: &impl Serialize) {
     outln!("{}", serde_json::to_string_pretty(&sorted(doc)).expect("JSON of a value"));
 }
 
 /// `doc` on one line with sorted keys.
-pub fn print_compact(doc: &impl Serialize) {
+pub(crate) fn print_compact(doc: &impl Serialize) {
     outln!("{}", sorted(doc));
 }
 
@@ -31,47 +31,47 @@ fn sorted(doc: &impl Serialize) -> Value {
 
 /// The size of one LTS of a script (LNT interpreter or CADP).
 #[derive(Serialize)]
-pub struct LtsDoc {
-    pub file: String,
-    pub states: u64,
-    pub transitions: u64,
+pub(crate) struct LtsDoc {
+    pub(crate) file: String,
+    pub(crate) states: u64,
+    pub(crate) transitions: u64,
 }
 
 /// `labs verify --json`.
 #[derive(Serialize)]
-pub struct VerifyDoc<'a> {
-    pub spec: &'a str,
-    pub externs: &'a BTreeMap<String, i64>,
-    pub backend: &'static str,
-    pub fair: bool,
-    pub results: Vec<ResultDoc>,
-    pub stats: StatsDoc,
-    pub stopped: Option<StopReason>,
+pub(crate) struct VerifyDoc<'a> {
+    pub(crate) spec: &'a str,
+    pub(crate) externs: &'a BTreeMap<String, i64>,
+    pub(crate) backend: &'static str,
+    pub(crate) fair: bool,
+    pub(crate) results: Vec<ResultDoc>,
+    pub(crate) stats: StatsDoc,
+    pub(crate) stopped: Option<StopReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lnt: Option<LntDoc>,
+    pub(crate) lnt: Option<LntDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cadp: Option<CadpDoc>,
+    pub(crate) cadp: Option<CadpDoc>,
 }
 
 /// One property's verdict.
 #[derive(Serialize)]
-pub struct ResultDoc {
-    pub property: String,
-    pub modality: String,
-    pub verdict: &'static str,
+pub(crate) struct ResultDoc {
+    pub(crate) property: String,
+    pub(crate) modality: String,
+    pub(crate) verdict: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub trace: Option<crate::trace::TraceJson>,
+    pub(crate) trace: Option<crate::trace::TraceJson>,
     /// `--backend lnt`: the `verify` statement's query and the LTS it was evaluated on.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mcl: Option<String>,
+    pub(crate) mcl: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lts: Option<LtsDoc>,
+    pub(crate) lts: Option<LtsDoc>,
 }
 
 /// The native engine's counts, or a script's LTSs (whose states are not LAbS states).
 #[derive(Serialize)]
 #[serde(untagged)]
-pub enum StatsDoc {
+pub(crate) enum StatsDoc {
     Native {
         states: u64,
         transitions: u64,
@@ -101,36 +101,36 @@ pub enum StatsDoc {
 
 /// `stats.edges`: `lists` is `kept` or `recomputed`; `reason` and its fields say why.
 #[derive(Serialize)]
-pub struct EdgesDoc {
-    pub lists: &'static str,
+pub(crate) struct EdgesDoc {
+    pub(crate) lists: &'static str,
     #[serde(flatten)]
-    pub why: crate::engine::EdgeUse,
+    pub(crate) why: crate::engine::EdgeUse,
 }
 
 /// `--backend lnt`: how the script was run.
 #[derive(Serialize)]
-pub struct LntDoc {
-    pub workflow: &'static str,
-    pub lnt_dialect: &'static str,
-    pub script: String,
-    pub files: Option<String>,
+pub(crate) struct LntDoc {
+    pub(crate) workflow: &'static str,
+    pub(crate) lnt_dialect: &'static str,
+    pub(crate) script: String,
+    pub(crate) files: Option<String>,
 }
 
 /// `--backend cadp`: how CADP was run.
 #[derive(Serialize)]
-pub struct CadpDoc {
-    pub workflow: &'static str,
-    pub lnt_dialect: &'static str,
-    pub cross_checked: bool,
-    pub files: Option<String>,
+pub(crate) struct CadpDoc {
+    pub(crate) workflow: &'static str,
+    pub(crate) lnt_dialect: &'static str,
+    pub(crate) cross_checked: bool,
+    pub(crate) files: Option<String>,
     /// Where each counterexample came from: "inline in the log" or the `.aut` file read.
-    pub diagnostics: BTreeMap<String, String>,
+    pub(crate) diagnostics: BTreeMap<String, String>,
 }
 
 impl<'a> VerifyDoc<'a> {
     /// The native back end's document; the other back ends replace `backend` and `stats` and
     /// add their fields.
-    pub fn new(l: &'a Loaded, spec: &'a str, fair: bool, r: &VerifyReport) -> Self {
+    pub(crate) fn new(l: &'a Loaded, spec: &'a str, fair: bool, r: &VerifyReport) -> Self {
         let results = r
             .results
             .iter()
@@ -175,28 +175,28 @@ impl<'a> VerifyDoc<'a> {
 
 /// `labs simulate --json`.
 #[derive(Serialize)]
-pub struct SimulateDoc<'a> {
-    pub spec: &'a str,
-    pub externs: &'a BTreeMap<String, i64>,
-    pub backend: &'static str,
-    pub fair: bool,
-    pub seed: u64,
-    pub steps: usize,
-    pub runs: Vec<RunDoc<'a>>,
-    pub stopped: Option<StopReason>,
+pub(crate) struct SimulateDoc<'a> {
+    pub(crate) spec: &'a str,
+    pub(crate) externs: &'a BTreeMap<String, i64>,
+    pub(crate) backend: &'static str,
+    pub(crate) fair: bool,
+    pub(crate) seed: u64,
+    pub(crate) steps: usize,
+    pub(crate) runs: Vec<RunDoc<'a>>,
+    pub(crate) stopped: Option<StopReason>,
 }
 
 #[derive(Serialize)]
-pub struct RunDoc<'a> {
-    pub trace: crate::trace::TraceJson,
-    pub properties: &'a [crate::engine::simulate::SimProperty],
-    pub deadlock: bool,
+pub(crate) struct RunDoc<'a> {
+    pub(crate) trace: crate::trace::TraceJson,
+    pub(crate) properties: &'a [crate::engine::simulate::SimProperty],
+    pub(crate) deadlock: bool,
     /// The seed that draws this run alone (`--seed SEED --runs 1`).
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 impl<'a> RunDoc<'a> {
-    pub fn runs(l: &Loaded, r: &'a SimulateReport, seed: u64) -> Vec<RunDoc<'a>> {
+    pub(crate) fn runs(l: &Loaded, r: &'a SimulateReport, seed: u64) -> Vec<RunDoc<'a>> {
         r.runs
             .iter()
             .enumerate()
@@ -212,68 +212,68 @@ impl<'a> RunDoc<'a> {
 
 /// A run-time error of the model met by `verify` or `simulate`, with the trace reaching it.
 #[derive(Serialize)]
-pub struct RuntimeErrorDoc {
-    pub error: String,
-    pub trace: crate::trace::TraceJson,
+pub(crate) struct RuntimeErrorDoc {
+    pub(crate) error: String,
+    pub(crate) trace: crate::trace::TraceJson,
 }
 
 /// `labs info --json`.
 #[derive(Serialize)]
-pub struct InfoDoc<'a> {
-    pub spec: &'a str,
-    pub externs: &'a BTreeMap<String, i64>,
-    pub agents: usize,
-    pub agent_types: Vec<AgentTypeDoc>,
+pub(crate) struct InfoDoc<'a> {
+    pub(crate) spec: &'a str,
+    pub(crate) externs: &'a BTreeMap<String, i64>,
+    pub(crate) agents: usize,
+    pub(crate) agent_types: Vec<AgentTypeDoc>,
     /// The symmetries of values `labs verify` reduces by, without and with `--fair`.
-    pub value_symmetries: ValueSymmetryBothDoc,
-    pub variables: Vec<VariableDoc>,
-    pub stigmergies: Vec<StigmergyDoc>,
-    pub assumptions: Vec<NameDoc>,
-    pub properties: Vec<PropertyDoc>,
+    pub(crate) value_symmetries: ValueSymmetryBothDoc,
+    pub(crate) variables: Vec<VariableDoc>,
+    pub(crate) stigmergies: Vec<StigmergyDoc>,
+    pub(crate) assumptions: Vec<NameDoc>,
+    pub(crate) properties: Vec<PropertyDoc>,
 }
 
 #[derive(Serialize)]
-pub struct AgentTypeDoc {
-    pub name: String,
-    pub count: usize,
+pub(crate) struct AgentTypeDoc {
+    pub(crate) name: String,
+    pub(crate) count: usize,
     /// The first and last id; `None` for a type without agents.
-    pub ids: Option<[usize; 2]>,
-    pub attributes: Vec<String>,
-    pub stigmergies: Vec<String>,
-    pub behaviour: BehaviourDoc,
-    pub symmetry: SymmetryDoc,
+    pub(crate) ids: Option<[usize; 2]>,
+    pub(crate) attributes: Vec<String>,
+    pub(crate) stigmergies: Vec<String>,
+    pub(crate) behaviour: BehaviourDoc,
+    pub(crate) symmetry: SymmetryDoc,
 }
 
 /// What `labs verify` reduces for one agent type, without and with `--fair`.
 #[derive(Serialize)]
-pub struct SymmetryDoc {
-    pub free: SchedulingSymmetryDoc,
-    pub fair: SchedulingSymmetryDoc,
+pub(crate) struct SymmetryDoc {
+    pub(crate) free: SchedulingSymmetryDoc,
+    pub(crate) fair: SchedulingSymmetryDoc,
 }
 
 #[derive(Serialize)]
-pub struct SchedulingSymmetryDoc {
+pub(crate) struct SchedulingSymmetryDoc {
     /// `interchangeable`, `rotations`, `trivial` (fewer than two agents) or `not symmetric`.
-    pub status: &'static str,
+    pub(crate) status: &'static str,
     /// Why not.
-    pub reasons: Vec<ReasonDoc>,
+    pub(crate) reasons: Vec<ReasonDoc>,
 }
 
 #[derive(Serialize)]
-pub struct ValueSymmetryBothDoc {
-    pub free: ValueSymmetryDoc,
-    pub fair: ValueSymmetryDoc,
+pub(crate) struct ValueSymmetryBothDoc {
+    pub(crate) free: ValueSymmetryDoc,
+    pub(crate) fair: ValueSymmetryDoc,
 }
 
 /// A group of symmetries of values (docs/reductions.md).
 #[derive(Serialize)]
-pub struct ValueSymmetryDoc {
+pub(crate) struct ValueSymmetryDoc {
     /// Its number of elements, the identity included (1: none).
-    pub order: usize,
+    pub(crate) order: usize,
     /// Maps that generate it, as simultaneous assignments (`x, dirx := 4 - x, -dirx`).
-    pub generators: Vec<String>,
+    pub(crate) generators: Vec<String>,
     /// What limited the search, if anything.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl ValueSymmetryDoc {
@@ -284,12 +284,12 @@ impl ValueSymmetryDoc {
 
 /// A reason, with its place in the spec where one place is to blame.
 #[derive(Serialize)]
-pub struct ReasonDoc {
-    pub text: String,
+pub(crate) struct ReasonDoc {
+    pub(crate) text: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
 }
 
 impl SchedulingSymmetryDoc {
@@ -309,54 +309,54 @@ impl SchedulingSymmetryDoc {
 }
 
 #[derive(Serialize)]
-pub struct BehaviourDoc {
-    pub control_states: usize,
-    pub actions: usize,
+pub(crate) struct BehaviourDoc {
+    pub(crate) control_states: usize,
+    pub(crate) actions: usize,
 }
 
 #[derive(Serialize)]
-pub struct VariableDoc {
-    pub name: String,
-    pub store: &'static str,
-    pub stigmergy: Option<StigmergyRefDoc>,
-    pub shape: Vec<usize>,
-    pub initialisers: Vec<InitialiserDoc>,
+pub(crate) struct VariableDoc {
+    pub(crate) name: String,
+    pub(crate) store: &'static str,
+    pub(crate) stigmergy: Option<StigmergyRefDoc>,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) initialisers: Vec<InitialiserDoc>,
 }
 
 #[derive(Serialize)]
-pub struct StigmergyRefDoc {
-    pub name: String,
-    pub tuple: usize,
+pub(crate) struct StigmergyRefDoc {
+    pub(crate) name: String,
+    pub(crate) tuple: usize,
 }
 
 #[derive(Serialize)]
-pub struct InitialiserDoc {
-    pub agent_type: Option<String>,
-    pub init: String,
+pub(crate) struct InitialiserDoc {
+    pub(crate) agent_type: Option<String>,
+    pub(crate) init: String,
 }
 
 #[derive(Serialize)]
-pub struct StigmergyDoc {
-    pub name: String,
-    pub link: String,
-    pub tuples: Vec<Vec<String>>,
-    pub holders: Vec<String>,
+pub(crate) struct StigmergyDoc {
+    pub(crate) name: String,
+    pub(crate) link: String,
+    pub(crate) tuples: Vec<Vec<String>>,
+    pub(crate) holders: Vec<String>,
 }
 
 #[derive(Serialize)]
-pub struct NameDoc {
-    pub name: String,
+pub(crate) struct NameDoc {
+    pub(crate) name: String,
 }
 
 #[derive(Serialize)]
-pub struct PropertyDoc {
-    pub name: String,
-    pub modality: String,
-    pub text: String,
+pub(crate) struct PropertyDoc {
+    pub(crate) name: String,
+    pub(crate) modality: String,
+    pub(crate) text: String,
 }
 
 impl<'a> InfoDoc<'a> {
-    pub fn new(l: &'a Loaded) -> Self {
+    pub(crate) fn new(l: &'a Loaded) -> Self {
         let m = &l.model;
         let [free, fair] = super::info::symmetry_both(l);
         let agent_types = m
@@ -437,39 +437,39 @@ impl<'a> InfoDoc<'a> {
 
 /// `labs values --json`.
 #[derive(Serialize)]
-pub struct ValuesDoc<'a> {
-    pub spec: &'a str,
-    pub externs: &'a BTreeMap<String, i64>,
-    pub variables: Vec<ValueSetDoc>,
+pub(crate) struct ValuesDoc<'a> {
+    pub(crate) spec: &'a str,
+    pub(crate) externs: &'a BTreeMap<String, i64>,
+    pub(crate) variables: Vec<ValueSetDoc>,
 }
 
 /// The values of one element (of one agent type's copy).
 #[derive(Serialize)]
-pub struct ValueSetDoc {
-    pub name: String,
-    pub agent_type: Option<String>,
-    pub store: &'static str,
-    pub intervals: Vec<IntervalDoc>,
-    pub widened: bool,
+pub(crate) struct ValueSetDoc {
+    pub(crate) name: String,
+    pub(crate) agent_type: Option<String>,
+    pub(crate) store: &'static str,
+    pub(crate) intervals: Vec<IntervalDoc>,
+    pub(crate) widened: bool,
 }
 
 /// An interval `[lo, hi]` (bounds `"-inf"`/`"+inf"` when unbounded), or `"undef"` for ⊥.
 #[derive(Serialize)]
 #[serde(untagged)]
-pub enum IntervalDoc {
+pub(crate) enum IntervalDoc {
     Interval([BoundDoc; 2]),
     Undef(&'static str),
 }
 
 #[derive(Serialize)]
 #[serde(untagged)]
-pub enum BoundDoc {
+pub(crate) enum BoundDoc {
     Finite(i64),
     Infinite(&'static str),
 }
 
 impl BoundDoc {
-    pub fn new(b: i64) -> Self {
+    pub(crate) fn new(b: i64) -> Self {
         match b {
             crate::analysis::NEG_INF => BoundDoc::Infinite("-inf"),
             crate::analysis::POS_INF => BoundDoc::Infinite("+inf"),
@@ -480,40 +480,40 @@ impl BoundDoc {
 
 /// `labs translate-trace --json`.
 #[derive(Serialize)]
-pub struct TranslatedDoc<'a> {
-    pub labels: usize,
-    pub ignored_labels: usize,
-    pub trailing_labels: usize,
-    pub observed: Vec<&'a str>,
-    pub property: Option<&'a str>,
+pub(crate) struct TranslatedDoc<'a> {
+    pub(crate) labels: usize,
+    pub(crate) ignored_labels: usize,
+    pub(crate) trailing_labels: usize,
+    pub(crate) observed: Vec<&'a str>,
+    pub(crate) property: Option<&'a str>,
     /// `None` without a property or when one trace cannot decide it.
-    pub shows: Option<ShowsDoc>,
-    pub trace: crate::trace::TraceJson,
+    pub(crate) shows: Option<ShowsDoc>,
+    pub(crate) trace: crate::trace::TraceJson,
 }
 
 #[derive(Serialize)]
-pub struct ShowsDoc {
-    pub violation: bool,
+pub(crate) struct ShowsDoc {
+    pub(crate) violation: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<usize>,
+    pub(crate) at: Option<usize>,
 }
 
 /// `labs mcl --json`.
 #[derive(Serialize)]
-pub struct MclDoc {
-    pub query: String,
-    pub lts: String,
-    pub states: usize,
-    pub transitions: usize,
-    pub verdict: &'static str,
-    pub holds: bool,
-    pub pairs_explored: usize,
-    pub diagnostic: Option<DiagnosticDoc>,
+pub(crate) struct MclDoc {
+    pub(crate) query: String,
+    pub(crate) lts: String,
+    pub(crate) states: usize,
+    pub(crate) transitions: usize,
+    pub(crate) verdict: &'static str,
+    pub(crate) holds: bool,
+    pub(crate) pairs_explored: usize,
+    pub(crate) diagnostic: Option<DiagnosticDoc>,
 }
 
 #[derive(Serialize)]
-pub struct DiagnosticDoc {
-    pub states: Vec<u32>,
-    pub labels: Vec<String>,
-    pub loop_start: Option<usize>,
+pub(crate) struct DiagnosticDoc {
+    pub(crate) states: Vec<u32>,
+    pub(crate) labels: Vec<String>,
+    pub(crate) loop_start: Option<usize>,
 }

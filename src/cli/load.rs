@@ -10,28 +10,28 @@ use crate::syntax::span::{SourceFile, Span, decode_utf8};
 use std::path::Path;
 
 /// A spec ready for the back ends.
-pub struct Loaded {
-    pub file: SourceFile,
-    pub model: Model,
-    pub behaviours: Vec<Behaviour>,
+pub(crate) struct Loaded {
+    pub(crate) file: SourceFile,
+    pub(crate) model: Model,
+    pub(crate) behaviours: Vec<Behaviour>,
 }
 
 impl Loaded {
     /// The spec's file name without its directory (`leader.labs` for `dir/leader.labs`): how
     /// every JSON document and report names the spec.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         Path::new(&self.file.name).file_name().and_then(|n| n.to_str()).unwrap_or(&self.file.name)
     }
 
     /// The spec's file name without its extension (`leader` for `dir/leader.labs`): the base
     /// of generated file names.
-    pub fn stem(&self) -> String {
+    pub(crate) fn stem(&self) -> String {
         Path::new(&self.file.name).file_stem().map_or("spec".into(), |s| s.to_string_lossy().into_owned())
     }
 }
 
 /// Loads `path` with the extern words `n=3`…; warnings go to `warnings`.
-pub fn load(
+pub(crate) fn load(
     command: &str,
     path: &Path,
     extern_words: &[String],
@@ -109,7 +109,7 @@ pub fn load(
 
 /// The text of a file that is not a spec (a trace, an LNT program, a query): unreadable is a
 /// usage error; not UTF-8 is exit `bad_text`, located at the first bad byte.
-pub fn read_text(path: &Path, bad_text: i32) -> Result<String, Failure> {
+pub(crate) fn read_text(path: &Path, bad_text: i32) -> Result<String, Failure> {
     let bytes = std::fs::read(path)
         .map_err(|e| Failure::new(super::exit::USAGE, format!("cannot read `{}`: {e}", path.display())))?;
     decode_utf8(bytes).map_err(|(bad, _)| {
@@ -121,7 +121,7 @@ pub fn read_text(path: &Path, bad_text: i32) -> Result<String, Failure> {
 }
 
 /// `--property NAME` names no property of the spec (exit 2, listing the ones it has).
-pub fn unknown_property(l: &Loaded, name: &str) -> Failure {
+pub(crate) fn unknown_property(l: &Loaded, name: &str) -> Failure {
     let names: Vec<&str> = l.model.properties.iter().map(|x| x.name.as_str()).collect();
     Failure::new(super::exit::USAGE, format!("no property named `{name}`; the spec has: {}", names.join(", ")))
 }

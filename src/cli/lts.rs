@@ -21,7 +21,7 @@ fn stopped(l: &crate::limits::Limits, f: Failure) -> Failure {
 }
 
 /// The emitted LNT program and compositional SVL script (every property), as text.
-pub fn emit_program(
+pub(crate) fn emit_program(
     l: &Loaded,
     fair: bool,
     dialect: Dialect,
@@ -55,26 +55,28 @@ pub fn emit_program(
     Ok((lnt, svl))
 }
 
-pub struct LtsArgs {
-    pub fair: bool,
-    pub leaf: Option<u32>,
-    pub value_analysis: bool,
+pub(crate) struct LtsArgs {
+    pub(crate) fair: bool,
+    pub(crate) leaf: Option<u32>,
+    pub(crate) value_analysis: bool,
     /// The `.aut` file; `-` is standard output.
-    pub output: std::path::PathBuf,
-    pub max_states: Option<u64>,
+    pub(crate) output: std::path::PathBuf,
+    pub(crate) max_states: Option<u64>,
     /// The run's bounds, polled while the LTS is generated.
-    pub limits: crate::limits::Limits,
-    pub dialect: Option<String>,
-    pub lnt_file: Option<std::path::PathBuf>,
+    pub(crate) limits: crate::limits::Limits,
+    pub(crate) dialect: Option<String>,
+    pub(crate) lnt_file: Option<std::path::PathBuf>,
     /// Execute this property's block of the compositional SVL script.
-    pub property: Option<String>,
+    pub(crate) property: Option<String>,
     /// The SVL script to execute (default: the one emitted for the spec).
-    pub svl_file: Option<std::path::PathBuf>,
+    pub(crate) svl_file: Option<std::path::PathBuf>,
     /// Apply the block's `root leaf` reduction.
-    pub reduce: bool,
+    pub(crate) reduce: bool,
+    /// The process generated without `--property` (`MAIN` by default).
+    pub(crate) root: String,
 }
 
-pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
+pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
     // Not UTF-8: as a syntax error of the LNT or SVL text.
     let read = |f: &Path| super::load::read_text(f, exit::BACKEND);
     let mut svl_src: Option<(String, String)> = None;
@@ -149,7 +151,7 @@ pub fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             lts
         }
         None => {
-            let net = lntcheck::interp::build_net(&prog, "MAIN").map_err(fail)?;
+            let net = lntcheck::interp::build_net(&prog, &a.root).map_err(fail)?;
             let net = match a.leaf {
                 None => net,
                 Some(id) => {

@@ -5,14 +5,14 @@ use super::{Failure, exit};
 use std::path::Path;
 
 /// The completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+pub(crate) fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = vec![];
     clap_complete::generate(shell, &mut super::command(), "labs", &mut out);
     out
 }
 
 /// The manual pages: `labs.1`, then one per subcommand (`labs-verify.1`, …), with their text.
-pub fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
+pub(crate) fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
     fn walk(cmd: clap::Command, out: &mut Vec<(String, Vec<u8>)>) -> Result<(), std::io::Error> {
         let man = clap_mangen::Man::new(cmd.clone());
         let mut text = vec![];
@@ -36,12 +36,12 @@ fn stdout(bytes: &[u8]) -> Result<i32, Failure> {
     Ok(exit::OK)
 }
 
-pub fn run_completions(shell: clap_complete::Shell) -> Result<i32, Failure> {
+pub(crate) fn run_completions(shell: clap_complete::Shell) -> Result<i32, Failure> {
     stdout(&completions(shell))
 }
 
 /// `labs.1` on standard output, or every page written whole into `dir`.
-pub fn run_manpage(dir: Option<&Path>) -> Result<i32, Failure> {
+pub(crate) fn run_manpage(dir: Option<&Path>) -> Result<i32, Failure> {
     let pages = pages().map_err(|e| Failure::new(exit::BACKEND, format!("cannot render the manual: {e}")))?;
     let Some(dir) = dir else {
         return stdout(&pages[0].1);

@@ -8,20 +8,20 @@ use crate::mcl::{self, EvalError};
 use crate::stdout::outln;
 use std::path::{Path, PathBuf};
 
-pub struct MclArgs {
-    pub query: PathBuf,
-    pub lts: PathBuf,
-    pub json: bool,
+pub(crate) struct MclArgs {
+    pub(crate) query: PathBuf,
+    pub(crate) lts: PathBuf,
+    pub(crate) json: bool,
     /// Where to write the diagnostic (`.aut`).
-    pub diag: Option<PathBuf>,
-    pub limits: Limits,
+    pub(crate) diag: Option<PathBuf>,
+    pub(crate) limits: Limits,
 }
 
 fn read_bytes(p: &Path, what: &str) -> Result<Vec<u8>, Failure> {
     std::fs::read(p).map_err(|e| Failure::new(exit::USAGE, format!("cannot read the {what} {}: {e}", p.display())))
 }
 
-pub fn run(a: &MclArgs) -> Result<i32, Failure> {
+pub(crate) fn run(a: &MclArgs) -> Result<i32, Failure> {
     let qname = a.query.display().to_string();
     let qtext = super::load::read_text(&a.query, exit::INVALID_SPEC)?;
     let query = mcl::parse(&qtext)

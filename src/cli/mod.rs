@@ -19,7 +19,7 @@ mod values;
 mod verify;
 mod verify_files;
 
-pub use failure::{Failure, exit};
+pub(crate) use failure::{Failure, exit};
 
 use crate::engine::Workers;
 use crate::stdout::out;
@@ -347,6 +347,10 @@ enum Command {
         /// then the result, minimised modulo divsharp with the `hold` gates, or divbranching)
         #[arg(long, requires = "property")]
         reduce: bool,
+        /// Generate this process instead of MAIN (as `lnt.open -root`: a linear-time
+        /// property's `Root_P`, MAIN with the property's monitor)
+        #[arg(long, value_name = "PROCESS", default_value = "MAIN", conflicts_with = "property")]
+        root: String,
         /// Output file (Aldebaran format); `-`, the default, is standard output
         #[arg(short = 'o', long = "output", value_name = "FILE.aut", default_value = "-")]
         output: PathBuf,
@@ -673,6 +677,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             property,
             svl,
             reduce,
+            root,
             output,
         } => {
             let limits = bounds::limits(timeout, max_states, memory);
@@ -688,6 +693,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 property,
                 svl_file: svl.clone(),
                 reduce,
+                root,
             };
             if lnt.is_some() || svl.is_some() {
                 return lts::run(None, &args);

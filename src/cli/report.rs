@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Refuses a report path whose directory does not exist before the run starts (exit 2), so
 /// that a long verification does not end without its report.
-pub fn check_target(path: &Path) -> Result<(), Failure> {
+pub(crate) fn check_target(path: &Path) -> Result<(), Failure> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if path.is_dir() {
         return Err(Failure::new(exit::USAGE, format!("--report {}: is a directory", path.display())));
@@ -23,7 +23,7 @@ pub fn check_target(path: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn meta(l: &Loaded, command: &str, spec_name: &str, backend: &str, fair: bool) -> Meta {
+pub(crate) fn meta(l: &Loaded, command: &str, spec_name: &str, backend: &str, fair: bool) -> Meta {
     Meta {
         command: command.to_string(),
         spec: spec_name.to_string(),
@@ -41,7 +41,7 @@ fn write(path: &Path, page: &str) -> Result<(), Failure> {
 }
 
 /// The page of `verify`; `backend_stats` are what the back end adds to the statistics.
-pub fn write_verify(
+pub(crate) fn write_verify(
     l: &Loaded,
     meta: &Meta,
     r: &VerifyReport,
@@ -53,7 +53,7 @@ pub fn write_verify(
 
 /// The statistics of a script's LTSs for a report: the workflow, each property's query and
 /// the LTS it ran on, then how many LTSs the script defined and the largest.
-pub fn lts_stats(workflow: String, r: &crate::lts_backend::Report) -> Vec<(String, String)> {
+pub(crate) fn lts_stats(workflow: String, r: &crate::lts_backend::Report) -> Vec<(String, String)> {
     use crate::diagnostics::plural;
     let mut out = vec![("workflow".to_string(), workflow)];
     out.extend(r.statements.iter().map(|v| {
@@ -78,7 +78,7 @@ pub fn lts_stats(workflow: String, r: &crate::lts_backend::Report) -> Vec<(Strin
     out
 }
 
-pub fn write_simulate(
+pub(crate) fn write_simulate(
     l: &Loaded,
     meta: &Meta,
     r: &SimulateReport,
@@ -88,7 +88,7 @@ pub fn write_simulate(
     write(path, &report::simulate_page(&l.model, &l.behaviours, meta, r, seed))
 }
 
-pub fn write_estimate(
+pub(crate) fn write_estimate(
     meta: &Meta,
     r: &crate::engine::estimate::EstimateReport,
     steps: usize,
@@ -97,7 +97,7 @@ pub fn write_estimate(
     write(path, &report::estimate_page(meta, r, steps))
 }
 
-pub fn write_trace(
+pub(crate) fn write_trace(
     l: &Loaded,
     meta: &Meta,
     t: &Trace,

@@ -14,26 +14,26 @@ use crate::trace;
 use std::fmt::Write;
 use std::sync::Arc;
 
-pub struct SimulateArgs {
-    pub properties: Vec<String>,
-    pub fair: bool,
-    pub json: bool,
-    pub runs: usize,
-    pub steps: usize,
-    pub seed: u64,
-    pub backend: SimBackend,
+pub(crate) struct SimulateArgs {
+    pub(crate) properties: Vec<String>,
+    pub(crate) fair: bool,
+    pub(crate) json: bool,
+    pub(crate) runs: usize,
+    pub(crate) steps: usize,
+    pub(crate) seed: u64,
+    pub(crate) backend: SimBackend,
     /// The run's bounds (`--timeout`, Ctrl-C, memory): the runs finished before a stop are
     /// printed.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// `--report FILE.html`.
-    pub report: Option<std::path::PathBuf>,
+    pub(crate) report: Option<std::path::PathBuf>,
     /// `--check-analysis`.
-    pub check_analysis: bool,
+    pub(crate) check_analysis: bool,
 }
 
 /// Who draws the runs of `labs simulate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SimBackend {
+pub(crate) enum SimBackend {
     Native,
     /// The emitted LNT program in labs's LNT interpreter.
     Lnt,
@@ -71,7 +71,7 @@ fn replay_check(l: &Loaded, fair: bool, check_analysis: bool) -> RunCheck {
     }))
 }
 
-pub fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
+pub(crate) fn simulate(l: &Loaded, spec_name: &str, a: &SimulateArgs) -> Result<i32, Failure> {
     let opts = SimulateOptions {
         fair: a.fair,
         runs: a.runs,

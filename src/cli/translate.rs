@@ -13,17 +13,17 @@ use crate::trace::{self, cadp, from_labels};
 use std::fmt::Write;
 use std::path::Path;
 
-pub struct TranslateArgs<'a> {
-    pub trace_file: &'a Path,
-    pub fair: bool,
-    pub property: Option<String>,
-    pub json: bool,
+pub(crate) struct TranslateArgs<'a> {
+    pub(crate) trace_file: &'a Path,
+    pub(crate) fair: bool,
+    pub(crate) property: Option<String>,
+    pub(crate) json: bool,
     /// `--report FILE.html`.
-    pub report: Option<&'a Path>,
+    pub(crate) report: Option<&'a Path>,
 }
 
 /// Splits the words after SPEC into extern assignments (`NAME=VALUE`) and the trace file.
-pub fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
+pub(crate) fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
     let is_extern = |w: &str| {
         w.split_once('=').is_some_and(|(n, _)| {
             let n = n.trim_start_matches('_');
@@ -40,7 +40,7 @@ pub fn split_words(words: &[String]) -> Result<(Vec<String>, String), Failure> {
     }
 }
 
-pub fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
+pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     let text = super::load::read_text(a.trace_file, exit::USAGE)?;
     let path = cadp::parse_trace(&text).map_err(|e| {
         let file = a.trace_file.display();

@@ -37,7 +37,7 @@ fn element_names(m: &Model, v: VarId) -> Vec<String> {
     (0..m.vars[v].len).map(|k| m.vars[v].element_name(k)).collect()
 }
 
-pub fn values_json<'a>(l: &'a Loaded, a: &ValueAnalysis) -> ValuesDoc<'a> {
+pub(crate) fn values_json<'a>(l: &'a Loaded, a: &ValueAnalysis) -> ValuesDoc<'a> {
     let m = &l.model;
     let mut variables = vec![];
     for (v, t) in rows(m, a) {
@@ -64,7 +64,7 @@ fn intervals_json(s: &IntervalSet) -> Vec<IntervalDoc> {
     out
 }
 
-pub fn values_text(l: &Loaded, a: &ValueAnalysis) -> String {
+pub(crate) fn values_text(l: &Loaded, a: &ValueAnalysis) -> String {
     let m = &l.model;
     let mut s = String::new();
     let mut widened = false;

@@ -12,26 +12,26 @@ use std::fmt::Write;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-pub struct VerifyArgs {
-    pub properties: Vec<String>,
-    pub fair: bool,
-    pub json: bool,
+pub(crate) struct VerifyArgs {
+    pub(crate) properties: Vec<String>,
+    pub(crate) fair: bool,
+    pub(crate) json: bool,
     /// The exploration's threads, already started.
-    pub workers: Option<Arc<Workers>>,
-    pub max_states: Option<u64>,
+    pub(crate) workers: Option<Arc<Workers>>,
+    pub(crate) max_states: Option<u64>,
     /// The run's bounds (`--timeout`, `--memory`, Ctrl-C), started with the command.
-    pub limits: Limits,
-    pub quiet: bool,
+    pub(crate) limits: Limits,
+    pub(crate) quiet: bool,
     /// `--report FILE.html`.
-    pub report: Option<std::path::PathBuf>,
+    pub(crate) report: Option<std::path::PathBuf>,
     /// Symmetry reduction where sound (not `--no-reduction`).
-    pub symmetry: bool,
+    pub(crate) symmetry: bool,
     /// `--exhaustive`.
-    pub exhaustive: bool,
+    pub(crate) exhaustive: bool,
     /// `--edges`.
-    pub edges: engine::EdgePolicy,
+    pub(crate) edges: engine::EdgePolicy,
     /// `--check-analysis`.
-    pub check_analysis: bool,
+    pub(crate) check_analysis: bool,
 }
 
 fn progress_line(p: &Progress) {
@@ -98,7 +98,7 @@ fn with_trace(
     Failure { code: exit::BACKEND, message: text }
 }
 
-pub fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
+pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
     let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
     let opts = VerifyOptions {
         fair: a.fair,

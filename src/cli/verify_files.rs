@@ -15,20 +15,25 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 /// What the command line says beyond the back end's `Options`.
-pub struct FilesVerifyArgs {
-    pub backend: Backend,
-    pub json: bool,
+pub(crate) struct FilesVerifyArgs {
+    pub(crate) backend: Backend,
+    pub(crate) json: bool,
     /// `--workflow`; `None`: chosen from the value analysis.
-    pub workflow: Option<crate::lts_backend::Workflow>,
+    pub(crate) workflow: Option<crate::lts_backend::Workflow>,
     /// `--report FILE.html`.
-    pub report: Option<PathBuf>,
+    pub(crate) report: Option<PathBuf>,
     /// `-q`: no progress lines.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// Verifies by the emitted files with `a.backend` (`Lnt` or `Cadp`); `opts.workflow`,
 /// `base` and `source` are set here.
-pub fn verify_files(l: &Loaded, spec_name: &str, mut opts: Options, a: &FilesVerifyArgs) -> Result<i32, Failure> {
+pub(crate) fn verify_files(
+    l: &Loaded,
+    spec_name: &str,
+    mut opts: Options,
+    a: &FilesVerifyArgs,
+) -> Result<i32, Failure> {
     if let Some(p) = opts.properties.iter().find(|p| !l.model.properties.iter().any(|x| &x.name == *p)) {
         return Err(super::load::unknown_property(l, p));
     }

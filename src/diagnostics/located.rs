@@ -19,7 +19,7 @@ impl Located {
     }
 
     /// 1-based (line, column in characters) of the start of the span in `text`.
-    pub fn line_col(&self, text: &str) -> (usize, usize) {
+    pub(crate) fn line_col(&self, text: &str) -> (usize, usize) {
         SourceFile::new("", text).line_col(self.span.start)
     }
 

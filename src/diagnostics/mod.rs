@@ -67,7 +67,8 @@ impl Diagnostic {
         out
     }
 
-    /// `file:line:col` of the diagnostic, for tests and compact output.
+    /// `file:line:col` of the diagnostic, for the tests.
+    #[cfg(feature = "test-support")]
     pub fn location(&self, file: &SourceFile) -> Option<(usize, usize)> {
         self.span.map(|s| file.line_col(s.start))
     }
@@ -154,9 +155,6 @@ impl Diagnostics {
     }
     pub fn has_errors(&self) -> bool {
         self.items.iter().any(Diagnostic::is_error)
-    }
-    pub fn extend(&mut self, other: Diagnostics) {
-        self.items.extend(other.items);
     }
 }
 

@@ -29,6 +29,11 @@ pub(crate) enum Mode {
     Pred,
 }
 
+/// The most values one `[a..b]` may choose among: a step enumerates every choice, so a wider
+/// range (typically a bound read from a variable that grew far) would make one step run for
+/// minutes; it stops the run with an error naming the range instead.
+pub(crate) const MAX_RANGE_CHOICES: i64 = 1 << 20;
+
 /// A choice-sequence oracle: every evaluation of `[a..b]` (and every `pick` choice) asks
 /// `choose`; `advance` moves to the next untried sequence (depth-first).
 #[derive(Clone, Debug, Default)]
@@ -288,6 +293,13 @@ impl Ctx<'_> {
                         }
                         if lo >= hi {
                             return Err(Stop::Disabled);
+                        }
+                        if hi - lo > MAX_RANGE_CHOICES {
+                            return Err(Stop::Error(format!(
+                                "the nondeterministic value `[{lo}..{hi}]` has {} choices, more than the {MAX_RANGE_CHOICES} \
+                                 a step may enumerate",
+                                hi - lo
+                            )));
                         }
                         Some(sc.chooser.choose(lo, hi))
                     }

@@ -17,6 +17,7 @@
 //!
 //! Library code never prints or exits: results and typed errors only.
 
+mod accepting;
 pub(crate) mod analysis_check;
 pub(crate) mod check;
 pub(crate) mod edges;
@@ -27,6 +28,7 @@ mod fast;
 mod hugepages;
 mod lasso_search;
 pub(crate) mod ltl;
+mod ltl_search;
 mod on_the_fly;
 mod par;
 pub(crate) mod path;
@@ -44,7 +46,9 @@ pub(crate) mod sysalloc;
 use crate::behaviour::Behaviour;
 use crate::engine::path::{Mark, Trace, TraceStep};
 use crate::limits::Limits;
+use crate::model::scoped::{Inner, scoped_ltl};
 use crate::model::{Modality, Model, Pattern, Property, QPred};
+use crate::syntax::ltl::Ltl;
 use analysis_check::AnalysisCheck;
 use check::{Bits, Outcome, Pat, Scope};
 pub use edges::{EdgeBudget, EdgePolicy, EdgeUse};
@@ -142,9 +146,9 @@ pub struct Stats {
     /// Bytes per state in the state arena (1, 2 or 4 per slot, chosen from the values met).
     pub(crate) state_bytes: u64,
     pub complete: bool,
-    /// The exploration stopped as soon as every property was decided (each selected `always`
-    /// or `finally` property violated): the counts are of the explored part, and run-time errors beyond it
-    /// were not searched for (`VerifyOptions::exhaustive`).
+    /// The exploration stopped as soon as every property was decided (each selected property
+    /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part,
+    /// and run-time errors beyond it were not searched for (`VerifyOptions::exhaustive`).
     pub decided_early: bool,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
@@ -458,14 +462,15 @@ pub(crate) fn check_property<E>(
             for q in f.atoms() {
                 bits.push(psi!(q));
             }
+            let bits: Vec<&[bool]> = bits.iter().map(Vec::as_slice).collect();
             ltl::check(g, &aut, &bits, &|| limits.stopped().is_some())
         }
     })
 }
 
-/// What the watch leaves for the checks, per property: ψ on every state, a violation found,
-/// whether a `finally` property needs no search.
-type Watched = (Vec<Option<Vec<bool>>>, Vec<Option<Found>>, Vec<bool>);
+/// What the watch leaves for the checks, per property: its predicates on every state, a
+/// violation found, whether a `finally` property needs no search.
+type Watched = (Vec<Option<Vec<Vec<bool>>>>, Vec<Option<Found>>, Vec<bool>);
 
 /// A property's predicates with their values on every state.
 type Values<'q> = Vec<(&'q QPred, Vec<bool>)>;
@@ -483,6 +488,32 @@ fn predicates(p: &Property) -> Vec<&QPred> {
         }
         Modality::Ltl(f) => f.atoms(),
         _ => vec![&p.pred],
+    }
+}
+
+/// A linear-time formula or a scoped pattern as a formula whose atom `i` is predicate `i` of
+/// `predicates(p)` (a scoped pattern's as `model::scoped` writes it); `None` for the other
+/// modalities.
+fn formula_over_predicates(p: &Property) -> Option<Ltl<usize>> {
+    match &p.modality {
+        Modality::Ltl(f) => {
+            let mut next = 0;
+            f.try_map(&mut |_| {
+                next += 1;
+                Some(next - 1)
+            })
+        }
+        Modality::Between { pattern, .. } | Modality::FromUntil { pattern, .. } => {
+            // `predicates`: [S,] Q, R, P.
+            let (inner, q) = match pattern {
+                Pattern::ThereIs => (Inner::ThereIs, 0),
+                Pattern::Always => (Inner::Always, 0),
+                Pattern::Precedes(_) => (Inner::Precedes(0), 1),
+            };
+            let closed_only = matches!(p.modality, Modality::Between { .. });
+            Some(scoped_ltl(closed_only, &inner, &q, &(q + 1), &(q + 2)))
+        }
+        _ => None,
     }
 }
 
@@ -508,8 +539,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         symmetry: group.clone(),
     };
     let group = group.as_deref();
-    let mut otf = OnTheFly::applies(&props)
-        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive));
+    let mut otf = OnTheFly::applies(&props).then(|| {
+        OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive, on_the_fly::SEARCH_BUDGET)
+    });
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -551,8 +583,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         };
         let mut vs = Vec::new();
         if direct.is_none() {
+            let mut known = known.take().map(Vec::into_iter);
             for q in predicates(p) {
-                match known.take().map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok) {
+                let v = known.as_mut().and_then(Iterator::next);
+                match v.map_or_else(|| eval_all(&stepper, &g, q, &workers, &opts.limits), Ok) {
                     Ok(v) => vs.push((q, v)),
                     Err(EvalStop::Error(s, m)) => {
                         return Err(runtime(&stepper, &g, group, s, m, |st| {
@@ -584,7 +618,11 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     });
     let mut results = Vec::new();
     for ((p, direct), searched) in props.into_iter().zip(decided).zip(searched) {
+        // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
+        let early = matches!(direct, Some(Ok(Outcome::Violated(_)) | Err(_)));
         let outcome = direct.unwrap_or(Ok(searched));
+        let runtime_on =
+            |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
         let violated = |mut t: Trace| {
             t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
             (Verdict::Violated, Some(t))
@@ -598,15 +636,17 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                 // deadlock (an `always` violation can be one too).
                 t.ends_in_deadlock = c.deadlock
                     || (c.loop_start.is_none()
-                        && stepper
-                            .is_deadlock(t.last(), &mut Work::default())
-                            .map_err(|e| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) })?);
+                        && stepper.is_deadlock(t.last(), &mut Work::default()).map_err(|e| runtime_on(&t, e))?);
+                if early {
+                    on_the_fly::cut_at_monitor(&stepper, p, &mut t).map_err(|e| runtime_on(&t, e))?;
+                }
                 violated(t)
             }
             Err(l) => {
                 let mut t = trace_of_states(&stepper, &l.states);
                 t.ends_in_deadlock = l.loop_start.is_none();
                 t.loop_start = l.loop_start;
+                on_the_fly::cut_at_monitor(&stepper, p, &mut t).map_err(|e| runtime_on(&t, e))?;
                 violated(t)
             }
         };

@@ -1,7 +1,8 @@
 //! Checking on the fly: the properties evaluated on the states as the exploration stores
 //! them, so that it can stop as soon as every property is decided. Only violations decide
-//! early (a property that holds needs every state), so this applies when every property
-//! checked is an `always` or a `finally` property:
+//! early (a property that holds needs every state), so this applies when no property checked
+//! is a `fairly` or `fairly_inf` one (branching: a violation needs every state reachable from
+//! it):
 //!
 //! - `always ψ`: the first stored state where ψ fails. Ids are numbered in BFS order whatever
 //!   the number of threads, so it is the state `check::always` picks on the whole graph: the
@@ -13,30 +14,44 @@
 //!   number of stored states has doubled, so that the searches cost at most about twice the
 //!   last one, and only once the expansion has noted a ψ-free deadlock or an edge between
 //!   ψ-free states to a lower id (`Graph::lassos`; the watch marks the ψ-free states,
-//!   `Graph::free`). What either finds is a real violation; it may be longer than the shortest
-//!   one the whole graph gives.
+//!   `Graph::free`).
+//! - linear-time formulas (D14), and the scoped patterns read as the formulas of
+//!   docs/semantics.md ("Scoped patterns as linear-time formulas"): the same two searches for
+//!   an accepting lasso of the product with the automaton of the formula's negation, first
+//!   depth-first over concrete states within a budget (`ltl_search`), then among the expanded
+//!   states whenever the stored states have doubled (`ltl::lasso_within`); both are the
+//!   emptiness check of `accepting`. A scoped pattern's run is cut where its monitor reaches
+//!   its bad state, the form of the exhaustive check's counterexamples.
+//!
+//! What any of these finds is a real violation; it may be longer than the shortest one the
+//! whole graph gives. A property with no violation, or one the searches miss, is decided by
+//! the whole exploration as without the watch.
 //!
 //! With `--exhaustive` the watch only evaluates and marks (nothing stops the exploration), so
-//! that the check afterwards has ψ and the marks.
+//! that the check afterwards has the predicates' values and the marks.
 
-use super::check::{self, Cex, Space, SubGraph};
+use super::check::{self, Bits, Cex, Pat, Scope, Space, SubGraph, mon, mon_step};
 use super::explore::Graph;
 use super::lasso_search::{self, Lasso};
+use super::ltl::{self, Automaton};
 use super::par::Workers;
+use super::path::Trace;
 use super::recompute::Recomputed;
-use super::step::Stepper;
+use super::step::{RuntimeError, Stepper, Work};
 use super::symmetry::Group;
-use super::{EvalStop, eval_range, fast};
+use super::{EvalStop, eval_range, fast, formula_over_predicates, ltl_search, predicates};
 use crate::limits::Limits;
-use crate::model::{Modality, Property, QPred};
+use crate::model::{Modality, Pattern, Property, QPred};
 use std::ops::Range;
 
 pub(super) struct OnTheFly<'a> {
     stepper: &'a Stepper<'a>,
     /// The reduction the exploration applies (successors are recomputed under it).
     symmetry: Option<&'a Group>,
-    /// Each property's predicate, its compiled form, and whether it is a `finally` one.
-    preds: Vec<(&'a QPred, Option<fast::FastPred>, bool)>,
+    /// Each property's predicates (as `predicates` lists them), each with its compiled form.
+    preds: Vec<Vec<(&'a QPred, Option<fast::FastPred>)>>,
+    /// How each property is decided early.
+    kinds: Vec<Kind>,
     /// The bit of `Graph::free` of each of the first 8 `finally` properties.
     pub(crate) bits: Vec<Option<u8>>,
     /// Whether to end the exploration once every property is violated (not with
@@ -44,32 +59,40 @@ pub(super) struct OnTheFly<'a> {
     stop: bool,
     workers: &'a Workers,
     limits: &'a Limits,
-    /// ψ of each property on the ids seen so far (`0..len`), for the check afterwards.
-    pub(crate) psi: Vec<Vec<bool>>,
+    /// Each property's predicates on the ids seen so far (`0..len`), for the check afterwards.
+    pub(crate) psi: Vec<Vec<Vec<bool>>>,
     /// A violation found so far, per property.
     pub(crate) found: Vec<Option<Found>>,
     /// A run-time error cut `psi` short (the check meets it again).
     pub(crate) failed: bool,
-    /// The next `finally` search waits for this many stored states.
+    /// The next search among the expanded states waits for this many stored states.
     next_search: usize,
+}
+
+enum Kind {
+    Always,
+    Finally,
+    /// A linear-time formula or a scoped pattern: the automaton of its negation and, per atom
+    /// of the automaton, the predicate it reads (`None`: a formula with more `until`s than the
+    /// automaton has acceptance bits, never decided early).
+    Linear(Option<(Automaton, Vec<usize>)>),
 }
 
 /// A violation found before the whole graph is known.
 pub(super) enum Found {
     /// A path of the explored graph (ids).
     Graph(Cex),
-    /// Concrete states (the depth-first search).
+    /// Concrete states (the depth-first searches).
     Concrete(Lasso),
 }
 
-/// The depth-first search's budget of states per `finally` property: a fraction of a second.
-const SEARCH_BUDGET: usize = 1 << 16;
+/// The depth-first searches' budget of states per property: a fraction of a second.
+pub(super) const SEARCH_BUDGET: usize = 1 << 16;
 
 impl<'a> OnTheFly<'a> {
-    /// Whether checking on the fly can decide `props` before the end: each is `always` or
-    /// `finally`.
+    /// Whether checking on the fly can decide `props` before the end: none is branching.
     pub(crate) fn applies(props: &[&Property]) -> bool {
-        !props.is_empty() && props.iter().all(|p| matches!(p.modality, Modality::Always | Modality::Finally))
+        !props.is_empty() && props.iter().all(|p| !matches!(p.modality, Modality::Fairly | Modality::FairlyInf))
     }
 
     pub(crate) fn new(
@@ -79,6 +102,7 @@ impl<'a> OnTheFly<'a> {
         workers: &'a Workers,
         limits: &'a Limits,
         stop: bool,
+        budget: usize,
     ) -> Self {
         let mut finals = 0u32;
         let bits = props
@@ -89,30 +113,51 @@ impl<'a> OnTheFly<'a> {
                 bit
             })
             .collect();
+        let preds: Vec<Vec<_>> = props
+            .iter()
+            .map(|p| {
+                predicates(p)
+                    .into_iter()
+                    .map(|q| (q, fast::FastPred::compile(stepper.model, &stepper.lay, q)))
+                    .collect()
+            })
+            .collect();
+        let kinds: Vec<Kind> = props
+            .iter()
+            .map(|p| match p.modality {
+                Modality::Always => Kind::Always,
+                Modality::Finally => Kind::Finally,
+                _ => Kind::Linear(formula_over_predicates(p).and_then(|f| {
+                    let aut = Automaton::of_negation(&f).ok()?;
+                    Some((aut, f.atoms().into_iter().copied().collect()))
+                })),
+            })
+            .collect();
+        let found = props
+            .iter()
+            .zip(&kinds)
+            .zip(&preds)
+            .map(|((p, kind), preds)| match kind {
+                _ if !stop => None,
+                Kind::Always => None,
+                Kind::Finally => lasso_search::find(stepper, &p.pred, budget, limits).map(Found::Concrete),
+                Kind::Linear(aut) => {
+                    let (aut, atom_of) = aut.as_ref()?;
+                    ltl_search::find(stepper, preds, aut, atom_of, budget, limits).map(Found::Concrete)
+                }
+            })
+            .collect();
         OnTheFly {
             stepper,
             symmetry,
             bits,
             stop,
-            preds: props
-                .iter()
-                .map(|p| {
-                    let fast = fast::FastPred::compile(stepper.model, &stepper.lay, &p.pred);
-                    (&p.pred, fast, matches!(p.modality, Modality::Finally))
-                })
-                .collect(),
+            psi: preds.iter().map(|v| vec![Vec::new(); v.len()]).collect(),
+            preds,
+            kinds,
             workers,
             limits,
-            psi: vec![Vec::new(); props.len()],
-            found: props
-                .iter()
-                .map(|p| match p.modality {
-                    Modality::Finally if stop => {
-                        lasso_search::find(stepper, &p.pred, SEARCH_BUDGET, limits).map(Found::Concrete)
-                    }
-                    _ => None,
-                })
-                .collect(),
+            found,
             failed: false,
             next_search: 0,
         }
@@ -126,33 +171,36 @@ impl<'a> OnTheFly<'a> {
             // Only while exploring every state (`stop` false): the check meets the error.
             return false;
         }
-        for (k, (q, fast, _)) in self.preds.iter().enumerate() {
-            match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
-                Ok(v) => self.psi[k].extend(v),
-                Err(EvalStop::Error(..)) => {
-                    // Every state is explored all the same with `--exhaustive`, so that a
-                    // run-time error of the model is found wherever it is, as without a watch.
-                    self.failed = true;
-                    return self.stop;
+        for (preds, psi) in self.preds.iter().zip(&mut self.psi) {
+            for ((q, fast), psi) in preds.iter().zip(psi) {
+                match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
+                    Ok(v) => psi.extend(v),
+                    Err(EvalStop::Error(..)) => {
+                        // Every state is explored all the same with `--exhaustive`, so that a
+                        // run-time error of the model is found wherever it is, as without a watch.
+                        self.failed = true;
+                        return self.stop;
+                    }
+                    // The exploration sees the stop itself.
+                    Err(EvalStop::Stopped) => return false,
                 }
-                // The exploration sees the stop itself.
-                Err(EvalStop::Stopped) => return false,
             }
         }
         if self.bits.iter().any(Option::is_some) {
             debug_assert_eq!(g.free.len(), ids.start as usize, "every state marked once, in id order");
             let (psi, bits) = (&self.psi, &self.bits);
-            g.free
-                .extend(ids.clone().map(|i| {
-                    bits.iter().zip(psi).fold(0u8, |m, (b, v)| m | b.filter(|_| !v[i as usize]).unwrap_or(0))
-                }));
+            g.free.extend(
+                ids.clone().map(|i| {
+                    bits.iter().zip(psi).fold(0u8, |m, (b, v)| m | b.filter(|_| !v[0][i as usize]).unwrap_or(0))
+                }),
+            );
         }
         if !self.stop {
             return false;
         }
         for k in 0..self.preds.len() {
-            if self.found[k].is_none() && !self.preds[k].2 {
-                let first = self.psi[k][ids.start as usize..].iter().position(|&b| !b);
+            if self.found[k].is_none() && matches!(self.kinds[k], Kind::Always) {
+                let first = self.psi[k][0][ids.start as usize..].iter().position(|&b| !b);
                 self.found[k] = first.map(|i| {
                     Found::Graph(Cex { path: g.path_to(ids.start + i as u32), loop_start: None, deadlock: false })
                 });
@@ -160,16 +208,28 @@ impl<'a> OnTheFly<'a> {
         }
         if g.states() >= self.next_search {
             self.next_search = g.states() * 2;
+            let g = &*g;
+            let recomputed = Recomputed { g, stepper: self.stepper, symmetry: self.symmetry, workers: self.workers };
+            let space: &dyn Space = if g.has_edges { g } else { &recomputed };
             for k in 0..self.preds.len() {
-                // A clear bit: no ψ-free deadlock or cycle among the expanded states.
-                let clear = self.bits[k].is_some_and(|b| g.lassos & b == 0);
-                if self.found[k].is_none() && self.preds[k].2 && !clear {
-                    let g = &*g;
-                    let recomputed =
-                        Recomputed { g, stepper: self.stepper, symmetry: self.symmetry, workers: self.workers };
-                    let space: &dyn Space = if g.has_edges { g } else { &recomputed };
-                    self.found[k] = violation_of_finally(g, space, &self.psi[k]).map(Found::Graph);
+                if self.found[k].is_some() {
+                    continue;
                 }
+                self.found[k] = match &self.kinds[k] {
+                    Kind::Always => None,
+                    Kind::Finally => {
+                        // A clear bit: no ψ-free deadlock or cycle among the expanded states.
+                        let clear = self.bits[k].is_some_and(|b| g.lassos & b == 0);
+                        if clear { None } else { violation_of_finally(g, space, &self.psi[k][0]) }
+                    }
+                    Kind::Linear(None) => None,
+                    Kind::Linear(Some((aut, atom_of))) => {
+                        let bits: Vec<&[bool]> = atom_of.iter().map(|&a| self.psi[k][a].as_slice()).collect();
+                        let stopped = || self.limits.stopped().is_some();
+                        ltl::lasso_within(space, aut, &bits, g.expanded() as u32, &stopped)
+                    }
+                }
+                .map(Found::Graph);
             }
         }
         self.found.iter().all(Option::is_some)
@@ -196,3 +256,39 @@ fn violation_of_finally(g: &Graph, space: &dyn Space, psi: &[bool]) -> Option<Ce
     };
     check::bad_path(&sub, &starts)
 }
+
+/// A run violating the scoped property `p` (found as a violation of its formula), cut at the
+/// first state where the pattern's monitor reaches its bad state, where there is one: the
+/// path the exhaustive check gives (`check::scoped`). Another property's run, and one whose
+/// violation is an interval open forever, stay whole.
+pub(super) fn cut_at_monitor(stepper: &Stepper, p: &Property, t: &mut Trace) -> Result<(), RuntimeError> {
+    let (scope, open, close, pattern) = match &p.modality {
+        Modality::Between { open, close, pattern } => (Scope::Between, open, close, pattern),
+        Modality::FromUntil { open, close, pattern } => (Scope::FromUntil, open, close, pattern),
+        _ => return Ok(()),
+    };
+    let (pat, s) = match pattern {
+        Pattern::ThereIs => (Pat::ThereIs, None),
+        Pattern::Always => (Pat::Always, None),
+        Pattern::Precedes(s) => (Pat::Precedes, Some(s)),
+    };
+    let mut sc = Default::default();
+    let mut m = mon::IDLE;
+    for i in 0..=t.len() {
+        let st = t.state(i);
+        let mut at = |q: &QPred| stepper.eval_pred(st, &mut sc, q);
+        let b = Bits { q: at(open)?, r: at(close)?, p: at(&p.pred)?, s: s.map(&mut at).transpose()?.unwrap_or(false) };
+        m = mon_step(scope, pat, m, b);
+        if m == mon::BAD {
+            t.steps.truncate(i);
+            t.loop_start = None;
+            t.ends_in_deadlock = stepper.is_deadlock(t.last(), &mut Work::default())?;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "on_the_fly_tests.rs"]
+mod tests;

@@ -104,4 +104,4 @@ impl Space for Recomputed<'_> {
 
 #[cfg(test)]
 #[path = "recompute_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -28,7 +28,7 @@ fn spec(n: u8, k: i32, md: i32, w: i32, lk: i32) -> String {
     )
 }
 
-fn load(text: &str) -> (Model, Vec<crate::behaviour::Behaviour>) {
+pub(crate) fn load(text: &str) -> (Model, Vec<crate::behaviour::Behaviour>) {
     let parsed = crate::syntax::parse(text);
     let spec = parsed.spec.expect("parses");
     let model = crate::model::resolve(&spec, text, &parse_externs(&Vec::<String>::new()).unwrap()).expect("resolves").0;

@@ -54,6 +54,19 @@ pub struct Query {
     /// Whether the program can abandon read attempts (visible `ABANDON` steps back to the
     /// state the attempt started from): `finally` does not follow them.
     pub(crate) abandon: bool,
+    /// A linear-time property's monitor (`kind` is `ltl`).
+    pub(crate) monitor: Option<MonitorRef>,
+}
+
+/// The processes that check a linear-time property: the monitor, and the root composing it
+/// with `MAIN` (docs/lnt-encoding.md §2, Monitors).
+#[derive(Clone, Debug)]
+pub(crate) struct MonitorRef {
+    pub(crate) process: String,
+    pub(crate) root: String,
+    /// The monitor's gates, and those it synchronises on with the system.
+    pub(crate) gates: Vec<String>,
+    pub(crate) sync: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,12 +78,21 @@ pub(crate) struct Update {
 }
 
 impl Query {
+    /// The variables of `keys` become observed too (a monitor's tracked values).
+    pub(crate) fn observe(&mut self, model: &Model, keys: &[TrackKey]) {
+        self.vars.extend(keys.iter().map(|k| k.1));
+        let gates: BTreeSet<String> =
+            self.gates.iter().cloned().chain(keys.iter().map(|k| names::obs_gate(model, k.1))).collect();
+        self.gates = gates.into_iter().collect();
+    }
+
     /// The query checking that the property's predicate never meets a run-time error in a
     /// reachable state (an `always` of its negation), if it can meet one.
     pub(crate) fn error_check(&self) -> Option<Query> {
         let err = self.err_pred.as_ref()?;
         let mut q = self.clone();
         q.kind = "always";
+        q.monitor = None;
         q.text = format!("{}; checked here: evaluating it meets no run-time error (D9)", self.text);
         q.pred = format!("(not {err})");
         q.rpred = q.pred.clone();
@@ -744,29 +766,43 @@ pub(crate) fn pattern(model: &Model, key: &TrackKey, bind: Option<&str>) -> Stri
     }
 }
 
+/// The linear-time formula a property is checked as by a monitor (docs/lnt-encoding.md §5):
+/// a formula other than `always ψ` and `finally ψ`, or a scoped pattern (as the formula
+/// `model::scoped::as_ltl` derives); `None` for the other modalities.
+pub(crate) fn linear_time(prop: &Property) -> Option<crate::syntax::ltl::Ltl<QPred>> {
+    match &prop.modality {
+        Modality::Ltl(f) => Some(f.clone()),
+        m => crate::model::scoped::as_ltl(m, &prop.pred),
+    }
+}
+
 /// Builds the query of a property. `analysis` tells which variables may hold ⊥.
 pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result<Query, EmitError> {
+    let formula = linear_time(prop);
     let kind = match &prop.modality {
         Modality::Always => "always",
         Modality::Finally => "finally",
         Modality::Fairly => "fairly",
         Modality::FairlyInf => "fairly_inf",
-        Modality::Between { .. } | Modality::FromUntil { .. } => {
-            return Err(EmitError::unsupported(
-                "scoped `between`/`from` properties",
-                format!("property `{}`; use the native back end", prop.name),
-            ));
-        }
-        Modality::Ltl(_) => {
-            return Err(EmitError::unsupported(
-                "linear-time formulas other than `always ψ` and `finally ψ`",
-                format!("property `{}`; use the native back end", prop.name),
-            ));
-        }
+        Modality::Between { .. } | Modality::FromUntil { .. } | Modality::Ltl(_) => "ltl",
     };
     let conv = Conv { model, analysis, prop: &prop.name };
-    let truth = conv.qpred(&prop.pred, 0, &mut vec![])?;
     let mut keys = BTreeSet::new();
+    let truth = match &formula {
+        None => conv.qpred(&prop.pred, 0, &mut vec![])?,
+        // A linear-time property reads its atoms (its monitor evaluates them, and the query
+        // tracks what they read): evaluating it meets an error where some atom's evaluation
+        // does.
+        Some(f) => {
+            let mut err = vec![];
+            for a in f.atoms() {
+                let t = conv.qpred(a, 0, &mut vec![])?;
+                bparams_of(&t.t, &mut keys);
+                err.push(t.err);
+            }
+            Truth { t: MBool::Const(false), err: or(err) }
+        }
+    };
     bparams_of(&truth.t, &mut keys);
     bparams_of(&truth.err, &mut keys);
     let keys: Vec<TrackKey> = keys.into_iter().collect();
@@ -815,6 +851,7 @@ pub fn build(model: &Model, analysis: &ValueAnalysis, prop: &Property) -> Result
         gates,
         vars,
         abandon: false,
+        monitor: None,
     })
 }
 

@@ -267,10 +267,35 @@ pub fn emit(
 ) -> Result<Vec<EmittedFile>, EmitError> {
     let props = mcl::select_properties(model, &opts.properties)?;
     let mut queries = props.iter().map(|&p| mcl::build(model, analysis, p)).collect::<Result<Vec<_>, _>>()?;
+    // A linear-time property is checked by a monitor, which observes the values its atoms read.
+    let formulas: Vec<_> = props.iter().map(|&p| mcl::linear_time(p)).collect();
+    for (q, f) in queries.iter_mut().zip(&formulas) {
+        if let Some(f) = f {
+            q.observe(model, &view::monitor::tracked_keys(model, analysis, f)?);
+        }
+    }
+    let specs: Vec<view::monitor::MonitorSpec> = props
+        .iter()
+        .zip(&formulas)
+        .filter_map(|(p, f)| {
+            let formula = f.as_ref()?;
+            Some(view::monitor::MonitorSpec {
+                id: names::property_id(model, &p.name),
+                property: p.name.clone(),
+                formula,
+            })
+        })
+        .collect();
     let observed = mcl::observed_vars(&queries);
-    let program = view::build(model, behaviours, analysis, opts, &observed)?;
+    let program = view::build(model, behaviours, analysis, opts, &observed, &specs)?;
     for q in &mut queries {
         q.abandon = !program.remote.is_empty();
+        q.monitor = program.monitors.iter().find(|m| m.property == q.name).map(|m| mcl::MonitorRef {
+            process: m.process.clone(),
+            root: m.root.clone(),
+            gates: m.gates.clone(),
+            sync: m.sync.clone(),
+        });
     }
     let mut files = vec![EmittedFile { name: format!("{}.lnt", opts.base), contents: templates::render_lnt(&program) }];
     if program.has_err {

@@ -4,6 +4,7 @@
 //! property block per query (`expected TRUE`).
 
 use super::mcl::Query;
+use super::view::monitor::{ACC, STUCK};
 use super::view::{Component, Program};
 use super::{EmitOptions, names};
 use crate::model::Model;
@@ -45,6 +46,17 @@ pub(crate) struct Check {
     pub(crate) diag: String,
     pub(crate) mono_diag: String,
     pub(crate) otf_diag: String,
+    /// The root process `lnt.open` generates in the on-the-fly workflow (`None`: `MAIN`).
+    pub(crate) root: Option<String>,
+}
+
+/// A linear-time property's monitor as one more leaf of its composition.
+#[derive(Clone, Debug)]
+pub(crate) struct MonitorLeaf {
+    /// The process instance: `Monitor_P [DONE, …]`.
+    pub(crate) call: String,
+    /// What it synchronises on with the system.
+    pub(crate) sync: Vec<String>,
 }
 
 /// What one property needs in the scripts: its LTS and the checks made on it (that no
@@ -68,6 +80,7 @@ pub(crate) struct Block {
     /// Per instance of the agents' component (in order): the observation gates hidden inside
     /// the leaf because the query does not read them.
     pub(crate) leaf_hides: Vec<Vec<String>>,
+    pub(crate) monitor: Option<MonitorLeaf>,
 }
 
 /// What a `property` block of the emitted scripts checks.
@@ -150,6 +163,7 @@ fn check(base: &str, id: &str, text: String) -> Check {
         diag: quote(&diag_file(base, id, false)),
         mono_diag: quote(&diag_file(base, id, true)),
         otf_diag: quote(&otf_diag_file(base, id)),
+        root: None,
     }
 }
 
@@ -179,6 +193,10 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         }
         let gates: &[String] = q.map(|q| q.gates.as_slice()).unwrap_or_default();
         keep.extend(gates.iter().cloned());
+        let monitor = q.and_then(|q| q.monitor.as_ref());
+        if monitor.is_some() {
+            keep.extend([ACC.to_string(), STUCK.to_string()]);
+        }
         let mut checks = vec![];
         if i == 0 && program.has_err {
             checks.push(check(base, &names::errors_id(model), ERRORS_TEXT.into()));
@@ -189,7 +207,9 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
                 let eid = names::property_errors_id(model, &q.name);
                 checks.push(check(base, &eid, format!("no run-time error in the predicate of {}", q.name)));
             }
-            checks.push(check(base, &id, text));
+            let mut c = check(base, &id, text);
+            c.root = monitor.map(|m| m.root.clone());
+            checks.push(c);
         }
         let mut hold = vec![];
         let mut prio = vec![];
@@ -217,6 +237,8 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
             hold: hold.iter().map(|h| quote(h)).collect(),
             prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),
             leaf_hides,
+            monitor: monitor
+                .map(|m| MonitorLeaf { call: format!("{} [{}]", m.process, m.gates.join(", ")), sync: m.sync.clone() }),
         });
     }
     Scripts {

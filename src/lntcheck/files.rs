@@ -250,6 +250,7 @@ fn composer<'p>(prog: &'p Program, opts: &RunOptions) -> Composer<'p> {
     let mut c = Composer::new(prog, opts.max_states);
     c.limits = opts.limits.clone();
     c.progress = opts.progress.clone();
+    c.threads = opts.jobs.max(1);
     c
 }
 
@@ -294,8 +295,9 @@ fn expected(v: &svl::Verify) -> Result<bool, RunError> {
 }
 
 /// `run_script` for a compositional script on `opts.jobs` threads: every distinct leaf
-/// generated once, then each `verify` statement's block composed from those leaves and its
-/// query evaluated. Each thread loads its own copy of the program (`jobs.rs`). The verdicts,
+/// generated once (each on all the threads), then every distinct block composed from those
+/// leaves (several at a time, each on the threads the others leave), then each `verify`
+/// statement's query evaluated (several at a time). The verdicts,
 /// sizes and errors are those of the sequential run: results are taken in script order and
 /// the first error in that order is the one returned.
 fn run_concurrently(
@@ -306,58 +308,84 @@ fn run_concurrently(
     opts: &RunOptions,
     evaluate: &Evaluator,
 ) -> Result<ScriptRun, RunError> {
-    let load = || load_program(lnt_text, lnt_file);
+    let prog = load_program(lnt_text, lnt_file)?;
     let verifies: Vec<(&svl::Verify, &svl::Block, bool)> = script
         .verifies
         .iter()
         .map(|v| Ok((v, script.blocks.iter().find(|b| b.bcg == v.bcg).expect("checked by the caller"), expected(v)?)))
         .collect::<Result<_, RunError>>()?;
-    // The distinct leaves of the blocks verified, in script order.
-    let mut leaves: Vec<(String, &Beh)> = vec![];
+    // The distinct leaves of the blocks verified, in script order, each generated on every
+    // thread (one leaf, often the timestamps', can outweigh all the others together).
+    let mut leaves = composer(&prog, opts);
+    let mut lts_of_leaf: HashMap<String, Lts> = HashMap::new();
     for (_, b, _) in &verifies {
         for call in svl::calls(&b.beh) {
             if let Beh::Call { process, gates, args } = call {
                 let key = Composer::leaf_key(process, gates, args);
-                if !leaves.iter().any(|(k, _)| *k == key) {
-                    leaves.push((key, call));
+                // A leaf that fails is the first error of the block that meets it first.
+                if !lts_of_leaf.contains_key(&key)
+                    && let Ok(l) = leaves.leaf(process, gates, args)
+                {
+                    lts_of_leaf.insert(key, l);
                 }
             }
         }
     }
-    let generated = super::jobs::on_threads(opts.jobs, leaves.len(), load, |prog, i| {
-        let Beh::Call { process, gates, args } = leaves[i].1 else { unreachable!("only calls are collected") };
-        composer(prog, opts).leaf(process, gates, args).map_err(RunError::from)
-    });
-    let mut lts_of_leaf: HashMap<&str, Lts> = HashMap::new();
-    for ((key, _), l) in leaves.iter().zip(generated) {
-        // A leaf that fails is the first error of the block that meets it first.
-        if let Ok(l) = l {
-            lts_of_leaf.insert(key, l);
-        }
-    }
-    let checked = super::jobs::on_threads(opts.jobs, verifies.len(), load, |prog, i| {
-        let (v, b, expected) = verifies[i];
-        let mut c = composer(prog, opts);
-        for call in svl::calls(&b.beh) {
-            if let Beh::Call { process, gates, args } = call {
-                let key = Composer::leaf_key(process, gates, args);
-                if let Some(l) = lts_of_leaf.get(key.as_str()) {
-                    c.insert_leaf(key, l.clone());
-                }
+    // The distinct blocks the verified blocks are (identical blocks are composed once).
+    let built: Vec<&svl::Block> = {
+        let mut built: Vec<&svl::Block> = vec![];
+        for (_, b, _) in &verifies {
+            let first = script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg);
+            if !built.iter().any(|x| x.bcg == first) {
+                built.push(script.blocks.iter().find(|x| x.bcg == first).expect("an earlier block"));
             }
         }
-        let r = Reduction::from_svl(&b.reduction, &b.hold).ok_or_else(|| {
-            LntcheckError::Unsupported(format!("`{} reduction` is not supported", b.reduction))
-                .prefixed(format!("{}: ", b.bcg))
-        })?;
-        c.reduction = Some(r);
-        let lts = c.compose(&b.beh, true).map_err(|e| e.prefixed(format!("{}: ", b.bcg)))?;
-        if opts.write_aut {
-            write(dir, &b.bcg, &lts.to_aut())?;
-        }
-        let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
-        Ok((verify_run(dir, v, &lts, expected, opts, evaluate)?, size))
-    });
+        built
+    };
+    let composed = super::jobs::on_threads(
+        opts.jobs,
+        built.len(),
+        || Ok(()),
+        |_, i| {
+            let b = built[i];
+            let mut c = composer(&prog, opts);
+            // The threads the blocks leave idle explore each composition.
+            c.threads = (opts.jobs / built.len()).max(1);
+            for call in svl::calls(&b.beh) {
+                if let Beh::Call { process, gates, args } = call {
+                    let key = Composer::leaf_key(process, gates, args);
+                    if let Some(l) = lts_of_leaf.get(key.as_str()) {
+                        c.insert_leaf(key, l.clone());
+                    }
+                }
+            }
+            let r = Reduction::from_svl(&b.reduction, &b.hold).ok_or_else(|| {
+                LntcheckError::Unsupported(format!("`{} reduction` is not supported", b.reduction))
+                    .prefixed(format!("{}: ", b.bcg))
+            })?;
+            c.reduction = Some(r);
+            c.compose(&b.beh, true).map_err(|e| RunError::from(e.prefixed(format!("{}: ", b.bcg))))
+        },
+    );
+    let lts_of_block: HashMap<&str, &Result<Lts, RunError>> =
+        built.iter().map(|b| b.bcg.as_str()).zip(composed.iter()).collect();
+    let checked = super::jobs::on_threads(
+        opts.jobs,
+        verifies.len(),
+        || Ok::<(), RunError>(()),
+        |_, i| {
+            let (v, b, expected) = verifies[i];
+            let lts = match lts_of_block[script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg)] {
+                Ok(l) => l,
+                Err(e) => return Err(e.clone()),
+            };
+            if opts.write_aut {
+                write(dir, &b.bcg, &lts.to_aut())?;
+            }
+            let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
+            Ok((verify_run(dir, v, lts, expected, opts, evaluate)?, size))
+        },
+    );
     let mut out = ScriptRun { verifies: vec![], lts: vec![] };
     for r in checked {
         let (run, size) = r?;
@@ -402,6 +430,9 @@ impl Execution<'_> {
                 .ok_or_else(|| LntcheckError::Unsupported(format!("`{name} reduction` is not supported")))
         };
         let script = self.script;
+        if let Some(first) = script.same_as_earlier(bcg) {
+            return Ok(self.lts(first)?.clone());
+        }
         if let Some(b) = script.blocks.iter().find(|b| b.bcg == bcg) {
             let r = reduction(&b.reduction, &b.hold)?;
             let c = self
@@ -443,6 +474,7 @@ impl Execution<'_> {
                     limits: self.opts.limits.clone(),
                     progress: self.opts.progress.clone(),
                     phase: format!("generating {bcg}"),
+                    threads: self.opts.jobs,
                 };
                 Ok(interp::generate(prog, &net, &gen_opts).map_err(program)?.0)
             }

@@ -7,13 +7,13 @@ use super::lts::Lts;
 use super::sem::*;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
-use std::collections::{HashMap, VecDeque};
-use std::rc::Rc;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 type R<T> = Result<T, Located>;
 
 pub(crate) struct LeafDef {
-    pub(crate) proc: Rc<CProc>,
+    pub(crate) proc: Arc<CProc>,
     /// Local gate index to global gate id.
     pub(crate) gmap: Vec<u32>,
     pub(crate) args: Vec<Value>,
@@ -62,7 +62,7 @@ struct Builder<'a> {
     p: &'a Program,
     gate_names: Vec<String>,
     leaves: Vec<LeafDef>,
-    cache: HashMap<usize, Rc<CProc>>,
+    cache: HashMap<usize, Arc<CProc>>,
     depth: u32,
 }
 
@@ -99,7 +99,7 @@ impl Builder<'_> {
             let cp = match self.cache.get(&pi) {
                 Some(c) => c.clone(),
                 None => {
-                    let c = Rc::new(compile_proc(p, pi)?);
+                    let c = Arc::new(compile_proc(p, pi)?);
                     self.cache.insert(pi, c.clone());
                     c
                 }
@@ -696,41 +696,70 @@ pub struct GenOptions {
     /// Told of the states generated so far, every few thousand states, as phase `phase`.
     pub progress: Option<crate::lts_backend::PhaseProgressFn>,
     pub phase: String,
+    /// Threads that compute successors (0 or 1: this thread alone). The LTS does not depend
+    /// on their number.
+    pub threads: usize,
 }
 
+/// The numbered states whose successors are computed together (in parallel when several
+/// threads generate): few, since their successors are held at once, outside the memory
+/// bound's account, until they are numbered.
+const CHUNK: usize = 128;
+
+/// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
+const MIN_SHARE: usize = 16;
+
 /// Generates the LTS; also returns the states (index = state number).
+///
+/// States are numbered in breadth-first order whatever `opts.threads`: the successors of a
+/// chunk of numbered states are computed in parallel, then numbered in state order on this
+/// thread (an error is the one the first failing state gives, as in a sequential run).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
-    let mut ex = Explorer::new(p, net);
-    let init = ex.initial()?;
+    let mut explorers: Vec<Explorer> = (0..opts.threads.max(1)).map(|_| Explorer::new(p, net)).collect();
+    let init = explorers[0].initial()?;
     let mut states = super::lts::Numbering::new(init);
     let mut lts = Lts::new();
-    let mut queue = VecDeque::from([0u32]);
-    while let Some(s) = queue.pop_front() {
-        if let Some(r) = opts.limits.stopped() {
-            return Err(Located::new(Span::default(), format!("stopped after {} states ({r:?})", states.len())));
+    let mut s = 0usize;
+    let stopped = |n: usize| {
+        opts.limits.stopped().map(|r| Located::new(Span::default(), format!("stopped after {n} states ({r:?})")))
+    };
+    // The successors of `part`'s states, up to a stop (which the numbering then reports).
+    let expand = |ex: &mut Explorer, part: &[SysState]| -> Vec<R<Vec<(String, SysState)>>> {
+        part.iter().take_while(|_| opts.limits.stopped().is_none()).map(|st| ex.successors(st)).collect()
+    };
+    while s < states.len() {
+        if let Some(e) = stopped(states.len()) {
+            return Err(e);
         }
-        let st = states.states[s as usize].clone();
-        let succ = ex.successors(&st)?;
-        for (label, t) in succ {
-            if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
-                return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
+        let chunk = &states.states[s..states.len().min(s + CHUNK)];
+        let succs = super::jobs::map_in_parts(&mut explorers, chunk, MIN_SHARE, expand);
+        for succ in succs {
+            if let Some(e) = stopped(states.len()) {
+                return Err(e);
             }
-            let (id, new) = states.number(t);
-            if new {
-                if opts.max_states.is_some_and(|m| states.len() as u64 > m)
-                    || opts.limits.over_states(states.len() as u64)
+            for (label, t) in succ? {
+                if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
+                    return Err(Located::new(
+                        Span::default(),
+                        format!("stopped after {} states (Memory)", states.len()),
+                    ));
+                }
+                let (id, new) = states.number(t);
+                if new
+                    && (opts.max_states.is_some_and(|m| states.len() as u64 > m)
+                        || opts.limits.over_states(states.len() as u64))
                 {
                     opts.limits.stop(crate::limits::StopReason::MaxStates);
                     let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
                     return Err(Located::new(Span::default(), format!("more than {m} states (--max-states)")));
                 }
-                queue.push_back(id);
+                lts.add(s as u32, &label, id);
             }
-            lts.add(s, &label, id);
-        }
-        if let Some(r) = &mut progress {
-            r.report(states.len(), lts.trans.len());
+            if let Some(r) = &mut progress {
+                r.report(states.len(), lts.trans.len());
+            }
+            s += 1;
         }
     }
     lts.nstates = states.len();

@@ -23,6 +23,8 @@ pub(crate) struct Check {
     /// The check's name (`echo "property NAME"` before its line).
     pub(crate) property: String,
     pub(crate) program: String,
+    /// The root process generated (`-root P`; else `MAIN`).
+    pub(crate) root: String,
     pub(crate) diag: String,
     pub(crate) mcl: String,
 }
@@ -42,11 +44,14 @@ pub(crate) fn parse_script(text: &str) -> Result<Vec<Check>, LntcheckError> {
         let bad = || LntcheckError::Syntax(format!("line {}: not a line of the on-the-fly script: {t}", n + 1));
         match words.as_slice() {
             ["echo", "property", name] => property = Some(name.to_string()),
-            ["lnt.open", program, "evaluator4", "-diag", diag, mcl] => {
+            ["lnt.open", program, "evaluator4", "-diag", diag, mcl]
+            | ["lnt.open", "-root", _, program, "evaluator4", "-diag", diag, mcl] => {
                 let property = property.take().ok_or_else(bad)?;
+                let root = if words[1] == "-root" { words[2] } else { "MAIN" };
                 checks.push(Check {
                     property,
                     program: program.to_string(),
+                    root: root.to_string(),
                     diag: diag.to_string(),
                     mcl: mcl.to_string(),
                 });
@@ -69,19 +74,29 @@ pub(crate) fn run_script(dir: &Path, script_file: &str, opts: &RunOptions) -> Re
             programs.push((c.program.clone(), p));
         }
     }
+    // One LTS per program and root process (a linear-time property's root adds its monitor).
+    let mut roots: Vec<(usize, String)> = vec![];
+    for c in &checks {
+        let k = programs.iter().position(|(f, _)| *f == c.program).expect("loaded above");
+        if !roots.contains(&(k, c.root.clone())) {
+            roots.push((k, c.root.clone()));
+        }
+    }
     let mut nets = vec![];
-    for (f, p) in &programs {
-        let net = interp::build_net(p, "MAIN").map_err(|d| LntcheckError::Program(format!("{f}:{}", p.locate(&d))))?;
+    for (k, root) in &roots {
+        let (f, p) = &programs[*k];
+        let net = interp::build_net(p, root).map_err(|d| LntcheckError::Program(format!("{f}:{}", p.locate(&d))))?;
         nets.push(net);
     }
     let mut ltss: Vec<ProgramLts> = vec![];
-    for ((f, p), net) in programs.iter().zip(&nets) {
+    for ((k, _), net) in roots.iter().zip(&nets) {
+        let (f, p) = &programs[*k];
         ltss.push(ProgramLts::new(f, p, net, opts)?);
     }
     let mut verifies = vec![];
     for c in &checks {
         let k = programs.iter().position(|(f, _)| *f == c.program).expect("loaded above");
-        let lts = &mut ltss[k];
+        let lts = &mut ltss[roots.iter().position(|r| *r == (k, c.root.clone())).expect("built above")];
         let query =
             files::parse_query(&files::read_file(dir, &c.mcl)?).map_err(|e| prefixed(e, &format!("{}: ", c.mcl)))?;
         lts.progress = PhaseReporter::new(format!("evaluating {} on {}", c.mcl, c.program), opts.progress.as_ref());
@@ -102,11 +117,11 @@ pub(crate) fn run_script(dir: &Path, script_file: &str, opts: &RunOptions) -> Re
             outcome,
         });
     }
-    let lts = programs
+    let lts = roots
         .iter()
         .zip(&ltss)
-        .map(|((f, _), l)| LtsSize {
-            file: f.clone(),
+        .map(|((k, root), l)| LtsSize {
+            file: if root == "MAIN" { programs[*k].0.clone() } else { format!("{}:{root}", programs[*k].0) },
             states: l.states.len() as u64,
             transitions: l.transitions as u64,
         })
@@ -249,10 +264,14 @@ mod tests {
             Check {
                 property: "A".into(),
                 program: "m.lnt".into(),
+                root: "MAIN".into(),
                 diag: "m_otf_A_diag.bcg".into(),
                 mcl: "m_A.mcl".into()
             }
         );
+        // A linear-time property's check names the root composing MAIN with its monitor.
+        let ltl = parse_script("echo \"property B\"\nlnt.open -root Root_B \"m.lnt\" evaluator4 -diag d.bcg q.mcl\n");
+        assert_eq!(ltl.unwrap()[0].root, "Root_B");
         assert!(parse_script("lnt.open m.lnt evaluator4 -diag d.bcg q.mcl\n").is_err(), "a check needs its name");
         assert!(parse_script("echo \"property A\"\nlnt.open m.lnt evaluator4 q.mcl\n").is_err());
         assert!(parse_script("rm -rf /\n").is_err());

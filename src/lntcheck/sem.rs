@@ -6,7 +6,7 @@ use super::ast::*;
 use crate::diagnostics::Located;
 use crate::diagnostics::span::SourceFile;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 type R<T> = Result<T, Located>;
 
@@ -37,7 +37,7 @@ pub enum Value {
     B(bool),
     /// An enumeration constructor (global index into `Program::ctors`).
     E(u32),
-    A(Rc<[Value]>),
+    A(Arc<[Value]>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +185,7 @@ pub struct Program {
     pub(crate) func_ids: HashMap<String, u32>,
     pub(crate) proc_ids: HashMap<String, usize>,
     /// Sequential processes, compiled on demand.
-    pub cprocs: HashMap<usize, Rc<CProc>>,
+    pub cprocs: HashMap<usize, Arc<CProc>>,
     /// The text the program was read from: positions are byte spans into it.
     pub(crate) file: SourceFile,
 }

@@ -12,7 +12,7 @@ use crate::limits::Limits;
 use crate::lnt::Dialect;
 use crate::model::Property;
 pub(crate) use runner::read_hosts;
-pub use runner::{Host, Runner};
+pub(crate) use runner::{Host, Runner};
 use std::path::PathBuf;
 use std::sync::Arc;
 pub(crate) use workdir::{WorkDir, WorkDirError};
@@ -56,7 +56,7 @@ pub struct PhaseProgress {
     pub seconds: f64,
 }
 
-pub type PhaseProgressFn = Arc<dyn Fn(&PhaseProgress) + Send + Sync>;
+pub(crate) type PhaseProgressFn = Arc<dyn Fn(&PhaseProgress) + Send + Sync>;
 
 /// Reports one phase to a `PhaseProgressFn` every `PROGRESS_EVERY` new states.
 pub(crate) struct PhaseReporter {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// A machine of `--hosts`: its name (as `ssh` takes it) and how many jobs it runs at a time.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Host {
-    pub name: String,
+    pub(crate) name: String,
     pub(crate) slots: usize,
 }
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 #[derive(Debug, thiserror::Error)]
 #[error("{}", describe(self))]
 pub struct WorkDirError {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// `None` when every fresh name was taken.
     pub(crate) source: Option<std::io::Error>,
     /// The directory would have been created inside `dir` (a temporary one), not as `dir`.

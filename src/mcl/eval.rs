@@ -57,7 +57,7 @@ pub enum EvalError {
 /// whose states are generated only when the evaluation reaches them
 /// (`lntcheck::on_the_fly`). Labels are numbered from 0 in the order they are met, and a
 /// state's edges never change once it is expanded.
-pub trait Successors {
+pub(crate) trait Successors {
     fn initial(&self) -> u32;
     /// The number of outgoing edges of `state`, generated first if they were not yet.
     fn expand(&mut self, state: u32) -> Result<usize, EvalError>;
@@ -94,7 +94,7 @@ pub fn evaluate(q: &Query, mut lts: LtsView, limits: &Limits) -> Result<Evaluati
 
 /// Decides `q` on `lts` from its initial state, expanding only the states the evaluation
 /// reaches: on an LTS generated on demand, the states beyond are never generated.
-pub fn evaluate_on<L: Successors>(q: &Query, lts: &mut L, limits: &Limits) -> Result<Evaluation, EvalError> {
+pub(crate) fn evaluate_on<L: Successors>(q: &Query, lts: &mut L, limits: &Limits) -> Result<Evaluation, EvalError> {
     let init = lts.initial();
     let mut ev = Evaluator::new(q, lts, limits);
     let holds = ev.value(q.root, init, &[])?;

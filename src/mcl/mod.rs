@@ -19,11 +19,12 @@ mod typing;
 
 pub use aut::{AutError, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
-pub use eval::{EvalError, Evaluation, Successors, evaluate, evaluate_on};
+pub use eval::{EvalError, Evaluation, evaluate};
+pub(crate) use eval::{Successors, evaluate_on};
 pub use lts::{Lts, LtsView};
-pub use typing::Query;
+pub(crate) use typing::Query;
 
-pub use crate::diagnostics::Located;
+pub(crate) use crate::diagnostics::Located;
 
 /// Reads and types a query: every error located (line:col through `Located::line_col`). On a
 /// large stack: nesting is bounded (200 levels), but a level takes several frames.

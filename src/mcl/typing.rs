@@ -108,8 +108,6 @@ pub struct Query {
     pub(crate) root: NodeId,
 }
 
-impl Query {}
-
 pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
     let mut c = Checker {
         nodes: Vec::new(),

@@ -4,13 +4,13 @@
 use crate::syntax::ast::{BinOp, CmpOp, MinMax, QuantKind};
 
 /// Index into `Model::vars`.
-pub type VarId = usize;
+pub(crate) type VarId = usize;
 /// Index into `Model::agent_types` (which are sorted by name, D1).
-pub type TypeId = usize;
+pub(crate) type TypeId = usize;
 /// Index into `Model::tuples`.
-pub type TupleId = usize;
+pub(crate) type TupleId = usize;
 /// Index into `Model::stigmergies`.
-pub type StigId = usize;
+pub(crate) type StigId = usize;
 
 /// Whose copy of a variable an expression reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,6 +151,8 @@ impl Expr {
     /// Folds `self` bottom-up: `f` gets each node and the values of its arithmetic children
     /// in order (indices, then the owner's expression, for a variable; the operands
     /// otherwise; an `if`'s condition is not an arithmetic child: `f` reads it from the node).
+    /// Only the tests fold (`tests/it/model_expr.rs`).
+    #[cfg(feature = "test-support")]
     pub fn fold<T>(&self, f: &mut dyn FnMut(&Expr, Vec<T>) -> T) -> T {
         let owner = |o: &AgentRef, f: &mut dyn FnMut(&Expr, Vec<T>) -> T| match o {
             AgentRef::Of(e) => vec![e.fold(f)],
@@ -219,13 +221,6 @@ impl BExpr {
             BExpr::Cmp(op, a, b) => BExpr::Cmp(*op, a.map(r), b.map(r)),
             BExpr::And(a, b) => BExpr::And(Box::new(a.map(r)), Box::new(b.map(r))),
             BExpr::Or(a, b) => BExpr::Or(Box::new(a.map(r)), Box::new(b.map(r))),
-        }
-    }
-
-    pub fn and(a: BExpr, b: BExpr) -> BExpr {
-        match (a, b) {
-            (BExpr::Const(true), x) | (x, BExpr::Const(true)) => x,
-            (a, b) => BExpr::And(Box::new(a), Box::new(b)),
         }
     }
 }

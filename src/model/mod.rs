@@ -5,14 +5,15 @@
 //! agent type, properties and assumptions. Nothing here refers back to names or the syntax
 //! tree, except spans and names kept for messages and traces.
 
-pub mod arith;
+test_visible_mod!(arith);
 pub(crate) mod expr;
 pub mod externs;
 pub(crate) mod print;
 mod resolve;
 pub mod scoped;
 
-pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, StigId, TupleId, TypeId, VarId, VarRef};
+pub use expr::{AgentRef, BExpr, Expr, QPred, Rewrite, VarRef};
+pub(crate) use expr::{StigId, TupleId, TypeId, VarId};
 pub use resolve::{ResolveError, resolve};
 
 use crate::syntax::ast::GuardKind;
@@ -53,8 +54,6 @@ pub struct Variable {
     /// The initialiser, per declaring agent type for attributes (`None` key: environment and
     /// stigmergic variables, which have one declaration).
     pub(crate) inits: Vec<(Option<TypeId>, Init)>,
-    /// Whether it was declared `undef`.
-    pub span: Span,
 }
 
 impl Variable {
@@ -81,17 +80,17 @@ impl Variable {
 
 #[derive(Clone, Debug)]
 pub struct Tuple {
-    pub stigmergy: StigId,
+    pub(crate) stigmergy: StigId,
     /// Its variables, in declaration order.
     pub vars: Vec<VarId>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Stigmergy {
-    pub name: String,
+    pub(crate) name: String,
     /// `link(c1 = sender, c2 = receiver)`.
-    pub link: BExpr,
-    pub tuples: Vec<TupleId>,
+    pub(crate) link: BExpr,
+    pub(crate) tuples: Vec<TupleId>,
     pub(crate) span: Span,
 }
 
@@ -118,15 +117,14 @@ impl AgentType {
 }
 
 #[derive(Clone, Debug)]
-pub struct ProcDef {
-    pub name: String,
-    pub body: Proc,
+pub(crate) struct ProcDef {
+    pub(crate) body: Proc,
     pub(crate) span: Span,
 }
 
 /// A resolved process term.
 #[derive(Clone, Debug)]
-pub enum Proc {
+pub(crate) enum Proc {
     Par(Vec<Proc>),
     Choice(Vec<Proc>),
     Seq(Vec<Proc>),
@@ -144,9 +142,9 @@ pub enum Proc {
 
 /// One atomic step of an agent.
 #[derive(Clone, Debug)]
-pub struct Action {
+pub(crate) struct Action {
     pub(crate) kind: ActionKind,
-    pub span: Span,
+    pub(crate) span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -269,9 +267,8 @@ pub struct Property {
 
 #[derive(Clone, Debug)]
 pub struct Assumption {
-    pub name: String,
-    pub pred: QPred,
-    pub span: Span,
+    pub(crate) name: String,
+    pub(crate) pred: QPred,
 }
 
 #[derive(Clone, Debug)]
@@ -301,6 +298,8 @@ impl Model {
         self.agent_types.iter().position(|t| t.ids().contains(&id)).expect("agent id out of range")
     }
 
+    /// For the tests.
+    #[cfg(feature = "test-support")]
     pub fn type_by_name(&self, name: &str) -> Option<TypeId> {
         self.agent_types.iter().position(|t| t.name == name)
     }

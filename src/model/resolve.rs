@@ -559,7 +559,6 @@ impl<'a> Resolver<'a> {
                 len,
                 offset: self.env_len,
                 inits: vec![],
-                span: d.var.name.span,
             });
             self.env_len += len;
             self.globals.insert(d.var.name.name.clone(), id);
@@ -590,7 +589,6 @@ impl<'a> Resolver<'a> {
                         len,
                         offset: self.stig_len,
                         inits: vec![],
-                        span: v.name.span,
                     });
                     self.stig_len += len;
                     self.globals.insert(v.name.name.clone(), id);
@@ -630,7 +628,6 @@ impl<'a> Resolver<'a> {
                             len,
                             offset: self.attr_len,
                             inits: vec![],
-                            span: d.var.name.span,
                         });
                         self.attr_len += len;
                         self.attrs.insert(name.clone(), id);
@@ -1044,7 +1041,7 @@ impl<'a> Resolver<'a> {
         let spec = self.spec;
         for a in &spec.assumptions {
             if let Some(pred) = self.qpred(&a.pred, Flavour::Property) {
-                self.assumptions.push(Assumption { name: a.name.name.clone(), pred, span: a.name.span });
+                self.assumptions.push(Assumption { name: a.name.name.clone(), pred });
             }
         }
         for p in &spec.properties {
@@ -1120,7 +1117,7 @@ impl<'a> Resolver<'a> {
             for (name, def) in &visible {
                 let names: BTreeSet<String> = visible.keys().cloned().collect();
                 if let Some(body) = self.proc(&def.body, ty, &names) {
-                    defs.insert(name.clone(), ProcDef { name: name.clone(), body, span: def.name.span });
+                    defs.insert(name.clone(), ProcDef { body, span: def.name.span });
                 }
             }
             self.types[ty].processes = defs;

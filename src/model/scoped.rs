@@ -8,7 +8,7 @@ use crate::syntax::ltl::Ltl;
 
 /// The pattern inside the scope, over atoms of type `A`.
 #[derive(Clone, Debug)]
-pub enum Inner<A> {
+pub(crate) enum Inner<A> {
     ThereIs,
     Always,
     /// `S precedes P`, with `S`.
@@ -32,7 +32,7 @@ fn and<A>(f: Ltl<A>, g: Ltl<A>) -> Ltl<A> {
 /// state after that, and `Int` says the interval opened here is no violation; it reads the run
 /// only up to the next R-state, which closes the interval. `closed_only`: `between` (only
 /// intervals that R closes count).
-pub fn scoped_ltl<A: Clone>(closed_only: bool, inner: &Inner<A>, q: &A, r: &A, p: &A) -> Ltl<A> {
+pub(crate) fn scoped_ltl<A: Clone>(closed_only: bool, inner: &Inner<A>, q: &A, r: &A, p: &A) -> Ltl<A> {
     let at = |x: &A| Ltl::Atom(x.clone());
     let open = || and(at(q), not(at(r)));
     let closes = || Ltl::Finally(bx(at(r)));

@@ -6,11 +6,11 @@
 //! and version are given in `Meta`, so pages are reproducible), and the page references no
 //! resource outside itself (inline CSS and SVG, no script).
 
-pub mod chart;
+test_visible_mod!(chart);
 pub(crate) mod html;
 pub(crate) mod probability;
-pub mod table;
-pub mod view;
+test_visible_mod!(table);
+test_visible_mod!(view);
 
 use crate::behaviour::Behaviour;
 use crate::engine::estimate::{Decision, EstimateReport, Method};
@@ -177,7 +177,7 @@ const STYLE: &str = include_str!("report.css");
 
 /// The page of `labs simulate --estimate` or `--sprt`: each property's figures and, for each
 /// `finally` property, the estimated probability of reaching ψ within `k` steps against `k`.
-pub fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
+pub(crate) fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
     let mut out = open_page(meta);
     let (how, epsilon) = match r.method {
         Method::Interval { epsilon, confidence } => {

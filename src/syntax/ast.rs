@@ -4,7 +4,7 @@
 //! (process, constant, spawn, link, property: docs/language.md §3.9) share one
 //! type; the parser enforces which forms a flavour admits.
 
-pub use super::ltl::Ltl;
+pub(crate) use super::ltl::Ltl;
 use super::span::Span;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub enum Proc {
 }
 
 impl Proc {
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             Proc::Par(_, s) | Proc::Choice(_, s) | Proc::Seq(_, s) | Proc::Skip(s) | Proc::Nil(s) => *s,
             Proc::Guard { span, .. } | Proc::Block(_, span) | Proc::Paren(_, span) => *span,
@@ -201,7 +201,7 @@ pub enum Stmt {
 }
 
 impl Stmt {
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             Stmt::Assign(a) => a.span,
             Stmt::Local { span, .. }
@@ -290,7 +290,7 @@ pub enum Expr {
 }
 
 impl Expr {
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             Expr::Int(_, s) => *s,
             Expr::Extern(i) => i.span,
@@ -362,7 +362,7 @@ pub enum BExpr {
 }
 
 impl BExpr {
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             BExpr::Bool(_, s)
             | BExpr::Not(_, s)

@@ -63,8 +63,9 @@ impl<A> Ltl<A> {
     }
 
     /// The formula written back, atoms printed by `atom`; every binary operand and every
-    /// temporal operand that is not an atom is parenthesised.
-    pub fn print(&self, atom: &dyn Fn(&A) -> String) -> String {
+    /// temporal operand that is not an atom is parenthesised (for `printer::print_spec`).
+    #[cfg(feature = "test-support")]
+    pub(crate) fn print(&self, atom: &dyn Fn(&A) -> String) -> String {
         let operand = |x: &Ltl<A>| match x {
             Ltl::Atom(a) => atom(a),
             other => format!("({})", other.print(atom)),

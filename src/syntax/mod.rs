@@ -9,4 +9,6 @@ pub mod printer;
 pub use crate::diagnostics::span;
 pub(crate) mod stack;
 
+/// The linear-time formulas of `check` (the tests build random ones).
+pub use ltl::Ltl;
 pub use parser::{ParseOutput, parse};

@@ -20,7 +20,7 @@ pub struct LabelPath {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}{message}", line.map(|n| format!("line {n}: ")).unwrap_or_default())]
 pub struct TraceError {
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     pub(crate) message: String,
 }
 

@@ -31,11 +31,13 @@ pub struct CheckedCounterexample {
 }
 
 impl CheckedCounterexample {
+    /// For the tests (the tool takes the trace with `into_trace`).
+    #[cfg(feature = "test-support")]
     pub fn trace(&self) -> &Trace {
         &self.trace
     }
 
-    pub fn into_trace(self) -> Trace {
+    pub(crate) fn into_trace(self) -> Trace {
         self.trace
     }
 }

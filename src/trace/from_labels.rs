@@ -206,6 +206,16 @@ fn translate_to(
             let targets = observed_after_each_done(&unrolled.segments, &slots, observed.is_some())?;
             // The first `DONE` of the loop reaches state number `dones_before`.
             attempts.push((targets, Some(dones_before)));
+            // The labels of the prefix's last step before the loop need not be those the loop
+            // ends with (a reduced LTS may enter the loop in the initialisation): then only the
+            // second time round does the loop's first `DONE` reach the state it comes back to.
+            let mut twice = path.labels.clone();
+            twice.extend_from_slice(&path.labels[at..]);
+            twice.extend_from_slice(&path.labels[at..=at + first_done]);
+            let twice = read_segments(model, &stepper, undef, &twice)?;
+            let targets = observed_after_each_done(&twice.segments, &slots, observed.is_some())?;
+            let in_loop = path.labels[at..].iter().filter(|l| split_label(l).0 == "DONE").count();
+            attempts.push((targets, Some(dones_before + in_loop)));
         }
     }
     let mut last_err = None;
@@ -449,8 +459,9 @@ pub enum Shows {
     Violation { at: usize },
     /// The trace does not show a violation.
     NoViolation,
-    /// One path cannot show a violation of this modality (`fairly`, `fairly_inf`, scoped
-    /// patterns need the states reachable from the path).
+    /// One path cannot show a violation of this modality (`fairly`, `fairly_inf` need the
+    /// states reachable from the path; a finite path that is not a run decides no linear-time
+    /// property).
     NotDecidable,
 }
 
@@ -483,7 +494,13 @@ pub fn shows(
             let complete = trace.loop_start.is_some() || trace.ends_in_deadlock;
             Ok(if complete { Shows::Violation { at: trace.len() } } else { Shows::NoViolation })
         }
-        Modality::Ltl(ref f) => {
+        Modality::Ltl(_) | Modality::Between { .. } | Modality::FromUntil { .. } => {
+            // A scoped pattern is judged as its linear-time formula (docs/semantics.md).
+            let f = match &p.modality {
+                Modality::Ltl(f) => f.clone(),
+                m => crate::model::scoped::as_ltl(m, &p.pred).expect("a scoped pattern"),
+            };
+            let f = &f;
             // A run: a lasso (its last state is the loop's first) or a run ending in a
             // deadlock (its last state repeats); another finite trace decides nothing.
             let (n, loop_start) = match trace.loop_start {

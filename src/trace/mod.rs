@@ -2,9 +2,9 @@
 //! docs/trace-format.md or as JSON (docs/json.md), and an independent replay checker.
 
 pub mod cadp;
-pub mod checked;
+test_visible_mod!(checked);
 mod errors;
-pub mod from_labels;
+test_visible_mod!(from_labels);
 
 use crate::behaviour::Behaviour;
 use crate::engine::state::{BOT, Layout};

@@ -72,14 +72,21 @@ if [ "$2" = distributor ]; then
   [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
   printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
 fi
-# `lnt.open M.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` (the on-the-fly workflow): answered by
-# labs's own LNT interpreter and MCL evaluator ($CADP/plan/labs) on the LTS of M.lnt, generated
-# for the spec and options of $CADP/plan/spec; the diagnostic is written as .aut text.
+# `lnt.open [-root PROCESS] M.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` (the on-the-fly
+# workflow): answered by labs's own LNT interpreter and MCL evaluator ($CADP/plan/labs) on the
+# LTS of the root process of M.lnt (MAIN, or a linear-time property's Root_P: MAIN with its
+# monitor), generated for the spec and options of $CADP/plan/spec; the diagnostic is written
+# as .aut text.
+root=MAIN
+if [ "$1" = -root ]; then
+  [ "$4" = evaluator4 ] || { echo "lnt.open: -root without evaluator4: $*"; exit 2; }
+  root="$2"; shift 2
+fi
 if [ "$2" = evaluator4 ]; then
   [ "$3" = -diag ] && [ "$#" = 5 ] && [ -f "$1" ] && [ -f "$5" ] || { echo "evaluator4: unexpected arguments $*"; exit 2; }
   labs=$(cat "$CADP/plan/labs")
-  [ -f standin-main.aut ] || "$labs" lts $(cat "$CADP/plan/spec") --lnt "$1" -o standin-main.aut 2>/dev/null || exit 2
-  "$labs" mcl "$5" standin-main.aut --diag "$4"
+  [ -f "standin-$root.aut" ] || "$labs" lts $(cat "$CADP/plan/spec") --lnt "$1" --root "$root" -o "standin-$root.aut" 2>/dev/null || exit 2
+  "$labs" mcl "$5" "standin-$root.aut" --diag "$4"
   exit 0
 fi
 [ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
@@ -215,6 +222,9 @@ fn verdicts_and_counterexamples_come_from_the_log() {
         (format!("{EXAMPLES}/counter.labs"), &["n=2", "atomic=0"], false),
         (format!("{EXAMPLES}/philosophers.labs"), &["n=3", "asym=0"], false),
         (format!("{BENCH}/formation.labs"), &["n=2", "range=2", "size=3"], true),
+        // linear-time formulas and scoped patterns: their blocks compose the monitor
+        (format!("{CASES}/ltl_cycle.labs"), &[], false),
+        (format!("{CASES}/scoped_lnt.labs"), &[], true),
     ];
     let mut traces = 0;
     let mut lasso_traces = 0;
@@ -259,37 +269,48 @@ fn verdicts_and_counterexamples_come_from_the_log() {
 
 /// `--workflow on-the-fly`: one `lnt.open BASE.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` run per
 /// check, in script order (the run-time errors first), each verdict read from evaluator4's
-/// answer and each diagnostic from its `-diag` file; the verdicts, exit codes and run-time
-/// errors are the native engine's, and every counterexample replays.
+/// answer and each diagnostic from its `-diag` file; a linear-time property or a scoped
+/// pattern is checked on its root process (`lnt.open -root Root_P`, the system with the
+/// property's monitor; the stand-in generates that process). The verdicts, exit codes and
+/// run-time errors are the native engine's, and every counterexample replays.
 #[test]
 fn on_the_fly_runs_evaluator4_once_per_check() {
-    let cases: &[(String, &[&str], bool, &[&str])] = &[
-        (format!("{BENCH}/leader.labs"), &["n=3"], false, &["LeaderIs0", "LeaderIs100", "LeaderNot0"]),
+    // The first checks in order: (property id, checked with a monitor).
+    type Checks<'a> = &'a [(&'a str, bool)];
+    let ltl_deadlock: Checks = &[("Stab", true), ("Recur", true), ("RecurOne", true)];
+    let cases: &[(String, &[&str], bool, Checks)] = &[
+        (
+            format!("{BENCH}/leader.labs"),
+            &["n=3"],
+            false,
+            &[("LeaderIs0", false), ("LeaderIs100", false), ("LeaderNot0", false)],
+        ),
         (format!("{EXAMPLES}/philosophers.labs"), &["n=3", "asym=0"], true, &[]),
         (format!("{CASES}/divzero.labs"), &[], false, &[]),
+        (format!("{CASES}/ltl_deadlock.labs"), &[], false, ltl_deadlock),
+        (format!("{CASES}/ltl_deadlock.labs"), &[], true, ltl_deadlock),
+        (format!("{CASES}/ltl_cycle.labs"), &[], false, &[("RecurThree", true), ("StabThree", true)]),
+        (
+            format!("{CASES}/scoped_lnt.labs"),
+            &[],
+            false,
+            &[("ClosedThere", true), ("ClosedMissing", true), ("ClosedAlways", true), ("ClosedAlwaysBad", true)],
+        ),
+        (format!("{CASES}/modalities.labs"), &[], false, &[]),
     ];
     let mut traces = 0;
     for (spec, externs, fair, checks) in cases {
-        let cadp = FakeCadp::new();
-        cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
-        let mut args = vec!["verify", spec.as_str()];
-        args.extend(externs.iter());
-        if *fair {
-            args.push("--fair");
-        }
-        cadp.plan("spec", &args[1..].join(" "));
-        let expected = native(&args);
-        args.extend(["--backend", "cadp", "--workflow", "on-the-fly", "--json"]);
-        let o = cadp.labs(&args);
-        let what = format!("{spec} {externs:?} fair={fair}");
+        let (cadp, o, expected, what) = on_the_fly_run(spec, externs, *fair);
         assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
         let stem = Path::new(spec).file_stem().unwrap().to_string_lossy().into_owned();
         let ran = cadp.scripts_run();
         assert!(!ran.is_empty() && ran.iter().all(|r| r.starts_with("lnt.open ")), "{what}: {ran:?}");
-        for (line, id) in ran.iter().zip(checks.iter()) {
+        assert!(ran.len() >= checks.len(), "{what}: {ran:?}");
+        for (line, (id, monitored)) in ran.iter().zip(checks.iter()) {
+            let root = if *monitored { format!("-root Root_{id} ") } else { String::new() };
             assert_eq!(
                 *line,
-                format!("lnt.open {stem}.lnt evaluator4 -diag {stem}_otf_{id}_diag.bcg {stem}_{id}.mcl"),
+                format!("lnt.open {root}{stem}.lnt evaluator4 -diag {stem}_otf_{id}_diag.bcg {stem}_{id}.mcl"),
                 "{what}: the documented command line"
             );
         }
@@ -312,7 +333,7 @@ fn on_the_fly_runs_evaluator4_once_per_check() {
         }
         assert!(cadp.leftovers().is_empty(), "{what}: the working directory was not removed: {:?}", cadp.leftovers());
     }
-    assert!(traces >= 3, "{traces} counterexamples");
+    assert!(traces >= 10, "{traces} counterexamples");
 }
 
 #[test]
@@ -869,5 +890,72 @@ fn the_distributor_generates_and_bcg_merge_merges_before_the_monolithic_verifica
         let o = cadp.labs(&["verify", &spec, "n=3", "--backend", "cadp", "--distributor", bad]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+    }
+}
+
+/// `verify SPEC EXTERNS [--fair]` by the native engine, and on the CADP stand-in (kept, for
+/// what it ran) with the on-the-fly workflow and `--json`; with a name for messages.
+fn on_the_fly_run(spec: &str, externs: &[&str], fair: bool) -> (FakeCadp, Output, Output, String) {
+    let cadp = FakeCadp::new();
+    cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
+    let mut args = vec!["verify", spec];
+    args.extend(externs.iter());
+    if fair {
+        args.push("--fair");
+    }
+    cadp.plan("spec", &args[1..].join(" "));
+    let expected = native(&args);
+    args.extend(["--backend", "cadp", "--workflow", "on-the-fly", "--json"]);
+    let o = cadp.labs(&args);
+    (cadp, o, expected, format!("{spec} {externs:?} fair={fair}"))
+}
+
+/// The on-the-fly check of one instance through the stand-in: the verdicts must be the native
+/// engine's (no property refused), and every violation must come with a counterexample that
+/// the driver replayed. Returns the properties checked.
+fn on_the_fly_agrees(spec: &str, externs: &[&str], fair: bool) -> usize {
+    let (_cadp, o, expected, what) = on_the_fly_run(spec, externs, fair);
+    assert_eq!(o.status.code(), expected.status.code(), "{what}: {}", stderr(&o));
+    let doc = json(&o);
+    let want = verdicts(&json(&expected));
+    assert_eq!(verdicts(&doc), want, "{what}");
+    for r in doc["results"].as_array().unwrap().iter().filter(|r| r["verdict"] == "violated") {
+        assert!(r["trace"].is_object(), "{what}: {} has no trace", r["property"]);
+    }
+    want.len()
+}
+
+/// Every property of every example and benchmark (old modalities, linear-time formulas),
+/// checked by the CADP back end's on-the-fly workflow against the stand-in, whose answers are
+/// labs's MCL evaluator on the LTS `lnt.open` would generate (`Root_P` for a monitored
+/// property): the native verdicts, none refused. Small externs; the larger instances in the
+/// slow tier. (The native and `--backend lnt` routes: tests/it/lnt_backend_files.rs.)
+#[test]
+fn every_example_and_benchmark_property_on_the_fly() {
+    let mut checked = 0;
+    for (spec, externs, fair) in [
+        (format!("{EXAMPLES}/philosophers.labs"), vec!["n=3", "asym=0"], false),
+        (format!("{EXAMPLES}/philosophers.labs"), vec!["n=3", "asym=1"], true),
+        (format!("{EXAMPLES}/twophase.labs"), vec!["workers=2"], false),
+        (format!("{EXAMPLES}/leader.labs"), vec!["n=2"], false),
+        (format!("{EXAMPLES}/counter.labs"), vec!["n=2", "atomic=0"], false),
+        (format!("{BENCH}/leader.labs"), vec!["n=3"], true),
+        (format!("{BENCH}/philosophers.labs"), vec!["n=3"], false),
+    ] {
+        checked += on_the_fly_agrees(&spec, &externs, fair);
+    }
+    assert!(checked >= 25, "{checked} properties");
+    if tier::slow("the larger examples and benchmarks on the fly") {
+        for (spec, externs, fair) in [
+            (format!("{EXAMPLES}/flocking.labs"), vec!["birds=2", "grid=3", "delta=1"], false),
+            (format!("{EXAMPLES}/majority.labs"), vec!["yes=1", "no=2"], false),
+            (format!("{EXAMPLES}/line.labs"), vec!["n=2", "size=4", "gap=1"], true),
+            (format!("{BENCH}/flock.labs"), vec!["birds=2", "grid=2", "delta=1"], false),
+            (format!("{BENCH}/twophase.labs"), vec!["workers=2"], false),
+            (format!("{BENCH}/twophasecommit.labs"), vec!["workers=2"], false),
+            (format!("{BENCH}/formation.labs"), vec!["n=2", "range=2", "size=3"], true),
+        ] {
+            on_the_fly_agrees(&spec, &externs, fair);
+        }
     }
 }

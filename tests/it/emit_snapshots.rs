@@ -69,6 +69,7 @@ fn semantics_cases() {
         "holders",
         "ids",
         "link",
+        "ltl_deadlock",
         "modalities",
         "nil",
         "nondet",

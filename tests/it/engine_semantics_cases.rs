@@ -5,13 +5,15 @@ use crate::engine_common;
 use engine_common::*;
 use labs::engine::EngineError;
 
-struct Case {
-    externs: Vec<String>,
+/// One `# case:` line: externs, scheduling, expected counts and verdicts.
+pub struct Case {
+    pub externs: Vec<String>,
     fair: bool,
     expect: Vec<(String, String)>,
 }
 
-fn cases(text: &str) -> Vec<Case> {
+/// The `# case:` lines of a case file's text.
+pub fn cases(text: &str) -> Vec<Case> {
     let mut out = Vec::new();
     for line in text.lines() {
         let Some(rest) = line.strip_prefix("# case:") else { continue };

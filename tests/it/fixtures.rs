@@ -34,16 +34,6 @@ pub fn cases() -> PathBuf {
     path("tests/cases")
 }
 
-/// The semantics cases whose properties the LNT encoding refuses by name (linear-time formulas
-/// beyond `always ψ`/`finally ψ`, semantics.md D14): tests of the emitted files skip them;
-/// `routes_agree` checks the refusal.
-pub const LNT_REFUSED_CASES: &[&str] = &["ltl_cycle.labs", "ltl_deadlock.labs", "ltl_fair.labs"];
-
-/// Whether the LNT encoding refuses the semantics case at `path` (`LNT_REFUSED_CASES`).
-pub fn lnt_refuses(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| LNT_REFUSED_CASES.iter().any(|c| n == *c))
-}
-
 /// The project's own examples (`examples/`).
 pub fn examples() -> PathBuf {
     path("examples")

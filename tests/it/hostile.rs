@@ -207,3 +207,26 @@ fn memory_bound_holds_in_the_lnt_interpreter_and_the_composition() {
         tier::assert_within(t, Duration::from_secs(60), &format!("reaching the memory bound, {workflow}"));
     }
 }
+
+/// A range whose bound comes from a variable with a large value would make one step
+/// enumerate millions of choices: `verify` and `simulate` stop at once with a run-time error
+/// naming the range (exit 1, with the trace that reaches it).
+#[test]
+fn a_range_too_wide_to_enumerate_is_an_error_naming_it() {
+    let wide = 1i64 << 21;
+    let spec = Scratch::file(
+        "hostile",
+        "wide.labs",
+        &format!(
+            "system {{\n    environment = y: {wide}; x: 0\n    spawn = P: 1\n}}\n\nagent P {{\n    \
+             Behavior = x <-- [0..y]\n}}\n\ncheck {{\n    Natural = always x >= 0\n}}\n"
+        ),
+    );
+    for cmd in ["verify", "simulate"] {
+        let (o, t) = labs(&[cmd, spec.as_str(), "--threads", "1"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {e}");
+        assert!(e.contains(&format!("`[0..{wide}]` has {wide} choices")), "{cmd}: {e}");
+        tier::assert_within(t, Duration::from_secs(20), &format!("{cmd} of a too wide range"));
+    }
+}

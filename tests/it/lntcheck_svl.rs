@@ -516,3 +516,45 @@ fn syntax_errors_quote_the_script_text() {
         }
     }
 }
+
+/// The LTS as numbered: (initial, states, transitions with their label texts), for comparing
+/// two generations state for state.
+fn numbered(l: &Lts) -> (u32, usize, Vec<(u32, String, u32)>) {
+    (l.initial, l.nstates, l.trans.iter().map(|&(s, a, t)| (s, l.labels[a as usize].clone(), t)).collect())
+}
+
+/// Generating `MAIN`, a leaf, or a block's composition on several threads numbers the states
+/// exactly as one thread does (the chunks of states are expanded in parallel, then numbered in
+/// order), also when the state bound stops the generation at the same state.
+#[test]
+fn several_threads_generate_and_compose_the_one_thread_lts() {
+    for (path, externs) in [(ex("leader.labs"), &["n=4"][..]), (ex("majority.labs"), &["yes=2", "no=3"][..])] {
+        let (m, b) = load(&path, externs);
+        let analysis = analyse(&m, &b);
+        let (lnt, script) = svl::emit_program(&m, &b, &analysis, "spec", false, Dialect::V2025).unwrap();
+        let prog = labs::lntcheck::load(&lnt, None).unwrap();
+        let net = labs::lntcheck::interp::build_net(&prog, "MAIN").unwrap();
+        let generated = |threads: usize, max_states: Option<u64>| {
+            let opts = labs::lntcheck::interp::GenOptions { max_states, threads, ..Default::default() };
+            labs::lntcheck::interp::generate(&prog, &net, &opts).map(|(l, _)| numbered(&l)).map_err(|e| e.message)
+        };
+        let one = generated(1, None).unwrap();
+        assert!(one.1 > 2_000, "{path}: {} states, too few for chunks on several threads", one.1);
+        for threads in [2, 3] {
+            assert!(generated(threads, None) == Ok(one.clone()), "{path}: MAIN on {threads} threads");
+            let bound = Some(one.1 as u64 / 2);
+            assert_eq!(generated(threads, bound), generated(1, bound), "{path}: bounded on {threads} threads");
+        }
+        let sc = svl::parse(&script).unwrap();
+        for block in &sc.blocks {
+            let compose = |threads: usize| {
+                let mut c = Composer::new(&prog, None);
+                c.threads = threads;
+                numbered(&c.compose(&block.beh, true).unwrap())
+            };
+            let one = compose(1);
+            assert!(one.1 > 1_000, "{path}: the block composes only {} states", one.1);
+            assert!(compose(3) == one, "{path}: {} composed on 3 threads", block.property.as_deref().unwrap_or("?"));
+        }
+    }
+}

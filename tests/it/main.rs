@@ -59,6 +59,7 @@ mod lntcheck_diff;
 mod lntcheck_reduce;
 mod lntcheck_simulate;
 mod lntcheck_svl;
+mod ltl_on_the_fly;
 mod ltl_simulate;
 mod mcl;
 mod mcl_diag;

@@ -282,6 +282,10 @@ fn generated_specs_load_and_cover_the_language() {
         "from (",
         "thereIs",
         "precedes",
+        ") until ",
+        ") unless ",
+        "finally always ",
+        "always finally ",
         "extern",
         "if ",
         " of [0..",
@@ -318,7 +322,7 @@ fn comparison_sees_every_kind_of_difference() {
         compare(&holds, &verdicts("holds", "holds"), &mods),
         Compared::Differ("verdict of `finally`: violated natively, holds on the route".into())
     );
-    // A route given fewer properties (the scoped ones left out) is compared on those.
+    // A route given fewer properties is compared on those.
     let only_a = Outcome::Verdicts([("A".to_string(), "holds".to_string())].into_iter().collect());
     assert!(matches!(compare(&holds, &only_a, &mods), Compared::Differ(_)));
     assert_eq!(compare(&only_a, &only_a, &mods), Compared::Agree);
@@ -350,12 +354,14 @@ fn outcomes_are_read_from_what_labs_prints() {
     assert!(matches!(classify(Some(0), unknown, ""), Outcome::Bound(_)));
     let native_error = r#"{"error": "index 2 out of range for `ea` (size 2) (in a step of Q 0)", "trace": {}}"#;
     assert!(matches!(classify(Some(1), native_error, ""), Outcome::Error(ErrorKind::Index, _)));
+    let wide = r#"{"error": "the nondeterministic value `[-5..3000000]` has 3000005 choices, more than the 1048576 a step may enumerate (in a step of P 0)"}"#;
+    assert!(matches!(classify(Some(1), wide, ""), Outcome::Error(ErrorKind::TooManyChoices, _)));
     let lnt = |m: &str| classify(Some(1), "", &format!("error: x.svl: x_P0.bcg: Agent_P [TICK] (0): 74:24: {m}\n"));
     assert!(matches!(lnt("division by zero (in Agent_P (0))"), Outcome::Error(ErrorKind::DivisionByZero, _)));
     assert!(matches!(lnt("IntToNat of a negative number (-3)"), Outcome::Error(ErrorKind::Index, _)));
     assert!(matches!(lnt("integer overflow (2147483648)"), Outcome::Error(ErrorKind::Overflow, _)));
     assert!(matches!(lnt("unbounded input offer `?v` of gate SETENV"), Outcome::Failed(_)));
-    let refusal = "error: the LNT encoding does not support scoped properties (in property `P`)\n";
+    let refusal = "error: the LNT encoding does not support arrays of arrays (in property `P`)\n";
     assert!(matches!(classify(Some(1), "", refusal), Outcome::Refused(_)));
     // An internal error quoting a run-time error met while replaying is not that error.
     let internal = "error: internal error of the LNT encoding: the counterexample of P0 cannot be replayed \

@@ -14,8 +14,7 @@ use std::process::Output;
 
 /// The cases an LNT route refuses, with a word of the refusal: the compositional workflow
 /// needs every variable bounded by the value analysis (lnt-encoding.md §6), and these cases
-/// count without a bound (`v <~ v + 1`, `r <-- r + 1`, `y <~ y + 1`, `y <- 3 * y - 1`);
-/// linear-time formulas beyond `always ψ`/`finally ψ` have no MCL query yet.
+/// count without a bound (`v <~ v + 1`, `r <-- r + 1`, `y <~ y + 1`, `y <- 3 * y - 1`).
 const REFUSED: &[(&str, &str)] = &[
     ("block_writes.labs", "does not bound `v`"),
     ("precedence.labs", "does not bound `r`"),
@@ -23,9 +22,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("undef_guard_missing.labs", "does not bound `y`"),
     ("zc_mentions.labs", "does not bound `y`"),
 ];
-
-/// The word of the refusal of the cases in `fixtures::LNT_REFUSED_CASES`.
-const LTL_REFUSAL: &str = "linear-time formulas";
 
 fn labs(args: &[&str]) -> Output {
     fixtures::labs_command().arg("verify").args(args).output().expect("run labs")
@@ -117,9 +113,8 @@ fn every_case_on_every_route() {
                 };
                 match (&got, want_error) {
                     (Outcome::Refused(m), _) => {
-                        let allowed = route.contains(&"lnt")
-                            && (REFUSED.iter().any(|(c, w)| *c == name && m.contains(w))
-                                || (fixtures::LNT_REFUSED_CASES.contains(&name.as_str()) && m.contains(LTL_REFUSAL)));
+                        let allowed =
+                            route.contains(&"lnt") && REFUSED.iter().any(|(c, w)| *c == name && m.contains(w));
                         if !allowed {
                             failures.push(format!("{tag}: refused: {m}"));
                         }

@@ -6,6 +6,7 @@ mod assume;
 mod code;
 mod compose;
 mod lower;
+pub(crate) mod monitor;
 mod reads;
 mod step;
 
@@ -73,6 +74,10 @@ pub(crate) struct Program {
     pub(crate) main_gates: Vec<String>,
     pub(crate) hidden_gates: Vec<String>,
     pub(crate) components: Vec<Component>,
+    /// The monitors of the linear-time properties (docs/lnt-encoding.md §2), and the highest
+    /// index of their array of tracked values (`Observed`).
+    pub(crate) monitors: Vec<monitor::MonitorView>,
+    pub(crate) observed_max: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -428,6 +433,7 @@ pub(crate) fn build(
     analysis: &ValueAnalysis,
     opts: &EmitOptions,
     observed: &BTreeSet<VarId>,
+    monitors: &[monitor::MonitorSpec],
 ) -> Result<Program, EmitError> {
     let n = model.n_agents();
     if n == 0 {
@@ -693,6 +699,10 @@ pub(crate) fn build(
             .map(|i| i.gates.clone())
             .unwrap_or_default();
     }
+    let monitors = monitors
+        .iter()
+        .map(|m| monitor::monitor_view(model, analysis, m, &mut cx.doms, &main_gates))
+        .collect::<Result<Vec<_>, _>>()?;
     let domains = cx
         .doms
         .sets
@@ -708,7 +718,9 @@ pub(crate) fn build(
     let locs = model.attr_len.max(1) + model.stig_len.max(1);
     // Nat: agent ids and N_AGENTS, locations, control states, tuples (and loop counters to N + 1)
     let pcs = agents.iter().flat_map(|a| &a.edges).map(|e| e.source.max(e.target) as usize).max().unwrap_or(0);
-    let nat_sup = [n + 1, locs, pcs + 1, model.tuples.len(), 255].into_iter().max().unwrap_or(255) as u64;
+    // (and a monitor's choices)
+    let t_max = monitors.iter().map(|m| m.t_max).max().unwrap_or(0);
+    let nat_sup = [n + 1, locs, pcs + 1, model.tuples.len(), t_max, 255].into_iter().max().unwrap_or(255) as u64;
     // Int: ⊥ is below every analysed value; above, the largest analysed value (and 0)
     let undef = domains::undef_value(model, analysis);
     let int_sup = analysis
@@ -753,6 +765,8 @@ pub(crate) fn build(
         main_gates,
         hidden_gates,
         components,
+        observed_max: monitors.iter().map(|m| m.tracked.len()).max().unwrap_or(1).max(1) - 1,
+        monitors,
     })
 }
 

@@ -38,6 +38,9 @@ pub struct Composer<'a> {
     pub(crate) limits: crate::limits::Limits,
     /// Told how each leaf's generation and each composition advance.
     pub(crate) progress: Option<crate::lts_backend::PhaseProgressFn>,
+    /// Threads that generate a leaf or explore a composition (the result does not depend on
+    /// their number).
+    pub threads: usize,
 }
 
 impl<'a> Composer<'a> {
@@ -52,6 +55,7 @@ impl<'a> Composer<'a> {
             reduction: None,
             limits,
             progress: None,
+            threads: 1,
         }
     }
 
@@ -113,6 +117,7 @@ impl<'a> Composer<'a> {
             limits: self.limits.clone(),
             progress: self.progress.clone(),
             phase: format!("generating the leaf {key}"),
+            threads: self.threads,
         };
         let (lts, _) = interp::generate(self.prog, &net, &opts)
             .map_err(|d| LntcheckError::Program(format!("{key}: {}", self.prog.locate(&d))))?;
@@ -133,7 +138,7 @@ impl<'a> Composer<'a> {
         net.ids.insert("i".to_string(), 0);
         let root = self.build(b, property_ops, &mut net)?;
         let progress = crate::lts_backend::PhaseReporter::new("composing the leaves", self.progress.as_ref());
-        let lts = net.explore(root, &self.limits, progress)?;
+        let lts = net.explore(root, &self.limits, progress, self.threads)?;
         Ok(match &self.reduction {
             Some(r) => minimise(&lts, r, &self.limits)?,
             None => lts,

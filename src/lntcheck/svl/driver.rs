@@ -4,6 +4,7 @@
 use super::ast::kept_gates;
 use super::compose::{Composer, LeafSize};
 use super::parser::parse_named;
+use crate::lnt::view::monitor::{ACC, STUCK};
 use crate::lntcheck::LntcheckError;
 use crate::lntcheck::backend;
 use crate::lntcheck::interp::TNode;
@@ -121,18 +122,27 @@ pub fn check_script(
             reduced = Some((composed.nstates, composed.trans.len()));
         }
         let gates = kept_gates(&b.beh).unwrap_or_default();
+        // A linear-time property's block composes its monitor: judged by the monitor's
+        // acceptance (the monitor's own steps, `ACC` and `STUCK`, are no steps of the semantics).
+        let monitored = gates.iter().any(|g| g == ACC);
+        let by_monitor = monitored.then(|| monitor_verdict(&lts));
         let view = backend::labs_view(model, fair, lts, &gates, undef)?;
-        if let Some(s) = view.stuck.first() {
+        if let (Some(s), false) = (view.stuck.first(), monitored) {
             return Err(LntcheckError::Encoding(format!(
                 "property {name}: LTS state {s} blocks in the middle of a step"
             )));
         }
-        let mut one = model.clone();
-        one.properties = vec![p.clone()];
-        let r = backend::check_properties(&one, behs, fair, &view)?;
+        let verdict = match by_monitor {
+            Some(v) => v,
+            None => {
+                let mut one = model.clone();
+                one.properties = vec![p.clone()];
+                backend::check_properties(&one, behs, fair, &view)?[0].verdict
+            }
+        };
         out.push(PropertyRun {
             property: name,
-            verdict: r[0].verdict,
+            verdict,
             states,
             transitions,
             labs_states: view.real.len(),
@@ -141,4 +151,41 @@ pub fn check_script(
         });
     }
     Ok(out)
+}
+
+/// The verdict of a monitored block's LTS (docs/lnt-encoding.md §5, Monitors): violated when a
+/// cycle through an `ACC` transition is reachable (infinitely many accepting steps of the
+/// automaton of the negation), or when a state reached by `DONE` offers `STUCK` and reaches no
+/// `DONE` without `ABANDON` (a run ending in a deadlock that the automaton accepts).
+fn monitor_verdict(lts: &Lts) -> crate::engine::Verdict {
+    let label = |name: &str| lts.labels.iter().position(|l| l == name).map(|i| i as u32);
+    let (acc, stuck, done, abandon) = (label(ACC), label(STUCK), label("DONE"), label("ABANDON"));
+    let n = lts.nstates;
+    let adj = lts.adjacency();
+    let comp =
+        crate::engine::scc::components(n, [lts.initial], |x, f| adj[x as usize].iter().for_each(|&(_, y)| f(y))).comp;
+    let reached = |x: u32| comp[x as usize] != crate::engine::scc::UNREACHED;
+    let accepting_cycle =
+        lts.trans.iter().any(|&(s, l, t)| Some(l) == acc && reached(s) && comp[s as usize] == comp[t as usize]);
+    // States that reach a DONE transition without ABANDON: backwards from the DONE sources.
+    let mut back = vec![vec![]; n];
+    for &(s, l, t) in &lts.trans {
+        if Some(l) != abandon {
+            back[t as usize].push(s);
+        }
+    }
+    let mut reaches_done = vec![false; n];
+    let mut todo: Vec<u32> = lts.trans.iter().filter(|&&(_, l, _)| Some(l) == done).map(|&(s, _, _)| s).collect();
+    while let Some(x) = todo.pop() {
+        if !std::mem::replace(&mut reaches_done[x as usize], true) {
+            todo.extend(&back[x as usize]);
+        }
+    }
+    let stuck_deadlock = lts.trans.iter().any(|&(s, l, t)| {
+        Some(l) == done
+            && reached(s)
+            && !reaches_done[t as usize]
+            && adj[t as usize].iter().any(|&(l2, _)| Some(l2) == stuck)
+    });
+    if accepting_cycle || stuck_deadlock { crate::engine::Verdict::Violated } else { crate::engine::Verdict::Holds }
 }

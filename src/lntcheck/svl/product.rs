@@ -6,6 +6,7 @@ use crate::lntcheck::lts::Lts;
 use std::collections::HashMap;
 
 /// A network node over explicit leaves (label ids interned in `OnTheFly`).
+#[derive(Clone)]
 pub(super) enum Node {
     Leaf(usize),
     Hide {
@@ -27,6 +28,13 @@ pub(super) enum Node {
         parts: HashMap<u32, Vec<usize>>,
     },
 }
+
+/// The numbered states whose moves are computed together (in parallel when several threads
+/// compose): small enough that a stop or the memory bound is noticed soon.
+const CHUNK: usize = 4096;
+
+/// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
+const MIN_SHARE: usize = 256;
 
 /// A transition of a subnetwork: label id and the leaves it moves.
 pub(super) type Move = (u32, Vec<(usize, u32)>);
@@ -147,14 +155,48 @@ impl OnTheFly {
         }
     }
 
+    /// The moves of every state of `states`, each as (label, target), in order, up to a stop
+    /// of `limits` (which the numbering then reports).
+    fn targets_of(
+        &self,
+        root: &mut Node,
+        states: &[Vec<u32>],
+        limits: &crate::limits::Limits,
+    ) -> Vec<Vec<(u32, Vec<u32>)>> {
+        states
+            .iter()
+            .take_while(|_| limits.stopped().is_none())
+            .map(|st| {
+                self.moves(root, st)
+                    .into_iter()
+                    .map(|(l, ch)| {
+                        let mut n = st.clone();
+                        for (k, t) in ch {
+                            n[k] = t;
+                        }
+                        (l, n)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The network's LTS from the root, within `limits` (polled for every state, and asked
-    /// before the state table or the transition list doubles).
+    /// before the state table or the transition list doubles), on `threads` threads.
+    ///
+    /// States are numbered in the order of a sequential breadth-first search whatever the
+    /// thread count: the moves of a chunk of numbered states are computed in parallel (each
+    /// thread with its own copy of the network, whose caches are its own), then the chunk's
+    /// targets are numbered in state order on this thread.
     pub(super) fn explore(
         mut self,
-        mut root: Node,
+        root: Node,
         limits: &crate::limits::Limits,
         mut progress: Option<crate::lts_backend::PhaseReporter>,
+        threads: usize,
     ) -> Result<Lts, LntcheckError> {
+        let mut roots: Vec<Node> = (1..threads.max(1)).map(|_| root.clone()).collect();
+        roots.insert(0, root);
         let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
         let mut out = Lts::new();
         let mut i = 0;
@@ -165,25 +207,34 @@ impl OnTheFly {
                     states.len()
                 )));
             }
-            let st = states.states[i].clone();
-            for (l, ch) in self.moves(&mut root, &st) {
-                let mut n = st.clone();
-                for (k, t) in ch {
-                    n[k] = t;
-                }
-                if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
+            let end = states.len().min(i + CHUNK);
+            let chunk = &states.states[i..end];
+            let this = &self;
+            let targets = crate::lntcheck::jobs::map_in_parts(&mut roots, chunk, MIN_SHARE, |root, part| {
+                this.targets_of(root, part, limits)
+            });
+            for moves in targets {
+                if let Some(r) = limits.stopped() {
                     return Err(LntcheckError::Stopped(format!(
-                        "stopped after {} states of the composition (Memory)",
+                        "stopped after {} states of the composition ({r:?})",
                         states.len()
                     )));
                 }
-                let (id, _) = states.number(n);
-                out.add(i as u32, &self.labels[l as usize], id);
+                for (l, n) in moves {
+                    if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
+                        return Err(LntcheckError::Stopped(format!(
+                            "stopped after {} states of the composition (Memory)",
+                            states.len()
+                        )));
+                    }
+                    let (id, _) = states.number(n);
+                    out.add(i as u32, &self.labels[l as usize], id);
+                }
+                if let Some(r) = &mut progress {
+                    r.report(states.len(), out.trans.len());
+                }
+                i += 1;
             }
-            if let Some(r) = &mut progress {
-                r.report(states.len(), out.trans.len());
-            }
-            i += 1;
         }
         out.nstates = states.len();
         self.leaves.clear();

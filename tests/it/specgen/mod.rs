@@ -956,14 +956,29 @@ impl Gen {
     }
 
     fn property(&mut self) -> String {
-        match self.rng.weighted(&[5, 3, 1, 2, 2, 1, 1]) {
+        match self.rng.weighted(&[5, 3, 1, 2, 2, 1, 1, 2]) {
             0 => format!("always {}", self.qpred(false)),
             1 => format!("finally {}", self.qpred(false)),
             2 => format!("eventually {}", self.qpred(false)),
             3 => format!("fairly {}", self.qpred(false)),
             4 => format!("fairly_inf {}", self.qpred(false)),
+            7 => {
+                // Linear-time formulas (D14): a quantified predicate extends as far as it can,
+                // so only the last operand may be one; the others are parenthesised and free of
+                // quantifiers.
+                let (_, place) = self.quantified(&Place::Prop { quants: vec![] }, 0, "quant");
+                let a = format!("({})", self.bexpr(&place, 2));
+                let b = self.qpred(false);
+                match self.rng.below(5) {
+                    0 => format!("finally always {b}"),
+                    1 => format!("always finally {b}"),
+                    2 => format!("always ({a} implies finally {b})"),
+                    3 => format!("{a} until {b}"),
+                    _ => format!("{a} unless {b}"),
+                }
+            }
             k => {
-                // Scoped patterns (native routes only: the LNT encoding refuses them).
+                // Scoped patterns.
                 let (kw, close) = if k == 5 { ("between", "and") } else { ("from", "until") };
                 let q = self.qpred(false);
                 let r = self.qpred(false);

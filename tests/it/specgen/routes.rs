@@ -79,6 +79,8 @@ pub enum ErrorKind {
     Overflow,
     Index,
     AgentId,
+    /// A `[a..b]` with more values than a step may enumerate (the native engine's limit).
+    TooManyChoices,
 }
 
 /// The kind of run-time error a message reports, if it reports one.
@@ -88,6 +90,8 @@ pub fn error_kind(message: &str) -> Option<ErrorKind> {
         Some(ErrorKind::DivisionByZero)
     } else if m.contains("overflow") {
         Some(ErrorKind::Overflow)
+    } else if m.contains("a step may enumerate") {
+        Some(ErrorKind::TooManyChoices)
     } else if m.contains("agent id") && m.contains("out of range") {
         Some(ErrorKind::AgentId)
     } else if (m.contains("index") && m.contains("out of range")) || m.contains("inttonat of a negative") {
@@ -343,11 +347,10 @@ pub fn modalities(text: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// The properties an LNT route is given: all but the scoped ones (refused by the encoding);
-/// `None` when there are none left.
+/// The properties an LNT route is given: all of them (every modality, linear-time formulas and
+/// scoped patterns included, is encoded); `None` when there are none.
 pub fn lnt_properties(text: &str) -> Option<Vec<String>> {
-    let m = modalities(text);
-    let kept: Vec<String> = m.iter().filter(|(_, k)| *k != "between" && *k != "from").map(|(p, _)| p.clone()).collect();
+    let kept: Vec<String> = modalities(text).into_keys().collect();
     if kept.is_empty() { None } else { Some(kept) }
 }
 
