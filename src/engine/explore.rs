@@ -9,7 +9,7 @@
 
 use super::edges::EdgeBudget;
 use super::par::Workers;
-use super::state::{BatchIds, Layout, StateStore, encode_into, hash_bytes, width_needed};
+use super::state::{BatchIds, Layout, StateStore, StorePolicy, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use super::symmetry::Group;
 use super::symmetry::canon::CanonScratch;
@@ -59,6 +59,8 @@ pub struct ExploreOptions {
     /// Store one representative per orbit of these permutations of agents (symmetry
     /// reduction): every state, initial or successor, is canonicalised before it is looked up.
     pub symmetry: Option<Arc<Group>>,
+    /// The form the store keeps states in (`--store`).
+    pub store: StorePolicy,
 }
 
 impl ExploreOptions {
@@ -84,6 +86,8 @@ pub struct Graph {
     pub(crate) has_edges: bool,
     /// The number of stored states when the lists were dropped (`ExploreOptions::edge_budget`).
     pub(crate) edges_dropped_at: Option<u64>,
+    /// The number of stored states when the store turned compact (`StorePolicy`).
+    pub(crate) compacted_at: Option<u64>,
     /// `None` when every reachable state was expanded.
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
@@ -191,9 +195,17 @@ struct Pending {
     parent: u32,
     /// The successors in the working form (`successors_packed`).
     encs: Vec<u8>,
-    /// `hs.len()` states in the stored form.
+    /// `hs.len()` states in the stored form (compact stores only).
     stored: Vec<u8>,
     hs: Vec<u64>,
+}
+
+impl Pending {
+    /// The successors in the stored form: a fast store's is the working form.
+    #[inline]
+    fn stored(&self, compact: bool) -> &[u8] {
+        if compact { &self.stored } else { &self.encs }
+    }
 }
 
 /// Expands parents `ids` in a three-stage pipeline, so that the cache misses of the lookups
@@ -210,6 +222,8 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     let mut parent = Vec::new();
     let width = store.width();
     let (wb, sb) = (store.work_bytes(), store.state_bytes());
+    // A fast store keeps the working form: the successors are hashed and stored as generated.
+    let compact = store.is_compact();
     let mut ring: [Pending; 3] = Default::default();
     let mut out = ChunkOut::default();
     let mut order = Vec::new();
@@ -220,8 +234,9 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
         if mark != 0 && p.hs.is_empty() {
             out.lassos |= mark;
         }
+        let stored = p.stored(compact);
         for (n, &h) in p.hs.iter().enumerate() {
-            let enc = &p.stored[n * sb..(n + 1) * sb];
+            let enc = &stored[n * sb..(n + 1) * sb];
             let r = store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64);
             if mark != 0 {
                 // A state new in this batch gets an id above every parent of the batch.
@@ -236,7 +251,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
         if keep {
             out.counts.push(p.hs.len() as u32);
         } else {
-            let d = count_distinct(&p.hs, &p.stored, sb, order);
+            let d = count_distinct(&p.hs, stored, sb, order);
             out.distinct += d as u64;
             out.deadlocks += (d == 0) as u64;
         }
@@ -260,23 +275,36 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             return out;
         }
         let step = (i - first) as usize;
-        store.get_work(i, &mut st, &mut parent);
+        let parent_work: &[u8] = if compact {
+            store.get_work(i, &mut st, &mut parent);
+            &parent
+        } else {
+            store.get_into(i, &mut st);
+            store.packed(i)
+        };
         let cur = &mut ring[step % 3];
         cur.parent = i;
         cur.hs.clear();
         cur.encs.clear();
-        match stepper.successors_packed(&st, &parent, width, &mut w, &mut cur.encs) {
+        match stepper.successors_packed(&st, parent_work, width, &mut w, &mut cur.encs) {
             Ok(n) => {
-                cur.stored.resize(n * sb, 0);
-                for (enc, code) in cur.encs.chunks_exact_mut(wb).take(n).zip(cur.stored.chunks_exact_mut(sb)) {
+                if compact {
+                    cur.stored.resize(n * sb, 0);
+                }
+                for (k, enc) in cur.encs.chunks_exact_mut(wb).take(n).enumerate() {
                     if let Some(g) = symmetry {
                         g.canonicalise(&stepper.lay, width, enc, &mut canon);
                     }
-                    if !store.pack_from(&parent, i, enc, code) {
-                        out.refit = Some(store.unwork(enc));
-                        return out;
-                    }
-                    let h = hash_bytes(code);
+                    let h = if compact {
+                        let code = &mut cur.stored[k * sb..(k + 1) * sb];
+                        if !store.pack_from(parent_work, i, enc, code) {
+                            out.refit = Some(store.unwork(enc));
+                            return out;
+                        }
+                        hash_bytes(code)
+                    } else {
+                        hash_bytes(enc)
+                    };
                     store.prefetch_slot(h);
                     cur.hs.push(h);
                 }
@@ -472,7 +500,7 @@ fn add_initial(
     initial(&mut |s| {
         let need = width_needed(s);
         if need > g.store.width() {
-            let stride = g.store.state_bytes() / g.store.width();
+            let stride = g.store.stride();
             if opts.limits.memory().is_some_and(|(b, _)| StateStore::block_bytes(stride, need) > b) {
                 g.stopped = Some(StopReason::Memory);
                 return false;
@@ -532,7 +560,11 @@ fn explore_with(
     let block_fits =
         |width: usize| opts.limits.memory().is_none_or(|(b, _)| StateStore::block_bytes(stride, width) <= b);
     let mut g = Graph {
-        store: StateStore::for_threads(stride, threads),
+        store: if opts.store == StorePolicy::Compact {
+            StateStore::compact_for_threads(stride, threads)
+        } else {
+            StateStore::for_threads(stride, threads)
+        },
         parent: SystemVec::new(),
         n_initial: 0,
         succ_off: vec![0].into(),
@@ -542,6 +574,7 @@ fn explore_with(
         expanded: 0,
         has_edges: opts.keep_edges,
         edges_dropped_at: None,
+        compacted_at: None,
         stopped: None,
         error: None,
         decided_early: false,
@@ -670,6 +703,11 @@ fn explore_with(
         if keep && opts.edge_budget.is_some_and(over) {
             g.drop_edges();
             keep = false;
+        }
+        // After the lists, which cost more: the store turns compact only once none are kept.
+        if !g.store.is_compact() && opts.store.compact_now(g.store.len(), keep, &opts.limits) {
+            g.store.compact();
+            g.compacted_at = Some(g.store.len() as u64);
         }
         // Called on the last batch too, so that the watch sees every state.
         if watched(&mut g, stored) && next < g.store.len() {

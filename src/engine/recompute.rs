@@ -74,11 +74,14 @@ impl Space for Recomputed<'_> {
                 if let Some(g) = self.symmetry {
                     g.canonicalise(&self.stepper.lay, width, enc, &mut sc.canon);
                 }
-                let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
-                debug_assert!(fits, "an expanded state's successors are stored");
-                sc.ids.push(
-                    store.id_of(&sc.code, hash_bytes(&sc.code)).expect("an expanded state's successors are stored"),
-                );
+                let code: &[u8] = if store.is_compact() {
+                    let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
+                    debug_assert!(fits, "an expanded state's successors are stored");
+                    &sc.code
+                } else {
+                    enc
+                };
+                sc.ids.push(store.id_of(code, hash_bytes(code)).expect("an expanded state's successors are stored"));
             }
             sort_dedup(&mut sc.ids);
             out.extend_from_slice(&sc.ids);

@@ -24,7 +24,7 @@ mod encoding;
 mod layout;
 
 use arena::*;
-use codec::Codec;
+use codec::{Codec, SlotRanges};
 use encoding::*;
 pub use encoding::{encode_into, encode_slot, hash_bytes, width_needed, width_of};
 pub use layout::{BOT, Layout};
@@ -445,12 +445,16 @@ fn sort_by_key_parent(all: &mut Vec<(u64, u32, u32)>) {
 /// states new to the batch with their smallest discovery key; `finish_batch` (one thread)
 /// then numbers them in key order, which makes ids independent of the thread schedule.
 /// The stepper hands states over in the working form (every slot in `width` bytes, 1, 2
-/// or 4, `encoding.rs`); the store keeps them coded by `codec` (`codec.rs`), each slot in a
-/// bit field as wide as its values need. `widen` changes the working width, `refit` the
-/// fields (re-encoding every state).
+/// or 4, `encoding.rs`). The store keeps them in one of two forms: the working form itself
+/// (*fast*: nothing to code), or coded by `codec` (*compact*, `codec.rs`), each slot in a
+/// bit field as wide as its values need. A store starts fast or compact and may turn compact
+/// once (`compact`). `widen` changes the working width, `refit` the compact fields (each
+/// re-encodes what the change touches).
 pub struct StateStore {
     stride: usize,
     width: usize,
+    /// Whether states are stored coded by `codec` (otherwise in the working form).
+    compact: bool,
     codec: Codec,
     /// How many times the fields were widened (`refit`).
     refits: u32,
@@ -463,6 +467,43 @@ pub struct StateStore {
     /// reading one (`ShardCell::find_stored`), so they are freed when the batch ends (only
     /// those with at least `LOCK_FREE_MIN_SLOTS` slots: the others are never read so).
     retired: SpinLock<Vec<Vec<AtomicU64>>>,
+}
+
+/// The form a store keeps its states in (`--store`). The form changes no result: ids follow
+/// discovery keys, whatever the bytes stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StorePolicy {
+    /// Fast, turning compact once no successor lists are kept and the process's resident
+    /// memory passes half of the memory bound (`AUTO_SHARE`).
+    #[default]
+    Auto,
+    /// The working form, whatever it costs (1, 2 or 4 bytes per slot).
+    Fast,
+    /// Compact from the first state: each slot in the bits its values need.
+    Compact,
+    /// Fast, turning compact once more than this many states are stored (the tests' way to
+    /// switch at a chosen point).
+    CompactPast(u64),
+}
+
+/// The share of the memory bound a fast store may let the process take (1 / `AUTO_SHARE`),
+/// as the successor lists may (`edges::AUTO_SHARE`): coding the compact form makes the
+/// exploration a quarter to a half slower, so it waits until memory is short, and the
+/// lists, which cost more, go first.
+const AUTO_SHARE: u64 = 2;
+
+impl StorePolicy {
+    /// Whether a fast store holding `states` states turns compact now; `edges_kept`: the
+    /// exploration still keeps successor lists.
+    pub(crate) fn compact_now(self, states: usize, edges_kept: bool, limits: &crate::limits::Limits) -> bool {
+        match self {
+            StorePolicy::Fast | StorePolicy::Compact => false,
+            StorePolicy::CompactPast(n) => states as u64 > n,
+            StorePolicy::Auto => {
+                !edges_kept && limits.memory().is_some_and(|(b, _)| crate::limits::resident_bytes() > b / AUTO_SHARE)
+            }
+        }
+    }
 }
 
 /// What `finish_batch` returns: the batch's discovery keys in id order, and per shard the
@@ -493,13 +534,22 @@ impl StateStore {
         StateStore::with_shard_bits(stride, if threads <= 1 { SHARD_BITS_ONE_THREAD } else { SHARD_BITS })
     }
 
+    /// A store for `threads` inserting threads that keeps its states compact from the first
+    /// one.
+    pub(crate) fn compact_for_threads(stride: usize, threads: usize) -> StateStore {
+        let mut s = StateStore::for_threads(stride, threads);
+        s.compact = true;
+        s.arena.sb = s.codec.bytes();
+        s
+    }
+
     fn with_shard_bits(stride: usize, shard_bits: u32) -> StateStore {
-        let codec = Codec::new(stride);
         StateStore {
             stride,
             width: 1,
-            arena: Arena { sb: codec.bytes(), blocks: Vec::new() },
-            codec,
+            compact: false,
+            arena: Arena { sb: stride, blocks: Vec::new() },
+            codec: Codec::new(stride),
             refits: 0,
             count: 0,
             shard_bits,
@@ -533,9 +583,20 @@ impl StateStore {
         self.stride * self.width
     }
 
-    /// Bytes per stored (coded) state in the arena.
+    /// Bytes per stored state in the arena.
     pub fn state_bytes(&self) -> usize {
-        self.codec.bytes()
+        self.arena.sb
+    }
+
+    /// Slots per state.
+    pub(crate) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Whether the states are stored compact (coded), not in the working form.
+    #[inline]
+    pub fn is_compact(&self) -> bool {
+        self.compact
     }
 
     /// Each slot's field width in the stored form, in bits.
@@ -558,13 +619,22 @@ impl StateStore {
     /// State `i`, decoded into `out`.
     #[inline]
     pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
-        self.codec.decode(self.arena.get(i), out);
+        if self.compact {
+            self.codec.decode(self.arena.get(i), out);
+        } else {
+            decode(self.arena.get(i), self.width, out);
+        }
     }
 
     /// State `i`, decoded into `out`, and in the working form into `work`.
     #[inline]
     pub(crate) fn get_work(&self, i: u32, out: &mut Vec<i32>, work: &mut Vec<u8>) {
         self.get_into(i, out);
+        if !self.compact {
+            work.clear();
+            work.extend_from_slice(self.arena.get(i));
+            return;
+        }
         work.resize(self.work_bytes(), 0);
         let fits = encode_into(out, self.width, work);
         debug_assert!(fits, "a stored state fits the working width");
@@ -574,6 +644,10 @@ impl StateStore {
     /// does not fit its field (`refit`).
     #[inline]
     pub(crate) fn pack(&self, work: &[u8], out: &mut [u8]) -> bool {
+        if !self.compact {
+            out.copy_from_slice(work);
+            return true;
+        }
         match self.width {
             1 => self.codec.pack::<1>(work, out),
             2 => self.codec.pack::<2>(work, out),
@@ -585,6 +659,10 @@ impl StateStore {
     /// `base_work`): only the slots that differ are coded again.
     #[inline]
     pub(crate) fn pack_from(&self, base_work: &[u8], base: u32, work: &[u8], out: &mut [u8]) -> bool {
+        if !self.compact {
+            out.copy_from_slice(work);
+            return true;
+        }
         let base = self.arena.get(base);
         match self.width {
             1 => self.codec.pack_from::<1>(base_work, base, work, out),
@@ -600,25 +678,56 @@ impl StateStore {
         s
     }
 
-    /// Widens the fields so that every state of `states` fits, and re-encodes every stored
-    /// state (drops the current batch). The first states of a store set its fields exactly.
+    /// Widens the compact fields so that every state of `states` fits, and re-encodes every
+    /// stored state (drops the current batch). The first states of a store set its fields
+    /// exactly.
     pub(crate) fn refit(&mut self, states: &[Vec<i32>]) {
+        debug_assert!(self.compact, "only compact stores have fields to widen");
         let Some(first) = states.first() else { return };
         let mut codec = if self.count == 0 { Codec::exact(first) } else { self.codec.clone() };
         for s in states {
             codec = codec.widened(s);
         }
-        let mut arena = Arena { sb: codec.bytes(), blocks: Vec::new() };
-        let (mut dec, mut enc) = (Vec::new(), vec![0u8; codec.bytes()]);
+        self.recode(codec);
+        self.refits += 1;
+    }
+
+    /// Turns a fast store compact: fields that hold exactly the values of the stored states,
+    /// every state re-encoded (drops the current batch). Ids, and so every result, stay.
+    pub(crate) fn compact(&mut self) {
+        if self.compact {
+            return;
+        }
+        let mut ranges = SlotRanges::new(self.stride);
+        let mut dec = Vec::new();
         for id in 0..self.count as u32 {
             self.get_into(id, &mut dec);
-            let fits = codec.encode(&dec, &mut enc);
-            debug_assert!(fits, "a widened codec holds every state of the old one");
-            arena.push(&enc);
+            ranges.add(&dec);
         }
-        self.arena = arena;
+        let codec = if self.count == 0 { Codec::new(self.stride) } else { ranges.codec() };
+        self.recode(codec);
+        self.compact = true;
+    }
+
+    /// Stores every state in the compact form of `codec` (which holds them all), then
+    /// rebuilds the index. Each block of the old arena is freed as soon as it is re-encoded,
+    /// so the memory held grows by at most a block of the new form.
+    fn recode(&mut self, codec: Codec) {
+        let old = std::mem::replace(&mut self.arena, Arena { sb: codec.bytes(), blocks: Vec::new() });
+        let (mut dec, mut enc) = (Vec::new(), vec![0u8; codec.bytes()]);
+        for block in old.blocks {
+            for b in block.chunks_exact(old.sb) {
+                if self.compact {
+                    self.codec.decode(b, &mut dec);
+                } else {
+                    decode(b, self.width, &mut dec);
+                }
+                let fits = codec.encode(&dec, &mut enc);
+                debug_assert!(fits, "the new fields hold every stored state");
+                self.arena.push(&enc);
+            }
+        }
         self.codec = codec;
-        self.refits += 1;
         self.rebuild();
     }
 
@@ -650,7 +759,7 @@ impl StateStore {
 
     pub fn find(&self, s: &[i32]) -> Option<u32> {
         let mut enc = vec![0u8; self.state_bytes()];
-        if !self.codec.encode(s, &mut enc) {
+        if !self.encode(s, &mut enc) {
             return None;
         }
         let h = hash_bytes(&enc);
@@ -855,11 +964,32 @@ impl StateStore {
         self.rebuild();
     }
 
-    /// Makes the working form `width` bytes per slot (drops the current batch; the stored
-    /// states do not change).
+    /// Makes the working form `width` bytes per slot (drops the current batch). A compact
+    /// store's states do not change; a fast store's are re-encoded at the new width.
     pub(crate) fn widen(&mut self, width: usize) {
-        self.width = self.width.max(width);
+        if self.compact || width <= self.width {
+            self.width = self.width.max(width);
+            self.rebuild();
+            return;
+        }
+        let (old, old_width) =
+            (std::mem::replace(&mut self.arena, Arena { sb: self.stride * width, blocks: Vec::new() }), self.width);
+        let (mut dec, mut enc) = (Vec::new(), vec![0u8; self.stride * width]);
+        for block in old.blocks {
+            for b in block.chunks_exact(old.sb) {
+                decode(b, old_width, &mut dec);
+                encode_into(&dec, width, &mut enc);
+                self.arena.push(&enc);
+            }
+        }
+        self.width = width;
         self.rebuild();
+    }
+
+    /// Codes `s` in the stored form into `out` (`state_bytes()` long); false when a value
+    /// does not fit (the working width or the compact fields).
+    fn encode(&self, s: &[i32], out: &mut [u8]) -> bool {
+        if self.compact { self.codec.encode(s, out) } else { encode_into(s, self.width, out) }
     }
 
     /// Rebuilds the index from the arena.
@@ -891,7 +1021,7 @@ impl StateStore {
             self.widen(need);
         }
         let mut enc = vec![0u8; self.state_bytes()];
-        if !self.codec.encode(s, &mut enc) {
+        if !self.encode(s, &mut enc) {
             self.refit(&[s.to_vec()]);
             enc.resize(self.state_bytes(), 0);
             self.codec.encode(s, &mut enc);

@@ -6,7 +6,7 @@
 use crate::engine_common;
 use engine_common::*;
 use labs::engine::explore::{ExploreOptions, explore_initial};
-use labs::engine::state::BOT;
+use labs::engine::state::{BOT, StorePolicy};
 use labs::engine::step::Stepper;
 use labs::engine::symmetry;
 use std::sync::Arc;
@@ -51,7 +51,8 @@ fn the_store_costs_the_bits_the_values_need_and_at_most_12_bytes_of_index() {
     for (file, externs, fair) in cases {
         let (m, b) = load(&format!("{BENCH}/{file}"), externs);
         let stepper = Stepper::new(&m, &b, *fair);
-        let g = explore_initial(&stepper, &ExploreOptions { threads: 2, ..Default::default() }).expect("explores");
+        let opts = ExploreOptions { threads: 2, store: StorePolicy::Compact, ..Default::default() };
+        let g = explore_initial(&stepper, &opts).expect("explores");
         assert!(g.stopped.is_none() && g.error.is_none());
         let (states, sb) = (g.states(), g.store.state_bytes());
         assert!(states >= 10_000, "{file}: only {states} states, too few for the bound");
@@ -75,6 +76,17 @@ fn the_store_costs_the_bits_the_values_need_and_at_most_12_bytes_of_index() {
             "{file} {externs:?}: {:.2} bytes per state for {sb}-byte states",
             g.store.bytes() as f64 / states as f64
         );
+        // The fast form: a byte per slot (every value here is within ±127), and the index
+        // within as many bytes again (its growth is chosen by the state size for that).
+        let opts = ExploreOptions { threads: 2, store: StorePolicy::Fast, ..Default::default() };
+        let fast = explore_initial(&stepper, &opts).expect("explores");
+        let wb = stepper.lay.len;
+        assert_eq!((fast.states(), fast.store.state_bytes()), (states, wb), "{file} {externs:?}");
+        assert!(
+            fast.store.bytes() <= 2 * states * wb + 4096 + 64 * 8 * 8,
+            "{file} {externs:?}: fast form, {:.2} bytes per state for {wb}-byte states",
+            fast.store.bytes() as f64 / states as f64
+        );
     }
 }
 
@@ -95,8 +107,8 @@ fn fields_that_widen_mid_exploration_change_no_count() {
     for reduce in [false, true] {
         let run = |threads: usize| {
             let symmetry = group.clone().filter(|_| reduce);
-            let g = explore_initial(&stepper, &ExploreOptions { threads, symmetry, ..Default::default() })
-                .expect("explores");
+            let opts = ExploreOptions { threads, symmetry, store: StorePolicy::Compact, ..Default::default() };
+            let g = explore_initial(&stepper, &opts).expect("explores");
             assert!(g.stopped.is_none() && g.error.is_none());
             (g.states(), g.transitions, g.deadlocks, g.store.refits(), g.store.state_bytes(), g.parent.to_vec())
         };

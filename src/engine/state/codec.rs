@@ -245,6 +245,47 @@ impl Codec {
     }
 }
 
+/// The values each slot took over some states (`add`), for fields that hold exactly them
+/// (`codec`): a fast store's fields when it turns compact (`StateStore::compact`).
+pub(crate) struct SlotRanges {
+    /// Per slot: the least and greatest value other than ⊥ (`lo > hi`: none), and whether
+    /// ⊥ was seen.
+    slots: Vec<(i32, i32, bool)>,
+}
+
+impl SlotRanges {
+    pub(crate) fn new(stride: usize) -> SlotRanges {
+        SlotRanges { slots: vec![(i32::MAX, i32::MIN, false); stride] }
+    }
+
+    #[inline]
+    pub(crate) fn add(&mut self, s: &[i32]) {
+        for (r, &v) in self.slots.iter_mut().zip(s) {
+            if v == BOT {
+                r.2 = true;
+            } else {
+                r.0 = r.0.min(v);
+                r.1 = r.1.max(v);
+            }
+        }
+    }
+
+    /// The narrowest fields holding every value added.
+    pub(crate) fn codec(&self) -> Codec {
+        Codec::placed(
+            self.slots
+                .iter()
+                .map(|&(lo, hi, bot)| {
+                    let span = if lo <= hi { (i64::from(hi) - i64::from(lo) + 1) as u64 } else { 0 };
+                    let need = span + u64::from(bot);
+                    let bits = if need <= 1 { 0 } else { (u64::BITS - (need - 1).leading_zeros()) as u8 };
+                    SlotCode { lo: if lo <= hi { lo } else { 0 }, bits, bot, shift: 0, starts_word: false, word: 0 }
+                })
+                .collect(),
+        )
+    }
+}
+
 /// Stored forms of up to this many words are coded from their parent's in place
 /// (`Codec::pack_from`); longer ones are coded whole.
 const SMALL_WORDS: usize = 8;

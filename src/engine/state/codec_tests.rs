@@ -180,3 +180,43 @@ fn a_field_of_no_bits_after_a_full_word_round_trips() {
         assert_eq!(decoded(&c, &b), s);
     }
 }
+
+/// Bits for `codes` distinct codes, by counting: the least `b` with `2^b >= codes`.
+fn bits_for(codes: u64) -> u8 {
+    let mut b = 0;
+    while (1u64 << b) < codes {
+        b += 1;
+    }
+    b
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn fields_from_the_ranges_hold_exactly_the_states_added(len in 1usize..40, seed in states(40)) {
+        let seen: Vec<Vec<i32>> = seed.iter().map(|s| s[..len].to_vec()).collect();
+        let mut ranges = SlotRanges::new(len);
+        for s in &seen {
+            ranges.add(s);
+        }
+        let c = ranges.codec();
+        // Each field as wide as the distinct codes of its slot need (the span of its values,
+        // and one for ⊥), computed from the states.
+        let want: Vec<u8> = (0..len)
+            .map(|k| {
+                let defined: Vec<i64> = seen.iter().map(|s| s[k]).filter(|&v| v != BOT).map(i64::from).collect();
+                let span = match (defined.iter().min(), defined.iter().max()) {
+                    (Some(lo), Some(hi)) => (hi - lo + 1) as u64,
+                    _ => 0,
+                };
+                bits_for(span + u64::from(seen.iter().any(|s| s[k] == BOT)))
+            })
+            .collect();
+        prop_assert_eq!(c.bits().collect::<Vec<_>>(), want);
+        for s in &seen {
+            let b = code_of(&c, s).expect("an added state fits");
+            prop_assert_eq!(&decoded(&c, &b), s);
+        }
+    }
+}

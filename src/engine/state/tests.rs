@@ -56,7 +56,7 @@ fn parent_bucket_sort_orders_like_a_full_sort() {
 /// `threads` threads: the ids of the insertions, the keys and the stored states.
 fn big_batch(threads: usize, n: u32) -> (Vec<u32>, Vec<u64>, Vec<Vec<i32>>) {
     let state = |x: u32| [(x / 1000) as i32, (x % 1000) as i32];
-    let mut s = StateStore::for_threads(2, threads);
+    let mut s = StateStore::compact_for_threads(2, threads);
     s.refit(&[vec![0, 0], vec![(2 * n / 1000) as i32, 999]]);
     let mut enc = vec![0u8; s.state_bytes()];
     for x in 0..1000 {
@@ -104,7 +104,7 @@ fn stored_states_are_found_while_other_threads_insert_and_grow_the_tables() {
     // insertions that replace tables; every one must find its state's id, and no
     // stored state may be taken for a new one.
     let state = |x: u32| [(x >> 16) as i32, (x & 0xFFFF) as i32];
-    let mut s = StateStore::for_threads(2, 4);
+    let mut s = StateStore::compact_for_threads(2, 4);
     s.refit(&[state(0).to_vec(), state(u32::MAX).to_vec()]);
     let sb = s.state_bytes();
     let old = 5_000u32;
@@ -172,7 +172,7 @@ fn store_widens() {
     // a value outside a field's window makes it the narrowest that covers the old window
     // and the value (and ⊥ once seen), in at least one more bit, extended towards the
     // value.
-    let mut s = StateStore::new(2);
+    let mut s = StateStore::compact_for_threads(2, 1);
     assert_eq!(s.insert(&[1, BOT]), (0, true));
     assert_eq!((s.slot_bits(), s.state_bytes()), (vec![0, 0], 1));
     assert_eq!(s.insert(&[-127, 127]), (1, true));
@@ -203,4 +203,50 @@ fn masks() {
     assert!(!Layout::has_bit(&st, 1, 32));
     Layout::clear_bit(&mut st, 1, 31);
     assert!(!Layout::has_bit(&st, 1, 31));
+}
+
+#[test]
+fn a_fast_store_turned_compact_keeps_its_ids_and_goes_on() {
+    // Slot 0 counts past a byte (the fast form widens to 2 bytes a slot, re-encoding its
+    // states), slot 1 takes 0..=9 and ⊥, slot 2 never changes.
+    let state = |i: i32| [i, if i % 11 == 10 { BOT } else { i % 11 }, 7];
+    let mut s = StateStore::new(3);
+    for i in 0..1000 {
+        assert_eq!(s.insert(&state(i)), (i as u32, true));
+    }
+    assert!(!s.is_compact());
+    assert_eq!((s.width(), s.state_bytes()), (2, 6));
+    s.compact();
+    assert!(s.is_compact());
+    // Fields that hold exactly the values stored, worked out by hand: 0..=999 in 10 bits,
+    // 0..=9 and ⊥ in 4, the constant in none: 14 bits, 2 bytes.
+    assert_eq!(s.slot_bits(), vec![10, 4, 0]);
+    assert_eq!((s.state_bytes(), s.refits()), (2, 0));
+    for i in 0..1000 {
+        assert_eq!(s.get(i as u32), state(i).to_vec());
+        assert_eq!(s.find(&state(i)), Some(i as u32));
+        assert_eq!(s.insert(&state(i)), (i as u32, false));
+    }
+    // A value outside the fields widens them; every id stays.
+    assert_eq!(s.insert(&[5000, 3, 7]), (1000, true));
+    assert_eq!(s.refits(), 1);
+    assert_eq!(s.insert(&state(999)), (999, false));
+    assert_eq!(s.get(1000), vec![5000, 3, 7]);
+}
+
+#[test]
+fn auto_turns_compact_only_past_half_the_memory_bound_without_successor_lists() {
+    use crate::limits::{Limits, MemorySource};
+    // A bound of 2 bytes: any process takes more than half of it; a bound of 2^60 bytes: none
+    // takes half of it.
+    let tight = Limits::new(None, None, Some((2, MemorySource::User)), None);
+    let loose = Limits::new(None, None, Some((1 << 60, MemorySource::User)), None);
+    assert!(StorePolicy::Auto.compact_now(10, false, &tight));
+    assert!(!StorePolicy::Auto.compact_now(10, true, &tight));
+    assert!(!StorePolicy::Auto.compact_now(10, false, &loose));
+    assert!(!StorePolicy::Auto.compact_now(10, false, &Limits::none()));
+    assert!(!StorePolicy::Fast.compact_now(10, false, &tight));
+    assert!(!StorePolicy::Compact.compact_now(10, false, &tight));
+    assert!(StorePolicy::CompactPast(9).compact_now(10, true, &loose));
+    assert!(!StorePolicy::CompactPast(10).compact_now(10, false, &tight));
 }
