@@ -43,8 +43,11 @@ fn run(
     verify(m, b, &opts).expect("no run-time error")
 }
 
-/// Each property's name, verdict and counterexample, and the counts.
-fn outcomes(r: &VerifyReport) -> (Vec<(String, &'static str, Option<labs::trace::Trace>)>, [u64; 3]) {
+/// Each property's name, verdict and counterexample.
+type Results = Vec<(String, &'static str, Option<labs::trace::Trace>)>;
+
+/// The results, and the counts (states, transitions, deadlocks).
+fn outcomes(r: &VerifyReport) -> (Results, [u64; 3]) {
     let results = r.results.iter().map(|x| (x.property.clone(), x.verdict.as_str(), x.trace.clone())).collect();
     (results, [r.stats.states, r.stats.transitions, r.stats.deadlocks])
 }
