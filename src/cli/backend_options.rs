@@ -18,6 +18,7 @@ pub(crate) const OWNERS: &[(&str, &str, &[Backend])] = &[
     ("verify", "no_reduction", NATIVE),
     ("verify", "exhaustive", NATIVE),
     ("verify", "edges", NATIVE),
+    ("verify", "store", NATIVE),
     ("verify", "check_analysis", NATIVE),
     ("verify", "max_states", NATIVE_LNT),
     ("verify", "workflow", FILES),

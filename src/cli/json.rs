@@ -91,6 +91,11 @@ pub(crate) enum StatsDoc {
         reduction: Option<String>,
         /// Whether the checks read kept successor lists, and why (`--edges`).
         edges: EdgesDoc,
+        /// `fast` or `compact`: the form the states were stored in at the end (`--store`).
+        store_form: &'static str,
+        /// The states stored when the store turned compact (absent: it did not switch).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        compacted_at: Option<u64>,
     },
     Lts {
         seconds: f64,
@@ -165,6 +170,8 @@ impl<'a> VerifyDoc<'a> {
                 decided_early: st.decided_early,
                 reduction: st.reduction.clone(),
                 edges: EdgesDoc { lists: if st.edges.kept() { "kept" } else { "recomputed" }, why: st.edges },
+                store_form: if st.compact_store { "compact" } else { "fast" },
+                compacted_at: st.compacted_at,
             },
             stopped: r.stopped,
             lnt: None,

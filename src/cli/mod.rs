@@ -22,6 +22,7 @@ mod verify_files;
 pub(crate) use failure::{Failure, exit};
 
 use crate::engine::Workers;
+use crate::engine::state::StorePolicy;
 use crate::stdout::out;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -63,6 +64,19 @@ enum Edges {
     Keep,
     /// Never keep them: the checks recompute successors (least memory)
     Recompute,
+}
+
+/// `verify --store`: the form the native engine's state store keeps states in.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Store {
+    /// Fast, turning compact once no successor lists are kept and the process takes half of
+    /// the memory bound (--memory, or the memory available)
+    Auto,
+    /// Every slot in 1, 2 or 4 bytes, as the exploration computes states (fastest)
+    Fast,
+    /// Every slot in the bits its values need (least memory; exploration a quarter to a half
+    /// slower)
+    Compact,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +164,9 @@ enum Command {
         /// otherwise compute successors again
         #[arg(long, value_enum, value_name = "WHEN", default_value_t = Edges::Auto)]
         edges: Edges,
+        /// With the native engine: the form in which the visited states are stored
+        #[arg(long, value_enum, value_name = "FORM", default_value_t = Store::Auto)]
+        store: Store,
         /// With the native engine: check every reached state against the value analysis and
         /// stop with an internal error if a value lies outside its analysed set (a self-check
         /// of labs; slower; also on, where it applies, when the environment variable
@@ -462,6 +479,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             no_reduction,
             exhaustive,
             edges,
+            store,
             check_analysis,
             quiet,
             report,
@@ -548,6 +566,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     Edges::Auto => crate::engine::EdgePolicy::Auto,
                     Edges::Keep => crate::engine::EdgePolicy::Keep,
                     Edges::Recompute => crate::engine::EdgePolicy::Recompute,
+                },
+                store: match store {
+                    Store::Auto => StorePolicy::Auto,
+                    Store::Fast => StorePolicy::Fast,
+                    Store::Compact => StorePolicy::Compact,
                 },
                 check_analysis,
             };

@@ -30,6 +30,8 @@ pub(crate) struct VerifyArgs {
     pub(crate) exhaustive: bool,
     /// `--edges`.
     pub(crate) edges: engine::EdgePolicy,
+    /// `--store`.
+    pub(crate) store: engine::state::StorePolicy,
     /// `--check-analysis`.
     pub(crate) check_analysis: bool,
 }
@@ -112,6 +114,7 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         check_analysis: a.check_analysis,
         exhaustive: a.exhaustive,
         edges: a.edges,
+        store: a.store,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();

@@ -9,7 +9,7 @@
 
 use super::edges::EdgeBudget;
 use super::par::Workers;
-use super::state::{BatchIds, Layout, StateStore, encode_into, hash_bytes, width_needed};
+use super::state::{BatchIds, Layout, StateStore, StorePolicy, encode_into, hash_bytes, width_needed};
 use super::step::{PackedStop, RuntimeError, Stepper, Work};
 use super::symmetry::Group;
 use super::symmetry::canon::CanonScratch;
@@ -59,6 +59,8 @@ pub struct ExploreOptions {
     /// Store one representative per orbit of these permutations of agents (symmetry
     /// reduction): every state, initial or successor, is canonicalised before it is looked up.
     pub symmetry: Option<Arc<Group>>,
+    /// The form the store keeps states in (`--store`).
+    pub store: StorePolicy,
 }
 
 impl ExploreOptions {
@@ -84,6 +86,8 @@ pub struct Graph {
     pub(crate) has_edges: bool,
     /// The number of stored states when the lists were dropped (`ExploreOptions::edge_budget`).
     pub(crate) edges_dropped_at: Option<u64>,
+    /// The number of stored states when the store turned compact (`StorePolicy`).
+    pub(crate) compacted_at: Option<u64>,
     /// `None` when every reachable state was expanded.
     pub stopped: Option<StopReason>,
     /// A run-time error met while expanding `state`.
@@ -162,6 +166,9 @@ struct ChunkOut {
     error: Option<(u32, String)>,
     /// Width needed by a successor that does not fit the store's width; the chunk stops.
     widen: usize,
+    /// A successor that does not fit the store's fields (`StateStore::refit`); the chunk
+    /// stops.
+    refit: Option<Vec<i32>>,
     /// The batch passed `ExploreOptions::too_many` states; the chunk stops.
     too_many: bool,
     /// `Graph::lassos` of these parents.
@@ -182,13 +189,23 @@ struct Expansion<'a> {
     free: &'a [u8],
 }
 
-/// The packed successors of one parent and their hashes, waiting to be looked up.
+/// The successors of one parent, stored form and hash, waiting to be looked up.
 #[derive(Default)]
 struct Pending {
     parent: u32,
-    /// `hs.len()` packed states.
+    /// The successors in the working form (`successors_packed`).
     encs: Vec<u8>,
+    /// `hs.len()` states in the stored form (compact stores only).
+    stored: Vec<u8>,
     hs: Vec<u64>,
+}
+
+impl Pending {
+    /// The successors in the stored form: a fast store's is the working form.
+    #[inline]
+    fn stored(&self, compact: bool) -> &[u8] {
+        if compact { &self.stored } else { &self.encs }
+    }
 }
 
 /// Expands parents `ids` in a three-stage pipeline, so that the cache misses of the lookups
@@ -202,8 +219,11 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
     let mut w = Work::default();
     let mut canon = CanonScratch::default();
     let mut st = Vec::new();
+    let mut parent = Vec::new();
     let width = store.width();
-    let sb = store.state_bytes();
+    let (wb, sb) = (store.work_bytes(), store.state_bytes());
+    // A fast store keeps the working form: the successors are hashed and stored as generated.
+    let compact = store.is_compact();
     let mut ring: [Pending; 3] = Default::default();
     let mut out = ChunkOut::default();
     let mut order = Vec::new();
@@ -214,8 +234,9 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
         if mark != 0 && p.hs.is_empty() {
             out.lassos |= mark;
         }
+        let stored = p.stored(compact);
         for (n, &h) in p.hs.iter().enumerate() {
-            let enc = &p.encs[n * sb..(n + 1) * sb];
+            let enc = &stored[n * sb..(n + 1) * sb];
             let r = store.insert_shared(enc, h, ((p.parent as u64) << 32) | n as u64);
             if mark != 0 {
                 // A state new in this batch gets an id above every parent of the batch.
@@ -230,7 +251,7 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
         if keep {
             out.counts.push(p.hs.len() as u32);
         } else {
-            let d = count_distinct(&p.hs, &p.encs, sb, order);
+            let d = count_distinct(&p.hs, stored, sb, order);
             out.distinct += d as u64;
             out.deadlocks += (d == 0) as u64;
         }
@@ -254,18 +275,36 @@ fn expand_chunk(stepper: &Stepper, store: &StateStore, ids: std::ops::Range<u32>
             return out;
         }
         let step = (i - first) as usize;
-        store.get_into(i, &mut st);
+        let parent_work: &[u8] = if compact {
+            store.get_work(i, &mut st, &mut parent);
+            &parent
+        } else {
+            store.get_into(i, &mut st);
+            store.packed(i)
+        };
         let cur = &mut ring[step % 3];
         cur.parent = i;
         cur.hs.clear();
         cur.encs.clear();
-        match stepper.successors_packed(&st, store.packed(i), width, &mut w, &mut cur.encs) {
+        match stepper.successors_packed(&st, parent_work, width, &mut w, &mut cur.encs) {
             Ok(n) => {
-                for enc in cur.encs.chunks_exact_mut(sb).take(n) {
+                if compact {
+                    cur.stored.resize(n * sb, 0);
+                }
+                for (k, enc) in cur.encs.chunks_exact_mut(wb).take(n).enumerate() {
                     if let Some(g) = symmetry {
                         g.canonicalise(&stepper.lay, width, enc, &mut canon);
                     }
-                    let h = hash_bytes(enc);
+                    let h = if compact {
+                        let code = &mut cur.stored[k * sb..(k + 1) * sb];
+                        if !store.pack_from(parent_work, i, enc, code) {
+                            out.refit = Some(store.unwork(enc));
+                            return out;
+                        }
+                        hash_bytes(code)
+                    } else {
+                        hash_bytes(enc)
+                    };
                     store.prefetch_slot(h);
                     cur.hs.push(h);
                 }
@@ -455,13 +494,13 @@ fn add_initial(
     };
     let over =
         |g: &Graph| opts.limits.stopped().or_else(|| opts.over_states(g.store.len()).then_some(StopReason::MaxStates));
-    let mut enc = Vec::new();
+    let (mut enc, mut code) = (Vec::new(), Vec::new());
     let mut key = 0u64;
     let mut canon = CanonScratch::default();
     initial(&mut |s| {
         let need = width_needed(s);
         if need > g.store.width() {
-            let stride = g.store.state_bytes() / g.store.width();
+            let stride = g.store.stride();
             if opts.limits.memory().is_some_and(|(b, _)| StateStore::block_bytes(stride, need) > b) {
                 g.stopped = Some(StopReason::Memory);
                 return false;
@@ -469,12 +508,20 @@ fn add_initial(
             flush(g);
             g.store.widen(need);
         }
-        enc.resize(g.store.state_bytes(), 0);
+        enc.resize(g.store.work_bytes(), 0);
         encode_into(s, g.store.width(), &mut enc);
         if let Some(sym) = &opts.symmetry {
             sym.canonicalise(lay, g.store.width(), &mut enc, &mut canon);
         }
-        g.store.insert_shared(&enc, hash_bytes(&enc), key);
+        code.resize(g.store.state_bytes(), 0);
+        if !g.store.pack(&enc, &mut code) {
+            flush(g);
+            g.store.refit(&[g.store.unwork(&enc)]);
+            code.resize(g.store.state_bytes(), 0);
+            let fits = g.store.pack(&enc, &mut code);
+            debug_assert!(fits, "a state fits the fields refitted to it");
+        }
+        g.store.insert_shared(&code, hash_bytes(&code), key);
         key += 1;
         if key.is_multiple_of(BATCH as u64) {
             flush(g);
@@ -513,7 +560,11 @@ fn explore_with(
     let block_fits =
         |width: usize| opts.limits.memory().is_none_or(|(b, _)| StateStore::block_bytes(stride, width) <= b);
     let mut g = Graph {
-        store: StateStore::for_threads(stride, threads),
+        store: if opts.store == StorePolicy::Compact {
+            StateStore::compact_for_threads(stride, threads)
+        } else {
+            StateStore::for_threads(stride, threads)
+        },
         parent: SystemVec::new(),
         n_initial: 0,
         succ_off: vec![0].into(),
@@ -523,6 +574,7 @@ fn explore_with(
         expanded: 0,
         has_edges: opts.keep_edges,
         edges_dropped_at: None,
+        compacted_at: None,
         stopped: None,
         error: None,
         decided_early: false,
@@ -585,8 +637,16 @@ fn explore_with(
             break;
         }
         if widen != 0 {
-            // A successor needs wider slots: re-encode everything and redo the batch.
+            // A successor needs wider slots: redo the batch.
             g.store.widen(widen);
+            continue;
+        }
+        // A successor needs wider fields: re-encode everything and redo the batch. Only the
+        // first misfit in parent order counts (the first chunk that stopped), the one a
+        // single thread meets first, so that the fields do not depend on the thread count.
+        let first_stop = outs.iter().find(|o| o.widen != 0 || o.refit.is_some() || o.error.is_some());
+        if let Some(misfit) = first_stop.and_then(|o| o.refit.as_ref()) {
+            g.store.refit(std::slice::from_ref(misfit));
             continue;
         }
         if let Some(r) = opts.limits.stopped() {
@@ -643,6 +703,11 @@ fn explore_with(
         if keep && opts.edge_budget.is_some_and(over) {
             g.drop_edges();
             keep = false;
+        }
+        // After the lists, which cost more: the store turns compact only once none are kept.
+        if !g.store.is_compact() && opts.store.compact_now(g.store.len(), keep, &opts.limits) {
+            g.store.compact();
+            g.compacted_at = Some(g.store.len() as u64);
         }
         // Called on the last batch too, so that the watch sees every state.
         if watched(&mut g, stored) && next < g.store.len() {

@@ -93,6 +93,8 @@ pub struct VerifyOptions {
     pub exhaustive: bool,
     /// Whether the exploration keeps the successor lists for the checks (`--edges`).
     pub edges: EdgePolicy,
+    /// The form the state store keeps states in (`--store`).
+    pub store: state::StorePolicy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -154,6 +156,10 @@ pub struct Stats {
     pub reduction: Option<String>,
     /// Whether the checks read kept successor lists or recomputed successors, and why.
     pub edges: EdgeUse,
+    /// Whether the store kept the states compact at the end (`--store`).
+    pub compact_store: bool,
+    /// The states stored when the store turned compact during the exploration.
+    pub compacted_at: Option<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -537,6 +543,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         keep_edges: edge_plan.keep,
         edge_budget: edge_plan.budget,
         symmetry: group.clone(),
+        store: opts.store,
     };
     let group = group.as_deref();
     let mut otf = OnTheFly::applies(&props).then(|| {
@@ -672,6 +679,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         decided_early: g.decided_early,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
         edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
+        compact_store: g.store.is_compact(),
+        compacted_at: g.compacted_at,
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
     Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })

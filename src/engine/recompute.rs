@@ -32,7 +32,11 @@ const MANY_CHUNK: usize = 512;
 struct Scratch {
     work: Work,
     state: Vec<i32>,
+    /// The state in the working form.
+    parent: Vec<u8>,
     encs: Vec<u8>,
+    /// A successor in the stored form.
+    code: Vec<u8>,
     canon: CanonScratch,
     ids: Vec<u32>,
 }
@@ -54,22 +58,30 @@ impl Space for Recomputed<'_> {
     fn succs(&self, s: u32, out: &mut Vec<u32>) {
         debug_assert!(self.g.is_expanded(s), "only an expanded state's successors are all stored");
         let store = &self.g.store;
-        let (width, sb) = (store.width(), store.state_bytes());
+        let (width, wb, sb) = (store.width(), store.work_bytes(), store.state_bytes());
         SCRATCH.with_borrow_mut(|sc| {
-            store.get_into(s, &mut sc.state);
+            store.get_work(s, &mut sc.state, &mut sc.parent);
             sc.encs.clear();
-            // The exploration expanded `s` without an error, and stored every successor at
-            // this width.
+            // The exploration expanded `s` without an error, and stored every successor with
+            // these widths.
             let n = self
                 .stepper
-                .successors_packed(&sc.state, store.packed(s), width, &mut sc.work, &mut sc.encs)
+                .successors_packed(&sc.state, &sc.parent, width, &mut sc.work, &mut sc.encs)
                 .unwrap_or_else(|_| panic!("state {s} was expanded without an error"));
             sc.ids.clear();
-            for enc in sc.encs.chunks_exact_mut(sb).take(n) {
+            sc.code.resize(sb, 0);
+            for enc in sc.encs.chunks_exact_mut(wb).take(n) {
                 if let Some(g) = self.symmetry {
                     g.canonicalise(&self.stepper.lay, width, enc, &mut sc.canon);
                 }
-                sc.ids.push(store.id_of(enc, hash_bytes(enc)).expect("an expanded state's successors are stored"));
+                let code: &[u8] = if store.is_compact() {
+                    let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
+                    debug_assert!(fits, "an expanded state's successors are stored");
+                    &sc.code
+                } else {
+                    enc
+                };
+                sc.ids.push(store.id_of(code, hash_bytes(code)).expect("an expanded state's successors are stored"));
             }
             sort_dedup(&mut sc.ids);
             out.extend_from_slice(&sc.ids);

@@ -19,10 +19,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
 
 mod arena;
+mod codec;
 mod encoding;
 mod layout;
 
 use arena::*;
+use codec::{Codec, SlotRanges};
 use encoding::*;
 pub use encoding::{encode_into, encode_slot, hash_bytes, width_needed, width_of};
 pub use layout::{BOT, Layout};
@@ -83,7 +85,7 @@ fn free_slot(table: &[AtomicU64], tag: u32) -> usize {
 }
 
 /// Equality of two packed states of the same length (inlined, 8 bytes at a time).
-#[inline]
+#[inline(always)]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     debug_assert_eq!(a.len(), b.len());
     let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
@@ -100,7 +102,7 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         let n = a.len() - 8;
         return u64::from_ne_bytes(a[n..].try_into().unwrap()) == u64::from_ne_bytes(b[n..].try_into().unwrap());
     }
-    ca.remainder() == cb.remainder()
+    load_le(a) == load_le(b)
 }
 
 /// Hints the CPU to fetch the cache line at `p` (no effect where unsupported; never faults).
@@ -269,28 +271,28 @@ fn find_stored_in(table: &[AtomicU64], arena: &Arena, enc: &[u8], h: u64) -> Opt
 }
 
 /// The shard grows when more than `LOAD_NUM / LOAD_DEN` of its slots are used (`grow`).
-/// Growing by a quarter keeps the load between 0.64 and 0.8, so the index costs 10–12.5 bytes
-/// per state (8-byte entries), which keeps the store within twice the packed size for states
-/// of 13 bytes or more; but every entry is then moved about four times over a run. Larger
-/// states can afford a lower load, hence fewer moves (`growth_quarters`). Linear probing is
-/// still short at 0.8 because most probes stop at a mismatching tag without reading the
-/// state.
+/// Growing by a fifth keeps the load between 2/3 and 0.8, so the index costs 10–12 bytes per
+/// state (8-byte entries); but every entry is then moved about five times over a run (cheap:
+/// the entries keep their order, so a move is a streaming copy). Larger states can afford a
+/// lower load, hence fewer moves (`growth_twentieths`). Linear probing is still short at 0.8
+/// because most probes stop at a mismatching tag without reading the state.
 const LOAD_NUM: usize = 4;
 const LOAD_DEN: usize = 5;
 /// Slots of a shard's table at first.
 const MIN_SLOTS: usize = 4;
 
-/// By how many quarters a table grows, for states of `sb` bytes: the largest growth whose
-/// lowest load (0.8 / growth) keeps index and state within twice the state, with 4 bytes
-/// per state to spare for the arena's last block and the batch buffers. Doubling costs up
-/// to 20 bytes per state, growing by half 15, by a quarter 12.5.
-fn growth_quarters(sb: usize) -> usize {
+/// By how many twentieths a table grows, for states of `sb` bytes: at most 12 bytes of index
+/// per state below 19 bytes (a fifth), and otherwise the largest growth whose lowest load
+/// (0.8 / growth) keeps index and state within twice the state, with 4 bytes per state to
+/// spare for the arena's last block and the batch buffers. Doubling costs up to 20 bytes per
+/// state, growing by half 15.
+fn growth_twentieths(sb: usize) -> usize {
     if sb >= 24 {
-        4
+        20
     } else if sb >= 19 {
-        2
+        10
     } else {
-        1
+        4
     }
 }
 
@@ -299,9 +301,10 @@ impl Shard {
         Shard { table: empty_table(cap), ..Default::default() }
     }
 
-    /// Capacity for `n` entries right after a rebuild.
+    /// Capacity for `n` entries right after a rebuild: the load right after growing by a
+    /// fifth (2/3), so that the index stays within 12 bytes per state.
     fn capacity_for(n: usize) -> usize {
-        (n * LOAD_DEN / LOAD_NUM * 5 / 4 + 2).max(MIN_SLOTS)
+        (n * LOAD_DEN / LOAD_NUM * 6 / 5 + 2).max(MIN_SLOTS)
     }
 
     #[inline]
@@ -348,10 +351,10 @@ impl Shard {
         }
     }
 
-    /// Grows the table by `quarters` quarters; entries move by their tag (no rehashing of the
-    /// packed bytes). Returns the table replaced.
-    fn grow(&mut self, quarters: usize) -> Vec<AtomicU64> {
-        let cap = (self.table.len() + self.table.len() * quarters / 4).max(MIN_SLOTS);
+    /// Grows the table by `twentieths` twentieths; entries move by their tag (no rehashing of
+    /// the packed bytes). Returns the table replaced.
+    fn grow(&mut self, twentieths: usize) -> Vec<AtomicU64> {
+        let cap = self.table.len() + (self.table.len() * twentieths / 20).max(MIN_SLOTS);
         let table = empty_table(cap);
         for x in &self.table {
             let x = x.load(Ordering::Relaxed);
@@ -371,7 +374,7 @@ impl Shard {
     /// Grows the table if one more entry would exceed the load; returns the table replaced.
     #[inline]
     fn grow_if_full(&mut self, sb: usize) -> Option<Vec<AtomicU64>> {
-        ((self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM).then(|| self.grow(growth_quarters(sb)))
+        ((self.used + 1) * LOAD_DEN > self.table.len() * LOAD_NUM).then(|| self.grow(growth_twentieths(sb)))
     }
 }
 
@@ -441,10 +444,20 @@ fn sort_by_key_parent(all: &mut Vec<(u64, u32, u32)>) {
 /// threads can insert at once. Insertion is two-phase: `insert_shared` (any thread) records
 /// states new to the batch with their smallest discovery key; `finish_batch` (one thread)
 /// then numbers them in key order, which makes ids independent of the thread schedule.
-/// Every slot is stored in `width` bytes (1, 2 or 4); `widen` re-encodes everything.
+/// The stepper hands states over in the working form (every slot in `width` bytes, 1, 2
+/// or 4, `encoding.rs`). The store keeps them in one of two forms: the working form itself
+/// (*fast*: nothing to code), or coded by `codec` (*compact*, `codec.rs`), each slot in a
+/// bit field as wide as its values need. A store starts fast or compact and may turn compact
+/// once (`compact`). `widen` changes the working width, `refit` the compact fields (each
+/// re-encodes what the change touches).
 pub struct StateStore {
     stride: usize,
     width: usize,
+    /// Whether states are stored coded by `codec` (otherwise in the working form).
+    compact: bool,
+    codec: Codec,
+    /// How many times the fields were widened (`refit`).
+    refits: u32,
     arena: Arena,
     count: usize,
     /// The index has `2^shard_bits` shards, chosen by the top bits of the hash.
@@ -454,6 +467,43 @@ pub struct StateStore {
     /// reading one (`ShardCell::find_stored`), so they are freed when the batch ends (only
     /// those with at least `LOCK_FREE_MIN_SLOTS` slots: the others are never read so).
     retired: SpinLock<Vec<Vec<AtomicU64>>>,
+}
+
+/// The form a store keeps its states in (`--store`). The form changes no result: ids follow
+/// discovery keys, whatever the bytes stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StorePolicy {
+    /// Fast, turning compact once no successor lists are kept and the process's resident
+    /// memory passes half of the memory bound (`AUTO_SHARE`).
+    #[default]
+    Auto,
+    /// The working form, whatever it costs (1, 2 or 4 bytes per slot).
+    Fast,
+    /// Compact from the first state: each slot in the bits its values need.
+    Compact,
+    /// Fast, turning compact once more than this many states are stored (the tests' way to
+    /// switch at a chosen point).
+    CompactPast(u64),
+}
+
+/// The share of the memory bound a fast store may let the process take (1 / `AUTO_SHARE`),
+/// as the successor lists may (`edges::AUTO_SHARE`): coding the compact form makes the
+/// exploration a quarter to a half slower, so it waits until memory is short, and the
+/// lists, which cost more, go first.
+const AUTO_SHARE: u64 = 2;
+
+impl StorePolicy {
+    /// Whether a fast store holding `states` states turns compact now; `edges_kept`: the
+    /// exploration still keeps successor lists.
+    pub(crate) fn compact_now(self, states: usize, edges_kept: bool, limits: &crate::limits::Limits) -> bool {
+        match self {
+            StorePolicy::Fast | StorePolicy::Compact => false,
+            StorePolicy::CompactPast(n) => states as u64 > n,
+            StorePolicy::Auto => {
+                !edges_kept && limits.memory().is_some_and(|(b, _)| crate::limits::resident_bytes() > b / AUTO_SHARE)
+            }
+        }
+    }
 }
 
 /// What `finish_batch` returns: the batch's discovery keys in id order, and per shard the
@@ -484,11 +534,23 @@ impl StateStore {
         StateStore::with_shard_bits(stride, if threads <= 1 { SHARD_BITS_ONE_THREAD } else { SHARD_BITS })
     }
 
+    /// A store for `threads` inserting threads that keeps its states compact from the first
+    /// one.
+    pub(crate) fn compact_for_threads(stride: usize, threads: usize) -> StateStore {
+        let mut s = StateStore::for_threads(stride, threads);
+        s.compact = true;
+        s.arena.sb = s.codec.bytes();
+        s
+    }
+
     fn with_shard_bits(stride: usize, shard_bits: u32) -> StateStore {
         StateStore {
             stride,
             width: 1,
+            compact: false,
             arena: Arena { sb: stride, blocks: Vec::new() },
+            codec: Codec::new(stride),
+            refits: 0,
             count: 0,
             shard_bits,
             shards: (0..1 << shard_bits).map(|_| ShardCell::new(Shard::with_capacity(MIN_SLOTS))).collect(),
@@ -501,7 +563,8 @@ impl StateStore {
     }
 
     /// The address space one arena block reserves for states of `stride` slots of `width`
-    /// bytes (reserved at once, backed by memory only as it is written).
+    /// bytes (reserved at once, backed by memory only as it is written): a bound on the
+    /// coded states' block, whose fields hold no more than the working form's slots.
     pub(crate) fn block_bytes(stride: usize, width: usize) -> u64 {
         (stride as u64).saturating_mul(width as u64).saturating_mul(BLOCK as u64)
     }
@@ -510,17 +573,44 @@ impl StateStore {
         self.count == 0
     }
 
-    /// Slot width in bytes (1, 2 or 4).
-    pub(crate) fn width(&self) -> usize {
+    /// Slot width of the working form in bytes (1, 2 or 4).
+    pub fn width(&self) -> usize {
         self.width
+    }
+
+    /// Bytes of a state in the working form (`width()` bytes per slot).
+    pub(crate) fn work_bytes(&self) -> usize {
+        self.stride * self.width
     }
 
     /// Bytes per stored state in the arena.
     pub fn state_bytes(&self) -> usize {
-        self.stride * self.width
+        self.arena.sb
     }
 
-    /// The packed bytes of state `i`.
+    /// Slots per state.
+    pub(crate) fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Whether the states are stored compact (coded), not in the working form.
+    #[inline]
+    pub fn is_compact(&self) -> bool {
+        self.compact
+    }
+
+    /// Each slot's field width in the stored form, in bits.
+    #[cfg(test)]
+    pub(crate) fn slot_bits(&self) -> Vec<u8> {
+        self.codec.bits().collect()
+    }
+
+    /// How many times the fields were widened so far.
+    pub fn refits(&self) -> u32 {
+        self.refits
+    }
+
+    /// The stored bytes of state `i`.
     #[inline]
     pub fn packed(&self, i: u32) -> &[u8] {
         self.arena.get(i)
@@ -529,7 +619,116 @@ impl StateStore {
     /// State `i`, decoded into `out`.
     #[inline]
     pub fn get_into(&self, i: u32, out: &mut Vec<i32>) {
-        decode(self.arena.get(i), self.width, out);
+        if self.compact {
+            self.codec.decode(self.arena.get(i), out);
+        } else {
+            decode(self.arena.get(i), self.width, out);
+        }
+    }
+
+    /// State `i`, decoded into `out`, and in the working form into `work`.
+    #[inline]
+    pub(crate) fn get_work(&self, i: u32, out: &mut Vec<i32>, work: &mut Vec<u8>) {
+        self.get_into(i, out);
+        if !self.compact {
+            work.clear();
+            work.extend_from_slice(self.arena.get(i));
+            return;
+        }
+        work.resize(self.work_bytes(), 0);
+        let fits = encode_into(out, self.width, work);
+        debug_assert!(fits, "a stored state fits the working width");
+    }
+
+    /// Codes the working form `work` into `out` (`state_bytes()` long); false when a value
+    /// does not fit its field (`refit`).
+    #[inline]
+    pub(crate) fn pack(&self, work: &[u8], out: &mut [u8]) -> bool {
+        if !self.compact {
+            out.copy_from_slice(work);
+            return true;
+        }
+        match self.width {
+            1 => self.codec.pack::<1>(work, out),
+            2 => self.codec.pack::<2>(work, out),
+            _ => self.codec.pack::<4>(work, out),
+        }
+    }
+
+    /// `pack` for a successor `work` of the stored state `base` (whose working form is
+    /// `base_work`): only the slots that differ are coded again.
+    #[inline]
+    pub(crate) fn pack_from(&self, base_work: &[u8], base: u32, work: &[u8], out: &mut [u8]) -> bool {
+        if !self.compact {
+            out.copy_from_slice(work);
+            return true;
+        }
+        let base = self.arena.get(base);
+        match self.width {
+            1 => self.codec.pack_from::<1>(base_work, base, work, out),
+            2 => self.codec.pack_from::<2>(base_work, base, work, out),
+            _ => self.codec.pack_from::<4>(base_work, base, work, out),
+        }
+    }
+
+    /// The working form `work`, decoded (for a state that does not fit the fields).
+    pub(crate) fn unwork(&self, work: &[u8]) -> Vec<i32> {
+        let mut s = Vec::with_capacity(self.stride);
+        decode(work, self.width, &mut s);
+        s
+    }
+
+    /// Widens the compact fields so that every state of `states` fits, and re-encodes every
+    /// stored state (drops the current batch). The first states of a store set its fields
+    /// exactly.
+    pub(crate) fn refit(&mut self, states: &[Vec<i32>]) {
+        debug_assert!(self.compact, "only compact stores have fields to widen");
+        let Some(first) = states.first() else { return };
+        let mut codec = if self.count == 0 { Codec::exact(first) } else { self.codec.clone() };
+        for s in states {
+            codec = codec.widened(s);
+        }
+        self.recode(codec);
+        self.refits += 1;
+    }
+
+    /// Turns a fast store compact: fields that hold exactly the values of the stored states,
+    /// every state re-encoded (drops the current batch). Ids, and so every result, stay.
+    pub(crate) fn compact(&mut self) {
+        if self.compact {
+            return;
+        }
+        let mut ranges = SlotRanges::new(self.stride);
+        let mut dec = Vec::new();
+        for id in 0..self.count as u32 {
+            self.get_into(id, &mut dec);
+            ranges.add(&dec);
+        }
+        let codec = if self.count == 0 { Codec::new(self.stride) } else { ranges.codec() };
+        self.recode(codec);
+        self.compact = true;
+    }
+
+    /// Stores every state in the compact form of `codec` (which holds them all), then
+    /// rebuilds the index. Each block of the old arena is freed as soon as it is re-encoded,
+    /// so the memory held grows by at most a block of the new form.
+    fn recode(&mut self, codec: Codec) {
+        let old = std::mem::replace(&mut self.arena, Arena { sb: codec.bytes(), blocks: Vec::new() });
+        let (mut dec, mut enc) = (Vec::new(), vec![0u8; codec.bytes()]);
+        for block in old.blocks {
+            for b in block.chunks_exact(old.sb) {
+                if self.compact {
+                    self.codec.decode(b, &mut dec);
+                } else {
+                    decode(b, self.width, &mut dec);
+                }
+                let fits = codec.encode(&dec, &mut enc);
+                debug_assert!(fits, "the new fields hold every stored state");
+                self.arena.push(&enc);
+            }
+        }
+        self.codec = codec;
+        self.rebuild();
     }
 
     /// State `i`.
@@ -560,7 +759,7 @@ impl StateStore {
 
     pub fn find(&self, s: &[i32]) -> Option<u32> {
         let mut enc = vec![0u8; self.state_bytes()];
-        if !encode_into(s, self.width, &mut enc) {
+        if !self.encode(s, &mut enc) {
             return None;
         }
         let h = hash_bytes(&enc);
@@ -583,7 +782,7 @@ impl StateStore {
         c.find_stored(&self.arena, enc, h).or_else(|| find_stored_in(&c.shard.lock().table, &self.arena, enc, h))
     }
 
-    /// Batch insertion of a packed state (`enc`, encoded at `width()`, `h = hash_bytes(enc)`)
+    /// Batch insertion of a stored state (`enc`, coded by `pack`, `h = hash_bytes(enc)`)
     /// with discovery key `key`; safe from several threads. Returns a reference to resolve
     /// with `BatchIds::resolve` after `finish_batch`.
     #[inline]
@@ -765,21 +964,32 @@ impl StateStore {
         self.rebuild();
     }
 
-    /// Re-encodes every state with `width` bytes per slot (drops the current batch).
+    /// Makes the working form `width` bytes per slot (drops the current batch). A compact
+    /// store's states do not change; a fast store's are re-encoded at the new width.
     pub(crate) fn widen(&mut self, width: usize) {
-        if width > self.width {
-            let sb = self.stride * width;
-            let mut arena = Arena { sb, blocks: Vec::new() };
-            let (mut dec, mut enc) = (Vec::new(), vec![0u8; sb]);
-            for id in 0..self.count as u32 {
-                self.get_into(id, &mut dec);
-                encode_into(&dec, width, &mut enc);
-                arena.push(&enc);
-            }
-            self.arena = arena;
-            self.width = width;
+        if self.compact || width <= self.width {
+            self.width = self.width.max(width);
+            self.rebuild();
+            return;
         }
+        let (old, old_width) =
+            (std::mem::replace(&mut self.arena, Arena { sb: self.stride * width, blocks: Vec::new() }), self.width);
+        let (mut dec, mut enc) = (Vec::new(), vec![0u8; self.stride * width]);
+        for block in old.blocks {
+            for b in block.chunks_exact(old.sb) {
+                decode(b, old_width, &mut dec);
+                encode_into(&dec, width, &mut enc);
+                self.arena.push(&enc);
+            }
+        }
+        self.width = width;
         self.rebuild();
+    }
+
+    /// Codes `s` in the stored form into `out` (`state_bytes()` long); false when a value
+    /// does not fit (the working width or the compact fields).
+    fn encode(&self, s: &[i32], out: &mut [u8]) -> bool {
+        if self.compact { self.codec.encode(s, out) } else { encode_into(s, self.width, out) }
     }
 
     /// Rebuilds the index from the arena.
@@ -811,7 +1021,11 @@ impl StateStore {
             self.widen(need);
         }
         let mut enc = vec![0u8; self.state_bytes()];
-        encode_into(s, self.width, &mut enc);
+        if !self.encode(s, &mut enc) {
+            self.refit(&[s.to_vec()]);
+            enc.resize(self.state_bytes(), 0);
+            self.codec.encode(s, &mut enc);
+        }
         let h = hash_bytes(&enc);
         let r = self.insert_shared(&enc, h, 0);
         let ids = self.finish_batch();
@@ -820,200 +1034,4 @@ impl StateStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hash_of_a_remainder_is_that_of_the_zero_padded_word() {
-        // The overlapping load must give the value of the padded copy (the hash of every
-        // length and content, compared with a plain reference implementation).
-        fn reference(b: &[u8]) -> u64 {
-            const K: u64 = 0x9E37_79B9_7F4A_7C15;
-            let mut h = b.len() as u64;
-            for c in b.chunks(8) {
-                let mut buf = [0u8; 8];
-                buf[..c.len()].copy_from_slice(c);
-                h = (h ^ u64::from_le_bytes(buf)).wrapping_mul(K).rotate_left(31);
-            }
-            h ^= h >> 33;
-            h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-            h ^= h >> 33;
-            h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-            h ^ (h >> 33)
-        }
-        let bytes: Vec<u8> = (0..40u32).map(|i| (i.wrapping_mul(97) ^ 0xA5) as u8).collect();
-        for len in 0..=bytes.len() {
-            assert_eq!(hash_bytes(&bytes[..len]), reference(&bytes[..len]), "length {len}");
-        }
-    }
-
-    #[test]
-    fn parent_bucket_sort_orders_like_a_full_sort() {
-        // Keys from a pseudo-random generator: dense parents (the counting sort), sparse
-        // parents (the fallback), one parent (initial states), and empty.
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        for (parents, n) in [(100u64, 500usize), (1 << 30, 300), (1, 200), (5, 0)] {
-            let mut all: Vec<(u64, u32, u32)> =
-                (0..n).map(|i| (((7 + rnd() % parents) << 32) | (rnd() % 50), i as u32, (i * 3) as u32)).collect();
-            let mut want = all.clone();
-            want.sort_by_key(|x| x.0);
-            sort_by_key_parent(&mut all);
-            assert_eq!(all.iter().map(|x| x.0).collect::<Vec<_>>(), want.iter().map(|x| x.0).collect::<Vec<_>>());
-            let mut got_items = all.clone();
-            got_items.sort();
-            want.sort();
-            assert_eq!(got_items, want, "the same items");
-        }
-    }
-
-    /// One batch of `n` states (after 1,000 earlier ones), each inserted twice, finished on
-    /// `threads` threads: the ids of the insertions, the keys and the stored states.
-    fn big_batch(threads: usize, n: u32) -> (Vec<u32>, Vec<u64>, Vec<Vec<i32>>) {
-        let state = |x: u32| [(x / 1000) as i32, (x % 1000) as i32];
-        let mut s = StateStore::for_threads(2, threads);
-        s.widen(2);
-        let mut enc = vec![0u8; s.state_bytes()];
-        for x in 0..1000 {
-            encode_into(&state(n + x), s.width(), &mut enc);
-            s.insert_shared(&enc, hash_bytes(&enc), x as u64);
-        }
-        let workers = Workers::new(threads);
-        s.finish_batch_on(&workers);
-        let mut refs = Vec::new();
-        for k in 0..n {
-            // States in a scrambled order (7919 is prime), keys in insertion order.
-            encode_into(&state((u64::from(k) * 7919 % u64::from(n)) as u32), s.width(), &mut enc);
-            let h = hash_bytes(&enc);
-            let key = (u64::from(k / 4) << 32) | u64::from(k % 4);
-            refs.push(s.insert_shared(&enc, h, key + (u64::from(n) << 32)));
-            refs.push(s.insert_shared(&enc, h, key));
-        }
-        let b = s.finish_batch_on(&workers);
-        let ids = refs.iter().map(|&r| b.resolve(r)).collect();
-        (ids, b.keys, (0..s.len() as u32).map(|i| s.get(i)).collect())
-    }
-
-    #[test]
-    fn finishing_on_several_threads_numbers_like_one() {
-        // More states than an arena block, so the copy crosses into a new block.
-        let n = BLOCK as u32 + 50_000;
-        let one = big_batch(1, n);
-        // Independent of the program: the k-th state inserted has the k-th smallest key, so
-        // it gets the k-th id of the batch, after the 1,000 earlier states.
-        for k in 0..n as usize {
-            assert_eq!(one.0[2 * k], 1000 + k as u32);
-            assert_eq!(one.0[2 * k + 1], 1000 + k as u32);
-            let x = (k as u64 * 7919 % u64::from(n)) as u32;
-            assert_eq!(one.2[1000 + k], vec![(x / 1000) as i32, (x % 1000) as i32]);
-        }
-        assert_eq!(one.1.len(), n as usize);
-        for threads in [2, 3] {
-            assert!(big_batch(threads, n) == one, "{threads} threads");
-        }
-    }
-
-    #[test]
-    fn stored_states_are_found_while_other_threads_insert_and_grow_the_tables() {
-        // Lookups of states stored by an earlier batch take the lock-free path, racing with
-        // insertions that replace tables; every one must find its state's id, and no
-        // stored state may be taken for a new one.
-        let state = |x: u32| [(x >> 16) as i32, (x & 0xFFFF) as i32];
-        let mut s = StateStore::for_threads(2, 4);
-        s.widen(4);
-        let sb = s.state_bytes();
-        let old = 5_000u32;
-        let mut enc = vec![0u8; sb];
-        for x in 0..old {
-            encode_into(&state(x), s.width(), &mut enc);
-            s.insert_shared(&enc, hash_bytes(&enc), u64::from(x));
-        }
-        s.finish_batch_on(&Workers::new(1));
-        let fresh = 100_000u32;
-        let store = &s;
-        std::thread::scope(|scope| {
-            for t in 0..2u32 {
-                scope.spawn(move || {
-                    let mut enc = vec![0u8; sb];
-                    for k in 0..fresh / 2 {
-                        let x = old + 2 * k + t;
-                        encode_into(&state(x), store.width(), &mut enc);
-                        let r = store.insert_shared(&enc, hash_bytes(&enc), u64::from(x));
-                        assert_ne!(r as u32 & NEW, 0, "state {x} is new");
-                    }
-                });
-            }
-            for t in 0..2u32 {
-                scope.spawn(move || {
-                    let mut enc = vec![0u8; sb];
-                    for round in 0..20u32 {
-                        for x in (0..old).map(|i| (i * 7 + round + t) % old) {
-                            encode_into(&state(x), store.width(), &mut enc);
-                            let r = store.insert_shared(&enc, hash_bytes(&enc), u64::MAX);
-                            assert_eq!(r as u32, x, "stored state {x}");
-                        }
-                    }
-                });
-            }
-        });
-        let b = s.finish_batch_on(&Workers::new(2));
-        assert_eq!(s.len(), (old + fresh) as usize);
-        assert_eq!(b.keys, (u64::from(old)..u64::from(old + fresh)).collect::<Vec<_>>());
-        for x in [0, old - 1, old, old + fresh - 1] {
-            assert_eq!(s.find(&state(x)), Some(x));
-        }
-    }
-
-    #[test]
-    fn store_dedups_and_grows() {
-        let mut s = StateStore::new(3);
-        for i in 0..10_000 {
-            let (id, new) = s.insert(&[i, i * 2, BOT]);
-            assert!(new);
-            assert_eq!(id as i32, i);
-        }
-        for i in 0..10_000 {
-            assert_eq!(s.insert(&[i, i * 2, BOT]), (i as u32, false));
-            assert_eq!(s.find(&[i, i * 2, BOT]), Some(i as u32));
-            assert_eq!(s.get(i as u32), vec![i, i * 2, BOT]);
-        }
-        assert_eq!(s.find(&[1, 1, 1]), None);
-        assert_eq!(s.len(), 10_000);
-    }
-
-    #[test]
-    fn store_widens() {
-        let mut s = StateStore::new(2);
-        assert_eq!(s.insert(&[1, BOT]), (0, true));
-        assert_eq!(s.insert(&[-127, 127]), (1, true));
-        assert_eq!(s.state_bytes(), 2);
-        assert_eq!(s.insert(&[300, -5]), (2, true));
-        assert_eq!(s.state_bytes(), 4);
-        assert_eq!(s.insert(&[1, BOT]), (0, false));
-        assert_eq!(s.insert(&[i32::MAX, i32::MIN + 1]), (3, true));
-        assert_eq!(s.state_bytes(), 8);
-        assert_eq!(s.get(0), vec![1, BOT]);
-        assert_eq!(s.get(1), vec![-127, 127]);
-        assert_eq!(s.get(2), vec![300, -5]);
-        assert_eq!(s.get(3), vec![i32::MAX, i32::MIN + 1]);
-        assert_eq!(s.find(&[300, -5]), Some(2));
-        assert_eq!(s.find(&[-128, 0]), None);
-    }
-
-    #[test]
-    fn masks() {
-        let mut st = vec![0i32; 4];
-        Layout::set_bit(&mut st, 1, 33);
-        Layout::set_bit(&mut st, 1, 31);
-        assert!(Layout::has_bit(&st, 1, 33));
-        assert!(Layout::has_bit(&st, 1, 31));
-        assert!(!Layout::has_bit(&st, 1, 32));
-        Layout::clear_bit(&mut st, 1, 31);
-        assert!(!Layout::has_bit(&st, 1, 31));
-    }
-}
+mod tests;

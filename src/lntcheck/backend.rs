@@ -346,6 +346,7 @@ pub(crate) fn to_graph(v: &LabsView, stride: usize) -> Graph {
         expanded: v.real.len(),
         has_edges: true,
         edges_dropped_at: None,
+        compacted_at: None,
         stopped: None,
         error: None,
         decided_early: false,

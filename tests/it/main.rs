@@ -44,6 +44,7 @@ mod engine_predicates;
 mod engine_proptest;
 mod engine_semantics_cases;
 mod engine_store;
+mod engine_store_form;
 mod engine_symmetry;
 mod engine_value_symmetry;
 mod estimate;

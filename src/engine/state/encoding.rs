@@ -21,9 +21,7 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
         let w = if b.len() >= 8 {
             u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap()) >> (8 * (8 - r.len()))
         } else {
-            let mut buf = [0u8; 8];
-            buf[..r.len()].copy_from_slice(r);
-            u64::from_le_bytes(buf)
+            load_le(r)
         };
         h = (h ^ w).wrapping_mul(K).rotate_left(31);
     }
@@ -32,6 +30,50 @@ pub fn hash_bytes(b: &[u8]) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^ (h >> 33)
+}
+
+/// The little-endian word of the (at most 8) bytes `b`, zero-padded, without a `memcpy` call
+/// (loads of 4, 2 and 1 bytes; the branches follow the state size, the same all run long).
+#[inline(always)]
+pub(super) fn load_le(b: &[u8]) -> u64 {
+    if let Ok(w) = <[u8; 8]>::try_from(b) {
+        return u64::from_le_bytes(w);
+    }
+    let (mut x, mut k) = (0u64, 0usize);
+    if b.len() & 4 != 0 {
+        x = u64::from(u32::from_le_bytes(b[..4].try_into().unwrap()));
+        k = 4;
+    }
+    if b.len() & 2 != 0 {
+        x |= u64::from(u16::from_le_bytes(b[k..k + 2].try_into().unwrap())) << (8 * k);
+        k += 2;
+    }
+    if b.len() & 1 != 0 {
+        x |= u64::from(b[k]) << (8 * k);
+    }
+    x
+}
+
+/// Writes the low `out.len()` (at most 8) bytes of `x` into `out`, little-endian, as
+/// `load_le` reads them.
+#[inline(always)]
+pub(super) fn store_le(out: &mut [u8], x: u64) {
+    if let Ok(w) = <&mut [u8; 8]>::try_from(&mut *out) {
+        *w = x.to_le_bytes();
+        return;
+    }
+    let mut k = 0usize;
+    if out.len() & 4 != 0 {
+        out[..4].copy_from_slice(&(x as u32).to_le_bytes());
+        k = 4;
+    }
+    if out.len() & 2 != 0 {
+        out[k..k + 2].copy_from_slice(&((x >> (8 * k)) as u16).to_le_bytes());
+        k += 2;
+    }
+    if out.len() & 1 != 0 {
+        out[k] = (x >> (8 * k)) as u8;
+    }
 }
 
 /// Bytes per slot needed to store `v` (⊥ is the most negative code of each width).

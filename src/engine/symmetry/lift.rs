@@ -37,7 +37,9 @@ struct Orbits<'a> {
     store: &'a StateStore,
     group: &'a Group,
     lay: &'a Layout,
+    /// The working form of a state, and its stored form.
     enc: Vec<u8>,
+    code: Vec<u8>,
     sc: CanonScratch,
 }
 
@@ -45,13 +47,14 @@ impl Orbits<'_> {
     /// Whether concrete state `s` is in the orbit of stored representative `id`.
     fn represents(&mut self, s: &[i32], id: u32) -> bool {
         let width = self.store.width();
-        self.enc.resize(self.store.state_bytes(), 0);
+        self.enc.resize(self.store.work_bytes(), 0);
         // A value too wide for the store is in no stored orbit.
         if !encode_into(s, width, &mut self.enc) {
             return false;
         }
         self.group.canonicalise(self.lay, width, &mut self.enc, &mut self.sc);
-        self.enc == self.store.packed(id)
+        self.code.resize(self.store.state_bytes(), 0);
+        self.store.pack(&self.enc, &mut self.code) && self.code == self.store.packed(id)
     }
 }
 
@@ -95,7 +98,8 @@ pub(crate) fn lift(
     path: &[u32],
     loop_start: Option<usize>,
 ) -> Result<(Vec<Vec<i32>>, Option<usize>), LiftError> {
-    let orbits = Orbits { store, group, lay: &stepper.lay, enc: Vec::new(), sc: CanonScratch::default() };
+    let orbits =
+        Orbits { store, group, lay: &stepper.lay, enc: Vec::new(), code: Vec::new(), sc: CanonScratch::default() };
     let mut l = Lifter { stepper, orbits, w: Work::default() };
     let mut first = None;
     stepper
