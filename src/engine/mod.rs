@@ -38,7 +38,7 @@ pub(crate) mod rng;
 pub(crate) mod scc;
 test_visible_mod!(simulate);
 mod spin;
-pub mod state;
+test_visible_mod!(state);
 test_visible_mod!(step);
 test_visible_mod!(symmetry);
 pub(crate) mod sysalloc;

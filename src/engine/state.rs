@@ -510,7 +510,6 @@ impl StorePolicy {
 /// id of each of its new states.
 pub struct BatchIds {
     pub(crate) keys: Vec<u64>,
-    pub first: u32,
     maps: Vec<Vec<AtomicU32>>,
 }
 
@@ -569,10 +568,6 @@ impl StateStore {
         (stride as u64).saturating_mul(width as u64).saturating_mul(BLOCK as u64)
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
     /// Slot width of the working form in bytes (1, 2 or 4).
     pub fn width(&self) -> usize {
         self.width
@@ -606,6 +601,7 @@ impl StateStore {
     }
 
     /// How many times the fields were widened so far.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn refits(&self) -> u32 {
         self.refits
     }
@@ -757,7 +753,8 @@ impl StateStore {
         (h >> (64 - self.shard_bits)) as usize
     }
 
-    pub fn find(&self, s: &[i32]) -> Option<u32> {
+    #[cfg(test)]
+    pub(crate) fn find(&self, s: &[i32]) -> Option<u32> {
         let mut enc = vec![0u8; self.state_bytes()];
         if !self.encode(s, &mut enc) {
             return None;
@@ -936,7 +933,7 @@ impl StateStore {
             s.new_key.clear();
             s.new_pos.clear();
         });
-        BatchIds { keys, first, maps }
+        BatchIds { keys, maps }
     }
 
     /// New states of the current batch so far (takes every shard's lock in turn: for

@@ -74,16 +74,16 @@ impl Layout {
         self.len - 1
     }
 
-    #[inline]
-    pub fn has_bit(st: &[i32], at: usize, k: usize) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_bit(st: &[i32], at: usize, k: usize) -> bool {
         (st[at + k / 32] as u32 >> (k % 32)) & 1 == 1
     }
     #[inline]
     pub(crate) fn set_bit(st: &mut [i32], at: usize, k: usize) {
         st[at + k / 32] = (st[at + k / 32] as u32 | (1u32 << (k % 32))) as i32;
     }
-    #[inline]
-    pub fn clear_bit(st: &mut [i32], at: usize, k: usize) {
+    #[cfg(test)]
+    pub(crate) fn clear_bit(st: &mut [i32], at: usize, k: usize) {
         st[at + k / 32] = (st[at + k / 32] as u32 & !(1u32 << (k % 32))) as i32;
     }
     /// Whether `Zp` and `Zc` of agent `a` are both empty.
