@@ -331,13 +331,12 @@ fn run_concurrently(
             }
         }
     }
-    // The distinct blocks the verified blocks are (identical blocks are composed once).
+    // The blocks verified, each once (properties that read the same gates verify one block).
     let built: Vec<&svl::Block> = {
         let mut built: Vec<&svl::Block> = vec![];
         for (_, b, _) in &verifies {
-            let first = script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg);
-            if !built.iter().any(|x| x.bcg == first) {
-                built.push(script.blocks.iter().find(|x| x.bcg == first).expect("an earlier block"));
+            if !built.iter().any(|x| x.bcg == b.bcg) {
+                built.push(b);
             }
         }
         built
@@ -375,11 +374,12 @@ fn run_concurrently(
         || Ok::<(), RunError>(()),
         |_, i| {
             let (v, b, expected) = verifies[i];
-            let lts = match lts_of_block[script.same_as_earlier(&b.bcg).unwrap_or(&b.bcg)] {
+            let lts = match lts_of_block[b.bcg.as_str()] {
                 Ok(l) => l,
                 Err(e) => return Err(e.clone()),
             };
-            if opts.write_aut {
+            // Written by the first check of the block only (the threads would write it at once).
+            if opts.write_aut && verifies[..i].iter().all(|(w, _, _)| w.bcg != v.bcg) {
                 write(dir, &b.bcg, &lts.to_aut())?;
             }
             let size = LtsSize { file: v.bcg.clone(), states: lts.nstates as u64, transitions: lts.trans.len() as u64 };
@@ -433,9 +433,6 @@ impl Execution<'_> {
                 .ok_or_else(|| LntcheckError::Unsupported(format!("`{name} reduction` is not supported")))
         };
         let script = self.script;
-        if let Some(first) = script.same_as_earlier(bcg) {
-            return Ok(self.lts(first)?.clone());
-        }
         if let Some(b) = script.blocks.iter().find(|b| b.bcg == bcg) {
             let r = reduction(&b.reduction, &b.hold)?;
             let c = self

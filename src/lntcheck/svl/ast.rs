@@ -92,18 +92,6 @@ impl Script {
         self.blocks.iter().find(|b| b.properties.iter().any(|p| p == property))
     }
 
-    /// The first block that builds the same LTS as the block of `bcg` (the same behaviour,
-    /// reduction and `hold`), when that is an earlier block: properties that read the same
-    /// gates get identical blocks, and the LTS is computed once for all of them.
-    pub(crate) fn same_as_earlier(&self, bcg: &str) -> Option<&str> {
-        let i = self.blocks.iter().position(|b| b.bcg == bcg)?;
-        let b = &self.blocks[i];
-        self.blocks[..i]
-            .iter()
-            .find(|e| e.beh == b.beh && e.reduction == b.reduction && e.hold == b.hold)
-            .map(|e| e.bcg.as_str())
-    }
-
     /// Whether some statement defines `bcg`.
     pub(crate) fn defines(&self, bcg: &str) -> bool {
         self.blocks.iter().any(|b| b.bcg == bcg) || self.derived.iter().any(|(f, _)| f == bcg)
