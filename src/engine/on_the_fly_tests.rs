@@ -9,29 +9,25 @@ use super::*;
 use crate::engine::check::Outcome;
 use crate::engine::explore::{ExploreOptions, explore_initial, explore_watched};
 use crate::engine::ltl::holds_on_lasso;
-use crate::engine::recompute::tests::load;
+use crate::engine::recompute::tests::{load, system};
 use crate::engine::{check_property, eval_pred, formula_over_predicates};
 use crate::limits::Limits;
 use crate::syntax::ltl::Ltl;
 use proptest::prelude::*;
 use std::sync::Arc;
 
-/// A spec with cycles, deadlocks and a stigmergy, with linear-time and scoped properties.
+/// The recompute tests' system, with linear-time and scoped properties.
 fn spec(n: u8, k: i32, md: i32, w: i32, lk: i32) -> String {
     format!(
-        "system {{\n  environment = x: 0\n  spawn = N: {n}\n}}\n\
-         stigmergy S {{\n  link = id of c1 + id of c2 > {lk}\n  v: {k}\n}}\n\
-         agent N {{\n  interface = seen: 0\n  stigmergies = S\n  \
-         Behavior = (v > id -> v <~ id) ++ (x < {k} -> x <-- (x + 1 + id) % {md}) ++ \
-         (seen < {w} -> seen <- seen + 1); Behavior\n}}\n\
-         check {{\n  A = always x < {k}\n  F = finally forall N a, v of a = 0\n  \
+        "{}check {{\n  A = always x < {k}\n  F = finally forall N a, v of a = 0\n  \
          L = always finally x = 0\n  K = finally always forall N a, v of a = 0\n  \
          R = always (x = 1 implies finally seen of 0 = {w})\n  \
          T = (x < {k} until seen of 0 > 0) or (always v of 0 > 0)\n  \
          W = x < {md} unless exists N a, v of a = 0 and x > 0\n  \
          B = between (x = 1) and (x = 0), thereIs (v of 0 = 0)\n  \
          U = from (x = 1) until (x = 0), thereIs (seen of 0 > 0)\n  \
-         P = between (x > 0) and (seen of 0 = {w}), (v of 0 = 0) precedes (x = 2)\n}}\n"
+         P = between (x > 0) and (seen of 0 = {w}), (v of 0 = 0) precedes (x = 2)\n}}\n",
+        system(n, k, md, w, lk)
     )
 }
 

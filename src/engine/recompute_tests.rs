@@ -12,19 +12,27 @@ use crate::model::{Modality, Model};
 use proptest::prelude::*;
 use std::sync::Arc;
 
-/// A spec with cycles, deadlocks and a stigmergy, and one property of each modality.
-fn spec(n: u8, k: i32, md: i32, w: i32, lk: i32) -> String {
+/// A system with cycles, deadlocks and a stigmergy (`x` counts modulo `md` up to `k`, `v`
+/// falls to the smallest id that links, `seen` counts to `w`), without its `check` section.
+pub(crate) fn system(n: u8, k: i32, md: i32, w: i32, lk: i32) -> String {
     format!(
         "system {{\n  environment = x: 0\n  spawn = N: {n}\n}}\n\
          stigmergy S {{\n  link = id of c1 + id of c2 > {lk}\n  v: {k}\n}}\n\
          agent N {{\n  interface = seen: 0\n  stigmergies = S\n  \
          Behavior = (v > id -> v <~ id) ++ (x < {k} -> x <-- (x + 1 + id) % {md}) ++ \
-         (seen < {w} -> seen <- seen + 1); Behavior\n}}\n\
-         check {{\n  A = always x < {k}\n  F = finally forall N a, v of a = 0\n  \
+         (seen < {w} -> seen <- seen + 1); Behavior\n}}\n"
+    )
+}
+
+/// That system with one property of each modality.
+fn spec(n: u8, k: i32, md: i32, w: i32, lk: i32) -> String {
+    format!(
+        "{}check {{\n  A = always x < {k}\n  F = finally forall N a, v of a = 0\n  \
          G = fairly_inf x = 0\n  H = fairly exists N a, seen of a = {w}\n  \
          B = between (x = 1) and (x = 0), thereIs (v of 0 = 0)\n  \
          U = from (x = 1) until (x = 0), thereIs (seen of 0 > 0)\n  \
-         L = always finally x = 0\n}}\n"
+         L = always finally x = 0\n}}\n",
+        system(n, k, md, w, lk)
     )
 }
 
