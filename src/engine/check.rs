@@ -6,6 +6,7 @@
 //! run in product with the state graph (see `Mon`).
 
 use super::explore::{Graph, NO_PARENT};
+use super::node_set::NodeSet;
 use std::collections::VecDeque;
 
 /// A counterexample: state ids from an initial state; `loop_start` is the index in the
@@ -308,15 +309,18 @@ const BFS_WINDOW: usize = 1 << 14;
 
 /// The shortest found path from `starts` through allowed nodes that ends in a dead node, or
 /// a lasso (prefix + cycle) through allowed nodes; `None` if neither exists.
+///
+/// Memory per node: a parent, a place in the breadth-first order and a component number
+/// (4 bytes each) and a few bits; these searches run over every state of an exploration.
 pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     let n = sg.n;
-    let mut parent = vec![NO_PARENT; n];
-    let mut dist = vec![u32::MAX; n];
+    // `UNSEEN` until the search visits a node; a start's parent is `NO_PARENT`.
+    let mut parent = vec![UNSEEN; n];
     // The breadth-first order, also the queue (from `head`).
     let mut order = Vec::new();
     for &s in starts {
-        if (sg.allowed)(s) && dist[s as usize] == u32::MAX {
-            dist[s as usize] = 0;
+        if (sg.allowed)(s) && parent[s as usize] == UNSEEN {
+            parent[s as usize] = NO_PARENT;
             order.push(s);
         }
     }
@@ -341,8 +345,7 @@ pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
                 first_dead = Some(s);
             }
             for &t in &list {
-                if (sg.allowed)(t) && dist[t as usize] == u32::MAX {
-                    dist[t as usize] = dist[s as usize] + 1;
+                if (sg.allowed)(t) && parent[t as usize] == UNSEEN {
                     parent[t as usize] = s;
                     order.push(t);
                 }
@@ -354,25 +357,39 @@ pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     if !sg.cycles {
         return dead_cex;
     }
-    // Cycles: strongly connected components of the visited subgraph.
-    let comp = tarjan(sg, &order, &dist);
-    let mut best: Option<u32> = None;
-    let mut size = vec![0u32; order.len()];
-    for &s in &order {
-        size[comp[s as usize] as usize] += 1;
-    }
-    for &s in &order {
-        let c = comp[s as usize];
-        let cyclic = size[c as usize] > 1 || {
+    // Cycles: strongly connected components of the visited subgraph; a node is on a cycle
+    // when its component has two nodes or more, or when it has an edge to itself.
+    let mut in_big = NodeSet::new(n);
+    let comp = {
+        let in_sub = |t: u32| parent[t as usize] != UNSEEN && (sg.allowed)(t);
+        super::scc::components_noting(
+            n,
+            order.iter().copied(),
+            |v, f| {
+                buf.clear();
+                (sg.succ)(v, &mut buf);
+                for &w in &buf {
+                    if in_sub(w) {
+                        f(w);
+                    }
+                }
+            },
+            |members| {
+                if members.len() > 1 {
+                    members.iter().for_each(|&w| in_big.insert(w));
+                }
+            },
+        )
+        .comp
+    };
+    let best = order.iter().copied().find(|&s| {
+        in_big.contains(s) || {
             buf.clear();
             (sg.succ)(s, &mut buf);
             buf.contains(&s)
-        };
-        if cyclic {
-            best = Some(s);
-            break; // `order` is BFS order: the first is the closest
         }
-    }
+    }); // `order` is BFS order: the first is the closest
+    drop(order);
     let lasso = best.map(|c| {
         let cc = comp[c as usize];
         // Shortest cycle through c inside its component.
@@ -412,22 +429,9 @@ pub(crate) fn bad_path(sg: &SubGraph, starts: &[u32]) -> Option<Cex> {
     }
 }
 
-/// Component id of each visited node, restricted to allowed visited nodes
-/// (`scc::UNREACHED` for other nodes).
-fn tarjan(sg: &SubGraph, order: &[u32], dist: &[u32]) -> Vec<u32> {
-    let in_sub = |t: u32| dist[t as usize] != u32::MAX && (sg.allowed)(t);
-    let mut buf = Vec::new();
-    super::scc::components(sg.n, order.iter().copied(), |v, f| {
-        buf.clear();
-        (sg.succ)(v, &mut buf);
-        for &w in &buf {
-            if in_sub(w) {
-                f(w);
-            }
-        }
-    })
-    .comp
-}
+/// The parent a breadth-first search gives a node it has not visited (state ids stay below
+/// 2^31, the store's limit).
+pub(crate) const UNSEEN: u32 = NO_PARENT - 1;
 
 /// The scope kind of a pattern property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -609,5 +613,121 @@ mod tests {
         assert_eq!(mon_step(Scope::Between, Pat::ThereIs, mon::DONE, b(false, true, false)), mon::IDLE);
         assert_eq!(mon_step(Scope::Between, Pat::Always, mon::OPEN, b(false, false, false)), mon::PENDING);
         assert_eq!(mon_step(Scope::FromUntil, Pat::Always, mon::OPEN, b(false, false, false)), mon::BAD);
+    }
+
+    /// Brute force over a small graph: breadth-first distances through allowed nodes, and
+    /// whether a node is on a cycle of allowed nodes.
+    struct Brute {
+        dist: Vec<Option<usize>>,
+        adj: Vec<Vec<u32>>,
+        allowed: Vec<bool>,
+    }
+
+    impl Brute {
+        /// The length of a shortest cycle of allowed nodes through `c`.
+        fn cycle_len(&self, c: u32) -> Option<usize> {
+            let mut d: Vec<Option<usize>> = vec![None; self.adj.len()];
+            let mut q = VecDeque::from([(c, 0usize)]);
+            while let Some((v, k)) = q.pop_front() {
+                for &w in &self.adj[v as usize] {
+                    if w == c {
+                        return Some(k + 1);
+                    }
+                    if self.allowed[w as usize] && d[w as usize].is_none() {
+                        d[w as usize] = Some(k + 1);
+                        q.push_back((w, k + 1));
+                    }
+                }
+            }
+            None
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 3000, ..Default::default() })]
+
+        /// `bad_path` against brute force: a path of allowed nodes along edges from a start;
+        /// a deadlock at the least distance, or a lasso entering its cycle at a closest node
+        /// on a cycle along a shortest cycle through it; the shorter of the two; `None` just
+        /// when neither exists.
+        #[test]
+        fn bad_path_is_a_shortest_violation(
+            n in 1usize..10,
+            raw in proptest::collection::vec((0u32..10, 0u32..10), 0..24),
+            mask in 0u16..1024,
+            starts in proptest::collection::vec(0u32..10, 1..3),
+            cycles: bool,
+            many: bool,
+        ) {
+            let n32 = n as u32;
+            let mut adj = vec![Vec::new(); n];
+            for (a, b) in raw {
+                adj[(a % n32) as usize].push(b % n32);
+            }
+            let allowed: Vec<bool> = (0..n).map(|v| mask >> v & 1 == 1).collect();
+            let starts: Vec<u32> = starts.iter().map(|s| s % n32).collect();
+            let mut dist = vec![None; n];
+            let mut q = VecDeque::new();
+            for &s in &starts {
+                if allowed[s as usize] && dist[s as usize].is_none() {
+                    dist[s as usize] = Some(0);
+                    q.push_back(s);
+                }
+            }
+            while let Some(v) = q.pop_front() {
+                for &w in &adj[v as usize] {
+                    if allowed[w as usize] && dist[w as usize].is_none() {
+                        dist[w as usize] = Some(dist[v as usize].unwrap() + 1);
+                        q.push_back(w);
+                    }
+                }
+            }
+            let b = Brute { dist, adj, allowed };
+            let reached = |v: usize| b.dist[v].is_some();
+            let dead_len = (0..n).filter(|&v| reached(v) && b.adj[v].is_empty()).map(|v| b.dist[v].unwrap()).min();
+            let cyc_dist = (0..n)
+                .filter(|&v| cycles && reached(v) && b.cycle_len(v as u32).is_some())
+                .map(|v| b.dist[v].unwrap())
+                .min();
+            let succ = |v: u32, out: &mut Vec<u32>| out.extend_from_slice(&b.adj[v as usize]);
+            let allowed_fn = |v: u32| b.allowed[v as usize];
+            let lists = |ids: &[u32]| ids.iter().map(|&v| b.adj[v as usize].clone()).collect();
+            let sg = SubGraph { n, succ: &succ, allowed: &allowed_fn, cycles, many: many.then_some(&lists as &SuccsMany) };
+            let got = bad_path(&sg, &starts);
+            let Some(cex) = got else {
+                proptest::prop_assert!(dead_len.is_none() && cyc_dist.is_none());
+                return Ok(());
+            };
+            let p = &cex.path;
+            proptest::prop_assert!(starts.contains(&p[0]));
+            for w in p.windows(2) {
+                proptest::prop_assert!(b.adj[w[0] as usize].contains(&w[1]), "an edge {:?}", w);
+            }
+            proptest::prop_assert!(p.iter().all(|&v| b.allowed[v as usize]));
+            if cex.deadlock {
+                let last = *p.last().unwrap() as usize;
+                proptest::prop_assert!(b.adj[last].is_empty() && cex.loop_start.is_none());
+                proptest::prop_assert_eq!(Some(p.len() - 1), dead_len);
+                // A lasso from a closest node on a cycle is not shorter.
+                if let Some(d) = cyc_dist {
+                    let longest = (0..n)
+                        .filter(|&v| reached(v) && b.dist[v] == Some(d))
+                        .filter_map(|v| b.cycle_len(v as u32))
+                        .max()
+                        .unwrap();
+                    proptest::prop_assert!(d + longest >= p.len() - 1);
+                }
+            } else {
+                let ls = cex.loop_start.expect("a lasso");
+                let c = p[ls];
+                proptest::prop_assert_eq!(*p.last().unwrap(), c);
+                proptest::prop_assert_eq!(Some(ls), cyc_dist);
+                proptest::prop_assert_eq!(Some(ls), b.dist[c as usize]);
+                proptest::prop_assert_eq!(Some(p.len() - 1 - ls), b.cycle_len(c));
+                if let Some(d) = dead_len {
+                    proptest::prop_assert!(p.len() - 1 < d);
+                }
+            }
+        }
     }
 }

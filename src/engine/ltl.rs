@@ -9,10 +9,11 @@
 //! fixpoints over its positions: the independent judge of the lassos found here.
 
 use super::accepting::{Emptiness, Halt, accepting_cycle, run};
+use super::check::UNSEEN;
 use super::check::{Cex, Outcome, Space};
 use super::explore::NO_PARENT;
 use crate::syntax::ltl::Ltl;
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 
 /// A formula in negation normal form; children are ids in `Table::nodes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -387,35 +388,35 @@ pub(crate) fn check(g: &dyn Space, aut: &Automaton, bits: &[&[bool]], stopped: &
     assert_eq!(bits.len(), aut.atoms, "one value vector per atom of the formula");
     let k = aut.states() as u64;
     let n = g.states() as u64 * k;
-    if n >= u32::MAX as u64 {
+    if n >= UNSEEN as u64 {
         return Outcome::Unknown;
     }
     let edges = product(g, aut, bits, g.states() as u32);
     // Breadth-first from the initial nodes: the reachable part, with shortest prefixes.
-    let mut parent = vec![NO_PARENT; n as usize];
-    let mut seen = vec![false; n as usize];
+    // `UNSEEN` until the search visits a node; an initial node's parent is `NO_PARENT`.
+    let mut parent = vec![UNSEEN; n as usize];
+    // The breadth-first order, also the queue (from `head`).
     let mut order = Vec::new();
-    let mut queue: VecDeque<u32> = VecDeque::new();
     for s in 0..g.initial() as u32 {
         let x = s * k as u32;
-        if !seen[x as usize] {
-            seen[x as usize] = true;
-            queue.push_back(x);
+        if parent[x as usize] == UNSEEN {
+            parent[x as usize] = NO_PARENT;
+            order.push(x);
         }
     }
     let mut buf = Vec::new();
-    while let Some(x) = queue.pop_front() {
-        if order.len() % 4096 == 0 && stopped() {
+    let mut head = 0;
+    while let Some(&x) = order.get(head) {
+        if head % 4096 == 0 && stopped() {
             return Outcome::Unknown;
         }
-        order.push(x);
+        head += 1;
         buf.clear();
         edges(x, &mut buf);
         for &(y, _) in &buf {
-            if !seen[y as usize] {
-                seen[y as usize] = true;
+            if parent[y as usize] == UNSEEN {
                 parent[y as usize] = x;
-                queue.push_back(y);
+                order.push(y);
             }
         }
     }

@@ -29,6 +29,7 @@ mod hugepages;
 mod lasso_search;
 pub(crate) mod ltl;
 mod ltl_search;
+mod node_set;
 mod on_the_fly;
 mod par;
 pub(crate) mod path;

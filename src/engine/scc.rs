@@ -1,5 +1,7 @@
-//! Strongly connected components (iterative Tarjan), shared by the property checks (the
+//! Strongly connected components (Tarjan's search, one word per node), shared by the property checks (the
 //! cycles of a lasso) and the LTS reductions of labs's SVL interpreter (inert cycles).
+
+use super::node_set::NodeSet;
 
 /// `Components::comp` of a node the search did not reach.
 pub(crate) const UNREACHED: u32 = u32::MAX;
@@ -33,18 +35,23 @@ pub(crate) fn components(
     roots: impl IntoIterator<Item = u32>,
     succ: impl FnMut(u32, &mut dyn FnMut(u32)),
 ) -> Components {
-    let mut comp = vec![UNREACHED; n];
-    let count = search(
-        n,
-        roots,
-        succ,
-        |_, _| {},
-        |c, members| {
-            for &w in members {
-                comp[w as usize] = c;
-            }
-        },
-    );
+    components_noting(n, roots, succ, |_| {})
+}
+
+/// `components`, also calling `noted(members)` for each component as it is completed.
+pub(crate) fn components_noting(
+    n: usize,
+    roots: impl IntoIterator<Item = u32>,
+    succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+    mut noted: impl FnMut(&[u32]),
+) -> Components {
+    let (mut comp, done, count) = search(n, roots, succ, |_, _| {}, |_, members| noted(members));
+    // The search's array becomes the result: it holds a completed node's component number.
+    for (v, c) in comp.iter_mut().enumerate() {
+        if !done.contains(v as u32) {
+            *c = UNREACHED;
+        }
+    }
     Components { comp, count }
 }
 
@@ -81,95 +88,121 @@ pub(crate) fn reaching(
     reach.into_inner()
 }
 
-/// Tarjan's search from `roots`: `done_edge(v, w)` for each edge to a node `w` already in a
-/// completed component, and `completed(number, members)` for each component as it is
-/// completed (numbered from 0 in that order). Returns the number of components.
+/// Tarjan's search from `roots` in Pearce's space-efficient form (one word per node: the
+/// index and the low link share it, and a node is a component's root when the search never
+/// lowered it), so that the components of tens of millions of states cost 4 bytes and a bit
+/// each. `done_edge(v, w)` for each edge to a node `w` already in a completed component, and
+/// `completed(number, members)` for each component as it is completed (numbered from 0 in
+/// that order). Returns each node's word (its component number once it is in `done`), the
+/// completed nodes, and the number of components.
 fn search(
     n: usize,
     roots: impl IntoIterator<Item = u32>,
     mut succ: impl FnMut(u32, &mut dyn FnMut(u32)),
     mut done_edge: impl FnMut(u32, u32),
     mut completed: impl FnMut(u32, &[u32]),
-) -> u32 {
-    let mut t = Tarjan {
-        index: vec![NONE; n],
-        low: vec![0; n],
-        on_stack: vec![false; n],
+) -> (Vec<u32>, NodeSet, u32) {
+    let mut t = Pearce {
+        rindex: vec![UNVISITED; n],
+        done: NodeSet::new(n),
         stack: Vec::new(),
-        next: 0,
+        next: 1,
         kids: Vec::new(),
         call: Vec::new(),
     };
     let mut count = 0u32;
     for root in roots {
-        if t.index[root as usize] != NONE {
+        if t.rindex[root as usize] != UNVISITED || t.done.contains(root) {
             continue;
         }
         t.enter(root, &mut succ);
-        while let Some(&(v, start, pos)) = t.call.last() {
-            let v = v as usize;
-            if pos < t.kids.len() {
-                let w = t.kids[pos];
-                t.call.last_mut().expect("a frame").2 += 1;
-                if t.index[w as usize] == NONE {
+        while let Some(frame) = t.call.last_mut() {
+            let v = frame.node;
+            if frame.next < t.kids.len() {
+                let w = t.kids[frame.next];
+                frame.next += 1;
+                if t.done.contains(w) {
+                    done_edge(v, w);
+                } else if t.rindex[w as usize] == UNVISITED {
                     t.enter(w, &mut succ);
-                } else if t.on_stack[w as usize] {
-                    t.low[v] = t.low[v].min(t.index[w as usize]);
                 } else {
-                    done_edge(v as u32, w);
+                    t.lower(w);
                 }
                 continue;
             }
-            t.kids.truncate(start);
-            t.call.pop();
-            if t.low[v] == t.index[v] {
-                let at = t.stack.iter().rposition(|&w| w as usize == v).expect("v is on the stack");
+            let frame = t.call.pop().expect("a frame");
+            t.kids.truncate(frame.start);
+            if frame.root {
+                let at = t.stack.iter().rposition(|&w| w == v).expect("v is on the stack");
                 for &w in &t.stack[at..] {
-                    t.on_stack[w as usize] = false;
+                    t.rindex[w as usize] = count;
+                    t.done.insert(w);
                 }
                 completed(count, &t.stack[at..]);
                 t.stack.truncate(at);
                 count += 1;
             }
-            if let Some(&(u, _, _)) = t.call.last() {
-                if t.on_stack[v] {
-                    t.low[u as usize] = t.low[u as usize].min(t.low[v]);
-                } else {
+            if let Some(parent) = t.call.last() {
+                if t.done.contains(v) {
                     // The edge from the parent into a component just completed.
-                    done_edge(u, v as u32);
+                    done_edge(parent.node, v);
+                } else {
+                    t.lower(v);
                 }
             }
         }
     }
-    count
+    (t.rindex, t.done, count)
 }
 
-const NONE: u32 = u32::MAX;
+/// The word of a node the search has not visited (indexes start at 1).
+const UNVISITED: u32 = 0;
 
 /// The search's state.
-struct Tarjan {
-    index: Vec<u32>,
-    low: Vec<u32>,
-    on_stack: Vec<bool>,
+struct Pearce {
+    /// Per node: `UNVISITED`; while the node is open, its index lowered to the least index it
+    /// is known to reach among open nodes; once completed, its component number.
+    rindex: Vec<u32>,
+    /// The nodes whose component is completed.
+    done: NodeSet,
+    /// The open nodes, in the order they were visited.
     stack: Vec<u32>,
     next: u32,
     /// Successors of the nodes on the call stack, each frame's after its parent's.
     kids: Vec<u32>,
-    /// The frames: (node, start of its successors in `kids`, next one to visit).
-    call: Vec<(u32, usize, usize)>,
+    call: Vec<Frame>,
 }
 
-impl Tarjan {
+/// A node on the call stack.
+struct Frame {
+    node: u32,
+    /// Where its successors start in `kids`.
+    start: usize,
+    /// The next of them to visit.
+    next: usize,
+    /// Whether no edge from the node's subtree has reached an open node visited before it.
+    root: bool,
+}
+
+impl Pearce {
     fn enter(&mut self, v: u32, succ: &mut impl FnMut(u32, &mut dyn FnMut(u32))) {
-        self.index[v as usize] = self.next;
-        self.low[v as usize] = self.next;
+        self.rindex[v as usize] = self.next;
         self.next += 1;
         self.stack.push(v);
-        self.on_stack[v as usize] = true;
         let start = self.kids.len();
         let kids = &mut self.kids;
         succ(v, &mut |w| kids.push(w));
-        self.call.push((v, start, start));
+        self.call.push(Frame { node: v, start, next: start, root: true });
+    }
+
+    /// The top frame's node has an edge to (or a returning child) `w`, open.
+    fn lower(&mut self, w: u32) {
+        let frame = self.call.last_mut().expect("a frame");
+        let (v, w) = (frame.node as usize, w as usize);
+        if self.rindex[w] < self.rindex[v] {
+            self.rindex[v] = self.rindex[w];
+            frame.root = false;
+        }
     }
 }
 
