@@ -190,7 +190,13 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
     }
-    if st.decided_early {
+    if st.decided_early && st.states == 0 {
+        let _ = writeln!(
+            s,
+            "every property was decided by a depth-first search for a violation, before the exploration \
+             stored any state (--exhaustive explores every state)"
+        );
+    } else if st.decided_early {
         let _ = writeln!(
             s,
             "exploration stopped as soon as every property was decided: the counts are of the explored part \

@@ -21,6 +21,10 @@ use std::time::{Duration, Instant};
 
 pub(crate) const NO_PARENT: u32 = u32::MAX;
 
+/// The most states the store numbers (its ids are below 2^31); an exploration that would
+/// store more stops at its state bound.
+const MAX_STORED: usize = (1 << 31) - 1;
+
 /// Progress information, given to the progress callback after each batch.
 #[derive(Clone, Debug)]
 pub struct Progress {
@@ -656,7 +660,8 @@ fn explore_with(
             g.stopped = Some(r);
             break;
         }
-        if outs.iter().any(|o| o.too_many) || too_many.is_some_and(|m| g.store.len() + g.store.pending() > m) {
+        let batch_end = g.store.len() + g.store.pending();
+        if outs.iter().any(|o| o.too_many) || too_many.is_some_and(|m| batch_end > m) || batch_end > MAX_STORED {
             // Checked again on the whole batch, so that whether it is dropped does not depend
             // on how the chunks were shared out.
             g.store.discard_batch();

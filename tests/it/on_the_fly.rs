@@ -99,6 +99,12 @@ fn the_cli_says_it_stopped_early_and_exhaustive_explores_everything() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("stopped as soon as every property was decided"));
     let o = labs(&["verify", &spec, "n=3", "--backend", "lnt", "--exhaustive"]);
     assert_eq!(o.status.code(), Some(2), "--exhaustive is the native engine's");
+    // LeaderIs100 alone: the depth-first search decides it before any state is stored, and
+    // the output says why it counts none.
+    let o = labs(&["verify", &spec, "n=5", "--property", "LeaderIs100"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("\n0 states,"), "{out}");
+    assert!(out.contains("decided by a depth-first search for a violation, before the exploration stored any state"));
 }
 
 /// `LeaderIs100` never holds (no node ever holds 100), and the system ends in a deadlock once
