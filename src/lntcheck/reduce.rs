@@ -342,7 +342,8 @@ mod tests {
                 }
                 seen
             };
-            let mut ids: std::collections::HashMap<(u32, bool, Vec<(u32, u32)>), u32> = Default::default();
+            // Keyed by (block, divergence, signature).
+            let mut ids: std::collections::HashMap<_, u32> = Default::default();
             let mut next = vec![0; n];
             for s in 0..n {
                 let reach = inert_reach(s);
@@ -363,7 +364,8 @@ mod tests {
                 sig.dedup();
                 div[s] = cycle && *r != Reduction::Branching;
                 let k = ids.len() as u32;
-                next[s] = *ids.entry((block[s], div[s], sig)).or_insert(k);
+                let key: (u32, bool, Vec<(u32, u32)>) = (block[s], div[s], sig);
+                next[s] = *ids.entry(key).or_insert(k);
             }
             block = next;
             if ids.len() == count {
