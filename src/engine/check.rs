@@ -189,7 +189,8 @@ pub(crate) fn fairly_inf(g: &dyn Space, psi: &[bool]) -> Outcome {
     }
 }
 
-fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
+/// The path from a start to `s` along `parent` (a start's parent is `NO_PARENT`).
+pub(crate) fn path_from(parent: &[u32], mut s: u32) -> Vec<u32> {
     let mut p = vec![s];
     while parent[s as usize] != NO_PARENT {
         s = parent[s as usize];

@@ -9,8 +9,7 @@
 //! fixpoints over its positions: the independent judge of the lassos found here.
 
 use super::accepting::{Emptiness, Halt, accepting_cycle, run};
-use super::check::UNSEEN;
-use super::check::{Cex, Outcome, Space};
+use super::check::{Cex, Outcome, Space, UNSEEN, path_from};
 use super::explore::NO_PARENT;
 use crate::syntax::ltl::Ltl;
 use std::collections::{BTreeSet, HashMap};
@@ -456,13 +455,7 @@ pub(crate) fn check(g: &dyn Space, aut: &Automaton, bits: &[&[bool]], stopped: &
     };
     let cycle = accepting_cycle(entry, &mut infallible, &|y| comp[y as usize] == cc, aut.all)
         .expect("the product's edges never refuse");
-    let mut prefix = vec![entry];
-    let mut x = entry;
-    while parent[x as usize] != NO_PARENT {
-        x = parent[x as usize];
-        prefix.push(x);
-    }
-    prefix.reverse();
+    let prefix = path_from(&parent, entry);
     Outcome::Violated(run(&prefix, &cycle, &|x| x / k as u32, &|s| is_deadlock(g, s)))
 }
 
