@@ -709,67 +709,57 @@ pub struct GenOptions {
     pub threads: usize,
 }
 
-/// The numbered states whose successors are computed together (in parallel when several
-/// threads generate): few, since their successors are held at once, outside the memory
-/// bound's account, until they are numbered.
-const CHUNK: usize = 128;
-
-/// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
-const MIN_SHARE: usize = 16;
+/// The states whose successors may be computed ahead of the numbering (when several threads
+/// generate): few, since their successors are held, outside the memory bound's account, until
+/// they are numbered.
+const AHEAD: usize = 128;
 
 /// Generates the LTS; also returns the states (index = state number).
 ///
-/// States are numbered in breadth-first order whatever `opts.threads`: the successors of a
-/// chunk of numbered states are computed in parallel, then numbered in state order on this
+/// States are numbered in breadth-first order whatever `opts.threads`: successors are
+/// computed on the threads ahead of the numbering, which takes them in state order on this
 /// thread (an error is the one the first failing state gives, as in a sequential run).
 pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
     let mut explorers: Vec<Explorer> = (0..opts.threads.max(1)).map(|_| Explorer::new(p, net)).collect();
     let init = explorers[0].initial()?;
-    let mut states = super::lts::Numbering::new(init);
+    let mut states = super::lts::Numbering::new(init.clone());
     let mut lts = Lts::new();
-    let mut s = 0usize;
     let stopped = |n: usize| {
         opts.limits.stopped().map(|r| Located::new(Span::default(), format!("stopped after {n} states ({r:?})")))
     };
-    // The successors of `part`'s states, up to a stop (which the numbering then reports).
-    let expand = |ex: &mut Explorer, part: &[SysState]| -> Vec<R<Vec<(String, SysState)>>> {
-        part.iter().take_while(|_| opts.limits.stopped().is_none()).map(|st| ex.successors(st)).collect()
+    // After a stop, no expansion: the numbering reports the stop first.
+    let expand = |ex: &mut Explorer, st: &SysState| match opts.limits.stopped() {
+        Some(_) => Ok(vec![]),
+        None => ex.successors(st),
     };
-    while s < states.len() {
+    super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
         if let Some(e) = stopped(states.len()) {
             return Err(e);
         }
-        let chunk = &states.states[s..states.len().min(s + CHUNK)];
-        let succs = super::jobs::map_in_parts(&mut explorers, chunk, MIN_SHARE, expand);
-        for succ in succs {
-            if let Some(e) = stopped(states.len()) {
-                return Err(e);
+        let mut fresh = vec![];
+        for (label, t) in succ? {
+            if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
+                return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
             }
-            for (label, t) in succ? {
-                if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
-                    return Err(Located::new(
-                        Span::default(),
-                        format!("stopped after {} states (Memory)", states.len()),
-                    ));
-                }
-                let (id, new) = states.number(t);
-                if new
-                    && (opts.max_states.is_some_and(|m| states.len() as u64 > m)
-                        || opts.limits.over_states(states.len() as u64))
+            let (id, new) = states.number(t);
+            if new {
+                if opts.max_states.is_some_and(|m| states.len() as u64 > m)
+                    || opts.limits.over_states(states.len() as u64)
                 {
                     opts.limits.stop(crate::limits::StopReason::MaxStates);
                     let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
                     return Err(Located::new(Span::default(), format!("more than {m} states (--max-states)")));
                 }
-                lts.add(s as u32, &label, id);
+                fresh.push(states.states[id as usize].clone());
             }
-            if let Some(r) = &mut progress {
-                r.report(states.len(), lts.trans.len());
-            }
-            s += 1;
+            lts.add(s as u32, &label, id);
         }
-    }
+        if let Some(r) = &mut progress {
+            r.report(states.len(), lts.trans.len());
+        }
+        Ok(fresh)
+    })?;
     lts.nstates = states.len();
     Ok((lts, states.states))
 }

@@ -29,12 +29,9 @@ pub(super) enum Node {
     },
 }
 
-/// The numbered states whose moves are computed together (in parallel when several threads
-/// compose): small enough that a stop or the memory bound is noticed soon.
-const CHUNK: usize = 4096;
-
-/// The fewest states a thread is given in a chunk (below, one thread computes the chunk).
-const MIN_SHARE: usize = 256;
+/// The states whose moves may be computed ahead of the numbering (when several threads
+/// compose): few enough that the moves held outside the memory bound's account stay small.
+const AHEAD: usize = 4096;
 
 /// A transition of a subnetwork: label id and the leaves it moves.
 pub(super) type Move = (u32, Vec<(usize, u32)>);
@@ -155,28 +152,16 @@ impl OnTheFly {
         }
     }
 
-    /// The moves of every state of `states`, each as (label, target), in order, up to a stop
-    /// of `limits` (which the numbering then reports).
-    fn targets_of(
-        &self,
-        root: &mut Node,
-        states: &[Vec<u32>],
-        limits: &crate::limits::Limits,
-    ) -> Vec<Vec<(u32, Vec<u32>)>> {
-        states
-            .iter()
-            .take_while(|_| limits.stopped().is_none())
-            .map(|st| {
-                self.moves(root, st)
-                    .into_iter()
-                    .map(|(l, ch)| {
-                        let mut n = st.clone();
-                        for (k, t) in ch {
-                            n[k] = t;
-                        }
-                        (l, n)
-                    })
-                    .collect()
+    /// The moves of state `st`, each as (label, target).
+    fn targets_of(&self, root: &mut Node, st: &[u32]) -> Vec<(u32, Vec<u32>)> {
+        self.moves(root, st)
+            .into_iter()
+            .map(|(l, ch)| {
+                let mut n = st.to_vec();
+                for (k, t) in ch {
+                    n[k] = t;
+                }
+                (l, n)
             })
             .collect()
     }
@@ -185,9 +170,9 @@ impl OnTheFly {
     /// before the state table or the transition list doubles), on `threads` threads.
     ///
     /// States are numbered in the order of a sequential breadth-first search whatever the
-    /// thread count: the moves of a chunk of numbered states are computed in parallel (each
-    /// thread with its own copy of the network, whose caches are its own), then the chunk's
-    /// targets are numbered in state order on this thread.
+    /// thread count: moves are computed on the threads ahead of the numbering (each thread
+    /// with its own copy of the network, whose caches are its own), which takes them in state
+    /// order on this thread.
     pub(super) fn explore(
         mut self,
         root: Node,
@@ -197,45 +182,46 @@ impl OnTheFly {
     ) -> Result<Lts, LntcheckError> {
         let mut roots: Vec<Node> = (1..threads.max(1)).map(|_| root.clone()).collect();
         roots.insert(0, root);
-        let mut states = crate::lntcheck::lts::Numbering::new(vec![0u32; self.leaves.len()]);
+        let initial = vec![0u32; self.leaves.len()];
+        let mut states = crate::lntcheck::lts::Numbering::new(initial.clone());
         let mut out = Lts::new();
-        let mut i = 0;
-        while i < states.len() {
-            if let Some(r) = limits.stopped() {
-                return Err(LntcheckError::Stopped(format!(
-                    "stopped after {} states of the composition ({r:?})",
-                    states.len()
-                )));
+        // Per label id, its number in `out` (looked up once, not hashed per transition).
+        let mut out_label: Vec<Option<u32>> = vec![None; self.labels.len()];
+        let stopped = |n: usize| {
+            limits
+                .stopped()
+                .map(|r| LntcheckError::Stopped(format!("stopped after {n} states of the composition ({r:?})")))
+        };
+        let this = &self;
+        // After a stop, no expansion: the numbering reports the stop first.
+        let expand = |root: &mut Node, st: &Vec<u32>| match limits.stopped() {
+            Some(_) => vec![],
+            None => this.targets_of(root, st),
+        };
+        crate::lntcheck::jobs::explore_in_order(&mut roots, vec![initial], AHEAD, expand, |i, moves| {
+            if let Some(e) = stopped(states.len()) {
+                return Err(e);
             }
-            let end = states.len().min(i + CHUNK);
-            let chunk = &states.states[i..end];
-            let this = &self;
-            let targets = crate::lntcheck::jobs::map_in_parts(&mut roots, chunk, MIN_SHARE, |root, part| {
-                this.targets_of(root, part, limits)
-            });
-            for moves in targets {
-                if let Some(r) = limits.stopped() {
+            let mut fresh = vec![];
+            for (l, n) in moves {
+                if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
                     return Err(LntcheckError::Stopped(format!(
-                        "stopped after {} states of the composition ({r:?})",
+                        "stopped after {} states of the composition (Memory)",
                         states.len()
                     )));
                 }
-                for (l, n) in moves {
-                    if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
-                        return Err(LntcheckError::Stopped(format!(
-                            "stopped after {} states of the composition (Memory)",
-                            states.len()
-                        )));
-                    }
-                    let (id, _) = states.number(n);
-                    out.add(i as u32, &self.labels[l as usize], id);
+                let (id, new) = states.number(n);
+                if new {
+                    fresh.push(states.states[id as usize].clone());
                 }
-                if let Some(r) = &mut progress {
-                    r.report(states.len(), out.trans.len());
-                }
-                i += 1;
+                let label = *out_label[l as usize].get_or_insert_with(|| out.label_id(&this.labels[l as usize]));
+                out.trans.push((i as u32, label, id));
             }
-        }
+            if let Some(r) = &mut progress {
+                r.report(states.len(), out.trans.len());
+            }
+            Ok(fresh)
+        })?;
         out.nstates = states.len();
         self.leaves.clear();
         Ok(out)
