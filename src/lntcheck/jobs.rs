@@ -101,8 +101,11 @@ where
                 // A panic here must not leave this thread's numbering waiting for it.
                 let _finish = Finish(shared);
                 while let Some(batch) = shared.take(helpers + 1) {
-                    let done: Vec<(usize, T)> = batch.into_iter().map(|(i, s)| (i, expand(w, &s))).collect();
-                    shared.deliver(done);
+                    // Each expansion delivered at once: the numbering may be waiting for it.
+                    for (i, s) in batch {
+                        let t = expand(w, &s);
+                        shared.deliver(i, t);
+                    }
                 }
             });
         }
@@ -198,15 +201,16 @@ impl<S, T> Ahead<S, T> {
                 return None;
             }
             if !st.todo.is_empty() {
-                let n = (st.todo.len() / (2 * threads)).clamp(1, 64);
+                // Small shares: the states a thread has taken wait for it alone.
+                let n = (st.todo.len() / (4 * threads)).clamp(1, 16);
                 return Some(st.todo.drain(..n).collect());
             }
             st = self.work.wait(st).unwrap_or_else(|p| p.into_inner());
         }
     }
 
-    fn deliver(&self, done: Vec<(usize, T)>) {
-        self.lock().done.extend(done);
+    fn deliver(&self, i: usize, t: T) {
+        self.lock().done.insert(i, t);
         self.results.notify_one();
     }
 }

@@ -56,6 +56,27 @@ pub fn prio_pattern(p: &str) -> Result<regex::Regex, super::LntcheckError> {
 /// The SVL-level operators on the interpreter's LTSs, whose initial state is 0.
 impl Lts {
     /// The part reachable from state 0, renumbered in BFS order.
+    /// Whether `reachable` would give this LTS back as it is (the label numbering aside): its
+    /// states are numbered in the order a breadth-first search from state 0 meets them, all
+    /// reachable, and its transitions are listed by source in that order.
+    pub(crate) fn is_breadth_first(&self) -> bool {
+        if self.initial != 0 || self.nstates == 0 {
+            return false;
+        }
+        let mut met = 1u32;
+        let mut last = 0u32;
+        for &(s, _, t) in &self.trans {
+            if s < last || s >= met || t > met {
+                return false;
+            }
+            last = s;
+            if t == met {
+                met += 1;
+            }
+        }
+        met as usize == self.nstates
+    }
+
     pub fn reachable(&self) -> Lts {
         let adj = self.adjacency();
         let mut id = vec![u32::MAX; self.nstates];
@@ -64,16 +85,17 @@ impl Lts {
             id[0] = 0;
         }
         let mut out = Lts::new();
+        out.trans.reserve(self.trans.len());
+        let mut labels = vec![None; self.labels.len()];
         let mut i = 0;
         while i < order.len() {
             let s = order[i];
-            for (l, t) in &adj[s as usize] {
-                if id[*t as usize] == u32::MAX {
-                    id[*t as usize] = order.len() as u32;
-                    order.push(*t);
+            for &(l, t) in &adj[s as usize] {
+                if id[t as usize] == u32::MAX {
+                    id[t as usize] = order.len() as u32;
+                    order.push(t);
                 }
-                let lab = self.labels[*l as usize].clone();
-                out.add(id[s as usize], &lab, id[*t as usize]);
+                out.add_mapped(&mut labels, &self.labels, id[s as usize], l, id[t as usize]);
             }
             i += 1;
         }
@@ -94,9 +116,10 @@ impl Lts {
     pub(crate) fn relabel(&self, f: impl Fn(&str) -> String) -> Lts {
         let mut out = Lts::new();
         out.nstates = self.nstates;
-        for (s, l, t) in &self.trans {
-            let nl = f(self.label(*l));
-            out.add(*s, &nl, *t);
+        let names: Vec<String> = self.labels.iter().map(|l| f(l)).collect();
+        let mut labels = vec![None; names.len()];
+        for &(s, l, t) in &self.trans {
+            out.add_mapped(&mut labels, &names, s, l, t);
         }
         out
     }

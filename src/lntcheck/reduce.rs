@@ -51,10 +51,18 @@ impl Reduction {
 /// self-loop, as CADP's divergence-preserving reductions do.
 pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, LntcheckError> {
     let stopped = |r: StopReason| LntcheckError::Stopped(format!("stopped while minimising ({r:?})"));
-    let lts = lts.reachable();
+    // The states numbered breadth-first from the initial one, unreachable ones dropped (as
+    // generated LTSs already are: those are used as they are).
+    let renumbered;
+    let lts = if lts.is_breadth_first() {
+        lts
+    } else {
+        renumbered = lts.reachable();
+        &renumbered
+    };
     let n = lts.nstates;
     if n == 0 {
-        return Ok(lts);
+        return Ok(lts.clone());
     }
     let tau = lts.labels.iter().position(|l| l == "i").map(|x| x as u32);
     let strong: Vec<bool> = lts
@@ -181,21 +189,51 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, Lntche
         }
         count = ids.len();
     }
-    // The quotient, inert steps removed, an internal self-loop on divergent classes.
+    // The quotient: each block's transitions in the order its states (in state order) and
+    // their successors give them, each (label, target block) once, inert steps removed, an
+    // internal self-loop on divergent classes. Only the order within a block matters (the
+    // result is renumbered breadth-first), so no set of all the quotient's transitions is kept.
+    let mut start = vec![0usize; count + 1];
+    for &b in &block {
+        start[b as usize + 1] += 1;
+    }
+    for b in 0..count {
+        start[b + 1] += start[b];
+    }
+    let mut members = vec![0u32; n];
+    let mut fill = start.clone();
+    for (s, &b) in block.iter().enumerate() {
+        members[fill[b as usize]] = s as u32;
+        fill[b as usize] += 1;
+    }
+    const DIVERGES: u32 = u32::MAX;
     let mut out = Lts::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    for (s, succ) in adj.iter().enumerate() {
-        for &(l, t) in succ {
-            let (b, c) = (block[s], block[t as usize]);
-            if Some(l) == tau && b == c {
-                continue;
+    let mut labels = vec![None; lts.labels.len()];
+    // (label, target block, position among the block's transitions)
+    let mut from_block: Vec<(u32, u32, u32)> = vec![];
+    for b in 0..count {
+        from_block.clear();
+        for &s in &members[start[b]..start[b + 1]] {
+            for &(l, t) in &adj[s as usize] {
+                let c = block[t as usize];
+                if !(Some(l) == tau && c == b as u32) {
+                    from_block.push((l, c, from_block.len() as u32));
+                }
             }
-            if seen.insert((b, l, c)) {
-                out.add(b, lts.label(l), c);
+            if div_of[s as usize] {
+                from_block.push((DIVERGES, b as u32, from_block.len() as u32));
             }
         }
-        if div_of[s] && seen.insert((block[s], u32::MAX, block[s])) {
-            out.add(block[s], "i", block[s]);
+        // Each (label, target) once, at its first position.
+        from_block.sort_unstable();
+        from_block.dedup_by_key(|x| (x.0, x.1));
+        from_block.sort_unstable_by_key(|x| x.2);
+        for &(l, c, _) in &from_block {
+            if l == DIVERGES {
+                out.add(b as u32, "i", b as u32);
+            } else {
+                out.add_mapped(&mut labels, &lts.labels, b as u32, l, c);
+            }
         }
     }
     // Blocks are numbered in state order, so the initial state's block is 0.
@@ -412,6 +450,18 @@ mod tests {
             let (got, want) = (min(&l, &r), reference(&l, &r));
             proptest::prop_assert_eq!(got.nstates, want.nstates);
             proptest::prop_assert_eq!(sorted(&got), sorted(&want));
+            // A breadth-first numbered input is used as it is: the same result.
+            let bfs = l.reachable();
+            proptest::prop_assert!(bfs.is_breadth_first());
+            let again = min(&bfs, &r);
+            proptest::prop_assert_eq!(again.nstates, want.nstates);
+            proptest::prop_assert_eq!(sorted(&again), sorted(&want));
+            // Only an input that renumbering leaves as it is counts as breadth-first.
+            let named = |x: &Lts| x.trans.iter().map(|&(s, a, t)| (s, x.label(a).to_string(), t)).collect::<Vec<_>>();
+            if l.is_breadth_first() {
+                proptest::prop_assert_eq!(named(&bfs), named(&l));
+                proptest::prop_assert_eq!(bfs.nstates, l.nstates);
+            }
         }
     }
 }

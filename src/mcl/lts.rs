@@ -41,6 +41,20 @@ impl Lts {
         i
     }
 
+    /// `add(s, labels[l], t)`, where `map[l]` remembers the number of `labels[l]` here: a label
+    /// is looked up once, not hashed for every transition.
+    pub(crate) fn add_mapped(&mut self, map: &mut [Option<u32>], labels: &[String], s: u32, l: u32, t: u32) {
+        let id = match map[l as usize] {
+            Some(i) => i,
+            None => {
+                let i = self.label_id(&labels[l as usize]);
+                map[l as usize] = Some(i);
+                i
+            }
+        };
+        self.trans.push((s, id, t));
+    }
+
     pub fn add(&mut self, s: u32, label: &str, t: u32) {
         let l = self.label_id(label);
         self.trans.push((s, l, t));

@@ -185,7 +185,6 @@ impl OnTheFly {
         let initial = vec![0u32; self.leaves.len()];
         let mut states = crate::lntcheck::lts::Numbering::new(initial.clone());
         let mut out = Lts::new();
-        // Per label id, its number in `out` (looked up once, not hashed per transition).
         let mut out_label: Vec<Option<u32>> = vec![None; self.labels.len()];
         let stopped = |n: usize| {
             limits
@@ -214,8 +213,7 @@ impl OnTheFly {
                 if new {
                     fresh.push(states.states[id as usize].clone());
                 }
-                let label = *out_label[l as usize].get_or_insert_with(|| out.label_id(&this.labels[l as usize]));
-                out.trans.push((i as u32, label, id));
+                out.add_mapped(&mut out_label, &this.labels, i as u32, l, id);
             }
             if let Some(r) = &mut progress {
                 r.report(states.len(), out.trans.len());
