@@ -152,6 +152,36 @@ fn lnt_backend_state_bound_is_inconclusive() {
     assert!(e.contains("--max-states") && !e.contains("emitted LNT:0:0"), "{e}");
 }
 
+/// The state bound holds for the composition of a property's leaves too, not only for each
+/// leaf: majority's leaves have 68 states each, and the bound is exact at the composition's
+/// size (as written without a bound).
+#[test]
+fn lnt_state_bound_holds_for_the_composition() {
+    let out = Scratch::path("hostile", "block.aut");
+    let lts = |bound: Option<&str>| {
+        let _ = std::fs::remove_file(out.as_str());
+        let mut args = vec!["lts", "--property", "NeverAllBlank", "-o", out.as_str()];
+        let spec = example("majority.labs");
+        args.extend([spec.as_str(), "yes=2", "no=3"]);
+        if let Some(b) = bound {
+            args.extend(["--max-states", b]);
+        }
+        let (o, _) = labs(&args);
+        (o.status.code(), stderr(&o), std::fs::read_to_string(out.as_str()).ok())
+    };
+    let (code, e, aut) = lts(None);
+    assert_eq!(code, Some(0), "{e}");
+    let header = aut.expect("the LTS written").lines().next().unwrap_or_default().to_string();
+    let states: u64 =
+        header.trim_end_matches(')').rsplit(',').next().and_then(|n| n.trim().parse().ok()).expect(&header);
+    assert!(states > 1000, "{header}: the composition is larger than every leaf");
+    let (code, e, _) = lts(Some(&states.to_string()));
+    assert_eq!(code, Some(0), "a bound of {states}: {e}");
+    let (code, e, aut) = lts(Some(&(states - 1).to_string()));
+    assert_eq!(code, Some(5), "a bound of {}: {e}", states - 1);
+    assert!(e.contains("--max-states") && aut.is_none(), "{e}");
+}
+
 /// Runs labs and waits for it with `wait4`, which reports the peak resident memory of that
 /// child alone, once the test runs in a process of its own (`isolate`): (exit code, stderr,
 /// peak MiB, wall time).

@@ -211,6 +211,13 @@ impl OnTheFly {
                 }
                 let (id, new) = states.number(n);
                 if new {
+                    if limits.over_states(states.len() as u64) {
+                        limits.stop(crate::limits::StopReason::MaxStates);
+                        return Err(LntcheckError::Stopped(format!(
+                            "more than {} states in the composition (--max-states)",
+                            limits.max_states().unwrap_or_default()
+                        )));
+                    }
                     fresh.push(states.states[id as usize].clone());
                 }
                 out.add_mapped(&mut out_label, &this.labels, i as u32, l, id);
