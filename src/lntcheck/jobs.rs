@@ -1,6 +1,7 @@
 //! Indexed jobs on a few threads, results in index order (so that what a caller builds from
 //! them does not depend on which thread finished first). Each thread builds its own state
-//! first (`init`).
+//! first (`init`). Also a breadth-first search whose expansions run on several threads ahead
+//! of a numbering kept in sequential order (`explore_in_order`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
