@@ -111,8 +111,9 @@ where
             });
         }
         let _finish = Finish(&shared);
-        // States numbered but not yet handed out (beyond the window), with their indices.
-        let mut held: std::collections::VecDeque<(usize, S)> = initial.into_iter().enumerate().collect();
+        // States numbered but not yet handed out (beyond the window): the last `held.len()`
+        // of the `total` numbered.
+        let mut held: std::collections::VecDeque<S> = initial.into();
         let mut total = held.len();
         let mut next = 0;
         let mut ready: Vec<(usize, T)> = vec![];
@@ -123,8 +124,9 @@ where
                 return Ok(());
             }
             let mut handed = false;
-            while held.front().is_some_and(|(i, _)| *i < next + window) {
-                st.todo.push_back(held.pop_front().expect("just seen"));
+            while !held.is_empty() && total - held.len() < next + window {
+                let i = total - held.len();
+                st.todo.push_back((i, held.pop_front().expect("not empty")));
                 handed = true;
             }
             if handed {
@@ -153,10 +155,9 @@ where
             }
             drop(st);
             for (i, t) in ready.drain(..) {
-                for s in number(i, t)? {
-                    held.push_back((total, s));
-                    total += 1;
-                }
+                let fresh = number(i, t)?;
+                total += fresh.len();
+                held.extend(fresh);
                 next = i + 1;
             }
         }

@@ -55,7 +55,6 @@ pub fn prio_pattern(p: &str) -> Result<regex::Regex, super::LntcheckError> {
 
 /// The SVL-level operators on the interpreter's LTSs, whose initial state is 0.
 impl Lts {
-    /// The part reachable from state 0, renumbered in BFS order.
     /// Whether `reachable` would give this LTS back as it is (the label numbering aside): its
     /// states are numbered in the order a breadth-first search from state 0 meets them, all
     /// reachable, and its transitions are listed by source in that order.
@@ -77,6 +76,7 @@ impl Lts {
         met as usize == self.nstates
     }
 
+    /// The part reachable from state 0, renumbered in BFS order.
     pub fn reachable(&self) -> Lts {
         let adj = self.adjacency();
         let mut id = vec![u32::MAX; self.nstates];
