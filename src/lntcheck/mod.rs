@@ -15,6 +15,7 @@ test_visible_mod!(lts);
 pub(crate) mod on_the_fly;
 pub(crate) mod parser;
 test_visible_mod!(reduce);
+mod refine;
 pub(crate) mod sem;
 test_visible_mod!(simulate);
 pub mod svl;

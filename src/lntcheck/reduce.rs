@@ -5,22 +5,14 @@
 //! actions: never after internal steps), which keeps the priority operator applicable to the
 //! result.
 //!
-//! Signature refinement (Blom and Orzan's algorithm): start from one block; a state's
-//! signature is the set of (label, block of the target) it can do after internal steps that
-//! stay in its own block (inert steps), without the inert steps themselves, plus a mark when it
-//! can follow inert steps forever; strong labels count only when the state itself does them;
-//! split every block by signature until nothing splits. Inert steps are followed through the
-//! strongly connected components of the inert-step graph, in reverse topological order.
+//! The classes are found by signature refinement (Blom and Orzan's algorithm, `refine.rs`):
+//! start from one block and split blocks by signature until nothing splits. The quotient is
+//! then built here.
 
 use super::LntcheckError;
 use super::lts::Lts;
-use crate::engine::scc::Components;
+use super::refine::{Classes, Graph, refine};
 use crate::limits::{Limits, StopReason};
-use rustc_hash::FxHashMap;
-
-/// A state's block, whether it diverges, and the number of its set of (label, target block)
-/// pairs.
-type Signature = (u32, bool, u32);
 
 /// Which reduction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +42,12 @@ impl Reduction {
 /// The minimal LTS of `lts` (its reachable part) modulo `r`; divergent classes keep an internal
 /// self-loop, as CADP's divergence-preserving reductions do.
 pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, LntcheckError> {
+    minimise_on(lts, r, limits, 1)
+}
+
+/// `minimise`, refining on up to `threads` threads (the result does not depend on their
+/// number).
+pub fn minimise_on(lts: &Lts, r: &Reduction, limits: &Limits, threads: usize) -> Result<Lts, LntcheckError> {
     let stopped = |r: StopReason| LntcheckError::Stopped(format!("stopped while minimising ({r:?})"));
     // The states numbered breadth-first from the initial one, unreachable ones dropped (as
     // generated LTSs already are: those are used as they are).
@@ -74,121 +72,8 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, Lntche
         })
         .collect();
     let keep_divergence = *r != Reduction::Branching;
-    let adj = lts.adjacency();
-    let mut block = vec![0u32; n];
-    let mut count = 1usize;
-    let mut div_of = vec![false; n];
-    // Without strong labels, the states of an internal cycle always share a signature, so
-    // every state of a component gets the same block. Blocks only split, so the components
-    // of the inert steps change only when a round splits one of them: they are found again
-    // only then.
-    let fixed = !strong.contains(&true);
-    let mut inert_components: Option<(Components, Vec<Vec<u32>>)> = None;
-    loop {
-        if let Some(r) = limits.stopped() {
-            return Err(stopped(r));
-        }
-        let inert = |s: usize, l: u32, t: u32| Some(l) == tau && block[s] == block[t as usize];
-        if inert_components.is_none() {
-            let components = crate::engine::scc::components(n, 0..n as u32, |s, f| {
-                for &(l, t) in &adj[s as usize] {
-                    if inert(s as usize, l, t) {
-                        f(t);
-                    }
-                }
-            });
-            let members = components.members();
-            inert_components = Some((components, members));
-        }
-        let (components, order) = inert_components.as_ref().expect("computed above");
-        let comp = &components.comp;
-        // Weak part of each component's signature (sorted, without repeats), and whether it
-        // diverges: one array for all of them, `weak[c]` its range.
-        let mut flat: Vec<(u32, u32)> = Vec::new();
-        let mut weak: Vec<(usize, usize)> = Vec::with_capacity(order.len());
-        let mut diverges = vec![false; order.len()];
-        let mut sig: Vec<(u32, u32)> = Vec::new();
-        for (c, members) in order.iter().enumerate() {
-            sig.clear();
-            let mut div = members.len() > 1;
-            for &s in members {
-                let s = s as usize;
-                for &(l, t) in &adj[s] {
-                    if inert(s, l, t) {
-                        let d = comp[t as usize] as usize;
-                        if d == c {
-                            div = true;
-                        } else {
-                            let (from, to) = weak[d];
-                            sig.extend_from_slice(&flat[from..to]);
-                            div |= diverges[d];
-                        }
-                    } else if !strong[l as usize] {
-                        sig.push((l, block[t as usize]));
-                    }
-                }
-            }
-            sig.sort_unstable();
-            sig.dedup();
-            weak.push((flat.len(), flat.len() + sig.len()));
-            flat.extend_from_slice(&sig);
-            diverges[c] = div && keep_divergence;
-        }
-        // Signatures numbered as met, then blocks keyed by (block, divergence, signature).
-        let mut sig_ids: FxHashMap<Vec<(u32, u32)>, u32> = FxHashMap::default();
-        let mut ids: FxHashMap<Signature, u32> = FxHashMap::default();
-        let mut next = vec![0u32; n];
-        // Without strong labels every state of a component has the component's signature:
-        // its block is looked up once, at its first state (so blocks are numbered as when
-        // each state is looked up).
-        let mut block_of_comp: Vec<u32> = if fixed { vec![u32::MAX; order.len()] } else { vec![] };
-        for s in 0..n {
-            if s % 4096 == 0 {
-                if let Some(r) = limits.stopped() {
-                    return Err(stopped(r));
-                }
-                if !limits.admit((ids.len() + sig_ids.len()) as u64 * 64) {
-                    return Err(stopped(StopReason::Memory));
-                }
-            }
-            let c = comp[s] as usize;
-            div_of[s] = diverges[c];
-            if fixed && block_of_comp[c] != u32::MAX {
-                next[s] = block_of_comp[c];
-                continue;
-            }
-            let (from, to) = weak[c];
-            sig.clear();
-            sig.extend_from_slice(&flat[from..to]);
-            if !fixed {
-                sig.extend(adj[s].iter().filter(|(l, _)| strong[*l as usize]).map(|&(l, t)| (l, block[t as usize])));
-                sig.sort_unstable();
-                sig.dedup();
-            }
-            let sid = match sig_ids.get(sig.as_slice()) {
-                Some(&i) => i,
-                None => {
-                    let i = sig_ids.len() as u32;
-                    sig_ids.insert(sig.clone(), i);
-                    i
-                }
-            };
-            let k = ids.len() as u32;
-            next[s] = *ids.entry((block[s], diverges[c], sid)).or_insert(k);
-            if fixed {
-                block_of_comp[c] = next[s];
-            }
-        }
-        let split = order.iter().any(|m| m.iter().any(|&s| next[s as usize] != next[m[0] as usize]));
-        if split {
-            inert_components = None;
-        }
-        block = next;
-        if ids.len() == count {
-            break;
-        }
-        count = ids.len();
-    }
+    let g = Graph::new(n, &lts.trans, tau, strong, keep_divergence);
+    let Classes { class: block, count, diverges: div_of } = refine(&g, n, limits, threads).map_err(stopped)?;
     // The quotient: each block's transitions in the order its states (in state order) and
     // their successors give them, each (label, target block) once, inert steps removed, an
     // internal self-loop on divergent classes. Only the order within a block matters (the
@@ -214,7 +99,7 @@ pub fn minimise(lts: &Lts, r: &Reduction, limits: &Limits) -> Result<Lts, Lntche
     for b in 0..count {
         from_block.clear();
         for &s in &members[start[b]..start[b + 1]] {
-            for &(l, t) in &adj[s as usize] {
+            for &(l, t) in g.succ(s) {
                 let c = block[t as usize];
                 if !(Some(l) == tau && c == b as u32) {
                     from_block.push((l, c, from_block.len() as u32));

@@ -6,7 +6,7 @@ use super::product::{Node, OnTheFly};
 use crate::lntcheck::LntcheckError;
 use crate::lntcheck::interp::{self, GenOptions};
 use crate::lntcheck::lts::Lts;
-use crate::lntcheck::reduce::{Reduction, minimise};
+use crate::lntcheck::reduce::{Reduction, minimise_on};
 use crate::lntcheck::sem::{Program, Value};
 use std::collections::HashMap;
 
@@ -64,7 +64,7 @@ impl<'a> Composer<'a> {
         let (states, transitions) = (l.nstates, l.trans.len());
         let (l, reduced) = match &self.reduction {
             Some(r) => {
-                let m = minimise(&l, r, &self.limits)?;
+                let m = minimise_on(&l, r, &self.limits, self.threads)?;
                 let size = (m.nstates, m.trans.len());
                 (m, Some(size))
             }
@@ -140,7 +140,7 @@ impl<'a> Composer<'a> {
         let progress = crate::lts_backend::PhaseReporter::new("composing the leaves", self.progress.as_ref());
         let lts = net.explore(root, &self.limits, progress, self.threads)?;
         Ok(match &self.reduction {
-            Some(r) => minimise(&lts, r, &self.limits)?,
+            Some(r) => minimise_on(&lts, r, &self.limits, self.threads)?,
             None => lts,
         })
     }
