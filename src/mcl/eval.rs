@@ -265,12 +265,10 @@ impl<'q, 'l, L: Successors> Evaluator<'q, 'l, L> {
         id
     }
 
+    /// The run's bounds, as its other stages set them. `--max-states` bounds the LTSs
+    /// generated (a generation on the fly stops the run through `limits`), not the pairs the
+    /// evaluation explores on a finite LTS: those are bounded by the time and memory bounds.
     pub(super) fn check_limits(&self) -> Result<(), EvalError> {
-        if let Some(max) = self.limits.max_states()
-            && self.explored as u64 > max
-        {
-            return Err(EvalError::StateLimit { limit: max });
-        }
         match self.limits.stopped() {
             None => Ok(()),
             Some(StopReason::Timeout) => Err(EvalError::Timeout),

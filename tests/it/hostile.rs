@@ -182,6 +182,57 @@ fn lnt_state_bound_holds_for_the_composition() {
     assert!(e.contains("--max-states") && aut.is_none(), "{e}");
 }
 
+/// `verify --backend lnt --max-states N` bounds the LTSs the script generates, not the pairs
+/// the MCL evaluator explores on them (README: "bounds each generated LTS"): a bound equal to
+/// the largest composition of majority's leaves (before any minimisation, so no LTS the
+/// script generates is larger) decides every property as without a bound; a bound below a
+/// leaf's size leaves them unknown (exit 5).
+#[test]
+fn lnt_state_bound_is_on_the_generated_lts() {
+    let spec = example("majority.labs");
+    let run = |bound: Option<String>| {
+        let mut args = vec!["verify", spec.as_str(), "yes=2", "no=3", "--backend", "lnt", "--json", "-q"];
+        let b;
+        if let Some(x) = bound {
+            b = x;
+            args.extend(["--max-states", b.as_str()]);
+        }
+        let (o, _) = labs(&args);
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        (o.status.code(), stderr(&o), doc)
+    };
+    let (code, e, free) = run(None);
+    assert!(matches!(code, Some(0 | 10)), "{e}");
+    let verdicts = |d: &serde_json::Value| {
+        d["results"].as_array().map(|r| r.iter().map(|x| x["verdict"].to_string()).collect::<Vec<_>>())
+    };
+    // The largest LTS generated: a property's composition before its minimisation (`labs lts
+    // --property` writes it), larger than every leaf.
+    let out = Scratch::path("hostile", "composition.aut");
+    let largest = free["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let p = r["property"].as_str().expect("a property name");
+            let (o, _) = labs(&["lts", spec.as_str(), "yes=2", "no=3", "--property", p, "-o", out.as_str()]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let aut = std::fs::read_to_string(out.as_str()).expect("the composition written");
+            let header = aut.lines().next().unwrap_or_default().to_string();
+            header.trim_end_matches(')').rsplit(',').next().and_then(|n| n.trim().parse::<u64>().ok()).expect(&header)
+        })
+        .max()
+        .expect("LTS sizes");
+    let (code_at, e, at) = run(Some(largest.to_string()));
+    assert_eq!(code_at, code, "a bound of {largest}: {e}");
+    assert_eq!(verdicts(&at), verdicts(&free), "a bound of {largest}");
+    assert!(verdicts(&at).is_some_and(|v| v.iter().all(|x| x != "\"unknown\"")), "{at}");
+    // Below the size of a leaf (each has 68 states), the generation stops.
+    let (code, e, below) = run(Some("10".to_string()));
+    assert_eq!(code, Some(5), "a bound of 10: {e}");
+    assert!(verdicts(&below).is_some_and(|v| v.iter().all(|x| x == "\"unknown\"")), "{below}");
+}
+
 /// Runs labs and waits for it with `wait4`, which reports the peak resident memory of that
 /// child alone, once the test runs in a process of its own (`isolate`): (exit code, stderr,
 /// peak MiB, wall time).
