@@ -6,7 +6,7 @@
 //! does them. Blocks keep their numbers when they split (the largest part keeps it, the others
 //! get new ones), so a block needs refining again only when one of its states, or a target of
 //! one of its transitions, changed block in the last round: every other block would find the
-//! same signatures again. The blocks of a round are refined independently (on several threads
+//! same signatures again. A block of one state is never refined again (it cannot split). The blocks of a round are refined independently (on several threads
 //! when there are many states to refine), each against the blocks of the round before.
 
 use crate::limits::{Limits, StopReason};
@@ -191,8 +191,9 @@ fn refine_from(
         }
         touched_in.resize(range.len(), 0);
         touched.clear();
+        // A block of one state cannot split: only its divergence is left to find (below).
         let mut touch = |b: u32, touched: &mut Vec<u32>| {
-            if touched_in[b as usize] != round + 1 {
+            if touched_in[b as usize] != round + 1 && range[b as usize].1 - range[b as usize].0 > 1 {
                 touched_in[b as usize] = round + 1;
                 touched.push(b);
             }
@@ -202,6 +203,14 @@ fn refine_from(
             for &s in g.preds(t) {
                 touch(block[s as usize], &mut touched);
             }
+        }
+    }
+    // A state alone in its block diverges when it has an internal self-loop (its only inert
+    // step possible); the divergence found while its block was larger may be stale.
+    for &(from, to) in &range {
+        if to - from == 1 {
+            let s = elems[from];
+            diverges[s as usize] = g.keep_divergence && g.succ(s).iter().any(|&(l, t)| t == s && Some(l) == g.tau);
         }
     }
     // Classes numbered in the order of their first states.
