@@ -89,11 +89,8 @@ fn refine_from(
     threads: usize,
     parallel_from: usize,
 ) -> Result<Classes, StopReason> {
-    let mut block = vec![0u32; n];
+    let mut p = Partition { block: vec![0u32; n], elems: (0..n as u32).collect(), range: vec![(0, n)] };
     let mut diverges = vec![false; n];
-    // The states block by block: block b is `elems[range[b].0..range[b].1]`.
-    let mut elems: Vec<u32> = (0..n as u32).collect();
-    let mut range: Vec<(usize, usize)> = vec![(0, n)];
     let mut touched: Vec<u32> = vec![0];
     let mut touched_in: Vec<u32> = vec![0];
     let mut round = 0u32;
@@ -102,128 +99,154 @@ fn refine_from(
         if let Some(r) = limits.stopped() {
             return Err(r);
         }
-        let size: usize = touched.iter().map(|&b| range[b as usize].1 - range[b as usize].0).sum();
+        let size: usize = touched.iter().map(|&b| p.len(b)).sum();
         // The signatures and new orders of the round's states, a few words each.
         if !limits.admit(size as u64 * 48) {
             return Err(StopReason::Memory);
         }
-        // The round's blocks cut into parts of about equal size, one per thread.
         let parts = if threads > 1 && size >= parallel_from { threads } else { 1 };
-        let mut cuts = vec![0usize];
-        let mut acc = 0;
-        for (i, &b) in touched.iter().enumerate() {
-            acc += range[b as usize].1 - range[b as usize].0;
-            if acc * parts >= size * cuts.len() && cuts.len() < parts {
-                cuts.push(i + 1);
-            }
-        }
-        cuts.push(touched.len());
-        cuts.dedup();
-        while scratch.len() < cuts.len() - 1 {
-            scratch.push(Scratch::new(n));
-        }
-        let refined: Vec<Result<Vec<Refined>, StopReason>> = {
-            let (block, elems, range, touched) = (&block, &elems, &range, &touched);
-            let job = |part: usize, sc: &mut Scratch| -> Result<Vec<Refined>, StopReason> {
-                let mut out = vec![];
-                let mut since_poll = 0;
-                for &b in &touched[cuts[part]..cuts[part + 1]] {
-                    let (from, to) = range[b as usize];
-                    since_poll += to - from;
-                    if since_poll >= 4096 {
-                        since_poll = 0;
-                        if let Some(r) = limits.stopped() {
-                            return Err(r);
-                        }
-                    }
-                    out.push(refine_block(g, block, b, &elems[from..to], sc));
-                }
-                Ok(out)
-            };
-            let (first, rest) = scratch.split_at_mut(1);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = rest
-                    .iter_mut()
-                    .take(cuts.len() - 2)
-                    .enumerate()
-                    .map(|(i, sc)| {
-                        let job = &job;
-                        std::thread::Builder::new()
-                            .name(format!("labs-refine-{}", i + 1))
-                            .spawn_scoped(scope, move || job(i + 1, sc))
-                    })
-                    .collect();
-                let mut all = vec![job(0, &mut first[0])];
-                for h in handles {
-                    all.push(match h {
-                        Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                        // No thread to spare: this one refines the part too.
-                        Err(_) => job(all.len(), &mut first[0]),
-                    });
-                }
-                all
-            })
-        };
+        let refined = refine_blocks(g, &p, &touched, size, parts, &mut scratch, limits)?;
         // The splits applied in the order of the round's blocks: new blocks numbered after the
         // existing ones; the states that changed block mark, for the next round, their new
         // blocks and the blocks of the states with a transition to them.
         round += 1;
         let mut changed: Vec<u32> = vec![];
-        for part in refined {
-            for r in part? {
-                let (from, _) = range[r.block as usize];
-                for (i, &s) in r.members.iter().enumerate() {
-                    diverges[s as usize] = r.diverges[i];
-                }
-                if r.ends.len() > 1 {
-                    elems[from..from + r.members.len()].copy_from_slice(&r.members);
-                    range[r.block as usize] = (from, from + r.ends[0]);
-                    for w in r.ends.windows(2) {
-                        let id = range.len() as u32;
-                        range.push((from + w[0], from + w[1]));
-                        for &s in &r.members[w[0]..w[1]] {
-                            block[s as usize] = id;
-                            changed.push(s);
-                        }
+        for r in refined {
+            let (from, _) = p.range[r.block as usize];
+            for (i, &s) in r.members.iter().enumerate() {
+                diverges[s as usize] = r.diverges[i];
+            }
+            if r.ends.len() > 1 {
+                p.elems[from..from + r.members.len()].copy_from_slice(&r.members);
+                p.range[r.block as usize] = (from, from + r.ends[0]);
+                for w in r.ends.windows(2) {
+                    let id = p.range.len() as u32;
+                    p.range.push((from + w[0], from + w[1]));
+                    for &s in &r.members[w[0]..w[1]] {
+                        p.block[s as usize] = id;
+                        changed.push(s);
                     }
                 }
             }
         }
-        touched_in.resize(range.len(), 0);
+        touched_in.resize(p.range.len(), 0);
         touched.clear();
         // A block of one state cannot split: only its divergence is left to find (below).
         let mut touch = |b: u32, touched: &mut Vec<u32>| {
-            if touched_in[b as usize] != round + 1 && range[b as usize].1 - range[b as usize].0 > 1 {
+            if touched_in[b as usize] != round + 1 && p.len(b) > 1 {
                 touched_in[b as usize] = round + 1;
                 touched.push(b);
             }
         };
         for &t in &changed {
-            touch(block[t as usize], &mut touched);
+            touch(p.block[t as usize], &mut touched);
             for &s in g.preds(t) {
-                touch(block[s as usize], &mut touched);
+                touch(p.block[s as usize], &mut touched);
             }
         }
     }
     // A state alone in its block diverges when it has an internal self-loop (its only inert
     // step possible); the divergence found while its block was larger may be stale.
-    for &(from, to) in &range {
+    for &(from, to) in &p.range {
         if to - from == 1 {
-            let s = elems[from];
+            let s = p.elems[from];
             diverges[s as usize] = g.keep_divergence && g.succ(s).iter().any(|&(l, t)| t == s && Some(l) == g.tau);
         }
     }
     // Classes numbered in the order of their first states.
-    let mut number = vec![u32::MAX; range.len()];
+    let mut number = vec![u32::MAX; p.range.len()];
     let mut count = 0u32;
-    for b in block.iter_mut() {
+    for b in p.block.iter_mut() {
         if number[*b as usize] == u32::MAX {
             number[*b as usize] = count;
             count += 1;
         }
         *b = number[*b as usize];
     }
-    Ok(Classes { class: block, count: count as usize, diverges })
+    Ok(Classes { class: p.block, count: count as usize, diverges })
+}
+
+/// The states' blocks: block b holds `elems[range[b].0..range[b].1]`.
+struct Partition {
+    block: Vec<u32>,
+    elems: Vec<u32>,
+    range: Vec<(usize, usize)>,
+}
+
+impl Partition {
+    fn len(&self, b: u32) -> usize {
+        self.range[b as usize].1 - self.range[b as usize].0
+    }
+}
+
+/// The blocks `touched` refined against the partition `p`, in their order, on `parts` threads
+/// (each refining a run of blocks of about `size / parts` states).
+fn refine_blocks(
+    g: &Graph,
+    p: &Partition,
+    touched: &[u32],
+    size: usize,
+    parts: usize,
+    scratch: &mut Vec<Scratch>,
+    limits: &Limits,
+) -> Result<Vec<Refined>, StopReason> {
+    let mut cuts = vec![0usize];
+    let mut acc = 0;
+    for (i, &b) in touched.iter().enumerate() {
+        acc += p.len(b);
+        if acc * parts >= size * cuts.len() && cuts.len() < parts {
+            cuts.push(i + 1);
+        }
+    }
+    cuts.push(touched.len());
+    cuts.dedup();
+    while scratch.len() < cuts.len() - 1 {
+        scratch.push(Scratch::new(p.block.len()));
+    }
+    let job = |part: usize, sc: &mut Scratch| -> Result<Vec<Refined>, StopReason> {
+        let mut out = vec![];
+        let mut since_poll = 0;
+        for &b in &touched[cuts[part]..cuts[part + 1]] {
+            let (from, to) = p.range[b as usize];
+            since_poll += to - from;
+            if since_poll >= 4096 {
+                since_poll = 0;
+                if let Some(r) = limits.stopped() {
+                    return Err(r);
+                }
+            }
+            out.push(refine_block(g, &p.block, b, &p.elems[from..to], sc));
+        }
+        Ok(out)
+    };
+    let (first, rest) = scratch.split_at_mut(1);
+    let results = std::thread::scope(|scope| {
+        let handles: Vec<_> = rest
+            .iter_mut()
+            .take(cuts.len() - 2)
+            .enumerate()
+            .map(|(i, sc)| {
+                let job = &job;
+                std::thread::Builder::new()
+                    .name(format!("labs-refine-{}", i + 1))
+                    .spawn_scoped(scope, move || job(i + 1, sc))
+            })
+            .collect();
+        let mut all = vec![job(0, &mut first[0])];
+        for h in handles {
+            all.push(match h {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                // No thread to spare: this one refines the part too.
+                Err(_) => job(all.len(), &mut first[0]),
+            });
+        }
+        all
+    });
+    let mut out = Vec::with_capacity(touched.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
 }
 
 /// Below this many states to refine in a round, one thread refines them all.
