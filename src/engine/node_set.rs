@@ -10,6 +10,11 @@ impl NodeSet {
     pub(crate) fn new(n: usize) -> NodeSet {
         NodeSet { words: vec![0; n.div_ceil(64)] }
     }
+    /// Empties the set and makes it a set of the nodes `0..n` (keeping its memory).
+    pub(crate) fn reset(&mut self, n: usize) {
+        self.words.clear();
+        self.words.resize(n.div_ceil(64), 0);
+    }
     pub(crate) fn contains(&self, v: u32) -> bool {
         self.words[v as usize / 64] >> (v % 64) & 1 == 1
     }

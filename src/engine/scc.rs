@@ -84,18 +84,47 @@ pub(crate) fn reaching(
 fn search(
     n: usize,
     roots: impl IntoIterator<Item = u32>,
+    succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+    done_edge: impl FnMut(u32, u32),
+    completed: impl FnMut(u32, &[u32]),
+) -> (Vec<u32>, NodeSet, u32) {
+    let mut t = Pearce::new(n);
+    let count = search_in(&mut t, roots, succ, done_edge, completed);
+    (t.rindex, t.done, count)
+}
+
+/// Many searches, each over all the nodes of a small graph, in the same memory: the
+/// components of the inert steps of each block a minimisation refines.
+pub(crate) struct ComponentSearch(Pearce);
+
+impl ComponentSearch {
+    pub(crate) fn new() -> ComponentSearch {
+        ComponentSearch(Pearce::new(0))
+    }
+
+    /// The components of the graph on `0..n` (every node a root), each node's number as
+    /// `components` numbers them, calling `noted(members)` for each as it is completed.
+    pub(crate) fn all_noting(
+        &mut self,
+        n: usize,
+        succ: impl FnMut(u32, &mut dyn FnMut(u32)),
+        mut noted: impl FnMut(&[u32]),
+    ) -> &[u32] {
+        self.0.reset(n);
+        search_in(&mut self.0, 0..n as u32, succ, |_, _| {}, |_, members| noted(members));
+        &self.0.rindex
+    }
+}
+
+/// `search` in the memory of `t` (a new or reset search over its nodes); the number of
+/// components.
+fn search_in(
+    t: &mut Pearce,
+    roots: impl IntoIterator<Item = u32>,
     mut succ: impl FnMut(u32, &mut dyn FnMut(u32)),
     mut done_edge: impl FnMut(u32, u32),
     mut completed: impl FnMut(u32, &[u32]),
-) -> (Vec<u32>, NodeSet, u32) {
-    let mut t = Pearce {
-        rindex: vec![UNVISITED; n],
-        done: NodeSet::new(n),
-        stack: Vec::new(),
-        next: 1,
-        kids: Vec::new(),
-        call: Vec::new(),
-    };
+) -> u32 {
     let mut count = 0u32;
     for root in roots {
         if t.rindex[root as usize] != UNVISITED || t.done.contains(root) {
@@ -138,7 +167,7 @@ fn search(
             }
         }
     }
-    (t.rindex, t.done, count)
+    count
 }
 
 /// The word of a node the search has not visited (indexes start at 1).
@@ -171,6 +200,26 @@ struct Frame {
 }
 
 impl Pearce {
+    fn new(n: usize) -> Pearce {
+        Pearce {
+            rindex: vec![UNVISITED; n],
+            done: NodeSet::new(n),
+            stack: Vec::new(),
+            next: 1,
+            kids: Vec::new(),
+            call: Vec::new(),
+        }
+    }
+
+    /// A new search over the nodes `0..n`.
+    fn reset(&mut self, n: usize) {
+        self.rindex.clear();
+        self.rindex.resize(n, UNVISITED);
+        self.done.reset(n);
+        self.next = 1;
+        debug_assert!(self.stack.is_empty() && self.kids.is_empty() && self.call.is_empty());
+    }
+
     fn enter(&mut self, v: u32, succ: &mut impl FnMut(u32, &mut dyn FnMut(u32))) {
         self.rindex[v as usize] = self.next;
         self.next += 1;
@@ -221,7 +270,9 @@ mod tests {
     fn components_are_mutual_reachability_in_reverse_topological_order() {
         // Graphs from a fixed LCG, with self-loops and repeated edges.
         let mut x = 7u64;
-        for n in [1usize, 2, 5, 9, 17] {
+        // One search reused for every graph, larger and smaller ones in turn.
+        let mut reused = ComponentSearch::new();
+        for n in [1usize, 2, 5, 9, 17, 3] {
             for density in [1usize, 2, 4] {
                 let edges: Vec<(u32, u32)> = (0..n * density)
                     .map(|_| {
@@ -246,6 +297,23 @@ mod tests {
                     assert!(c.comp[a as usize] >= c.comp[b as usize], "an edge goes to a component numbered lower");
                 }
                 assert!(c.comp.iter().all(|&x| x != UNREACHED), "every node is a root");
+                let mut noted = vec![];
+                let again = reused.all_noting(
+                    n,
+                    |v, f| {
+                        for &(a, b) in &edges {
+                            if a == v {
+                                f(b)
+                            }
+                        }
+                    },
+                    |m| noted.push(m.to_vec()),
+                );
+                assert_eq!(again, c.comp.as_slice(), "a reused search numbers as a new one");
+                for (number, members) in noted.iter().enumerate() {
+                    assert!(members.iter().all(|&v| c.comp[v as usize] == number as u32), "{noted:?}");
+                }
+                assert_eq!(noted.iter().map(Vec::len).sum::<usize>(), n);
                 // Reaching a target: some target is reachable (in zero or more edges).
                 let target = |v: u32| v % 3 == 1;
                 let got = reaching(

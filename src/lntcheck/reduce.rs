@@ -316,9 +316,9 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
 
-        /// `minimise` (components of the inert steps found once and again only after a
-        /// split, signatures shared by a component) gives the LTS, numbering included, that
-        /// the refinement from the definitions gives.
+        /// `minimise` (blocks refined only when a state or a target of theirs changed block,
+        /// one-state blocks never, signatures shared by an inert component) gives the LTS,
+        /// numbering included, that the refinement from the definitions gives.
         #[test]
         fn minimise_is_the_refinement_from_the_definitions(
             n in 1usize..9,

@@ -265,11 +265,7 @@ struct Refined {
 struct Scratch {
     /// Each state's position in the block being refined (`NONE` outside it).
     local: Vec<u32>,
-    index: Vec<u32>,
-    low: Vec<u32>,
-    on_stack: Vec<bool>,
-    stack: Vec<u32>,
-    calls: Vec<(u32, usize)>,
+    scc: crate::engine::scc::ComponentSearch,
     /// Each member's inert component, components numbered sinks first.
     comp: Vec<u32>,
     /// The members of each component (`comp_start[c]..comp_start[c + 1]`).
@@ -295,11 +291,7 @@ impl Scratch {
     fn new(n: usize) -> Scratch {
         Scratch {
             local: vec![NONE; n],
-            index: vec![],
-            low: vec![],
-            on_stack: vec![],
-            stack: vec![],
-            calls: vec![],
+            scc: crate::engine::scc::ComponentSearch::new(),
             comp: vec![],
             comp_members: vec![],
             comp_start: vec![],
@@ -321,69 +313,30 @@ fn refine_block(g: &Graph, block: &[u32], b: u32, members: &[u32], sc: &mut Scra
         sc.local[s as usize] = i as u32;
     }
     let inert = |l: u32, t: u32| Some(l) == g.tau && block[t as usize] == b;
-    // Tarjan's search along inert steps (they stay in the block): components complete sinks
-    // first, so a component's inert successors have their signatures when it gets its own.
-    sc.index.clear();
-    sc.index.resize(k, NONE);
-    sc.low.clear();
-    sc.low.resize(k, 0);
-    sc.on_stack.clear();
-    sc.on_stack.resize(k, false);
-    sc.comp.clear();
-    sc.comp.resize(k, 0);
+    // The components of the inert steps (they stay in the block), by the engine's search:
+    // they complete sinks first, so a component's inert successors have their signatures
+    // when it gets its own.
     sc.comp_members.clear();
     sc.comp_start.clear();
     sc.comp_start.push(0);
-    let mut counter = 0u32;
-    for root in 0..k as u32 {
-        if sc.index[root as usize] != NONE {
-            continue;
-        }
-        sc.index[root as usize] = counter;
-        sc.low[root as usize] = counter;
-        counter += 1;
-        sc.stack.push(root);
-        sc.on_stack[root as usize] = true;
-        sc.calls.push((root, 0));
-        while let Some(&mut (v, ref mut e)) = sc.calls.last_mut() {
-            let succ = g.succ(members[v as usize]);
-            if *e < succ.len() {
-                let (l, t) = succ[*e];
-                *e += 1;
+    let local = &sc.local;
+    let (comp_members, comp_start) = (&mut sc.comp_members, &mut sc.comp_start);
+    let comp = sc.scc.all_noting(
+        k,
+        |v, f| {
+            for &(l, t) in g.succ(members[v as usize]) {
                 if inert(l, t) {
-                    let w = sc.local[t as usize];
-                    if sc.index[w as usize] == NONE {
-                        sc.index[w as usize] = counter;
-                        sc.low[w as usize] = counter;
-                        counter += 1;
-                        sc.stack.push(w);
-                        sc.on_stack[w as usize] = true;
-                        sc.calls.push((w, 0));
-                    } else if sc.on_stack[w as usize] {
-                        sc.low[v as usize] = sc.low[v as usize].min(sc.index[w as usize]);
-                    }
+                    f(local[t as usize]);
                 }
-                continue;
             }
-            sc.calls.pop();
-            if let Some(&(p, _)) = sc.calls.last() {
-                sc.low[p as usize] = sc.low[p as usize].min(sc.low[v as usize]);
-            }
-            if sc.low[v as usize] == sc.index[v as usize] {
-                let c = (sc.comp_start.len() - 1) as u32;
-                loop {
-                    let w = sc.stack.pop().expect("v is on the stack");
-                    sc.on_stack[w as usize] = false;
-                    sc.comp[w as usize] = c;
-                    sc.comp_members.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                sc.comp_start.push(sc.comp_members.len());
-            }
-        }
-    }
+        },
+        |own| {
+            comp_members.extend_from_slice(own);
+            comp_start.push(comp_members.len());
+        },
+    );
+    sc.comp.clear();
+    sc.comp.extend_from_slice(comp);
     // Each component's weak signature and divergence.
     let ncomp = sc.comp_start.len() - 1;
     sc.flat.clear();
