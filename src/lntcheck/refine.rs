@@ -393,26 +393,26 @@ fn refine_block(g: &Graph, block: &[u32], b: u32, members: &[u32], sc: &mut Scra
     let comp_diverges = &sc.comp_diverges;
     let comp = &sc.comp;
     let key = |i: usize| (comp_diverges[comp[i] as usize], &sigs[ranges[i].0..ranges[i].1]);
-    // Members grouped by signature, groups numbered as met.
+    // Members grouped by signature, groups numbered as met (`firsts`: each group's first).
     sc.group.clear();
     let mut firsts: Vec<usize> = vec![];
     if k <= 16 {
         for i in 0..k {
-            let g = firsts.iter().position(|&f| key(f) == key(i)).unwrap_or_else(|| {
+            let group = firsts.iter().position(|&f| key(f) == key(i)).unwrap_or_else(|| {
                 firsts.push(i);
                 firsts.len() - 1
             });
-            sc.group.push(g as u32);
+            sc.group.push(group as u32);
         }
     } else {
         let mut ids: FxHashMap<(bool, &[Pair]), u32> = FxHashMap::default();
         for i in 0..k {
             let next = ids.len() as u32;
-            let g = *ids.entry(key(i)).or_insert(next);
-            if g == next {
+            let group = *ids.entry(key(i)).or_insert(next);
+            if group == next {
                 firsts.push(i);
             }
-            sc.group.push(g);
+            sc.group.push(group);
         }
     }
     let diverges: Vec<bool> = (0..k).map(|i| comp_diverges[comp[i] as usize]).collect();
