@@ -23,6 +23,8 @@ pub(crate) struct Graph {
     pub(crate) tau: Option<u32>,
     /// Labels matched by the state itself, never after inert steps.
     strong: Vec<bool>,
+    /// Whether any label is strong (then signatures are per state, not per component).
+    any_strong: bool,
     keep_divergence: bool,
 }
 
@@ -37,7 +39,8 @@ impl Graph {
     ) -> Graph {
         let (off, edges) = by_first(n, trans.iter().map(|&(s, l, t)| (s, (l, t))));
         let (pred_off, preds) = by_first(n, trans.iter().map(|&(s, _, t)| (t, s)));
-        Graph { off, edges, pred_off, preds, tau, strong, keep_divergence }
+        let any_strong = strong.contains(&true);
+        Graph { off, edges, pred_off, preds, tau, strong, any_strong, keep_divergence }
     }
 
     pub(crate) fn succ(&self, s: u32) -> &[(u32, u32)] {
@@ -369,10 +372,9 @@ fn refine_block(g: &Graph, block: &[u32], b: u32, members: &[u32], sc: &mut Scra
         sc.comp_diverges.push(div && g.keep_divergence);
     }
     // Each member's signature: its component's, with its own strong transitions.
-    let with_strong = g.strong.contains(&true);
     sc.whole_flat.clear();
     sc.whole.clear();
-    if with_strong {
+    if g.any_strong {
         for &s in members {
             let (from, to) = sc.weak[sc.comp[sc.local[s as usize] as usize] as usize];
             sc.sig.clear();
@@ -385,14 +387,17 @@ fn refine_block(g: &Graph, block: &[u32], b: u32, members: &[u32], sc: &mut Scra
             sc.whole_flat.extend_from_slice(&sc.sig);
         }
     }
-    let (sigs, ranges): (&[Pair], Vec<(usize, usize)>) = if with_strong {
-        (&sc.whole_flat, std::mem::take(&mut sc.whole))
-    } else {
-        (&sc.flat, (0..k).map(|i| sc.weak[sc.comp[i] as usize]).collect())
+    let (comp_diverges, comp, weak, whole) = (&sc.comp_diverges, &sc.comp, &sc.weak, &sc.whole);
+    let (flat, whole_flat) = (&sc.flat, &sc.whole_flat);
+    let key = |i: usize| {
+        let sig = if g.any_strong {
+            &whole_flat[whole[i].0..whole[i].1]
+        } else {
+            let (from, to) = weak[comp[i] as usize];
+            &flat[from..to]
+        };
+        (comp_diverges[comp[i] as usize], sig)
     };
-    let comp_diverges = &sc.comp_diverges;
-    let comp = &sc.comp;
-    let key = |i: usize| (comp_diverges[comp[i] as usize], &sigs[ranges[i].0..ranges[i].1]);
     // Members grouped by signature, groups numbered as met (`firsts`: each group's first).
     sc.group.clear();
     let mut firsts: Vec<usize> = vec![];
@@ -416,9 +421,6 @@ fn refine_block(g: &Graph, block: &[u32], b: u32, members: &[u32], sc: &mut Scra
         }
     }
     let diverges: Vec<bool> = (0..k).map(|i| comp_diverges[comp[i] as usize]).collect();
-    if with_strong {
-        sc.whole = ranges;
-    }
     for &s in members {
         sc.local[s as usize] = NONE;
     }
