@@ -61,25 +61,4 @@ impl<A> Ltl<A> {
             }
         })
     }
-
-    /// The formula written back, atoms printed by `atom`; every binary operand and every
-    /// temporal operand that is not an atom is parenthesised (for `printer::print_spec`).
-    #[cfg(feature = "test-support")]
-    pub(crate) fn print(&self, atom: &dyn Fn(&A) -> String) -> String {
-        let operand = |x: &Ltl<A>| match x {
-            Ltl::Atom(a) => atom(a),
-            other => format!("({})", other.print(atom)),
-        };
-        match self {
-            Ltl::Atom(a) => atom(a),
-            Ltl::Not(x) => format!("!{}", operand(x)),
-            Ltl::Always(x) => format!("always {}", operand(x)),
-            Ltl::Finally(x) => format!("finally {}", operand(x)),
-            Ltl::And(x, y) => format!("{} and {}", operand(x), operand(y)),
-            Ltl::Or(x, y) => format!("{} or {}", operand(x), operand(y)),
-            Ltl::Implies(x, y) => format!("{} implies {}", operand(x), operand(y)),
-            Ltl::Until(x, y) => format!("{} until {}", operand(x), operand(y)),
-            Ltl::Unless(x, y) => format!("{} unless {}", operand(x), operand(y)),
-        }
-    }
 }

@@ -17,6 +17,8 @@ use super::span::Span;
 use crate::diagnostics::plural;
 use crate::diagnostics::{Diagnostic, Diagnostics};
 
+mod formula;
+
 /// The result of parsing: a tree when there is no error, plus every diagnostic (warnings too).
 #[derive(Debug)]
 pub struct ParseOutput {
@@ -51,6 +53,15 @@ fn parse_inline(src: &str) -> ParseOutput {
             ParseOutput { spec: None, diagnostics }
         }
     }
+}
+
+/// The warning on an unparenthesised mix of `and` and `or` (docs/semantics.md, D11).
+fn and_or_mix(span: Span) -> Diagnostic {
+    Diagnostic::warning(
+        span,
+        "`and` binds tighter than `or` here; the reference tool reads it left to right: add parentheses",
+    )
+    .with_hint("`a or b and c` means `a or (b and c)` in this tool but `(a or b) and c` in SLiVER")
 }
 
 /// Maximum nesting of expressions, conditions and processes.
@@ -115,9 +126,6 @@ struct Save {
 fn is_generic(e: &PErr) -> bool {
     e.diag.message.starts_with("expected ")
 }
-
-/// The words that make a parenthesised group a temporal formula rather than a predicate.
-const TEMPORAL_WORDS: &[&str] = &["always", "finally", "eventually", "until", "unless", "implies"];
 
 const SECTION_WORDS: &[&str] = &["extern", "environment", "spawn", "interface", "stigmergies", "link"];
 
@@ -734,201 +742,6 @@ impl Parser {
         Ok(out)
     }
 
-    /// A property that is not branching (`fairly`, `fairly_inf`) nor scoped: `always ψ` and
-    /// `finally ψ` over one predicate keep their own modality; any other linear-time formula
-    /// is `Modality::Ltl` (its first atom is the property's predicate).
-    fn linear_time_property(&mut self) -> PResult<(Modality, QPred)> {
-        let eventually = self.is_word("eventually");
-        let start = self.span();
-        // `sometimes x = 1`: a word where the modality goes.
-        if matches!(self.peek(), TokKind::Lower(w) if !TEMPORAL_WORDS.contains(&w.as_str()) && !is_reserved(w) && w != "not")
-            && matches!(self.peek_at(1), TokKind::Lower(_) | TokKind::Upper(_) | TokKind::Int(_))
-        {
-            return Err(self.unexpected(
-                "a modality (`always`, `eventually`, `finally`, `fairly`, `fairly_inf`, `between` or `from`) or a \
-                 temporal formula",
-            ));
-        }
-        let f = self.ltl()?;
-        Ok(match f {
-            Ltl::Always(x) if matches!(*x, Ltl::Atom(_)) => {
-                let Ltl::Atom(q) = *x else { unreachable!() };
-                (Modality::Always, q)
-            }
-            Ltl::Finally(x) if matches!(*x, Ltl::Atom(_)) => {
-                let Ltl::Atom(q) = *x else { unreachable!() };
-                (if eventually { Modality::Eventually } else { Modality::Finally }, q)
-            }
-            Ltl::Atom(q) => {
-                let mut e = self.err(
-                    start.to(q.span),
-                    "a property needs a modality: `always`, `finally`, `fairly`, `fairly_inf`, a scope or a \
-                     temporal formula",
-                );
-                e.diag = e
-                    .diag
-                    .with_hint(format!("for an invariant write `always {}`", crate::syntax::printer::print_qpred(&q)));
-                return Err(e);
-            }
-            f => {
-                let pred = (*f.atoms()[0]).clone();
-                (Modality::Ltl(f), pred)
-            }
-        })
-    }
-
-    /// `φ implies ψ` (right-associative), the loosest temporal connective.
-    fn ltl(&mut self) -> PResult<Ltl<QPred>> {
-        let base = self.depth;
-        self.chain_link()?;
-        let l = self.ltl_or()?;
-        let f = if self.is_word("implies") {
-            self.bump();
-            Ltl::Implies(Box::new(l), Box::new(self.ltl()?))
-        } else {
-            l
-        };
-        self.depth = base;
-        Ok(f)
-    }
-
-    fn ltl_or(&mut self) -> PResult<Ltl<QPred>> {
-        let mut l = self.ltl_and()?;
-        while self.is_word("or") {
-            self.bump();
-            l = Ltl::Or(Box::new(l), Box::new(self.ltl_and()?));
-        }
-        Ok(l)
-    }
-
-    fn ltl_and(&mut self) -> PResult<Ltl<QPred>> {
-        let mut l = self.ltl_until()?;
-        while self.is_word("and") {
-            self.bump();
-            l = Ltl::And(Box::new(l), Box::new(self.ltl_until()?));
-        }
-        Ok(l)
-    }
-
-    /// `φ until ψ` and `φ unless ψ`, right-associative.
-    fn ltl_until(&mut self) -> PResult<Ltl<QPred>> {
-        let l = self.ltl_unary()?;
-        if self.is_word("until") {
-            self.bump();
-            return Ok(Ltl::Until(Box::new(l), Box::new(self.ltl_until()?)));
-        }
-        if self.is_word("unless") {
-            self.bump();
-            return Ok(Ltl::Unless(Box::new(l), Box::new(self.ltl_until()?)));
-        }
-        Ok(l)
-    }
-
-    fn ltl_unary(&mut self) -> PResult<Ltl<QPred>> {
-        let base = self.depth;
-        self.chain_link()?;
-        let f = if ["always", "finally", "eventually"].iter().any(|w| self.is_word(w)) {
-            let always = self.is_word("always");
-            self.bump();
-            let x = Box::new(self.ltl_unary()?);
-            if always { Ltl::Always(x) } else { Ltl::Finally(x) }
-        } else if (self.is_sym(Sym::Bang) || self.is_word("not")) && self.temporal_starts_at(1) {
-            self.bump();
-            Ltl::Not(Box::new(self.ltl_unary()?))
-        } else if self.is_sym(Sym::LParen) && self.temporal_starts_at(0) {
-            self.bump();
-            let f = self.ltl()?;
-            self.expect_sym(Sym::RParen, " closing the temporal formula")?;
-            f
-        } else {
-            self.ltl_atom()?
-        };
-        self.depth = base;
-        Ok(f)
-    }
-
-    /// Whether the tokens at `k` start a temporal formula that is not a state predicate: a
-    /// temporal operator, a negated one, or a parenthesised group holding one.
-    fn temporal_starts_at(&self, k: usize) -> bool {
-        if ["always", "finally", "eventually"].iter().any(|w| self.is_word_at(k, w)) {
-            return true;
-        }
-        if self.is_sym_at(k, Sym::Bang) || self.is_word_at(k, "not") {
-            return self.temporal_starts_at(k + 1);
-        }
-        if !self.is_sym_at(k, Sym::LParen) {
-            return false;
-        }
-        let mut depth = 0usize;
-        for i in k.. {
-            match self.peek_at(i) {
-                TokKind::Eof => return false,
-                TokKind::Sym(Sym::LParen | Sym::LBracket | Sym::LBrace) => depth += 1,
-                TokKind::Sym(Sym::RParen | Sym::RBracket | Sym::RBrace) => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return false;
-                    }
-                }
-                _ if TEMPORAL_WORDS.iter().any(|w| self.is_word_at(i, w)) => return true,
-                _ => {}
-            }
-        }
-        false
-    }
-
-    /// A state predicate inside a temporal formula: it extends as far as a predicate can,
-    /// but stops before a temporal connective (`until`, `unless`, `implies`) and before an
-    /// `and`/`or` whose right operand is temporal.
-    fn ltl_atom(&mut self) -> PResult<Ltl<QPred>> {
-        let mut depth = 0usize;
-        let mut end = 0;
-        loop {
-            let ends_operand = end > 0
-                && matches!(
-                    self.peek_at(end - 1),
-                    TokKind::Lower(_)
-                        | TokKind::Upper(_)
-                        | TokKind::Int(_)
-                        | TokKind::Extern(_)
-                        | TokKind::Sym(Sym::RParen | Sym::RBracket)
-                );
-            match self.peek_at(end) {
-                TokKind::Eof => break,
-                TokKind::Sym(Sym::LParen | Sym::LBracket | Sym::LBrace) => depth += 1,
-                TokKind::Sym(Sym::RParen | Sym::RBracket | Sym::RBrace) => {
-                    if depth == 0 {
-                        break;
-                    }
-                    depth -= 1;
-                }
-                _ if depth > 0 => {}
-                _ if self.is_upper_def_at(end) => break,
-                _ if ends_operand && ["until", "unless", "implies"].iter().any(|w| self.is_word_at(end, w)) => break,
-                _ if (self.is_word_at(end, "and") || self.is_word_at(end, "or"))
-                    && self.temporal_starts_at(end + 1) =>
-                {
-                    break;
-                }
-                _ => {}
-            }
-            end += 1;
-        }
-        // Parse the predicate as if the input ended there.
-        let at = (self.pos + end).min(self.toks.len() - 1);
-        let kept = std::mem::replace(&mut self.toks[at].kind, TokKind::Eof);
-        let q = self.qpred();
-        self.toks[at].kind = kept;
-        let q = q?;
-        if self.pos != at {
-            return Err(self.unexpected(
-                "`}` or a new definition `Name = …` (or a temporal connective: `and`, `or`, `implies`, `until`, \
-                 `unless`)",
-            ));
-        }
-        Ok(Ltl::Atom(q))
-    }
-
     fn end_of_property(&mut self) -> PResult<()> {
         if self.is_sym(Sym::RBrace) || self.is_upper_def_at(0) {
             Ok(())
@@ -1409,13 +1222,7 @@ impl Parser {
         }
         self.depth = base;
         if mixed {
-            self.warnings.push(
-                Diagnostic::warning(
-                    l.span(),
-                    "`and` binds tighter than `or` here; the reference tool reads it left to right: add parentheses",
-                )
-                .with_hint("`a or b and c` means `a or (b and c)` in this tool but `(a or b) and c` in SLiVER"),
-            );
+            self.warnings.push(and_or_mix(l.span()));
         }
         Ok(Mixed::B(l))
     }
@@ -1474,37 +1281,8 @@ impl Parser {
                 self.no_cmp_after_bool()?;
                 Ok(Mixed::B(BExpr::Bool(w == "true", t.span)))
             }
-            TokKind::Sym(Sym::Bang) => {
-                let bang = self.bump().span;
-                let inner = match self.peek().clone() {
-                    TokKind::Lower(w) if w == "true" || w == "false" => BExpr::Bool(w == "true", self.bump().span),
-                    TokKind::Sym(Sym::LParen) => {
-                        let lp = self.bump().span;
-                        let m = self.nested(|p| p.b_or(fl))?;
-                        let rp = self.expect_sym(Sym::RParen, "")?;
-                        match m {
-                            Mixed::B(b) => BExpr::Paren(Box::new(b), lp.to(rp)),
-                            Mixed::A(e) => {
-                                return Err(self.err_hint(
-                                    bang,
-                                    "`!` applies only to a condition, not to a number",
-                                    format!("write `{} = 0`", print_expr(&e)),
-                                ));
-                            }
-                        }
-                    }
-                    _ => {
-                        return Err(self.err_hint(
-                            bang,
-                            "`!` applies only to `true`, `false` or a parenthesised condition",
-                            "write `!(a = b)` or `x = 0`",
-                        ));
-                    }
-                };
-                self.no_cmp_after_bool()?;
-                let span = bang.to(inner.span());
-                Ok(Mixed::B(BExpr::Not(Box::new(inner), span)))
-            }
+            TokKind::Sym(Sym::Bang) => self.negation(fl, "!"),
+            TokKind::Lower(w) if w == "not" && self.is_not_keyword(fl, 0) => self.negation(fl, "not"),
             TokKind::Sym(Sym::LParen) => {
                 let lp = self.bump().span;
                 let m = self.nested(|p| p.b_or(fl))?;
@@ -1527,6 +1305,65 @@ impl Parser {
                 self.cmp_rest(fl, e)
             }
         }
+    }
+
+    /// `!b` (or `not b` in properties): `b` is `true`, `false` or a parenthesised condition.
+    fn negation(&mut self, fl: Fl, word: &str) -> PResult<Mixed> {
+        let bang = self.bump().span;
+        let inner = match self.peek().clone() {
+            TokKind::Lower(w) if w == "true" || w == "false" => BExpr::Bool(w == "true", self.bump().span),
+            TokKind::Sym(Sym::LParen) => {
+                let lp = self.bump().span;
+                let m = self.nested(|p| p.b_or(fl))?;
+                let rp = self.expect_sym(Sym::RParen, "")?;
+                match m {
+                    Mixed::B(b) => BExpr::Paren(Box::new(b), lp.to(rp)),
+                    Mixed::A(e) => {
+                        return Err(self.err_hint(
+                            bang,
+                            format!("`{word}` applies only to a condition, not to a number"),
+                            format!("write `{} = 0`", print_expr(&e)),
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Err(self.err_hint(
+                    bang,
+                    format!("`{word}` applies only to `true`, `false` or a parenthesised condition"),
+                    format!("write `{}` or `x = 0`", if word == "!" { "!(a = b)" } else { "not (a = b)" }),
+                ));
+            }
+        };
+        self.no_cmp_after_bool()?;
+        let span = bang.to(inner.span());
+        Ok(Mixed::B(BExpr::Not(Box::new(inner), span)))
+    }
+
+    /// Whether the word `not` at offset `k` is the negation: in properties and assumptions,
+    /// unless what follows reads it as a variable (`not of a = 1`, `not + 1 > 2`).
+    fn is_not_keyword(&self, fl: Fl, k: usize) -> bool {
+        fl == Fl::Q
+            && self.is_word_at(k, "not")
+            && !matches!(
+                self.peek_at(k + 1),
+                TokKind::Sym(
+                    Sym::LBracket
+                        | Sym::Eq
+                        | Sym::Ne
+                        | Sym::Lt
+                        | Sym::Le
+                        | Sym::Gt
+                        | Sym::Ge
+                        | Sym::Plus
+                        | Sym::Minus
+                        | Sym::Star
+                        | Sym::Slash
+                        | Sym::Percent
+                        | Sym::Colon
+                )
+            )
+            && !["of", "and", "or", "until", "unless", "implies"].iter().any(|w| self.is_word_at(k + 1, w))
     }
 
     fn cmp_rest(&mut self, fl: Fl, e: Expr) -> PResult<Mixed> {

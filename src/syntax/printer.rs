@@ -11,6 +11,11 @@ use std::fmt::Write;
 // Whole specifications and processes printed, and trees compared up to spans: what the
 // round-trip tests and the fuzz target need, not the tool (which prints expressions and
 // predicates in its messages).
+mod formula;
+pub use formula::print_formula;
+#[cfg(feature = "test-support")]
+pub use formula::print_formula_full;
+
 #[cfg(feature = "test-support")]
 mod erase;
 #[cfg(feature = "test-support")]

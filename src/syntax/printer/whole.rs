@@ -1,6 +1,6 @@
 //! Whole specifications and processes as canonical LAbS text (feature `test-support`).
 
-use super::{Printer, print_expr, qpred, quants};
+use super::{Printer, print_expr, print_formula, qpred, quants};
 use crate::syntax::ast::*;
 use std::fmt::Write;
 
@@ -58,7 +58,7 @@ pub fn print_spec(spec: &Spec) -> String {
     for p in &spec.properties {
         match &p.modality {
             Modality::Ltl(f) => {
-                let _ = writeln!(out, "    {} = {}", p.name.name, f.print(&|q| qpred(q)));
+                let _ = writeln!(out, "    {} = {}", p.name.name, print_formula(f));
             }
             m => {
                 let _ = writeln!(out, "    {} = {} {}", p.name.name, modality(m), qpred(&p.pred));
