@@ -1286,6 +1286,11 @@ impl Parser {
             TokKind::Sym(Sym::LParen) => {
                 let lp = self.bump().span;
                 let m = self.nested(|p| p.b_or(fl))?;
+                if fl == Fl::Q
+                    && let Some(e) = self.misspelt_connective()
+                {
+                    return Err(e);
+                }
                 let rp = self.expect_sym(Sym::RParen, "")?;
                 match m {
                     Mixed::B(b) => {

@@ -71,6 +71,7 @@ mod on_the_fly;
 mod parser_corpus;
 mod parser_disambiguation;
 mod parser_errors;
+mod parser_formulas;
 mod parser_props;
 mod random_differential;
 mod reader_limits;

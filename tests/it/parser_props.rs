@@ -138,11 +138,11 @@ proptest! {
 
 // ------------------------------------------------------------------- tree generators
 
-fn z() -> Span {
+pub(crate) fn z() -> Span {
     Span::default()
 }
 
-fn ident(s: &str) -> Ident {
+pub(crate) fn ident(s: &str) -> Ident {
     Ident { name: s.to_string(), span: z() }
 }
 
@@ -235,7 +235,7 @@ fn expr_p(canon: bool) -> BoxedStrategy<Expr> {
 }
 
 /// Property-flavour expressions: `x of a`, `x[i] of 3`, `id of a`, no `if`, no `[a..b]`.
-fn expr_q() -> BoxedStrategy<Expr> {
+pub(crate) fn expr_q() -> BoxedStrategy<Expr> {
     let owner = prop_oneof![
         Just(Owner::Expr(Box::new(var("a")))),
         (0i64..5).prop_map(|n| Owner::Expr(Box::new(Expr::Int(n, z())))),
@@ -278,7 +278,7 @@ fn blevel(b: &BExpr) -> u8 {
 }
 
 /// Boolean expressions (never a bare arithmetic operand; see `top`).
-fn bexpr(e: BoxedStrategy<Expr>, canon: bool) -> BoxedStrategy<BExpr> {
+pub(crate) fn bexpr(e: BoxedStrategy<Expr>, canon: bool) -> BoxedStrategy<BExpr> {
     let leaf = prop_oneof![
         any::<bool>().prop_map(|v| BExpr::Bool(v, z())),
         (cmpop(), e.clone(), e).prop_map(|(op, a, b)| BExpr::Cmp(op, a, b, z())),
@@ -598,7 +598,7 @@ fn strip_e(e: &Expr) -> Expr {
     }
 }
 
-fn strip_b(b: &BExpr) -> BExpr {
+pub(crate) fn strip_b(b: &BExpr) -> BExpr {
     match b {
         BExpr::Paren(inner, _) => strip_b(inner),
         BExpr::Not(a, s) => BExpr::Not(Box::new(strip_b(a)), *s),

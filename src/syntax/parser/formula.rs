@@ -10,8 +10,9 @@
 use super::*;
 use crate::syntax::printer::{print_formula, print_qpred};
 
-/// The words of temporal operators: an operand or a group holding one is not a state predicate.
-const TEMPORAL_WORDS: &[&str] = &["always", "finally", "eventually", "until", "unless", "implies"];
+/// The words of temporal operators: an operand or a group holding one is not a state predicate
+/// (`implies`, like `and`, `or` and `not`, is not one: it joins state predicates into one).
+const TEMPORAL_WORDS: &[&str] = &["always", "finally", "eventually", "until", "unless"];
 
 /// The keywords a misspelt word is compared with where an operand starts.
 const OPERAND_WORDS: &[&str] = &["always", "finally", "eventually", "fairly", "fairly_inf", "forall", "exists"];
@@ -298,14 +299,21 @@ impl Parser {
     }
 
     /// Whether the word at offset `k` is a temporal operator: `always`, `finally` and
-    /// `eventually` always are; `until`, `unless` and `implies` only after an operand (before
-    /// one they name a variable).
+    /// `eventually` always are; `until` and `unless` only after an operand (before one they
+    /// name a variable).
     fn temporal_word_at(&self, k: usize) -> bool {
-        if ["always", "finally", "eventually"].iter().any(|w| self.is_word_at(k, w)) {
-            return true;
-        }
+        ["always", "finally", "eventually"].iter().any(|w| self.is_word_at(k, w))
+            || (["until", "unless"].iter().any(|w| self.is_word_at(k, w)) && self.after_operand(k))
+    }
+
+    /// Whether the word at offset `k` is the connective `implies` (after an operand).
+    fn implies_at(&self, k: usize) -> bool {
+        self.is_word_at(k, "implies") && self.after_operand(k)
+    }
+
+    /// Whether the token before offset `k` ends an operand.
+    fn after_operand(&self, k: usize) -> bool {
         k > 0
-            && TEMPORAL_WORDS.iter().any(|w| self.is_word_at(k, w))
             && matches!(
                 self.peek_at(k - 1),
                 TokKind::Lower(_)
@@ -337,8 +345,9 @@ impl Parser {
     }
 
     /// Whether the group opened by the `(` at offset `k` holds a temporal operator (or, with
-    /// `quantifiers`, a quantifier): then it is a formula, not a predicate or an expression.
-    fn group_holds(&self, k: usize, quantifiers: bool) -> bool {
+    /// `formula`, also `implies` or a quantifier, which no condition holds either): then it is
+    /// a formula, not a condition or an expression.
+    fn group_holds(&self, k: usize, formula: bool) -> bool {
         let mut depth = 0usize;
         let mut i = k;
         loop {
@@ -352,7 +361,11 @@ impl Parser {
                     }
                 }
                 _ if self.temporal_word_at(i) => return true,
-                _ if quantifiers && (self.is_word_at(i, "forall") || self.is_word_at(i, "exists")) => return true,
+                _ if formula
+                    && (self.implies_at(i) || self.is_word_at(i, "forall") || self.is_word_at(i, "exists")) =>
+                {
+                    return true;
+                }
                 _ => {}
             }
             i += 1;
@@ -379,7 +392,7 @@ impl Parser {
                 _ if depth == 0
                     && (self.is_word_at(k, "or")
                         || (!or_level && self.is_word_at(k, "and"))
-                        || (self.is_word_at(k, "implies") && self.temporal_word_at(k))
+                        || self.implies_at(k)
                         || self.is_upper_def_at(k)) =>
                 {
                     return true;
@@ -396,7 +409,7 @@ impl Parser {
     /// a scope inside a formula (`always fairly x = 1`), or no keyword at all (`sometimes x = 1`).
     fn stray_word(&self, at_start: bool) -> Option<PErr> {
         let TokKind::Lower(w) = self.peek() else { return None };
-        if is_reserved(w) || TEMPORAL_WORDS.contains(&w.as_str()) || w == "not" {
+        if is_reserved(w) || TEMPORAL_WORDS.contains(&w.as_str()) || w == "not" || w == "implies" {
             return None;
         }
         let continues = match self.peek_at(1) {
@@ -438,6 +451,12 @@ impl Parser {
             "the temporal operators are `always`, `finally` (`eventually`), `until`, `unless`, `not`, `and`, `or` \
              and `implies`",
         ))
+    }
+
+    /// An error naming the connective (`until`, `unless`, `implies`) that the current word
+    /// misspells, if any: where a predicate of a property may end.
+    pub(super) fn misspelt_connective(&self) -> Option<PErr> {
+        self.misspelt(CONNECTIVE_WORDS)
     }
 
     /// An error suggesting the keyword among `words` that the current word misspells, if any.

@@ -963,9 +963,9 @@ impl Gen {
             3 => format!("fairly {}", self.qpred(false)),
             4 => format!("fairly_inf {}", self.qpred(false)),
             7 => {
-                // Linear-time formulas (D14): a quantified predicate extends as far as it can,
-                // so only the last operand may be one; the others are parenthesised and free of
-                // quantifiers.
+                // Linear-time formulas (D14): `until` binds tighter than the `and`/`or` of a
+                // predicate, so an operand of `until` is parenthesised; a quantified predicate
+                // extends as far as it can, so only the last operand of `implies` may be one.
                 let (_, place) = self.quantified(&Place::Prop { quants: vec![] }, 0, "quant");
                 let a = format!("({})", self.bexpr(&place, 2));
                 let b = self.qpred(false);
@@ -973,8 +973,8 @@ impl Gen {
                     0 => format!("finally always {b}"),
                     1 => format!("always finally {b}"),
                     2 => format!("always ({a} implies finally {b})"),
-                    3 => format!("{a} until {b}"),
-                    _ => format!("{a} unless {b}"),
+                    3 => format!("{a} until ({b})"),
+                    _ => format!("{a} unless ({b})"),
                 }
             }
             k => {
