@@ -321,6 +321,15 @@ struct Resolver<'a> {
     empty_by_extern: Vec<String>,
 }
 
+/// `x of a` in a property where `a` is not quantified.
+fn unquantified(name: &ast::Ident) -> Diagnostic {
+    let a = &name.name;
+    Diagnostic::error(name.span, format!("`{a}` is not a quantified agent here")).with_hint(format!(
+        "`{a}` names an agent only in the predicate of its quantifier (`forall T {a}, …`); in a linear-time \
+         formula that predicate ends before a temporal operator and before an `and` or `or` joining one"
+    ))
+}
+
 impl<'a> Resolver<'a> {
     fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.error(span, msg);
@@ -768,7 +777,7 @@ impl<'a> Resolver<'a> {
                         match Self::quant_index(scope, &name.name) {
                             Some(i) => Some(AgentRef::Of(Box::new(Expr::QVar(i)))),
                             None => {
-                                self.error(name.span, format!("`{}` is not a quantified agent here", name.name));
+                                self.diags.push(unquantified(name));
                                 None
                             }
                         }

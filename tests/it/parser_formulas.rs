@@ -329,6 +329,16 @@ fn the_cli_names_a_misspelt_keyword_with_its_place() {
     let err = fixtures::stderr(&o);
     assert!(err.contains("did you mean `finally`?"), "{err}");
     assert!(err.contains("t.labs:6:14"), "{err}");
+    // A quantified name used past the end of its predicate: the hint says where it ends.
+    let text = "system {\n  spawn = A: 2\n}\nagent A {\n  interface = x: 0\n  Behavior = x <- 1\n}\ncheck {\n  \
+                P = always forall A a, x of a < 3 and finally x of a = 2\n}\n";
+    let spec = Scratch::file("formula", "t.labs", text);
+    let o = fixtures::labs(&["verify", spec.as_str()]);
+    assert_eq!(o.status.code(), Some(6), "{}", fixtures::stderr(&o));
+    let err = fixtures::stderr(&o);
+    assert!(err.contains("`a` is not a quantified agent here"), "{err}");
+    assert!(err.contains("ends before a temporal operator"), "{err}");
+    assert!(err.contains("t.labs:9:54"), "{err}");
 }
 
 // ------------------------------------------------------------------- random formulas
