@@ -105,8 +105,8 @@ mod tests {
         assert_eq!(loops("b := true; loop G end loop"), 0);
         assert_eq!(loops("b := true; loop if b then G end if end loop"), 1);
         assert_eq!(loops("b := true; loop if b then G else i end if end loop"), 0);
-        assert_eq!(loops("b := true; loop alt G [] b := false end alt end loop"), 1);
-        assert_eq!(loops("b := true; loop alt G [] stop end alt end loop"), 0);
+        assert_eq!(loops("b := true; loop alt b := false [] G end alt end loop"), 1);
+        assert_eq!(loops("b := true; loop alt stop [] G end alt end loop"), 0);
         // a `while` may be skipped: the actions after it guard the body
         assert_eq!(loops("b := true; loop while b loop G; b := false end loop end loop"), 1);
         assert_eq!(loops("b := true; loop while b loop G; b := false end loop; G end loop"), 0);
