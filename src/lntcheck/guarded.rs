@@ -41,7 +41,8 @@ impl Walk<'_> {
             | StmtK::OnlyIf(_)
             | StmtK::Return(_)
             | StmtK::Eval(..) => true,
-            StmtK::Seq(xs) => xs.iter().fold(true, |all, x| self.may_skip(x) && all),
+            // (every part is walked, for the loops it holds)
+            StmtK::Seq(xs) => xs.iter().map(|x| self.may_skip(x)).collect::<Vec<_>>().into_iter().all(|x| x),
             StmtK::Var(_, b) | StmtK::Hide(_, b) => self.may_skip(b),
             StmtK::If(arms, els) => {
                 let mut any = els.as_ref().is_none_or(|e| self.may_skip(e));
@@ -50,7 +51,7 @@ impl Walk<'_> {
                 }
                 any
             }
-            StmtK::Alt(bs) => bs.iter().fold(false, |any, b| self.may_skip(b) || any),
+            StmtK::Alt(bs) => bs.iter().map(|b| self.may_skip(b)).collect::<Vec<_>>().into_iter().any(|x| x),
             StmtK::Par(_, bs) => bs.iter().fold(true, |all, b| {
                 let body = match b {
                     ParBranch::Plain(x) | ParBranch::Synced(_, x) => x,
