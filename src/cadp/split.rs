@@ -132,12 +132,9 @@ pub fn split(base: &str, script_name: &str, text: &str) -> Result<Split, Lntchec
         );
         let _ = writeln!(
             s,
-            "property {}\nis\n   {} = verify {} with {} in {};\n   expected {}\nend property",
+            "property {}\nis\n   {};\n   expected {}\nend property",
             v.property,
-            quote(&v.diag),
-            quote(&v.mcl),
-            v.evaluator,
-            quote(&v.bcg),
+            v.statement(quote),
             v.expected
         );
         out.properties.push(Job {

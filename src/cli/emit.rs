@@ -13,7 +13,7 @@ pub(crate) fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, String), F
     match asked {
         Some(d) => Dialect::parse(d)
             .map(|d| (d, "asked for with --lnt-dialect".to_string()))
-            .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023, 2024-d, 2025-e, 2025 or a CADP release name such as 2024-k)"))),
+            .ok_or_else(|| Failure::new(exit::USAGE, format!("unknown LNT dialect `{d}` (expected 2023, 2024-d, 2025-d, 2025-e, 2025, 2025-l, 2026 or a CADP release name such as 2024-k)"))),
         None => Ok(
             crate::cadp::install::installed_dialect(
                 std::env::var_os("CADP").as_deref(),

@@ -108,8 +108,8 @@ enum Command {
         /// every variable, monolithic otherwise
         #[arg(long, value_enum)]
         workflow: Option<Workflow>,
-        /// LNT dialect of the emitted program, with --backend lnt: 2023, 2024-d, 2025-e, 2025 or a
-        /// CADP release YYYY-x (default: the installed CADP's, else 2024-d)
+        /// LNT dialect of the emitted files, with --backend lnt: 2023, 2024-d, 2025-d, 2025-e,
+        /// 2025, 2025-l, 2026 or a CADP release YYYY-x (default: the installed CADP's, else 2024-d)
         #[arg(long, value_name = "D")]
         lnt_dialect: Option<String>,
         /// One JSON document on stdout
@@ -315,7 +315,7 @@ enum Command {
         /// such a file is an error and nothing is written)
         #[arg(long)]
         force: bool,
-        /// LNT dialect: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x (default: the installed CADP's, else 2024-d)
+        /// LNT dialect: 2023, 2024-d, 2025-d, 2025-e, 2025, 2025-l, 2026 or a CADP release YYYY-x (default: the installed CADP's, else 2024-d)
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
         /// Also write the compositional script split into jobs (one script per leaf and per
@@ -345,7 +345,8 @@ enum Command {
         /// Stop when the process's resident memory reaches this many MiB (exit 5)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
-        /// LNT dialect of the emitted program: 2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x
+        /// LNT dialect of the emitted program: 2023, 2024-d, 2025-d, 2025-e, 2025, 2025-l, 2026 or a
+        /// CADP release YYYY-x
         #[arg(long = "lnt-dialect", value_name = "D")]
         lnt_dialect: Option<String>,
         /// Interpret this LNT file instead of the program emitted for SPEC

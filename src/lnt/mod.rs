@@ -20,19 +20,28 @@ use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;
 use crate::model::Model;
 
-/// The LNT dialect of the emitted program: the spellings that changed across CADP releases
-/// (CADP `HISTORY` items #2982, #3133, #3148; table in `docs/lnt-encoding.md` §1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The dialect of the emitted files: the spellings that changed across CADP releases, in the
+/// LNT program, the SVL scripts and the on-the-fly command lines (CADP `HISTORY` items; table
+/// and sources in `docs/lnt-encoding.md` §1 and §8). Ordered by release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Dialect {
-    /// Releases before 2024-d: `select … end select`, ranges `..`, in-out actuals `!?x`.
+    /// Releases before 2024-d: `select … end select`, ranges `..`, in-out actuals `!?x`, send
+    /// offers `!x` (the bare `x` dates from 2022, #2826, after some of these releases).
     V2023,
-    /// 2024-d to 2025-d: `alt … end alt` (#2982, 2024-d), ranges `..`, in-out actuals `!?x`.
+    /// 2024-d to 2025-c: `alt … end alt` (#2982), send offers `x`, `lnt.open -root`,
+    /// `verify … with evaluator4 in`.
     V2024D,
-    /// 2025-e: `alt`, ranges `...` (#3133, 2025-e; `..` deprecated), in-out actuals `!?x`.
+    /// 2025-d: `lnt.open -main` (#3115; `-root` deprecated, with a warning).
+    V2025D,
+    /// 2025-e: ranges `...` (#3133; `..` deprecated).
     V2025E,
-    /// 2025-f and later: `alt`, ranges `...`, in-out actuals `x?` (#3148, 2025-f; `!?x`
-    /// deprecated).
+    /// 2025-f to 2025-k: in-out actuals `x?` (#3148; `!?x` deprecated).
     V2025,
+    /// 2025-l: SVL's `"D.bcg" = "M.bcg" |= "Q.mcl"` (#3256; `verify … in` deprecated).
+    V2025L,
+    /// 2026-a and later (to 2026-d, the last release read): the model checker is `evaluator`,
+    /// EVALUATOR 5 (#3269, #3270; the keywords `evaluator4` and `evaluator5` deprecated).
+    V2026,
 }
 
 /// Why [`Dialect::FALLBACK`] was chosen, for `README.txt` and the CLI's note.
@@ -44,20 +53,40 @@ pub(crate) type Release = (u32, char);
 
 impl Dialect {
     /// The dialect used when none is given and no CADP installation tells: the 2024-d forms
-    /// (`alt`, `..`, `!?x`), which every release from 2024-d accepts, the later ones with a
-    /// warning at most (HISTORY #3133 and #3148 keep `..` and `!?x` "still accepted").
+    /// (`alt`, `..`, `!?x`, `-root`, `evaluator4`, `verify … in`), which every release from
+    /// 2024-d accepts, the later ones with warnings at most (HISTORY #3115, #3133, #3148,
+    /// #3256 and #3270 keep each older form "still accepted").
     pub const FALLBACK: Dialect = Dialect::V2024D;
 
     /// Every dialect, oldest first.
     #[cfg(feature = "test-support")]
-    pub const ALL: [Dialect; 4] = [Dialect::V2023, Dialect::V2024D, Dialect::V2025E, Dialect::V2025];
+    pub const ALL: [Dialect; 7] = [
+        Dialect::V2023,
+        Dialect::V2024D,
+        Dialect::V2025D,
+        Dialect::V2025E,
+        Dialect::V2025,
+        Dialect::V2025L,
+        Dialect::V2026,
+    ];
 
-    /// `--lnt-dialect`: `2023`, `2024-d`, `2025-e`, `2025`, or any release name `YYYY-x` (its
-    /// dialect).
+    /// The first release of each dialect after the oldest, from the latest.
+    const FIRST_RELEASES: [(Release, Dialect); 6] = [
+        ((2026, 'a'), Dialect::V2026),
+        ((2025, 'l'), Dialect::V2025L),
+        ((2025, 'f'), Dialect::V2025),
+        ((2025, 'e'), Dialect::V2025E),
+        ((2025, 'd'), Dialect::V2025D),
+        ((2024, 'd'), Dialect::V2024D),
+    ];
+
+    /// `--lnt-dialect`: a dialect's name (`2023`, `2024-d`, `2025-d`, `2025-e`, `2025`,
+    /// `2025-l`, `2026`) or any release name `YYYY-x` (its dialect).
     pub(crate) fn parse(s: &str) -> Option<Dialect> {
         match s {
             "2023" => Some(Dialect::V2023),
             "2025" => Some(Dialect::V2025),
+            "2026" => Some(Dialect::V2026),
             _ => parse_release(s).filter(|_| s.trim().len() == 6).map(Dialect::for_release),
         }
     }
@@ -66,23 +95,18 @@ impl Dialect {
         match self {
             Dialect::V2023 => "2023",
             Dialect::V2024D => "2024-d",
+            Dialect::V2025D => "2025-d",
             Dialect::V2025E => "2025-e",
             Dialect::V2025 => "2025",
+            Dialect::V2025L => "2025-l",
+            Dialect::V2026 => "2026",
         }
     }
 
-    /// The dialect a release accepts without warnings: the first release of each dialect is
-    /// 2024-d (`alt`), 2025-e (`...`), 2025-f (`x?`).
+    /// The dialect a release reads without warnings about the forms written: the latest whose
+    /// first release is not after it.
     pub(crate) fn for_release(r: Release) -> Dialect {
-        if r >= (2025, 'f') {
-            Dialect::V2025
-        } else if r >= (2025, 'e') {
-            Dialect::V2025E
-        } else if r >= (2024, 'd') {
-            Dialect::V2024D
-        } else {
-            Dialect::V2023
-        }
+        Self::FIRST_RELEASES.iter().find(|(first, _)| r >= *first).map_or(Dialect::V2023, |&(_, d)| d)
     }
 
     /// The keyword opening (and closing) a nondeterministic choice.
@@ -95,27 +119,67 @@ impl Dialect {
 
     /// The range symbol of array bounds.
     pub fn range(self) -> &'static str {
-        match self {
-            Dialect::V2023 | Dialect::V2024D => "..",
-            _ => "...",
-        }
+        if self >= Dialect::V2025E { "..." } else { ".." }
     }
 
-    /// What opens a send offer: `!` up to 2025-e, nothing from 2025-f, where `!` is reserved
-    /// for pragmas (#3148; `G (X)` has been accepted since 2022).
+    /// What opens a send offer: `!` before 2024-d, nothing from 2024-d (`G (X)`, the offer of
+    /// the 2022 LNT revision, #2826; #3148 reserves `!` for pragmas).
     pub(crate) fn send(self) -> &'static str {
         match self {
-            Dialect::V2025 => "",
-            _ => "!",
+            Dialect::V2023 => "!",
+            _ => "",
         }
     }
 
     /// An in-out actual parameter.
     pub fn inout(self, x: &str) -> String {
-        match self {
-            Dialect::V2025 => format!("{x}?"),
-            _ => format!("!?{x}"),
+        if self >= Dialect::V2025 { format!("{x}?") } else { format!("!?{x}") }
+    }
+
+    /// The `lnt.open` option naming the process to generate: `-main` from 2025-d (#3115).
+    pub fn main_option(self) -> &'static str {
+        if self >= Dialect::V2025D { "-main" } else { "-root" }
+    }
+
+    /// The model checker, as SVL's `with` clause and `lnt.open` name it: `evaluator` (EVALUATOR
+    /// 5) from 2026-a (#3269, #3270), `evaluator4` before.
+    pub fn evaluator(self) -> &'static str {
+        if self >= Dialect::V2026 { "evaluator" } else { "evaluator4" }
+    }
+
+    /// Whether SVL's verification statements are written `"D.bcg" = "M.bcg" |= with T "Q.mcl"`
+    /// (from 2025-l, #3256), else `"D.bcg" = verify "Q.mcl" with T in "M.bcg"`.
+    pub fn svl_models(self) -> bool {
+        self >= Dialect::V2025L
+    }
+
+    /// The forms of this dialect that CADP 2026 deprecates, with the warning each gets (HISTORY
+    /// items, up to 2026-d), for `README.txt`. `select` is the exception: announced to become
+    /// a fatal error two years after 2024-d (#2982).
+    pub(crate) fn deprecated_in_2026(self) -> Vec<&'static str> {
+        let mut w = vec![];
+        if self < Dialect::V2024D {
+            w.push("select (TRAIAN warns, #3124; announced to become a fatal error two years after\n    April 2024, #2982)");
         }
+        if self < Dialect::V2025E {
+            w.push("the array bounds .. (TRAIAN: \"..\" is deprecated and should be replaced by\n    \"...\", #3133)");
+        }
+        if self < Dialect::V2025 {
+            w.push("the in-out actuals !?x (TRAIAN: \"!?X\" for in-out parameters is deprecated, #3148)");
+        }
+        if self < Dialect::V2025D {
+            w.push("lnt.open -root in the on-the-fly script (lnt.open warns: renamed -main, #3115)");
+        }
+        if self < Dialect::V2025L {
+            w.push("SVL's verify ... in (deprecated for |=, #3256)");
+        }
+        if self < Dialect::V2026 {
+            w.push(
+                "evaluator4 in the scripts (SVL warns: the keyword is deprecated for evaluator, #3270;\n    \
+                 the evaluator4 binary is kept for the moment, #3269)",
+            );
+        }
+        w
     }
 
     /// The dialect for a CADP version text such as `2024-k "Eindhoven"` (the highest release
@@ -333,15 +397,20 @@ mod tests {
     #[test]
     fn dialect_from_version() {
         // The first release of each dialect and the one before it (CADP HISTORY #2982 in
-        // 2024-d, #3133 in 2025-e, #3148 in 2025-f).
+        // 2024-d, #3115 in 2025-d, #3133 in 2025-e, #3148 in 2025-f, #3256 in 2025-l, #3269
+        // and #3270 in 2026-a).
         let cases = [
             ("CADP 2023-k \"Pisa\"", Dialect::V2023),
             ("2024-c", Dialect::V2023),
             ("2024-d", Dialect::V2024D),
-            ("2025-d", Dialect::V2024D),
+            ("2025-c", Dialect::V2024D),
+            ("2025-d", Dialect::V2025D),
             ("2025-e", Dialect::V2025E),
             ("2025-f", Dialect::V2025),
-            ("2026-a", Dialect::V2025),
+            ("2025-k", Dialect::V2025),
+            ("2025-l", Dialect::V2025L),
+            ("2026-a", Dialect::V2026),
+            ("2026-d", Dialect::V2026),
             ("2024-D 2025-c", Dialect::V2024D),
             ("2025-E", Dialect::V2025E),
         ];
@@ -357,14 +426,20 @@ mod tests {
         assert_eq!(Dialect::V2023.inout("I"), "!?I");
         assert_eq!(Dialect::V2025E.inout("I"), "!?I");
         assert_eq!(Dialect::V2025.inout("I"), "I?");
+        assert_eq!(Dialect::V2026.inout("I"), "I?");
         assert_eq!((Dialect::V2023.alt(), Dialect::V2024D.alt()), ("select", "alt"));
-        assert_eq!((Dialect::V2024D.range(), Dialect::V2025E.range()), ("..", "..."));
+        assert_eq!((Dialect::V2025D.range(), Dialect::V2025E.range()), ("..", "..."));
+        assert_eq!((Dialect::V2023.send(), Dialect::V2024D.send()), ("!", ""));
+        assert_eq!((Dialect::V2024D.main_option(), Dialect::V2025D.main_option()), ("-root", "-main"));
+        assert_eq!((Dialect::V2025L.evaluator(), Dialect::V2026.evaluator()), ("evaluator4", "evaluator"));
+        assert!(!Dialect::V2025.svl_models() && Dialect::V2025L.svl_models() && Dialect::V2026.svl_models());
         // `--lnt-dialect`: the names, and any release name.
         for d in Dialect::ALL {
             assert_eq!(Dialect::parse(d.name()), Some(d));
         }
         assert_eq!(Dialect::parse("2024-k"), Some(Dialect::V2024D));
         assert_eq!(Dialect::parse("2022-a"), Some(Dialect::V2023));
+        assert_eq!(Dialect::parse("2026-d"), Some(Dialect::V2026));
         assert_eq!(Dialect::parse("2024"), None);
         assert_eq!(Dialect::parse("2025-ee"), None);
     }

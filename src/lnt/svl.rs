@@ -6,14 +6,14 @@
 use super::mcl::Query;
 use super::view::monitor::{ACC, STUCK};
 use super::view::{Component, Program};
-use super::{EmitOptions, names};
+use super::{Dialect, EmitOptions, names};
 use crate::model::Model;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Scripts {
     pub(crate) base: String,
     pub(crate) source: String,
-    pub(crate) dialect: &'static str,
+    pub(crate) dialect: Dialect,
     /// Why that dialect (empty: chosen by the caller, not said).
     pub(crate) dialect_reason: String,
     pub(crate) fair: bool,
@@ -152,12 +152,12 @@ pub(crate) fn diag_file(base: &str, id: &str, monolithic: bool) -> String {
     if monolithic { format!("{base}_mono_{id}_diag.bcg") } else { format!("{base}_{id}_diag.bcg") }
 }
 
-/// The on-the-fly workflow's script: one `lnt.open … evaluator4` run per check.
+/// The on-the-fly workflow's script: one `lnt.open … evaluator` run per check.
 pub(crate) fn otf_script_file(base: &str) -> String {
     format!("{base}_on_the_fly.sh")
 }
 
-/// The diagnostic evaluator4 writes for check `id` in the on-the-fly workflow.
+/// The diagnostic Evaluator writes for check `id` in the on-the-fly workflow.
 pub(crate) fn otf_diag_file(base: &str, id: &str) -> String {
     format!("{base}_otf_{id}_diag.bcg")
 }
@@ -269,7 +269,7 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         spec_args: opts.usage.as_ref().map_or_else(|| "SPEC [NAME=VALUE…]".to_string(), |u| u.spec.clone()),
         run_options: opts.usage.as_ref().map_or_else(String::new, |u| u.options.clone()),
         split: opts.usage.as_ref().is_some_and(|u| u.split),
-        dialect: opts.dialect.name(),
+        dialect: opts.dialect,
         dialect_reason: opts.dialect_reason.clone(),
         fair: opts.fair,
         lnt_file: quote(&format!("{base}.lnt")),

@@ -42,8 +42,8 @@ impl Spelling {
 
 #[derive(Clone, Debug)]
 pub struct Module {
-    /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`):
-    /// (pragma name without `!`, value).
+    /// The module pragmas that fix a predefined type's enumerated range (`!nat_sup 255`) or
+    /// width (`!int_bits 32`, the only width read): (pragma name without `!`, value).
     pub(crate) pragmas: Vec<(String, i64)>,
     pub(crate) types: Vec<TypeDecl>,
     pub(crate) funcs: Vec<Func>,

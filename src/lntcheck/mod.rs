@@ -46,6 +46,10 @@ test_visible_mod!(check);
 /// Test oracle (feature `test-support`): the differential comparison with the native engine.
 #[cfg(feature = "test-support")]
 pub mod diff;
+/// Test oracle (feature `test-support`): the loops of an emitted LNT program whose body may
+/// complete without an action.
+#[cfg(feature = "test-support")]
+pub mod guarded;
 /// Test oracle (feature `test-support`): the declarations of an emitted LNT program that nothing uses.
 #[cfg(feature = "test-support")]
 pub mod unused;

@@ -1,6 +1,6 @@
 //! The on-the-fly workflow run by labs's interpreters (`--backend lnt --workflow on-the-fly`):
 //! the emitted shell script (`BASE_on_the_fly.sh`) read from its text, one `lnt.open PROGRAM
-//! evaluator4 -diag DIAG QUERY` line per check, and each query evaluated by `crate::mcl` on
+//! evaluator -diag DIAG QUERY` line per check, and each query evaluated by `crate::mcl` on
 //! `ProgramLts`, the LTS of the program's `MAIN` generated only where the evaluation goes.
 //! The evaluation stops as soon as the verdict is known, so a violation near the initial state
 //! costs a few states whatever the size of the whole LTS; the states generated for one check
@@ -23,15 +23,20 @@ pub(crate) struct Check {
     /// The check's name (`echo "property NAME"` before its line).
     pub(crate) property: String,
     pub(crate) program: String,
-    /// The root process generated (`-root P`; else `MAIN`).
+    /// The root process generated (`-main P` or `-root P`; else `MAIN`).
     pub(crate) root: String,
     pub(crate) diag: String,
     pub(crate) mcl: String,
 }
 
+/// The model checkers the script may name: `evaluator4`, or `evaluator` (EVALUATOR 5, from CADP
+/// 2026-a).
+const EVALUATORS: [&str; 2] = ["evaluator4", "evaluator"];
+
 /// The checks of the on-the-fly script, in order. The script is what `labs emit` writes:
-/// comments, `echo "property NAME"`, then `lnt.open "P.lnt" evaluator4 -diag "D.bcg" "Q.mcl"`;
-/// any other line is refused.
+/// comments, `echo "property NAME"`, then `lnt.open [-main ROOT] "P.lnt" evaluator4 -diag
+/// "D.bcg" "Q.mcl"` (`-root` for `-main` before CADP 2025-d, `evaluator` for `evaluator4` from
+/// 2026-a); any other line is refused.
 pub(crate) fn parse_script(text: &str) -> Result<Vec<Check>, LntcheckError> {
     let mut checks = vec![];
     let mut property: Option<String> = None;
@@ -44,10 +49,12 @@ pub(crate) fn parse_script(text: &str) -> Result<Vec<Check>, LntcheckError> {
         let bad = || LntcheckError::Syntax(format!("line {}: not a line of the on-the-fly script: {t}", n + 1));
         match words.as_slice() {
             ["echo", "property", name] => property = Some(name.to_string()),
-            ["lnt.open", program, "evaluator4", "-diag", diag, mcl]
-            | ["lnt.open", "-root", _, program, "evaluator4", "-diag", diag, mcl] => {
+            ["lnt.open", program, evaluator, "-diag", diag, mcl]
+            | ["lnt.open", "-root" | "-main", _, program, evaluator, "-diag", diag, mcl]
+                if EVALUATORS.contains(evaluator) =>
+            {
                 let property = property.take().ok_or_else(bad)?;
-                let root = if words[1] == "-root" { words[2] } else { "MAIN" };
+                let root = if words[1].starts_with('-') { words[2] } else { "MAIN" };
                 checks.push(Check {
                     property,
                     program: program.to_string(),
@@ -272,6 +279,11 @@ mod tests {
         // A linear-time property's check names the root composing MAIN with its monitor.
         let ltl = parse_script("echo \"property B\"\nlnt.open -root Root_B \"m.lnt\" evaluator4 -diag d.bcg q.mcl\n");
         assert_eq!(ltl.unwrap()[0].root, "Root_B");
+        // From CADP 2025-d `-main` names it, and from 2026-a the model checker is `evaluator`.
+        let main = parse_script("echo \"property B\"\nlnt.open -main Root_B \"m.lnt\" evaluator -diag d.bcg q.mcl\n");
+        assert_eq!(main.unwrap()[0].root, "Root_B");
+        assert!(parse_script("echo \"property B\"\nlnt.open m.lnt evaluator5 -diag d.bcg q.mcl\n").is_err());
+        assert!(parse_script("echo \"property B\"\nlnt.open -top R m.lnt evaluator -diag d.bcg q.mcl\n").is_err());
         assert!(parse_script("lnt.open m.lnt evaluator4 -diag d.bcg q.mcl\n").is_err(), "a check needs its name");
         assert!(parse_script("echo \"property A\"\nlnt.open m.lnt evaluator4 q.mcl\n").is_err());
         assert!(parse_script("rm -rf /\n").is_err());

@@ -142,11 +142,15 @@ impl Parser {
         while self.is_p("!") {
             self.bump();
             let (pragma, pos) = self.ident()?;
-            if !matches!(pragma.as_str(), "nat_inf" | "nat_sup" | "int_inf" | "int_sup") {
+            if !matches!(pragma.as_str(), "nat_inf" | "nat_sup" | "int_inf" | "int_sup" | "nat_bits" | "int_bits") {
                 return Err(Located::new(pos, format!("the pragma `!{pragma}` is not part of the subset")));
             }
             let negative = self.eat_p("-");
             let n = i64::try_from(self.num()?).map_err(|_| Located::new(pos, "pragma value out of range"))?;
+            // the interpreter computes on 32 bits (`eval::int`): the widths it can stand for
+            if pragma.ends_with("_bits") && (negative || n != 32) {
+                return Err(Located::new(pos, format!("`!{pragma}` other than 32 is not part of the subset")));
+            }
             pragmas.push((pragma, if negative { -n } else { n }));
         }
         let mut m = Module { pragmas, types: vec![], funcs: vec![], procs: vec![] };

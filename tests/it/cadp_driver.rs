@@ -30,10 +30,35 @@ use std::time::{Duration, Instant};
 
 use fixtures::{CASES, EXAMPLES};
 
+/// What the stand-ins share: the release they stand for (`$CADP/plan/release`, as the stand-in
+/// `cadp_lib -1` prints it, else the first release named in `$CADP/VERSION`, else 2024-d, the
+/// forms labs writes without an installation) and the forms of that release, which they
+/// require of the files and command lines they are given and refuse otherwise (CADP HISTORY:
+/// `alt` from 2024-d, #2982; `lnt.open -main` from 2025-d, #3115; `...` from 2025-e, #3133;
+/// `x?` from 2025-f, #3148; SVL's `|=` from 2025-l, #3256; `evaluator` from 2026-a, #3269,
+/// #3270).
+const FORMS_SH: &str = r#"
+release=$(cat "$CADP/plan/release" 2>/dev/null)
+[ -n "$release" ] || release=$(grep -o -m1 '20[0-9][0-9]-[a-z]' "$CADP/VERSION" 2>/dev/null | head -n1)
+[ -n "$release" ] || release=2024-d
+# from RELEASE: whether the release stood for is RELEASE or a later one
+from() { [ "$(printf '%s\n%s\n' "$1" "$release" | sort | head -n1)" = "$1" ]; }
+refuse() { echo "stand-in for CADP $release: $*"; exit 2; }
+if from 2026-a; then evaluator=evaluator; else evaluator=evaluator4; fi
+if from 2025-d; then main=-main; else main=-root; fi
+# the LNT forms of the release, in program FILE
+check_lnt() {
+  if from 2024-d; then grep -q -w select "$1" && refuse "select in $1"; else grep -q -w alt "$1" && refuse "alt in $1"; fi
+  if from 2025-e; then grep -q '\[0 \.\. ' "$1" && refuse ".. in $1"; else grep -q '\[0 \.\.\. ' "$1" && refuse "... in $1"; fi
+  if from 2025-f; then grep -q '!?' "$1" && refuse "!?x in $1"; else grep -q '[A-Za-z0-9]?[,)]' "$1" && refuse "x? in $1"; fi
+  return 0
+}
+"#;
+
 const FAKE_SVL: &str = r#"#!/bin/sh
 # Stands in for CADP's svl: for each property block of the script, writes svl's log lines with
 # the result planned in $CADP/plan/NAME (default TRUE), and copies $CADP/plan/NAME.bcg to the
-# block's diagnostic file.
+# block's diagnostic file. Refuses a script or program not in the forms of its release.
 script="$1"
 case "$script" in *.svl) ;; *) script="$script.svl" ;; esac
 log="${script%.svl}.log"
@@ -41,13 +66,22 @@ plan="$CADP/plan"
 echo "$script" >> "$plan/ran"
 printf '%s\n%s\n' "$CADP" "$PATH" > "$plan/env"
 if [ -f "$plan/fail" ]; then cat "$plan/fail"; exit 1; fi
+#FORMS
+lnt=$(sed -n 's/^% DEFAULT_PROCESS_FILE="\(.*\)"$/\1/p' "$script")
+[ -f "$lnt" ] && check_lnt "$lnt"
+if from 2025-l; then
+  form='^   "[^"]*[.]bcg" = "[^"]*[.]bcg" |= with '"$evaluator"' "[^"]*[.]mcl";$'
+else
+  form='^   "[^"]*[.]bcg" = verify "[^"]*[.]mcl" with '"$evaluator"' in "[^"]*[.]bcg";$'
+fi
+grep -E '^   "[^"]*" = ' "$script" | grep -v -E "$form" | grep -q . && refuse "not its verification statement: $(grep -E '^   "[^"]*" = ' "$script" | head -n1)"
 echo "start $(pwd) $(date +%s.%N)" >> "$plan/times"
 if [ -f "$plan/sleep" ]; then sleep "$(cat "$plan/sleep")"; fi
 : > "$log"
 # A job of a split script: the LTS files its statements define (the real svl writes BCG).
 grep -E '^"[^"]*[.]bcg" = ' "$script" | sed 's/^"\([^"]*\)".*/\1/' | while read -r f; do : > "$f"; done
 name=""
-grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest; do
+grep -E '^(property |   "[^"]*" = )' "$script" | while read -r first rest; do
   if [ "$first" = property ]; then
     name="$rest"
     printf 'info about "%s.bcg":\n    (* 10 states, 20 transitions, 1.0 Kbytes *)\n' "$name" >> "$log"
@@ -55,7 +89,7 @@ grep -E '^(property |   "[^"]*" = verify )' "$script" | while read -r first rest
     continue
   fi
   diag=$(printf '%s' "$first" | tr -d '"')
-  printf '"%s" = verify ...\n' "$diag" >> "$log"
+  printf '"%s" = ...\n' "$diag" >> "$log"
   if [ -f "$plan/$name.bcg" ]; then cp "$plan/$name.bcg" "$diag"; fi
   if [ -f "$plan/$name" ]; then cat "$plan/$name" >> "$log"; else printf '\nTRUE\nPASS\n' >> "$log"; fi
 done
@@ -66,31 +100,37 @@ echo "end $(pwd) $(date +%s.%N)" >> "$plan/times"
 const FAKE_LNT_OPEN: &str = r#"#!/bin/sh
 # Stands in for `lnt.open M.lnt executor DEPTH 3 SEED`: prints $CADP/plan/executor-SEED.
 echo "lnt.open $*" >> "$CADP/plan/ran"
+#FORMS
 # `lnt.open M.lnt distributor CONF.gcf RESULT.pbg` (the distributor manual page): a PBG file
 # naming the GCF file, which must be there.
 if [ "$2" = distributor ]; then
   [ -f "$3" ] && [ "$#" = 4 ] || { echo "distributor: unexpected arguments $*"; exit 2; }
   printf 'pbg of %s from %s\n' "$1" "$3" > "$4"; exit 0
 fi
-# `lnt.open [-root PROCESS] M.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` (the on-the-fly
-# workflow): answered by labs's own LNT interpreter and MCL evaluator ($CADP/plan/labs) on the
-# LTS of the root process of M.lnt (MAIN, or a linear-time property's Root_P: MAIN with its
-# monitor), generated for the spec and options of $CADP/plan/spec; the diagnostic is written
-# as .aut text.
+# `lnt.open [-main PROCESS] M.lnt evaluator4 -diag DIAG.bcg QUERY.mcl` (the on-the-fly
+# workflow; `-root` before 2025-d, `evaluator` from 2026-a): answered by labs's own LNT
+# interpreter and MCL evaluator ($CADP/plan/labs) on the LTS of the process generated from
+# M.lnt (MAIN, or a linear-time property's Root_P: MAIN with its monitor), for the spec and
+# options of $CADP/plan/spec; the diagnostic is written as .aut text.
 root=MAIN
-if [ "$1" = -root ]; then
-  [ "$4" = evaluator4 ] || { echo "lnt.open: -root without evaluator4: $*"; exit 2; }
-  root="$2"; shift 2
-fi
-if [ "$2" = evaluator4 ]; then
-  [ "$3" = -diag ] && [ "$#" = 5 ] && [ -f "$1" ] && [ -f "$5" ] || { echo "evaluator4: unexpected arguments $*"; exit 2; }
+case "$1" in
+  -main|-root)
+    [ "$1" = "$main" ] || refuse "$1 instead of $main"
+    [ "$4" = "$evaluator" ] || refuse "$1 without $evaluator: $*"
+    root="$2"; shift 2 ;;
+esac
+case "$2" in evaluator|evaluator4|evaluator5)
+  [ "$2" = "$evaluator" ] || refuse "$2 instead of $evaluator"
+  [ "$3" = -diag ] && [ "$#" = 5 ] && [ -f "$1" ] && [ -f "$5" ] || { echo "$2: unexpected arguments $*"; exit 2; }
+  check_lnt "$1"
   labs=$(cat "$CADP/plan/labs")
   [ -f "standin-$root.aut" ] || "$labs" lts $(cat "$CADP/plan/spec") --lnt "$1" --root "$root" -o "standin-$root.aut" 2>/dev/null || exit 2
   "$labs" mcl "$5" "standin-$root.aut" --diag "$4"
-  exit 0
-fi
+  exit 0 ;;
+esac
 [ "$2" = executor ] && [ "$4" = 3 ] || { echo "lnt.open: unexpected arguments $*"; exit 2; }
 [ -f "$1" ] || { echo "lnt.open: no file $1"; exit 2; }
+check_lnt "$1"
 echo "lnt.open: running \`\`executor $3 3 $5'' for \`\`$1''"
 cat "$CADP/plan/executor-$5"
 "#;
@@ -121,7 +161,7 @@ impl FakeCadp {
         ] {
             let p = root.join("com").join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
+            std::fs::write(&p, text.replace("#FORMS\n", FORMS_SH)).unwrap();
             std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
         std::fs::create_dir_all(root.join("plan")).unwrap();
@@ -614,8 +654,9 @@ fn cross_check_compares_with_the_native_verdicts() {
 }
 
 /// The LNT dialect follows the release named in `$CADP/VERSION` (CADP HISTORY: `alt` from
-/// 2024-d, #2982; `...` from 2025-e, #3133; `x?` from 2025-f, #3148), and the files handed to
-/// svl are written in it.
+/// 2024-d, #2982; `...` from 2025-e, #3133; `x?` from 2025-f, #3148; the scripts' forms:
+/// `every_workflow_runs_the_forms_of_the_release`), and the files handed to svl are written in
+/// it.
 #[test]
 fn the_dialect_follows_the_installed_release() {
     let spec = format!("{BENCH}/leader.labs");
@@ -624,10 +665,11 @@ fn the_dialect_follows_the_installed_release() {
         ("2023-k \"Pisa\"\n", "2023", "select", "[0 .. ", "!?I1"),
         ("2024-c\n", "2023", "select", "[0 .. ", "!?I1"),
         ("2024-d \"Eindhoven\"\n", "2024-d", "alt", "[0 .. ", "!?I1"),
-        ("2025-d\n", "2024-d", "alt", "[0 .. ", "!?I1"),
+        ("2025-d\n", "2025-d", "alt", "[0 .. ", "!?I1"),
         ("2025-e\n", "2025-e", "alt", "[0 ... ", "!?I1"),
         ("2025-f\n", "2025", "alt", "[0 ... ", "I1?"),
-        ("2026-b\n", "2025", "alt", "[0 ... ", "I1?"),
+        ("2025-l\n", "2025-l", "alt", "[0 ... ", "I1?"),
+        ("2026-b\n", "2026", "alt", "[0 ... ", "I1?"),
     ];
     for (version, dialect, choice, range, inout) in releases {
         let cadp = FakeCadp::new();
@@ -699,6 +741,98 @@ fn the_dialect_follows_cadp_lib() {
     assert!(stderr(&e).contains("LNT dialect 2023 (detected: release named in"), "{}", stderr(&e));
 }
 
+/// For each release, every workflow runs the forms of that release (the stand-ins refuse the
+/// others): `lnt.open -main` from 2025-d (`-root` before), SVL's `"D.bcg" = "M.bcg" |= with E
+/// "Q.mcl"` from 2025-l (`verify … in` before), the model checker `evaluator` from 2026-a
+/// (`evaluator4` before), and the LNT forms of its dialect; the verdicts are the native ones.
+#[test]
+fn every_workflow_runs_the_forms_of_the_release() {
+    let spec = format!("{CASES}/ltl_cycle.labs");
+    // (release, dialect, root option, SVL statement, model checker)
+    let releases = [
+        ("2024-d", "2024-d", "-root", "= verify ", "evaluator4"),
+        ("2025-d", "2025-d", "-main", "= verify ", "evaluator4"),
+        ("2025-f", "2025", "-main", "= verify ", "evaluator4"),
+        ("2026-a", "2026", "-main", " |= ", "evaluator"),
+        ("2026-d", "2026", "-main", " |= ", "evaluator"),
+    ];
+    let props = ["--property", "StabThree", "--property", "Response"];
+    let mut args = vec!["verify", spec.as_str()];
+    args.extend(props);
+    let expected = verdicts(&json(&native(&args)));
+    assert!(expected.iter().any(|(_, v)| v == "violated") && expected.iter().any(|(_, v)| v == "holds"));
+    for (release, dialect, root, statement, evaluator) in releases {
+        let cadp = FakeCadp::new();
+        let tool = cadp.root.join("com/cadp_lib");
+        std::fs::write(&tool, FAKE_CADP_LIB).unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        cadp.plan("release", release);
+        cadp.plan("labs", env!("CARGO_BIN_EXE_labs"));
+        cadp.plan("spec", &spec);
+        plan_from_lnt(&cadp, &spec, &[], false);
+        for workflow in [
+            &["--workflow", "compositional"][..],
+            &["--workflow", "compositional", "--jobs", "2"],
+            &["--workflow", "monolithic"],
+            &["--workflow", "on-the-fly"],
+        ] {
+            let keep = Scratch::path("cadp-forms", "files");
+            let mut run = args.clone();
+            run.extend(["--backend", "cadp", "--json", "--keep-files", keep.as_str()]);
+            run.extend(workflow);
+            let what = format!("{release} {workflow:?}");
+            let o = cadp.labs(&run);
+            assert_eq!(o.status.code(), Some(10), "{what}: {}{}", stderr(&o), String::from_utf8_lossy(&o.stdout));
+            let doc = json(&o);
+            assert_eq!(verdicts(&doc), expected, "{what}");
+            assert_eq!(doc["cadp"]["lnt_dialect"], dialect, "{what}");
+            // the files run are in the release's forms (which the stand-ins also required)
+            let otf = std::fs::read_to_string(keep.join("ltl_cycle_on_the_fly.sh")).unwrap();
+            assert!(otf.contains(&format!("lnt.open {root} Root_StabThree ")), "{what}: {otf}");
+            assert!(otf.contains(&format!(" {evaluator} -diag ")), "{what}: {otf}");
+            for svl in ["ltl_cycle.svl", "ltl_cycle_mono.svl"] {
+                let text = std::fs::read_to_string(keep.join(svl)).unwrap();
+                assert!(text.contains(statement) && text.contains(&format!("with {evaluator} ")), "{what}: {text}");
+            }
+        }
+        let ran = cadp.scripts_run();
+        let otf: Vec<&String> = ran.iter().filter(|r| r.starts_with("lnt.open ")).collect();
+        assert!(
+            !otf.is_empty() && otf.iter().all(|r| r.contains(&format!(" {evaluator} -diag "))),
+            "{release}: {ran:?}"
+        );
+        assert!(otf.iter().any(|r| r.starts_with(&format!("lnt.open {root} Root_"))), "{release}: {ran:?}");
+        assert!(ran.iter().filter(|r| *r == "job.svl").count() >= 4, "{release}: the jobs of --jobs ran: {ran:?}");
+    }
+    // The stand-ins refuse the forms of other releases.
+    let cadp = FakeCadp::new();
+    cadp.plan("release", "2026-d");
+    std::fs::write(cadp.tmp.join("m.lnt"), "module m is\nend module\n").unwrap();
+    std::fs::write(cadp.tmp.join("q.mcl"), "true\n").unwrap();
+    let lnt_open = |words: &[&str]| {
+        Command::new(cadp.root.join("com/lnt.open"))
+            .args(words)
+            .current_dir(&*cadp.tmp)
+            .env("CADP", &*cadp.root)
+            .output()
+            .unwrap()
+    };
+    let o = lnt_open(&["-root", "Root_P", "m.lnt", "evaluator", "-diag", "d.bcg", "q.mcl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("-root instead of -main"), "{:?}", o);
+    let o = lnt_open(&["m.lnt", "evaluator4", "-diag", "d.bcg", "q.mcl"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("evaluator4 instead of evaluator"), "{:?}", o);
+    std::fs::write(cadp.tmp.join("s.svl"), "property P\nis\n   \"d.bcg\" = verify \"q.mcl\" with evaluator in \"m.bcg\";\n   expected TRUE\nend property\n").unwrap();
+    let o = Command::new(cadp.root.join("com/svl"))
+        .arg("s.svl")
+        .current_dir(&*cadp.tmp)
+        .env("CADP", &*cadp.root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("not its verification statement"), "{:?}", o);
+}
+
 /// Without an installation, `emit` writes the 2024-d forms (`alt`, `..`, `!?x`), which every
 /// release from 2024-d accepts (HISTORY #3133 and #3148: `..` and `!?x` are still accepted),
 /// and its README.txt says so and how to choose another dialect.
@@ -723,6 +857,16 @@ fn without_an_installation_the_2024d_forms_are_emitted() {
     let readme = std::fs::read_to_string(out.join("README.txt")).unwrap();
     assert!(readme.contains("LNT dialect 2024-d: no CADP installation detected"), "{readme}");
     assert!(readme.contains("--lnt-dialect D"), "how to choose another: {readme}");
+    // the warnings a 2026 installation prints for these forms, each with its HISTORY item
+    let warned = readme.split("A CADP 2026 installation reads these files, with warnings").nth(1).expect("{readme}");
+    for (form, item) in
+        [("..", "#3133"), ("!?x", "#3148"), ("-root", "#3115"), ("verify ... in", "#3256"), ("evaluator4", "#3270")]
+    {
+        assert!(warned.lines().any(|l| l.contains(form) && warned.contains(item)), "{form} {item}: {readme}");
+    }
+    assert!(!readme.contains("not a drop-in replacement"), "{readme}");
+    // send offers without `!` (the 2022 form; #3148 reserves `!` for pragmas)
+    assert!(lnt.contains("INIT (j)") && !lnt.contains("(!"), "2024-d send offers");
 }
 
 /// (directory, start, end) of every svl run the stand-in logged since `plan/times` was removed.

@@ -618,7 +618,7 @@ fn help_describes_every_option_and_shell() {
         }
     }
     let verify = stdout(&labs(&["verify", "--help"]));
-    assert!(verify.contains("2023, 2024-d, 2025-e, 2025 or a CADP release YYYY-x"), "{verify}");
+    assert!(verify.contains("2023, 2024-d, 2025-d, 2025-e, 2025, 2025-l, 2026 or a CADP release YYYY-x"), "{verify}");
 }
 
 #[test]

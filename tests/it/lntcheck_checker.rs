@@ -133,11 +133,12 @@ fn emitted_programs_pass_the_checker() {
             for d in labs::lnt::Dialect::ALL {
                 use labs::lntcheck::ast::Dialect as Spelled;
                 let src = labs::lntcheck::backend::emit_lnt(&model, &behs, &a, "m", fair, d).unwrap();
+                use labs::lnt::Dialect as D;
                 let want = match d {
-                    labs::lnt::Dialect::V2023 => Spelled::D2023,
-                    labs::lnt::Dialect::V2024D => Spelled::D2024D,
-                    labs::lnt::Dialect::V2025E => Spelled::D2025E,
-                    labs::lnt::Dialect::V2025 => Spelled::D2025,
+                    D::V2023 => Spelled::D2023,
+                    D::V2024D | D::V2025D => Spelled::D2024D,
+                    D::V2025E => Spelled::D2025E,
+                    D::V2025 | D::V2025L | D::V2026 => Spelled::D2025,
                 };
                 let p = load(&src, Some(want)).unwrap_or_else(|e| panic!("{spec} fair={fair}: {}", e.in_text(&src)));
                 let d = check(&p);

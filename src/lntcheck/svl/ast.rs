@@ -65,7 +65,8 @@ pub(crate) enum Derived {
     },
 }
 
-/// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`.
+/// A `property NAME … is "D.bcg" = verify "Q.mcl" with E in "F.bcg"; expected V; end property`,
+/// or with the statement `"D.bcg" = "F.bcg" |= with E "Q.mcl";` (SVL from CADP 2025-l).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Verify {
     pub(crate) property: String,
@@ -74,6 +75,25 @@ pub(crate) struct Verify {
     pub(crate) evaluator: String,
     pub(crate) bcg: String,
     pub(crate) expected: String,
+    /// Written with `|=` (else `verify … in`).
+    pub(crate) models: bool,
+}
+
+impl Verify {
+    /// The verification statement as the script writes it (file names quoted), without `;`.
+    pub(crate) fn statement(&self, quote: impl Fn(&str) -> String) -> String {
+        if self.models {
+            format!("{} = {} |= with {} {}", quote(&self.diag), quote(&self.bcg), self.evaluator, quote(&self.mcl))
+        } else {
+            format!(
+                "{} = verify {} with {} in {}",
+                quote(&self.diag),
+                quote(&self.mcl),
+                self.evaluator,
+                quote(&self.bcg)
+            )
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -78,7 +78,7 @@ pub(super) fn lex(src: &str) -> Result<Vec<(Tok, Span)>, Located> {
             out.push((Tok::Num(n), Span::new(i, j)));
             i = j;
         } else {
-            let sym = ["||", "->", "=", "(", ")", "[", "]", ",", ";", ">"]
+            let sym = ["||", "|=", "->", "=", "(", ")", "[", "]", ",", ";", ">"]
                 .into_iter()
                 .find(|s| src[i..].starts_with(s))
                 .ok_or_else(|| Located::new(Span::new(i, i + 1), format!("unexpected character `{}`", c as char)))?;

@@ -16,8 +16,9 @@
 //! block  ::= string "=" "root" "leaf" ID "reduction" [ "hold" string {"," string} ] "of" "(" beh ")" ";"
 //! derived ::= string "=" "generation" "of" string ";"
 //!           | string "=" ID "reduction" [ "hold" string {"," string} ] "of" ["hide" "all" "but" gates "in"] string ";"
-//! property ::= "property" ID [string] "is" string "=" "verify" string "with" ID "in" string ";"
-//!              "expected" ID ";" "end" "property"
+//! property ::= "property" ID [string] "is" string "=" verify ";" "expected" ID [";"] "end" "property"
+//! verify ::= "verify" string "with" evaluator "in" string | string "|=" "with" evaluator string
+//! evaluator ::= "evaluator4" | "evaluator"
 //! beh    ::= "hide" "all" "but" gates "in" beh "end" "hide"
 //!          | "hide" gates "in" beh "end" "hide"
 //!          | "par" [gates "in"] branch {"||" branch} "end" "par"      branch ::= [gates "->"] beh

@@ -297,12 +297,28 @@ impl Parser {
                     self.kw("is")?;
                     let diag = self.string()?;
                     self.sym("=")?;
-                    self.kw("verify")?;
-                    let mcl = self.string()?;
-                    self.kw("with")?;
-                    let evaluator = self.id()?;
-                    self.kw("in")?;
-                    let bcg = self.string()?;
+                    let models = !self.is_kw("verify");
+                    let (mcl, evaluator, bcg) = if models {
+                        // `"D.bcg" = "F.bcg" |= with E "Q.mcl"` (CADP 2025-l, HISTORY #3256)
+                        let bcg = self.string()?;
+                        self.sym("|=")?;
+                        self.kw("with")?;
+                        let evaluator = self.id()?;
+                        (self.string()?, evaluator, bcg)
+                    } else {
+                        self.kw("verify")?;
+                        let mcl = self.string()?;
+                        self.kw("with")?;
+                        let evaluator = self.id()?;
+                        self.kw("in")?;
+                        (mcl, evaluator, self.string()?)
+                    };
+                    if !matches!(evaluator.as_str(), "evaluator4" | "evaluator") {
+                        return Err(Located::new(
+                            at,
+                            format!("property {name}: the model checker `{evaluator}` is not evaluator4 or evaluator"),
+                        ));
+                    }
                     self.sym(";")?;
                     self.kw("expected")?;
                     let expected = self.id()?;
@@ -321,7 +337,7 @@ impl Parser {
                     if let Some(b) = s.blocks.iter_mut().find(|b| b.bcg == bcg) {
                         b.properties.push(name.clone());
                     }
-                    s.verifies.push(Verify { property: name, diag, mcl, evaluator, bcg, expected });
+                    s.verifies.push(Verify { property: name, diag, mcl, evaluator, bcg, expected, models });
                 }
                 _ => return self.err("a statement"),
             }
