@@ -65,6 +65,8 @@ pub struct GenSpec {
     pub seed: u64,
     pub text: String,
     pub externs: Vec<String>,
+    /// How many assignments write a value read from an agent of another type (`Gen::foreign_read`).
+    pub foreign_reads: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +138,7 @@ struct Gen {
     /// never holds (the compositional LNT route). Drawn from a generator of its own, so that the
     /// specs without it are those of the seeds before it existed.
     foreign_reads: bool,
+    foreign_reads_written: usize,
 }
 
 const EDGE_VALUES: [i64; 7] = [2147483647, 2147483646, -2147483647, -2147483646, 65536, 46341, 1073741824];
@@ -153,10 +156,11 @@ pub fn generate(seed: u64) -> GenSpec {
         globals: vec![],
         quant_counter: 0,
         foreign_reads: Rng::new(seed ^ 0x0F0E_1A2D).chance(30),
+        foreign_reads_written: 0,
     };
     let text = g.spec();
     let externs = g.extern_k.map(|k| vec![format!("k={k}")]).unwrap_or_default();
-    GenSpec { seed, text, externs }
+    GenSpec { seed, text, externs, foreign_reads: g.foreign_reads_written }
 }
 
 impl Gen {
@@ -605,6 +609,7 @@ impl Gen {
         let k = self.types[t].first + self.rng.below(self.types[t].count);
         let idx = if self.vars[v].len > 0 { format!("[{}]", self.rng.below(self.vars[v].len)) } else { String::new() };
         let d = *self.rng.choose(&["- 1", "+ 1", "- 2"]);
+        self.foreign_reads_written += 1;
         Some(format!("({}{idx} of {k}) {d}", self.vars[v].name))
     }
 
