@@ -516,6 +516,16 @@ pub(crate) struct MclDoc {
     pub(crate) holds: bool,
     pub(crate) pairs_explored: usize,
     pub(crate) diagnostic: Option<DiagnosticDoc>,
+    /// The labels in quotes and patterns of the query that no label of the LTS matches.
+    pub(crate) unmatched: Vec<UnmatchedDoc>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct UnmatchedDoc {
+    pub(crate) gate: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) reason: String,
 }
 
 #[derive(Serialize)]

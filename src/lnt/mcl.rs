@@ -63,9 +63,13 @@ pub struct Query {
 pub(crate) struct MonitorRef {
     pub(crate) process: String,
     pub(crate) root: String,
-    /// The monitor's gates, and those it synchronises on with the system.
+    /// The monitor's gates, and those it synchronises on with `MAIN` (`DONE`, `ATOMS_P`).
     pub(crate) gates: Vec<String>,
     pub(crate) sync: Vec<String>,
+    /// The observer of its atoms (`Observer_P [gates]`), and what it synchronises on with the
+    /// agents' composition (`DONE`, the observation gates it reads); `None`: no atom reads a
+    /// variable.
+    pub(crate) observer: Option<(String, Vec<String>)>,
 }
 
 #[derive(Clone, Debug)]

@@ -360,6 +360,7 @@ pub fn emit(
             root: m.root.clone(),
             gates: m.gates.clone(),
             sync: m.sync.clone(),
+            observer: m.observer.as_ref().map(|o| (format!("{} [{}]", o.process, o.gates.join(", ")), o.sync.clone())),
         });
     }
     let mut files = vec![EmittedFile { name: format!("{}.lnt", opts.base), contents: templates::render_lnt(&program) }];

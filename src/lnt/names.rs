@@ -203,8 +203,11 @@ const GLOBAL_NAMES: &[&str] = &[
     "undef",
     "holds",
     "mk_env",
+    "system",
+    "observed",
 ];
-const GLOBAL_PREFIXES: &[&str] = &["agent_", "st_", "en_", "dom_", "lab_", "ranks_"];
+const GLOBAL_PREFIXES: &[&str] =
+    &["agent_", "st_", "en_", "dom_", "lab_", "ranks_", "mon_", "monitor_", "observer_", "root_", "atoms_"];
 
 /// A valid LNT module (and file) name from a file stem: letters, digits and `_`, starting with
 /// a letter, neither reserved nor a name of the module's entities; CADP requires the module

@@ -50,13 +50,18 @@ pub(crate) struct Check {
     pub(crate) root: Option<String>,
 }
 
-/// A linear-time property's monitor as one more leaf of its composition.
+/// A linear-time property's monitor in its property's composition.
 #[derive(Clone, Debug)]
 pub(crate) struct MonitorLeaf {
-    /// The process instance: `Monitor_P [DONE, …]`.
+    /// In the compositional script, with the agents' composition: the monitor and the observer
+    /// of its atoms, `par DONE, ATOMS_P in Observer_P […] || Monitor_P […] end par`, and what
+    /// they synchronise on with it (`DONE`, the observation gates the observer reads).
     pub(crate) call: String,
-    /// What it synchronises on with the system.
     pub(crate) sync: Vec<String>,
+    /// In the monolithic script, with the LTS of `MAIN` (which has the observers): the monitor
+    /// alone, `Monitor_P [DONE, ATOMS_P, …]`, on `DONE` and `ATOMS_P`.
+    pub(crate) mono_call: String,
+    pub(crate) mono_sync: Vec<String>,
 }
 
 /// What one property needs in the scripts: its LTS and the checks made on it (that no
@@ -252,8 +257,16 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
             hold: hold.iter().map(|h| quote(h)).collect(),
             prio: prio.into_iter().map(|c: Vec<String>| c.iter().map(|r| quote(r)).collect()).collect(),
             leaf_hides,
-            monitor: monitor
-                .map(|m| MonitorLeaf { call: format!("{} [{}]", m.process, m.gates.join(", ")), sync: m.sync.clone() }),
+            monitor: monitor.map(|m| {
+                let alone = format!("{} [{}]", m.process, m.gates.join(", "));
+                let (call, sync) = match &m.observer {
+                    Some((observer, sync)) => {
+                        (format!("par {} in {observer} || {alone} end par", m.sync.join(", ")), sync.clone())
+                    }
+                    None => (alone.clone(), m.sync.clone()),
+                };
+                MonitorLeaf { call, sync, mono_call: alone, mono_sync: m.sync.clone() }
+            }),
             shared_with: None,
         };
         if let Some(first) = blocks.iter().find(|e: &&Block| e.shared_with.is_none() && e.same_lts(&block)) {

@@ -2,7 +2,8 @@
 //!
 //! `read_aut` reads an Aldebaran LTS, `parse` reads and types a query, `evaluate` decides it
 //! on the fly over (state, parameter valuation) pairs and explains the verdict with a
-//! `Diagnostic` (a path or a lasso). This stage depends only on `syntax::span` and
+//! `Diagnostic` (a path or a lasso); `unmatched_actions` finds the labels and patterns no label
+//! of an LTS can match. This stage depends only on `syntax::span` and
 //! `diagnostics`; the LNT interpreter and the CLI depend on it, never the reverse.
 
 mod ast;
@@ -10,6 +11,7 @@ mod aut;
 mod diag;
 mod eval;
 mod explain;
+mod gates;
 mod lexer;
 mod looping;
 mod looping_eval;
@@ -21,6 +23,7 @@ pub use aut::{AutError, read_aut, read_aut_bytes};
 pub use diag::Diagnostic;
 pub use eval::{EvalError, Evaluation, evaluate};
 pub(crate) use eval::{Successors, evaluate_on};
+pub use gates::{Unmatched, unmatched_actions};
 pub use lts::{Lts, LtsView};
 pub(crate) use typing::Query;
 

@@ -95,6 +95,19 @@ pub(crate) enum Act {
     Or(Vec<ActId>),
 }
 
+/// A label in quotes or a pattern of the query, as written: what a label of an LTS needs for
+/// the action to match it (`gates::unmatched_actions`).
+#[derive(Clone, Debug)]
+pub(crate) struct NamedAction {
+    pub(crate) span: Span,
+    pub(crate) gate: String,
+    /// A label in quotes is compared exactly (gate included); a pattern's gate regardless of case.
+    pub(crate) exact: bool,
+    pub(crate) offers: usize,
+    /// A pattern ending with `...`: `offers` or more.
+    pub(crate) more: bool,
+}
+
 /// A parsed and typed query, ready for `evaluate`.
 #[derive(Clone, Debug)]
 pub struct Query {
@@ -106,6 +119,9 @@ pub struct Query {
     pub(crate) block_sign: Vec<Sign>,
     pub(crate) loops: Vec<super::looping::Loop>,
     pub(crate) root: NodeId,
+    /// The labels in quotes and the patterns outside negations (in action formulas), once
+    /// each, in the order of the text.
+    pub(crate) named: Vec<NamedAction>,
 }
 
 pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
@@ -116,6 +132,8 @@ pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
         data: Vec::new(),
         fixvars: Vec::new(),
         loops: Vec::new(),
+        named: Vec::new(),
+        act_negated: false,
     };
     let root = c.formula(&formula, true).map_err(|e| vec![e])?;
     let (blocks, block_sign) = c.blocks().map_err(|e| vec![e])?;
@@ -124,7 +142,10 @@ pub(crate) fn check(formula: Expr) -> Result<Query, Vec<Located>> {
     }
     let act_reads_env = (0..c.acts.len()).map(|a| c.act_reads_env(a as ActId)).collect();
     let acts = c.acts.into_iter().map(|(a, _)| a).collect();
-    Ok(Query { nodes: c.nodes, fixes: c.fixes, acts, act_reads_env, block_sign, loops: c.loops, root })
+    let mut named = c.named;
+    named.sort_by_key(|n| (n.span.start, n.span.end));
+    named.dedup_by_key(|n| (n.span.start, n.span.end));
+    Ok(Query { nodes: c.nodes, fixes: c.fixes, acts, act_reads_env, block_sign, loops: c.loops, root, named })
 }
 
 fn err(span: Span, message: impl Into<String>) -> Located {
@@ -141,6 +162,12 @@ struct Checker {
     /// Fixed point variables in scope, with the polarity of their binder.
     fixvars: Vec<(String, FixId, bool)>,
     loops: Vec<super::looping::Loop>,
+    /// Labels and patterns met outside negations (a regular formula repeated by `+` or `{n}`
+    /// is typed again).
+    named: Vec<NamedAction>,
+    /// Whether the action formula being typed is under an odd number of `not` (the left side
+    /// of `implies` counts as one).
+    act_negated: bool,
 }
 
 type CResult<T> = Result<T, Located>;
@@ -414,9 +441,23 @@ impl Checker {
         let a = match &r.kind {
             RegKind::True => Act::True,
             RegKind::False => Act::False,
-            RegKind::Label(s) => Act::Label(s.clone()),
-            RegKind::Pattern(p) => return self.pattern(p),
-            RegKind::Not(a) => Act::Not(self.act(a)?),
+            RegKind::Label(s) => {
+                if s != "i" && !self.act_negated {
+                    let mut parts = s.split(" !");
+                    let gate = parts.next().unwrap_or("").trim().to_string();
+                    let offers = parts.count();
+                    self.named.push(NamedAction { span: r.span, gate, exact: true, offers, more: false });
+                }
+                Act::Label(s.clone())
+            }
+            RegKind::Pattern(p) => {
+                if !self.act_negated {
+                    let (gate, offers, more) = (p.gate.text.clone(), p.offers.len(), p.more);
+                    self.named.push(NamedAction { span: r.span, gate, exact: false, offers, more });
+                }
+                return self.pattern(p);
+            }
+            RegKind::Not(a) => Act::Not(self.negated_act(a)?),
             RegKind::And(items) | RegKind::Or(items) => {
                 let mut ids = Vec::with_capacity(items.len());
                 for i in items {
@@ -425,7 +466,7 @@ impl Checker {
                 if matches!(r.kind, RegKind::And(_)) { Act::And(ids) } else { Act::Or(ids) }
             }
             RegKind::Implies(a, b) => {
-                let na = self.act(a)?;
+                let na = self.negated_act(a)?;
                 let not_a = self.push_act(Act::Not(na));
                 Act::Or(vec![not_a, self.act(b)?])
             }
@@ -437,6 +478,15 @@ impl Checker {
             }
         };
         Ok(self.push_act(a))
+    }
+
+    /// `act` under one more negation: an action in it that matches nothing makes the whole
+    /// match more, not nothing, so it is not among the `named` ones.
+    fn negated_act(&mut self, r: &Reg) -> CResult<ActId> {
+        self.act_negated = !self.act_negated;
+        let a = self.act(r);
+        self.act_negated = !self.act_negated;
+        a
     }
 
     fn pattern(&mut self, p: &Pattern) -> CResult<ActId> {

@@ -51,6 +51,7 @@ mod estimate;
 mod hostile;
 mod hostile_input;
 mod layers;
+mod leaf_values;
 mod lnt_backend_files;
 mod lnt_jobs;
 mod lnt_remote_reads;

@@ -126,7 +126,8 @@ fn emitted_queries_agree_with_the_hand_derived_verdicts() {
                     })
                     .unwrap_or_else(|| panic!("{}: no query for {prop}", path.display()));
                 // A linear-time or scoped property's query reads its monitor's labels: it is
-                // evaluated on the property's composition, which has the monitor as a leaf.
+                // evaluated on the LTS of its root process, `MAIN` with the monitor (the route
+                // the README documents).
                 let mut on = aut.clone();
                 if std::fs::read_to_string(&query).unwrap().contains("\"ACC\"") {
                     // the property's identifier in the script: the query's name after `BASE_`
@@ -143,13 +144,24 @@ fn emitted_queries_agree_with_the_hand_derived_verdicts() {
                         .arg("lts")
                         .arg(&path)
                         .args(&args)
-                        .args(["--property", &id, "-o"])
+                        .args(["--root", &format!("Root_{id}"), "-o"])
                         .arg(&on)
                         .output()
                         .unwrap();
-                    assert!(out.status.success(), "lts --property {prop}: {}", String::from_utf8_lossy(&out.stderr));
+                    assert!(out.status.success(), "lts --root Root_{id}: {}", String::from_utf8_lossy(&out.stderr));
                 }
                 let out = labs().arg("mcl").arg(&query).arg(&on).output().unwrap();
+                // On the LTS it was written for, every gate the query names occurs, but for the
+                // monitor's steps of a property that holds (no accepting step, no deadlock
+                // where the automaton accepts).
+                let err = String::from_utf8_lossy(&out.stderr);
+                for w in err.lines().filter(|l| l.starts_with("warning:")) {
+                    assert!(
+                        verdict == "holds" && (w.contains("gate `ACC`") || w.contains("gate `STUCK`")),
+                        "{} {prop} ({verdict}): {err}",
+                        path.display()
+                    );
+                }
                 let want = if verdict == "holds" { 0 } else { 10 };
                 assert_eq!(
                     out.status.code(),
@@ -235,5 +247,66 @@ fn a_diagnostic_translates_to_a_violating_trace() {
         ok(labs().arg("translate-trace").arg(&spec).arg("n=3").arg(&diag).arg("--property").arg("NeverAgreed"));
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("the trace violates NeverAgreed"), "{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The route the README documents, for a linear-time property and a scoped one, both violated
+/// (their verdicts derived by hand in the cases' headers): on the LTS of `MAIN` the query's
+/// monitor steps `ACC` and `STUCK` never occur, so it cannot see the violation: `labs mcl`
+/// warns, naming both where the query writes them (and `--json` lists them in `unmatched`);
+/// on the LTS of `Root_P` (`labs lts --root`) it finds the violation without a warning.
+#[test]
+fn a_query_naming_gates_the_lts_lacks_is_warned_about() {
+    let dir = std::env::temp_dir().join(format!("labs-mcl-unmatched-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |c: &mut Command| {
+        let o = c.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for (case, prop) in [("ltl_cycle", "StabThree"), ("scoped_lnt", "ClosedMissing")] {
+        let spec = fixtures::cases().join(format!("{case}.labs"));
+        let header = std::fs::read_to_string(&spec).unwrap();
+        assert!(header.contains(&format!(" {prop}=violated")), "{case}: {prop} is violated by hand");
+        let (code, _, err) = run(labs().arg("emit").arg(&spec).arg("-o").arg(&dir).arg("--force"));
+        assert_eq!(code, Some(0), "{err}");
+        let query = dir.join(format!("{case}_{prop}.mcl"));
+        let qtext = std::fs::read_to_string(&query).unwrap();
+        let main = dir.join(format!("{case}.aut"));
+        let (code, _, err) = run(labs().arg("lts").arg(&spec).arg("-o").arg(&main));
+        assert_eq!(code, Some(0), "{err}");
+        let (code, out, err) = run(labs().arg("mcl").arg(&query).arg(&main));
+        // Without the monitor nothing is accepted: TRUE, but said to be about another LTS.
+        assert_eq!((code, out.trim()), (Some(0), "TRUE"), "{err}");
+        for gate in ["ACC", "STUCK"] {
+            let at = qtext.lines().position(|l| l.contains(&format!("\"{gate}\""))).unwrap() + 1;
+            assert!(
+                err.contains(&format!("warning: no label of the LTS has gate `{gate}`"))
+                    && err.contains(&format!("{}:{at}:", query.display())),
+                "{case} {prop}: no warning about {gate} at line {at}:\n{err}"
+            );
+        }
+        assert!(err.contains("--root Root_P"), "{err}");
+        let (code, out, _) = run(labs().arg("mcl").arg(&query).arg(&main).arg("--json"));
+        assert_eq!(code, Some(0));
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let gates: Vec<&str> =
+            doc["unmatched"].as_array().unwrap().iter().map(|u| u["gate"].as_str().unwrap()).collect();
+        assert_eq!(gates, ["ACC", "STUCK"], "{out}");
+        // The root the README names: the violation, and nothing to warn about.
+        let root = dir.join(format!("{case}_{prop}.aut"));
+        let (code, _, err) =
+            run(labs().arg("lts").arg(&spec).args(["--root", &format!("Root_{prop}"), "-o"]).arg(&root));
+        assert_eq!(code, Some(0), "{err}");
+        let (code, out, err) = run(labs().arg("mcl").arg(&query).arg(&root).arg("--json"));
+        assert_eq!(code, Some(10), "{case} {prop}: {out}{err}");
+        assert!(!err.contains("warning"), "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((doc["verdict"].as_str(), doc["unmatched"].as_array().map(Vec::len)), (Some("FALSE"), Some(0)));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

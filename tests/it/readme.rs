@@ -285,6 +285,46 @@ fn the_cadp_walk_through_works_as_written() {
     assert!(translated, "the walk-through ends with translate-trace");
 }
 
+/// The `labs mcl` section's example, run as written from a directory standing for the clone's
+/// root: every command succeeds, and each `labs mcl` prints the verdict and exit code its
+/// comment announces (the native verdicts of the examples' properties: NeverAgreed and
+/// SomeoneEats are violated), without a warning: every gate its query names is in the LTS the
+/// section tells to generate for it.
+#[test]
+fn the_mcl_example_works_as_written() {
+    let text = readme();
+    let (_, block) = code_blocks(&text)
+        .into_iter()
+        .find(|(h, b)| h.contains("labs mcl") && b.contains("labs mcl ") && !b.contains("QUERY.mcl"))
+        .expect("an example under `labs mcl`");
+    let clone = Scratch::path("readme-test", "mcl");
+    std::fs::create_dir_all(clone.join("examples")).unwrap();
+    for f in fixtures::labs_files(&fixtures::examples()) {
+        std::fs::copy(&f, clone.join("examples").join(f.file_name().unwrap())).unwrap();
+    }
+    let mut queries = 0;
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        let w = words(line);
+        assert_eq!(w[0], "labs", "{line}");
+        let o = labs_in(&clone, &w[1..]);
+        let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let announced = line.split_once(" # ").map(|(_, c)| c.trim().to_string());
+        match announced {
+            Some(c) => {
+                let (verdict, code) = c.split_once(", exit ").unwrap_or_else(|| panic!("{line}: `# VERDICT, exit N`"));
+                assert_eq!((o.status.code(), out.trim()), (code.parse().ok(), verdict), "{line}\n{err}");
+            }
+            None => assert_eq!(o.status.code(), Some(0), "{line}\n{err}"),
+        }
+        if w[1] == "mcl" {
+            assert!(!err.contains("warning"), "{line}\n{err}");
+            queries += 1;
+        }
+    }
+    assert!(queries >= 2, "the example evaluates a query of each kind");
+    assert!(block.contains("--root Root_"), "the example generates a root process for a linear-time query");
+}
+
 /// Writes the `.aut` diagnostic the README's `translate-trace` command reads, as `bcg_io`
 /// would convert Evaluator's: the LNT program's counterexample for the property, with only
 /// `DONE` and the property's observations visible.

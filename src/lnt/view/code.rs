@@ -762,13 +762,12 @@ impl<'a> Gen<'a> {
         let has = self.has_var_cond(r.var, &av.text);
         let (agent, used) = (av.text.clone(), self.n_nd + k);
         let tt = t.to_string();
-        // The slot's offer ranges over every location it may read: a value this read's
-        // location never holds (a leaf generated alone offers them all) is not this step, and
-        // the tests below, which rely on the analysed values, need it excluded.
-        let never_held = self
-            .set(node)
-            .filter(|s| !IntervalSet::value_range().is_subset(s))
-            .map(|s| format!("not {}", crate::lnt::domains::membership(&format!("rv_{k}"), &s)));
+        // The slot's offer ranges over every location it may read: a value the agent read
+        // never holds there (a leaf generated alone offers them all) is not this step. The
+        // tests below and the values the step writes rely on the analysed values of the agent
+        // actually read, so that a leaf generated alone stays within the analysed sets: a value
+        // only another type holds would let it write what its own type never holds.
+        let never_held = self.never_held(r.var, a, k);
         self.element(&mut rest, r.var, &r.indices, Some(t), &mut |_, p| {
             let loc = p.plus(base);
             let mut read = vec![
@@ -790,6 +789,46 @@ impl<'a> Gen<'a> {
         })?;
         self.need_defined(&av, out, Some(t), rest);
         Ok(())
+    }
+
+    /// The condition under which the value `rv_k` read from agent `ra_k` is one its type
+    /// never holds in `var` (`None`: every value read is held), over the types `a` may name
+    /// that have `var`.
+    fn never_held(&self, var: VarId, a: &Expr, k: usize) -> Option<String> {
+        let abs = self.abs?;
+        let named = self.set(a).map(|s| s.defined());
+        let mut groups: Vec<(IntervalSet, Vec<String>)> = vec![];
+        for (ty, t) in self.model.agent_types.iter().enumerate() {
+            let ids = crate::lnt::domains::ids(self.model, Some(ty));
+            if t.count == 0 || !self.type_has(ty, var) || named.as_ref().is_some_and(|n| !n.meet(&ids).has_values()) {
+                continue;
+            }
+            let set = crate::lnt::domains::var_set(self.model, abs.analysis, var, Some(ty));
+            let (lo, hi) = (t.first_id, t.first_id + t.count - 1);
+            let cond =
+                if lo == hi { format!("(ra_{k} == {lo})") } else { format!("((ra_{k} >= {lo}) and (ra_{k} <= {hi}))") };
+            match groups.iter_mut().find(|(s, _)| *s == set) {
+                Some((_, conds)) => conds.push(cond),
+                None => groups.push((set, vec![cond])),
+            }
+        }
+        let outside = |s: &IntervalSet| format!("not {}", crate::lnt::domains::membership(&format!("rv_{k}"), s));
+        let full = |s: &IntervalSet| IntervalSet::value_range().with_undef(true).is_subset(s);
+        match groups.as_slice() {
+            [] => None,
+            [(s, _)] => (!full(s)).then(|| outside(s)),
+            _ => {
+                let parts: Vec<String> = groups
+                    .iter()
+                    .filter(|(s, _)| !full(s))
+                    .map(|(s, conds)| {
+                        let of = if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" or ")) };
+                        format!("({of} and {})", outside(s))
+                    })
+                    .collect();
+                (!parts.is_empty()).then(|| format!("({})", parts.join(" or ")))
+            }
+        }
     }
 
     /// A variable of an `assume` predicate: the initial value of the element it names (agent

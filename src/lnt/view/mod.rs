@@ -70,9 +70,16 @@ pub(crate) struct Program {
     /// Whether some run-time error can occur (then the program has the visible gate `ERR`).
     pub(crate) has_err: bool,
     pub(crate) agents: Vec<AgentView>,
-    /// The gates of `MAIN` (`DONE` and the observation gates) and the gates it hides.
+    /// The gates of `MAIN` (`DONE` and the observation gates, and the observers' `ATOMS_P`)
+    /// and the gates it hides.
     pub(crate) main_gates: Vec<String>,
     pub(crate) hidden_gates: Vec<String>,
+    /// With observers (`system_sync` not empty): the gates of the process `System`, the
+    /// composition of `components` that `MAIN` composes with the observers (`MAIN`'s gates but
+    /// `ATOMS_P`, and those it hides), and what `System` synchronises on with them (`DONE` and
+    /// the observation gates they read).
+    pub(crate) system_gates: Vec<String>,
+    pub(crate) system_sync: Vec<String>,
     pub(crate) components: Vec<Component>,
     /// The monitors of the linear-time properties (docs/lnt-encoding.md §2), and the highest
     /// index of their array of tracked values (`Observed`).
@@ -699,10 +706,26 @@ pub(crate) fn build(
             .map(|i| i.gates.clone())
             .unwrap_or_default();
     }
-    let monitors = monitors
+    let mut monitors = monitors
         .iter()
-        .map(|m| monitor::monitor_view(model, analysis, m, &mut cx.doms, &main_gates))
+        .map(|m| monitor::monitor_view(model, analysis, m, &mut cx.doms))
         .collect::<Result<Vec<_>, _>>()?;
+    // With observers, `MAIN` composes them with the system, now a process of its own.
+    let mut system_gates = main_gates.clone();
+    system_gates.extend(hidden_gates.iter().cloned());
+    let mut system_sync = vec![];
+    for o in monitors.iter().filter_map(|m| m.observer.as_ref()) {
+        for g in &o.sync {
+            if !system_sync.contains(g) {
+                system_sync.push(g.clone());
+            }
+        }
+        main_gates.push(o.gate.clone());
+    }
+    for m in monitors.iter_mut() {
+        m.root_gates =
+            main_gates.iter().cloned().chain([monitor::ACC.to_string(), monitor::STUCK.to_string()]).collect();
+    }
     let domains = cx
         .doms
         .sets
@@ -764,6 +787,8 @@ pub(crate) fn build(
         agents,
         main_gates,
         hidden_gates,
+        system_gates,
+        system_sync,
         components,
         observed_max: monitors.iter().map(|m| m.tracked.len()).max().unwrap_or(1).max(1) - 1,
         monitors,

@@ -1,6 +1,9 @@
-//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"): a process that
-//! takes part in `DONE` and in the observation labels its atoms read, keeps the values they
-//! carry, and in every state of the semantics (reached by `DONE`) evaluates the atoms and steps
+//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"), in two
+//! processes. The observer, part of `MAIN`, takes part in `DONE` and in the observation labels
+//! its atoms read, keeps the values they carry, and after a label that changes the atoms'
+//! truth values offers them, one Boolean per atom, on the gate `ATOMS_P`. The monitor takes
+//! part in `DONE` and `ATOMS_P` only (so that, generated alone, it enumerates Booleans, never
+//! the values of the variables), and in every state of the semantics (reached by `DONE`) steps
 //! the degeneralised Büchi automaton of the formula's negation (`engine::ltl`), offering `ACC`
 //! after an accepting step and, where a run ending in a deadlock there would be accepted (its
 //! last state repeated forever, D14), the self-loop `STUCK`.
@@ -32,19 +35,22 @@ pub(crate) struct MonitorSpec<'a> {
     pub(crate) formula: &'a Ltl<QPred>,
 }
 
-/// What `lnt-templates/program.lnt` lays out for one monitor.
+/// What `lnt-templates/program.lnt` lays out for one monitor and its observer.
 #[derive(Clone, Debug)]
 pub(crate) struct MonitorView {
     pub(crate) process: String,
     /// The root process: `MAIN` in parallel with the monitor.
     pub(crate) root: String,
     pub(crate) property: String,
-    /// The monitor's formal gates: `DONE`, the observation gates it reads, `ACC`, `STUCK`.
+    /// The monitor's formal gates: `DONE`, `ATOMS_P` (with an observer), `ACC`, `STUCK`.
     pub(crate) gates: Vec<String>,
-    /// What it synchronises on with `MAIN`: `DONE` and the observation gates it reads.
+    /// What it synchronises on with `MAIN`: `DONE` and `ATOMS_P`.
     pub(crate) sync: Vec<String>,
-    /// The root's gates: `MAIN`'s, then `ACC` and `STUCK`.
+    /// The root's gates: `MAIN`'s, then `ACC` and `STUCK` (set once `MAIN`'s are known).
     pub(crate) root_gates: Vec<String>,
+    /// The observer, a component of `MAIN`; `None` when the atoms read no variable (their
+    /// truth values never change).
+    pub(crate) observer: Option<ObserverView>,
     /// Per tracked value (`V[i]`): its label's offers and domain.
     pub(crate) tracked: Vec<TrackedView>,
     /// Per observation gate read, the labels of elements it does not track (taken, ignored).
@@ -63,6 +69,22 @@ pub(crate) struct MonitorView {
     pub(crate) val_fn: String,
     pub(crate) step_fn: String,
     pub(crate) stuck_fn: String,
+    /// `mon_ID_pack (x_0, …)`: the valuation of the atoms' truth values received.
+    pub(crate) pack_fn: String,
+}
+
+/// The observer of a monitor's atoms (a component of `MAIN`).
+#[derive(Clone, Debug)]
+pub(crate) struct ObserverView {
+    pub(crate) process: String,
+    /// `ATOMS_ID`: the atoms' truth values, one Boolean offer per atom.
+    pub(crate) gate: String,
+    /// Its formal gates: `DONE`, the observation gates it reads, `ATOMS_ID`.
+    pub(crate) gates: Vec<String>,
+    /// What it synchronises on with the rest of `MAIN`: `DONE` and the observation gates.
+    pub(crate) sync: Vec<String>,
+    /// Per atom `k`: the truth value of bit `k` of the valuation `c` (an LNT expression).
+    pub(crate) bits: Vec<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -148,13 +170,12 @@ pub(crate) fn tracked_keys(
     Ok(atom_code(model, analysis, &atoms, &BTreeMap::new())?.1)
 }
 
-/// The monitor of one property. `main_gates`: the gates of `MAIN`.
+/// The monitor of one property, with its observer.
 pub(crate) fn monitor_view(
     model: &Model,
     analysis: &ValueAnalysis,
     spec: &MonitorSpec,
     doms: &mut DomainTable,
-    main_gates: &[String],
 ) -> Result<MonitorView, EmitError> {
     let id = &spec.id;
     let (atoms, of) = distinct_atoms(spec.formula);
@@ -281,19 +302,34 @@ pub(crate) fn monitor_view(
         ignored.push(IgnoredView { gate: gate.clone(), agent: !env, cond: parts.join(" and "), dom: doms.name(&set) });
     }
     let obs: Vec<String> = by_gate.keys().cloned().collect();
+    let observer = (!tracked.is_empty()).then(|| {
+        // Upper-case, as every gate of the program: CADP upper-cases them in labels, and the
+        // scripts name them as the labels do.
+        let gate = format!("ATOMS_{}", id.to_ascii_uppercase());
+        let mut sync = vec!["DONE".to_string()];
+        sync.extend(obs.iter().cloned());
+        let mut gates = sync.clone();
+        gates.push(gate.clone());
+        let bits = (0..atoms.len())
+            .map(|k| match k {
+                0 => "(c mod 2) == 1".to_string(),
+                _ => format!("((c div {}) mod 2) == 1", 1u64 << k),
+            })
+            .collect();
+        ObserverView { process: format!("Observer_{id}"), gate, gates, sync, bits }
+    });
     let mut sync = vec!["DONE".to_string()];
-    sync.extend(obs.iter().cloned());
+    sync.extend(observer.as_ref().map(|o| o.gate.clone()));
     let mut gates = sync.clone();
     gates.extend([ACC.to_string(), STUCK.to_string()]);
-    let mut root_gates = main_gates.to_vec();
-    root_gates.extend([ACC.to_string(), STUCK.to_string()]);
     Ok(MonitorView {
         process: format!("Monitor_{id}"),
         root: format!("Root_{id}"),
         property: spec.property.clone(),
         gates,
         sync,
-        root_gates,
+        root_gates: vec![],
+        observer,
         tracked,
         ignored,
         atoms: atom_fns,
@@ -304,6 +340,7 @@ pub(crate) fn monitor_view(
         val_fn: format!("mon_{id}_val"),
         step_fn: format!("mon_{id}_step"),
         stuck_fn: format!("mon_{id}_stuck"),
+        pack_fn: format!("mon_{id}_pack"),
     })
 }
 

@@ -65,6 +65,8 @@ pub struct GenSpec {
     pub seed: u64,
     pub text: String,
     pub externs: Vec<String>,
+    /// How many assignments write a value read from an agent of another type (`Gen::foreign_read`).
+    pub foreign_reads: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,6 +133,12 @@ struct Gen {
     /// are being generated (a call to them is then recursion).
     globals: Vec<String>,
     quant_counter: usize,
+    /// Assignments may write, unreduced, a value read from an agent of another type (`x <-
+    /// (x of 3) - 1`): a leaf generated alone must not read, and so write, a value that agent
+    /// never holds (the compositional LNT route). Drawn from a generator of its own, so that the
+    /// specs without it are those of the seeds before it existed.
+    foreign_reads: bool,
+    foreign_reads_written: usize,
 }
 
 const EDGE_VALUES: [i64; 7] = [2147483647, 2147483646, -2147483647, -2147483646, 65536, 46341, 1073741824];
@@ -147,10 +155,12 @@ pub fn generate(seed: u64) -> GenSpec {
         edge: false,
         globals: vec![],
         quant_counter: 0,
+        foreign_reads: Rng::new(seed ^ 0x0F0E_1A2D).chance(30),
+        foreign_reads_written: 0,
     };
     let text = g.spec();
     let externs = g.extern_k.map(|k| vec![format!("k={k}")]).unwrap_or_default();
-    GenSpec { seed, text, externs }
+    GenSpec { seed, text, externs, foreign_reads: g.foreign_reads_written }
 }
 
 impl Gen {
@@ -573,11 +583,34 @@ impl Gen {
     /// finite and small.
     fn value(&mut self, place: &Place) -> String {
         let e = self.expr(place, 2);
-        match self.rng.weighted(&[6, 2, 2]) {
+        match self.rng.weighted(&[6, 2, 2, if self.foreign_reads { 3 } else { 0 }]) {
             0 => format!("{} % {}", paren(&e), self.rng.int(2, 3)),
             1 => format!("min(max({e}, -1), 2)"),
-            _ => e,
+            2 => e,
+            _ => self.foreign_read(place).unwrap_or(e),
         }
+    }
+
+    /// `(v of K) + d`: a variable of a constant agent `K` of another type than the writer's,
+    /// shifted, unreduced (the values differ per type when the types' initialisers or writes
+    /// do).
+    fn foreign_read(&mut self, place: &Place) -> Option<String> {
+        let Place::Proc { ty, .. } = place else { return None };
+        let mut options = vec![];
+        for v in (0..self.vars.len()).filter(|&v| self.vars[v].store != Store::Env) {
+            for t in (0..self.types.len()).filter(|&t| t != *ty && self.type_has(t, v)) {
+                options.push((v, t));
+            }
+        }
+        if options.is_empty() {
+            return None;
+        }
+        let (v, t) = *self.rng.choose(&options);
+        let k = self.types[t].first + self.rng.below(self.types[t].count);
+        let idx = if self.vars[v].len > 0 { format!("[{}]", self.rng.below(self.vars[v].len)) } else { String::new() };
+        let d = *self.rng.choose(&["- 1", "+ 1", "- 2"]);
+        self.foreign_reads_written += 1;
+        Some(format!("({}{idx} of {k}) {d}", self.vars[v].name))
     }
 
     fn block(&mut self, ty: usize) -> String {
