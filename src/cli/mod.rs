@@ -487,6 +487,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
+            if let Some(d) = &keep_files {
+                crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
+            }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
             let workers = (backend == Backend::Native).then(|| {

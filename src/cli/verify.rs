@@ -123,7 +123,7 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
     }
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     replayed(l, &report)?;
-    if report.stats.initial_states == 0 && !report.stats.decided_early {
+    if report.stats.initial_states == 0 && !report.stats.decided_early && report.stopped.is_none() {
         eprintln!(
             "warning: the system has no initial state (the assumptions or an empty range initialiser exclude \
              every one): every property holds vacuously"
@@ -175,8 +175,16 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = results_text(l, r);
     let st = &r.stats;
+    // An expanded state has a successor or is a deadlock: without either, the run stopped
+    // before it expanded any state, while the initial states were enumerated.
+    let expanded_none = st.transitions == 0 && st.deadlocks == 0;
     // Above the counts line, which stays last unless a note follows.
-    let _ = writeln!(s, "\n{}", edges_text(&st.edges));
+    let edges = match (r.stopped, st.edges) {
+        // The budget was never checked against: the run stopped first.
+        (Some(_), engine::EdgeUse::WithinBudget { .. }) => "successor lists kept until the run stopped".to_string(),
+        _ => edges_text(&st.edges),
+    };
+    let _ = writeln!(s, "\n{edges}");
     let _ = writeln!(
         s,
         "{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
@@ -203,13 +211,25 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
              (--exhaustive explores every state)"
         );
     }
-    if let Some(stop) = r.stopped {
-        let _ = writeln!(
-            s,
-            "exploration stopped early: {} after {} states; undecided properties are `unknown`",
-            super::bounds::reason_text(stop),
-            st.states
-        );
+    match r.stopped {
+        Some(stop) if expanded_none => {
+            let _ = writeln!(
+                s,
+                "exploration stopped while the initial states were enumerated ({} stored): {}; undecided \
+                 properties are `unknown`",
+                st.states,
+                super::bounds::reason_text(stop),
+            );
+        }
+        Some(stop) => {
+            let _ = writeln!(
+                s,
+                "exploration stopped early: {} after {} states; undecided properties are `unknown`",
+                super::bounds::reason_text(stop),
+                st.states
+            );
+        }
+        None => {}
     }
     s
 }

@@ -188,6 +188,7 @@ fn lnt_failure(l: &Loaded, e: crate::lntcheck::VerifyError, json: bool) -> Failu
         VerifyError::Failed { message, work_dir } => {
             Failure::new(exit::BACKEND, format!("{message}{}", kept_note("the generated files are", &work_dir)))
         }
+        VerifyError::WorkDir(e) if e.is_usage() => Failure::new(exit::USAGE, e.to_string()),
         e @ (VerifyError::Refused(_) | VerifyError::WorkDir(_) | VerifyError::Io(_)) => {
             Failure::new(exit::BACKEND, e.to_string())
         }

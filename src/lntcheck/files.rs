@@ -80,8 +80,9 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
         let query = parse_query(text)?;
         let succ = lts.adjacency();
         let mut view = lts.view(&succ);
-        let ev = mcl::evaluate_on(&query, &mut view, &limits).map_err(eval_error)?;
-        outcome(&ev, &mut view)
+        let out = mcl::evaluate_on(&query, &mut view, &limits).map_err(eval_error).and_then(|ev| outcome(&ev, &mut view));
+        limits.discard(succ);
+        out
     }
 }
 
@@ -159,10 +160,20 @@ pub struct VerifyRun {
 
 #[derive(Clone, Debug, Default)]
 pub struct ScriptRun {
-    /// The `verify` statements executed, in script order.
+    /// The `verify` statements executed, in script order (those executed before a stop).
     pub verifies: Vec<VerifyRun>,
     /// Every LTS computed, in the order it was finished.
     pub(crate) lts: Vec<LtsSize>,
+    /// A bound of the run (`RunOptions::limits`) stopped the script: the statements after
+    /// `verifies` were not executed.
+    pub stopped: Option<StopReason>,
+}
+
+impl ScriptRun {
+    /// A run stopped by `r` before any statement was executed.
+    pub(crate) fn stopped_by(r: StopReason) -> ScriptRun {
+        ScriptRun { stopped: Some(r), ..Default::default() }
+    }
 }
 
 #[derive(Clone, Default)]
@@ -218,16 +229,38 @@ pub fn run_script(
     let mut verifies = vec![];
     for v in &script.verifies {
         let expected = expected(v)?;
-        let lts = exec.lts(&v.bcg)?;
-        verifies.push(verify_run(dir, v, lts, expected, opts, evaluate)?);
+        let run = exec.lts(&v.bcg).map_err(RunError::from).and_then(|lts| verify_run(dir, v, lts, expected, opts, evaluate));
+        match run {
+            Ok(r) => verifies.push(r),
+            Err(e) => {
+                // The statements executed so far keep their verdicts.
+                let stopped = stop_of(e, &opts.limits)?;
+                opts.limits.discard(std::mem::take(&mut exec.done));
+                return Ok(ScriptRun { verifies, lts: exec.sizes, stopped: Some(stopped) });
+            }
+        }
     }
     // The statements no `verify` reads (a split script's leaf job): computed and written too.
     let defined: Vec<String> =
         script.blocks.iter().map(|b| b.bcg.clone()).chain(script.derived.iter().map(|(f, _)| f.clone())).collect();
     for bcg in &defined {
-        exec.lts(bcg)?;
+        if let Err(e) = exec.lts(bcg) {
+            let stopped = stop_of(e.into(), &opts.limits)?;
+            opts.limits.discard(std::mem::take(&mut exec.done));
+            return Ok(ScriptRun { verifies, lts: exec.sizes, stopped: Some(stopped) });
+        }
     }
-    Ok(ScriptRun { verifies, lts: exec.sizes })
+    Ok(ScriptRun { verifies, lts: exec.sizes, stopped: None })
+}
+
+/// The bound behind `e`, when a bound of the run (`limits`) stopped it: a statement cut short
+/// by a stop fails however it was cut. Otherwise the failure itself.
+pub(crate) fn stop_of(e: RunError, limits: &crate::limits::Limits) -> Result<StopReason, LntcheckError> {
+    match (e, limits.stopped()) {
+        (RunError::Stopped(s), _) => Ok(s),
+        (RunError::Failed(_), Some(s)) => Ok(s),
+        (RunError::Failed(m), None) => Err(m),
+    }
 }
 
 /// A file of the script's directory.
@@ -386,9 +419,16 @@ fn run_concurrently(
             Ok((verify_run(dir, v, lts, expected, opts, evaluate)?, size))
         },
     );
-    let mut out = ScriptRun { verifies: vec![], lts: vec![] };
+    let mut out = ScriptRun::default();
     for r in checked {
-        let (run, size) = r?;
+        // A statement a stop cut short is left out; the others keep their verdicts.
+        let (run, size) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                out.stopped = Some(stop_of(e, &opts.limits)?);
+                continue;
+            }
+        };
         out.verifies.push(run);
         // Properties that read the same gates verify one LTS: listed once, as sequentially.
         if !out.lts.iter().any(|l| l.file == size.file) {

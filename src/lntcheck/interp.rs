@@ -733,7 +733,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
         Some(_) => Ok(vec![]),
         None => ex.successors(st),
     };
-    super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
+    let explored = super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
         if let Some(e) = stopped(states.len()) {
             return Err(e);
         }
@@ -759,7 +759,11 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
             r.report(states.len(), lts.trans.len());
         }
         Ok(fresh)
-    })?;
+    });
+    if let Err(e) = explored {
+        opts.limits.discard((states, lts));
+        return Err(e);
+    }
     lts.nstates = states.len();
     Ok((lts, states.states))
 }

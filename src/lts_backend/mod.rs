@@ -15,7 +15,7 @@ pub(crate) use runner::read_hosts;
 pub(crate) use runner::{Host, Runner};
 use std::path::PathBuf;
 use std::sync::Arc;
-pub(crate) use workdir::{WorkDir, WorkDirError};
+pub(crate) use workdir::{WorkDir, WorkDirError, abandon_all};
 
 /// Which of the emitted SVL scripts runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

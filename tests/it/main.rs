@@ -50,6 +50,8 @@ mod engine_value_symmetry;
 mod estimate;
 mod hostile;
 mod hostile_input;
+mod keep_files;
+mod kept_verdicts;
 mod layers;
 mod lnt_backend_files;
 mod lnt_jobs;
