@@ -108,6 +108,7 @@ fn last_resort(l: &Limits) {
             if let (Some(r), Some(since)) = (l.stopped(), l.since_stop())
                 && since >= GRACE
             {
+                super::status::clear();
                 eprintln!("error: {}; stopped before any result could be reported", stop_text(&l, r));
                 for dir in crate::lts_backend::abandon_all() {
                     eprintln!("  = note: the generated files are kept in `{}`", dir.display());

@@ -14,6 +14,7 @@ mod manual;
 mod mcl;
 mod report;
 mod simulate;
+mod status;
 mod translate;
 mod values;
 mod verify;
@@ -173,7 +174,7 @@ enum Command {
         /// LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
-        /// No progress line on stderr
+        /// No progress line or notes on stderr (warnings and errors are still shown)
         #[arg(long, short)]
         quiet: bool,
         /// Also write an HTML report: the verdicts, the statistics, a message-sequence chart and a step table per counterexample
@@ -220,7 +221,7 @@ enum Command {
         /// variable LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
-        /// No progress line on stderr (simulate shows none; accepted as verify accepts it)
+        /// No progress line or notes on stderr (warnings and errors are still shown)
         #[arg(long, short)]
         quiet: bool,
         /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run; with
@@ -269,6 +270,9 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Value analysis: the interval set of every variable per agent type
     Values {
@@ -277,6 +281,9 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Evaluate an MCL (evaluator4) query on an LTS in Aldebaran format: prints TRUE or FALSE
     Mcl {
@@ -297,6 +304,9 @@ enum Command {
         /// memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Write the LNT program, one MCL query per property and the SVL scripts for CADP
     Emit {
@@ -322,6 +332,9 @@ enum Command {
         /// property) and a Makefile that runs them with `make -j N` (docs/scale-out.md)
         #[arg(long)]
         split: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// The LTS of the emitted LNT program (or of one agent's leaf), by labs's LNT interpreter, as .aut
     Lts {
@@ -371,6 +384,9 @@ enum Command {
         /// Output file (Aldebaran format); `-`, the default, is standard output
         #[arg(short = 'o', long = "output", value_name = "FILE.aut", default_value = "-")]
         output: PathBuf,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Turn a CADP trace (Executor output, Evaluator diagnostic, .seq, or .aut path) into a LAbS trace
     TranslateTrace {
@@ -392,6 +408,9 @@ enum Command {
         /// Also write an HTML report: the trace's message-sequence chart and step table
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print a shell completion script for labs on stdout (bash, elvish, fish, powershell or zsh)
     Completions {
@@ -441,6 +460,7 @@ pub fn main() -> i32 {
     let code = match checked.and_then(|()| run(cli)) {
         Ok(code) => code,
         Err(f) => {
+            status::clear();
             eprint!("{}", f.message);
             f.code
         }
@@ -452,6 +472,7 @@ pub fn main() -> i32 {
 }
 
 fn print_warnings(w: &[String]) {
+    status::clear();
     for x in w {
         eprint!("{x}");
     }
@@ -484,6 +505,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             quiet,
             report,
         } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
@@ -500,7 +522,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            // `None`: chosen by the back end from the value analysis (`emit::choose_workflow`).
+            // `None`: chosen by the back end from the value analysis (`lts_backend::choose_workflow`).
             let workflow = match workflow {
                 _ if distributor.is_some() => Some(crate::lts_backend::Workflow::Monolithic),
                 Some(Workflow::Compositional) => Some(crate::lts_backend::Workflow::Compositional),
@@ -551,7 +573,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     cross_check,
                     ..Default::default()
                 };
-                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report, quiet };
+                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report };
                 return verify_files::verify_files(&loaded, loaded.name(), opts, &args);
             }
             let args = verify::VerifyArgs {
@@ -561,7 +583,6 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 workers,
                 max_states,
                 limits,
-                quiet,
                 report,
                 symmetry: !no_reduction,
                 exhaustive,
@@ -591,7 +612,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             timeout,
             memory,
             check_analysis,
-            quiet: _,
+            quiet,
             report,
             estimate,
             epsilon,
@@ -603,6 +624,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             max_runs,
             threads,
         } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
@@ -656,7 +678,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             };
             simulate::simulate(&loaded, loaded.name(), &args)
         }
-        Command::Info { spec, json } => {
+        Command::Info { spec, json, quiet } => {
+            status::set_quiet(quiet);
             let mut warnings = vec![];
             let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -667,7 +690,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Values { spec, json } => {
+        Command::Values { spec, json, quiet } => {
+            status::set_quiet(quiet);
             let mut warnings = vec![];
             let loaded = load::load("values", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -679,14 +703,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Emit { spec, fair, property, output, force, lnt_dialect, split } => {
+        Command::Emit { spec, fair, property, output, force, lnt_dialect, split, quiet } => {
+            status::set_quiet(quiet);
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref(), split)
         }
-        Command::Mcl { query, lts, diag, json, timeout, memory } => {
+        Command::Mcl { query, lts, diag, json, timeout, memory, quiet } => {
+            status::set_quiet(quiet);
             let limits = bounds::limits(timeout, None, memory);
             mcl::run(&mcl::MclArgs { query, lts, json, diag, limits })
         }
@@ -705,7 +731,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             reduce,
             root,
             output,
+            quiet,
         } => {
+            status::set_quiet(quiet);
             let limits = bounds::limits(timeout, max_states, memory);
             let args = lts::LtsArgs {
                 limits,
@@ -729,7 +757,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             lts::run(Some(&loaded), &args)
         }
-        Command::TranslateTrace { spec, words, fair, property, json, report } => {
+        Command::TranslateTrace { spec, words, fair, property, json, report, quiet } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
             }

@@ -11,38 +11,12 @@ use super::lts::Lts;
 use super::reduce::{Reduction, minimise};
 use super::sem::Program;
 use super::svl::{self, Beh, Composer, Derived, Script};
-use crate::analysis::values::ValueAnalysis;
 use crate::engine::StopReason;
 use crate::lts_backend::LtsSize;
 use crate::mcl;
 use crate::trace::cadp::{LabelPath, parse_aut_path};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
-pub(crate) const LEAF_INPUT_LIMIT: u64 = 1 << 16;
-
-/// The variables whose analysed set is too large for leaves generated alone, with their range
-/// (`lo..hi` or `unbounded`): in the compositional script every leaf enumerates its inputs over
-/// the analysed domains (only `MAIN` as a whole bounds them by the partners' offers), so such a
-/// spec needs the monolithic script.
-pub fn unbounded_inputs(analysis: &ValueAnalysis) -> Vec<(usize, String)> {
-    let mut keys: Vec<_> = analysis.sets.iter().collect();
-    keys.sort_by_key(|((v, t), _)| (*v, *t));
-    let mut out = vec![];
-    let mut seen = std::collections::BTreeSet::new();
-    for ((v, _), set) in keys {
-        let too_big = set.cardinality().is_none_or(|n| n > LEAF_INPUT_LIMIT);
-        if too_big && seen.insert(*v) {
-            let range = match (set.min(), set.max()) {
-                (Some(lo), Some(hi)) => format!("{lo}..{hi}"),
-                _ => "unbounded".into(),
-            };
-            out.push((*v, range));
-        }
-    }
-    out
-}
 
 /// What an MCL evaluator says about a query on an LTS.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +30,7 @@ pub struct QueryOutcome {
 }
 
 /// Why a script run ended without its verdicts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum RunError {
     /// A file, a statement or a query that cannot be executed (the message says which).
     Failed(LntcheckError),
@@ -266,7 +240,7 @@ pub(crate) fn stop_of(e: RunError, limits: &crate::limits::Limits) -> Result<Sto
 /// A file of the script's directory.
 pub(crate) fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
     std::fs::read_to_string(dir.join(f))
-        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
+        .map_err(|e| LntcheckError::reading(dir.join(f), e))
 }
 
 /// The LNT program of `file` (its text), parsed and checked.
@@ -542,7 +516,7 @@ impl Execution<'_> {
 fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
     let text = std::fs::read_to_string(&file)
-        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", file.display())))?;
+        .map_err(|e| LntcheckError::reading(&file, e))?;
     let aut = mcl::read_aut(&text).map_err(|e| LntcheckError::Syntax(format!("{}: {e}", file.display())))?;
     // Renumbered so that the initial state is 0, as everywhere in this stage.
     let n = aut.nstates;
@@ -570,5 +544,5 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
 /// names `.bcg` files, a binary format of CADP's).
 pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
-    std::fs::write(&file, text).map_err(|e| LntcheckError::Io(format!("cannot write `{}`: {e}", file.display())))
+    std::fs::write(&file, text).map_err(|e| LntcheckError::writing(&file, e))
 }

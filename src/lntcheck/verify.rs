@@ -51,7 +51,7 @@ pub fn verify(
     let dialect = opts.dialect.unwrap_or(Dialect::FALLBACK);
     let workflow = opts.workflow;
     if workflow == Workflow::Compositional {
-        let unbounded = files::unbounded_inputs(analysis);
+        let unbounded = crate::lts_backend::unbounded_inputs(analysis);
         if !unbounded.is_empty() {
             // A leaf generated alone would enumerate these values (2^31 for an unbounded Int):
             // refused rather than left to run out of memory.

@@ -15,6 +15,7 @@ mod orbits;
 mod scoped_as_ltl;
 mod scratch;
 mod specgen;
+mod terminal;
 mod tier;
 
 // The tests, one module per subject.
@@ -26,6 +27,7 @@ mod bench_cli;
 mod bench_peer;
 mod cadp_driver;
 mod cli;
+mod cli_messages;
 mod cli_symmetry;
 mod closed_pipe;
 mod corpus;
@@ -64,6 +66,7 @@ mod lntcheck_simulate;
 mod lntcheck_svl;
 mod ltl_on_the_fly;
 mod ltl_simulate;
+mod lts_backend;
 mod mcl;
 mod mcl_diag;
 mod mcl_looping;
