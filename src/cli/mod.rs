@@ -144,7 +144,9 @@ enum Command {
         /// default: the memory available on the machine; CADP's tools are not bounded)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
-        /// Keep the generated files in this directory (with --backend cadp or lnt)
+        /// Keep the generated files in this directory (with --backend cadp or lnt): a new one
+        /// (its parent must exist), an empty one, or one an earlier --keep-files run wrote,
+        /// which is emptied first
         #[arg(long, value_name = "DIR")]
         keep_files: Option<PathBuf>,
         /// With --backend cadp: also run the native engine and stop with an internal error
@@ -318,7 +320,7 @@ enum Command {
         /// Emit a query for this property only (repeatable; default: all)
         #[arg(long = "property", value_name = "P")]
         property: Vec<String>,
-        /// Output directory (created if missing)
+        /// Output directory (created if missing; not `-`: emit writes several files)
         #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
         output: PathBuf,
         /// Replace files of the same names in DIR even if `labs emit` did not write them (without it,

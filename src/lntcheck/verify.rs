@@ -186,11 +186,14 @@ pub fn verify(
     if stopped.is_some() {
         // The properties the script did not decide before the stop are `unknown`, in the order
         // of the selection.
-        let mut decided = std::mem::take(&mut results);
+        let decided = std::mem::take(&mut results);
         results = all_unknown(&selected);
-        for r in &mut results {
-            if let Some(i) = decided.iter().position(|d| d.property == r.property) {
-                *r = decided.swap_remove(i);
+        for st in &mut statements {
+            st.result = st.result.and_then(|i| results.iter().position(|r| r.property == decided[i].property));
+        }
+        for d in decided {
+            if let Some(i) = results.iter().position(|r| r.property == d.property) {
+                results[i] = d;
             }
         }
     }

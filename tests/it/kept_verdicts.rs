@@ -64,6 +64,8 @@ fn assert_kept(o: &Output, stop: &str) {
     assert_eq!(v, [("Quick".into(), "violated".into()), ("Slow".into(), "unknown".into())], "{doc}");
     assert_eq!(stopped, stop, "{doc}");
     assert!(doc["results"][0]["trace"].is_object(), "the counterexample of Quick is kept: {doc}");
+    assert_eq!(doc["results"][0]["mcl"], "leader_quick_Quick.mcl", "{doc}");
+    assert!(doc["results"][1]["mcl"].is_null(), "{doc}");
     assert!(!stderr(o).contains("before any result"), "{}", stderr(o));
 }
 
