@@ -166,6 +166,16 @@ impl Limits {
         Some(self.inner.started.elapsed().saturating_sub(at))
     }
 
+    /// Drops `x`, on a thread of its own once the run has stopped: freeing the millions of
+    /// small allocations of a large table can take longer than the report may wait after a
+    /// stop (`cli/bounds.rs` ends a run that has not reported within 0.9 s), and the process
+    /// ends soon after anyway.
+    pub(crate) fn discard<T: Send + 'static>(&self, x: T) {
+        if self.stopped().is_some() {
+            let _ = std::thread::Builder::new().name("labs-discard".into()).spawn(move || drop(x));
+        }
+    }
+
     /// `can_allocate`, and when it is refused the run stops (`StopReason::Memory`): for a
     /// table or vector about to double, whose allocation would outrun the watchdog. `0`
     /// bytes is always admitted without reading the resident memory.

@@ -295,6 +295,8 @@ fn run_workflow(
         let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
         let (diagnostic, source) = match inline {
             Some(d) => (Some(d), Some("inline in the log".to_string())),
+            // After a stop, bcg_io would be stopped too: the verdict is kept without its trace.
+            None if stopped.is_some() => (None, None),
             None => {
                 let diag = diag_file(opts.workflow, &opts.base, id);
                 let read = read_diagnostic(&tools, &env, work_dir.path(), &diag, limits);
@@ -392,6 +394,7 @@ fn verify_split(
             let inline = found.and_then(|p| p.inline_diagnostic.clone()).filter(|d| !d.labels.is_empty());
             match inline {
                 Some(d) => (diagnostic, diagnostic_source) = (Some(d), Some("inline in the log".to_string())),
+                None if stopped.is_some() => {}
                 None => {
                     let diag = &job.property.as_ref().expect("a property job").1;
                     let read = read_diagnostic(tools, &env, &dir, diag, limits);

@@ -33,6 +33,13 @@ pub(super) fn report(
             model.properties.iter().find(|p| p.name == r.property).expect("the driver's properties are the model's");
         let trace = match (r.verdict, &r.diagnostic) {
             (Verdict::Violated, Some(path)) => Some(counterexample(&reader, &mut run, prop, path)?),
+            (Verdict::Violated, None) if run.stopped.is_some() => {
+                warnings.push(format!(
+                    "CADP found {} violated; its diagnostic file was not converted, the run being stopped",
+                    r.property
+                ));
+                None
+            }
             (Verdict::Violated, None) => {
                 warnings.push(format!("CADP found {} violated but wrote no diagnostic", r.property));
                 None

@@ -95,7 +95,8 @@ pub(crate) fn stop_text(l: &Limits, r: StopReason) -> String {
 }
 
 /// Ends the process with the stop's exit code if the run has not started its report
-/// `GRACE` after a stop, so that a stop always takes effect within a second.
+/// `GRACE` after a stop, so that a stop always takes effect within a second; the temporary
+/// working directories of the back ends are removed, the kept ones named.
 fn last_resort(l: &Limits) {
     let l = l.clone();
     let _ = std::thread::Builder::new().name("labs-last-resort".into()).spawn(move || {
@@ -107,7 +108,11 @@ fn last_resort(l: &Limits) {
             if let (Some(r), Some(since)) = (l.stopped(), l.since_stop())
                 && since >= GRACE
             {
+                super::status::clear();
                 eprintln!("error: {}; stopped before any result could be reported", stop_text(&l, r));
+                for dir in crate::lts_backend::abandon_all() {
+                    eprintln!("  = note: the generated files are kept in `{}`", dir.display());
+                }
                 std::process::exit(stop_code(r));
             }
         }

@@ -49,7 +49,7 @@ pub(super) fn simulate_cadp(l: &Loaded, json: bool, opts: &SimulateOptions) -> R
         seed: opts.seed,
         limits: opts.limits.clone(),
         base: names::module_name(&l.stem()),
-        source: super::emit::source_text(l),
+        source: crate::lnt::source_text(&l.file.name, &l.model),
     };
     let report = cadp::executor_runs(&l.model, &l.behaviours, &analysis, &exec).map_err(Failure::from)?;
     let mut runs = vec![];

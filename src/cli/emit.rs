@@ -4,7 +4,6 @@ use super::load::Loaded;
 use super::{Failure, exit};
 use crate::analysis::values::analyse;
 use crate::lnt::{self, Dialect, EmitOptions, EmittedFile};
-use crate::lts_backend::Workflow;
 use crate::stdout::outln;
 use std::path::Path;
 
@@ -23,16 +22,6 @@ pub(crate) fn choose_dialect(asked: Option<&str>) -> Result<(Dialect, String), F
             .unwrap_or_else(|| (Dialect::FALLBACK, lnt::FALLBACK_REASON.to_string())),
         ),
     }
-}
-
-/// What the header comments say about the source: `leader.labs (_n=3)`.
-pub(super) fn source_text(l: &Loaded) -> String {
-    let name = Path::new(&l.file.name).file_name().map_or(l.file.name.clone(), |n| n.to_string_lossy().into_owned());
-    let ext: Vec<String> = l.model.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    // It goes into comments: no comment delimiters, no line breaks.
-    let name: String =
-        name.replace("(*", "( *").replace("*)", "* )").chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
-    if ext.is_empty() { name } else { format!("{name} ({})", ext.join(" ")) }
 }
 
 /// The words of `labs verify` that `README.txt` repeats: the spec by its absolute path (the
@@ -66,6 +55,14 @@ pub(crate) fn run(
     dialect: Option<&str>,
     split: bool,
 ) -> Result<i32, Failure> {
+    if out_dir.as_os_str() == "-" {
+        // `-` is standard output elsewhere; emit writes several files.
+        return Err(Failure::new(
+            exit::USAGE,
+            "-o -: `labs emit` writes several files into a directory, not on standard output\n  = hint: give a \
+             directory (`-o ./-` if it is really to be named `-`)",
+        ));
+    }
     let (dialect, why) = choose_dialect(dialect)?;
     if let Some(p) = properties.iter().find(|p| !l.model.properties.iter().any(|q| &q.name == *p)) {
         return Err(super::load::unknown_property(l, p));
@@ -77,7 +74,7 @@ pub(crate) fn run(
         dialect,
         dialect_reason: why.clone(),
         base: lnt::names::module_name(&stem),
-        source: source_text(l),
+        source: lnt::source_text(&l.file.name, &l.model),
         usage: Some(usage(l, fair, properties, split)),
     };
     let analysis = analyse(&l.model, &l.behaviours);
@@ -94,41 +91,17 @@ pub(crate) fn run(
     for f in &files {
         outln!("{}", out_dir.join(&f.name).display());
     }
-    eprintln!("note: LNT dialect {} ({why})", dialect.name());
+    super::status::note(format_args!("note: LNT dialect {} ({why})", dialect.name()));
     for w in unbounded_inputs(l, &analysis) {
         eprintln!("{w}");
     }
     Ok(exit::OK)
 }
 
-/// The workflow of `--backend cadp` or `lnt`: the one asked for, else compositional where the
-/// value analysis bounds the leaves' inputs, else monolithic (said in a note on stderr).
-pub(super) fn choose_workflow(
-    l: &Loaded,
-    asked: Option<Workflow>,
-    analysis: &crate::analysis::values::ValueAnalysis,
-) -> Workflow {
-    if let Some(w) = asked {
-        return w;
-    }
-    let unbounded = crate::lntcheck::files::unbounded_inputs(analysis);
-    if unbounded.is_empty() {
-        return Workflow::Compositional;
-    }
-    let what: Vec<String> =
-        unbounded.iter().map(|(v, range)| format!("`{}` ({range})", l.model.vars[*v].name)).collect();
-    eprintln!(
-        "note: the monolithic workflow runs: the value analysis does not bound {}, so the compositional \
-         script's leaves, generated alone, would enumerate all these values",
-        what.join(", ")
-    );
-    Workflow::Monolithic
-}
-
 /// Warnings for variables whose analysed set is too large for leaves generated alone
-/// (`lntcheck::files::unbounded_inputs`): such a spec needs the monolithic script.
+/// (`lts_backend::unbounded_inputs`): such a spec needs the monolithic script.
 pub(super) fn unbounded_inputs(l: &Loaded, analysis: &crate::analysis::values::ValueAnalysis) -> Vec<String> {
-    crate::lntcheck::files::unbounded_inputs(analysis)
+    crate::lts_backend::unbounded_inputs(analysis)
         .into_iter()
         .map(|(v, range)| {
             format!(

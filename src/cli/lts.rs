@@ -131,6 +131,7 @@ pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             };
             let mut c = lntcheck::svl::Composer::new(&prog, a.max_states);
             c.limits = a.limits.clone();
+            c.progress = progress();
             if a.reduce {
                 let r = lntcheck::reduce::Reduction::from_svl(&block.reduction, &block.hold).ok_or_else(|| {
                     Failure::new(exit::BACKEND, format!("unknown reduction `{}` in the SVL script", block.reduction))
@@ -145,12 +146,28 @@ pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
                     let reduced = leaf.reduced.map_or(String::new(), |(s, t)| {
                         format!(" ({} reduction: {s} states, {t} transitions)", block.reduction)
                     });
-                    eprintln!("leaf {}: {} states, {} transitions{reduced}", leaf.text, leaf.states, leaf.transitions);
+                    super::status::note(format_args!(
+                        "leaf {}: {} states, {} transitions{reduced}",
+                        leaf.text, leaf.states, leaf.transitions
+                    ));
                 }
             }
             lts
         }
         None => {
+            let roots = lntcheck::interp::roots(&prog);
+            if !roots.contains(&a.root.as_str()) {
+                let program = if a.lnt_file.is_some() { format!("`{name}`") } else { "the emitted program".into() };
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!(
+                        "--root {}: {program} has no process of this name without parameters; the ones that can be \
+                         generated: {}\n  = hint: a linear-time property P's root is Root_P",
+                        a.root,
+                        roots.join(", ")
+                    ),
+                ));
+            }
             let net = lntcheck::interp::build_net(&prog, &a.root).map_err(fail)?;
             let net = match a.leaf {
                 None => net,
@@ -164,20 +181,32 @@ pub(crate) fn run(l: Option<&Loaded>, a: &LtsArgs) -> Result<i32, Failure> {
             let opts = lntcheck::interp::GenOptions {
                 max_states: a.max_states,
                 limits: a.limits.clone(),
+                progress: progress(),
+                phase: format!("generating {}", a.root),
                 ..Default::default()
             };
             lntcheck::interp::generate(&prog, &net, &opts).map_err(|d| stopped(&a.limits, fail(d)))?.0
         }
     };
     super::bounds::reporting();
+    super::status::clear();
     if a.output.as_os_str() == "-" {
         crate::stdout::write(&lts.to_aut());
     } else {
         super::write_whole(&a.output, lts.to_aut().as_bytes())
             .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write `{}`: {e}", a.output.display())))?;
     }
-    eprintln!("{}, {}", plural(lts.nstates, "state", "states"), plural(lts.trans.len(), "transition", "transitions"));
+    super::status::note(format_args!(
+        "{}, {}",
+        plural(lts.nstates, "state", "states"),
+        plural(lts.trans.len(), "transition", "transitions")
+    ));
     Ok(exit::OK)
+}
+
+/// The progress line of the generation, when one is shown.
+fn progress() -> Option<crate::lts_backend::PhaseProgressFn> {
+    super::status::wanted(false).then(|| std::sync::Arc::new(super::verify_files::phase_line) as _)
 }
 
 /// How far ids are tried for the list of valid leaves when no spec says how many agents

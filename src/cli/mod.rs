@@ -14,6 +14,7 @@ mod manual;
 mod mcl;
 mod report;
 mod simulate;
+mod status;
 mod translate;
 mod values;
 mod verify;
@@ -143,7 +144,9 @@ enum Command {
         /// default: the memory available on the machine; CADP's tools are not bounded)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
-        /// Keep the generated files in this directory (with --backend cadp or lnt)
+        /// Keep the generated files in this directory (with --backend cadp or lnt): a new one
+        /// (its parent must exist), an empty one, or one an earlier --keep-files run wrote,
+        /// which is emptied first
         #[arg(long, value_name = "DIR")]
         keep_files: Option<PathBuf>,
         /// With --backend cadp: also run the native engine and stop with an internal error
@@ -173,7 +176,7 @@ enum Command {
         /// LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
-        /// No progress line on stderr
+        /// No progress line or notes on stderr (warnings and errors are still shown)
         #[arg(long, short)]
         quiet: bool,
         /// Also write an HTML report: the verdicts, the statistics, a message-sequence chart and a step table per counterexample
@@ -220,7 +223,7 @@ enum Command {
         /// variable LABS_CHECK_ANALYSIS is set to 1)
         #[arg(long, env = "LABS_CHECK_ANALYSIS", hide_env = true, value_parser = clap::builder::BoolishValueParser::new())]
         check_analysis: bool,
-        /// No progress line on stderr (simulate shows none; accepted as verify accepts it)
+        /// No progress line or notes on stderr (warnings and errors are still shown)
         #[arg(long, short)]
         quiet: bool,
         /// Also write an HTML report: the runs' properties, a message-sequence chart and a step table per run; with
@@ -269,6 +272,9 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Value analysis: the interval set of every variable per agent type
     Values {
@@ -277,6 +283,9 @@ enum Command {
         /// One JSON document on stdout
         #[arg(long)]
         json: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Evaluate an MCL (evaluator4) query on an LTS in Aldebaran format: prints TRUE or FALSE
     Mcl {
@@ -297,6 +306,9 @@ enum Command {
         /// memory available on the machine)
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u64).range(1..=bounds::MAX_MEMORY_MIB))]
         memory: Option<u64>,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Write the LNT program, one MCL query per property and the SVL scripts for CADP
     Emit {
@@ -308,7 +320,7 @@ enum Command {
         /// Emit a query for this property only (repeatable; default: all)
         #[arg(long = "property", value_name = "P")]
         property: Vec<String>,
-        /// Output directory (created if missing)
+        /// Output directory (created if missing; not `-`: emit writes several files)
         #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
         output: PathBuf,
         /// Replace files of the same names in DIR even if `labs emit` did not write them (without it,
@@ -322,6 +334,9 @@ enum Command {
         /// property) and a Makefile that runs them with `make -j N` (docs/scale-out.md)
         #[arg(long)]
         split: bool,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// The LTS of the emitted LNT program (or of one agent's leaf), by labs's LNT interpreter, as .aut
     Lts {
@@ -372,6 +387,9 @@ enum Command {
         /// Output file (Aldebaran format); `-`, the default, is standard output
         #[arg(short = 'o', long = "output", value_name = "FILE.aut", default_value = "-")]
         output: PathBuf,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Turn a CADP trace (Executor output, Evaluator diagnostic, .seq, or .aut path) into a LAbS trace
     TranslateTrace {
@@ -393,6 +411,9 @@ enum Command {
         /// Also write an HTML report: the trace's message-sequence chart and step table
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
+        /// No progress line or notes on stderr (warnings and errors are still shown)
+        #[arg(long, short)]
+        quiet: bool,
     },
     /// Print a shell completion script for labs on stdout (bash, elvish, fish, powershell or zsh)
     Completions {
@@ -442,6 +463,7 @@ pub fn main() -> i32 {
     let code = match checked.and_then(|()| run(cli)) {
         Ok(code) => code,
         Err(f) => {
+            status::clear();
             eprint!("{}", f.message);
             f.code
         }
@@ -453,6 +475,7 @@ pub fn main() -> i32 {
 }
 
 fn print_warnings(w: &[String]) {
+    status::clear();
     for x in w {
         eprint!("{x}");
     }
@@ -485,8 +508,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             quiet,
             report,
         } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
+            }
+            if let Some(d) = &keep_files {
+                crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
             }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
@@ -498,7 +525,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut warnings = vec![];
             let loaded = load::load("verify", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
-            // `None`: chosen by the back end from the value analysis (`emit::choose_workflow`).
+            // `None`: chosen by the back end from the value analysis (`lts_backend::choose_workflow`).
             let workflow = match workflow {
                 _ if distributor.is_some() => Some(crate::lts_backend::Workflow::Monolithic),
                 Some(Workflow::Compositional) => Some(crate::lts_backend::Workflow::Compositional),
@@ -549,7 +576,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     cross_check,
                     ..Default::default()
                 };
-                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report, quiet };
+                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report };
                 return verify_files::verify_files(&loaded, loaded.name(), opts, &args);
             }
             let args = verify::VerifyArgs {
@@ -559,7 +586,6 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 workers,
                 max_states,
                 limits,
-                quiet,
                 report,
                 symmetry: !no_reduction,
                 exhaustive,
@@ -589,7 +615,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             timeout,
             memory,
             check_analysis,
-            quiet: _,
+            quiet,
             report,
             estimate,
             epsilon,
@@ -601,6 +627,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             max_runs,
             threads,
         } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
             }
@@ -654,7 +681,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             };
             simulate::simulate(&loaded, loaded.name(), &args)
         }
-        Command::Info { spec, json } => {
+        Command::Info { spec, json, quiet } => {
+            status::set_quiet(quiet);
             let mut warnings = vec![];
             let loaded = load::load("info", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -665,7 +693,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Values { spec, json } => {
+        Command::Values { spec, json, quiet } => {
+            status::set_quiet(quiet);
             let mut warnings = vec![];
             let loaded = load::load("values", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
@@ -677,14 +706,16 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(exit::OK)
         }
-        Command::Emit { spec, fair, property, output, force, lnt_dialect, split } => {
+        Command::Emit { spec, fair, property, output, force, lnt_dialect, split, quiet } => {
+            status::set_quiet(quiet);
             emit::choose_dialect(lnt_dialect.as_deref())?;
             let mut warnings = vec![];
             let loaded = load::load("emit", &spec.spec, &spec.externs, &mut warnings)?;
             print_warnings(&warnings);
             emit::run(&loaded, fair, &property, &output, force, lnt_dialect.as_deref(), split)
         }
-        Command::Mcl { query, lts, diag, json, timeout, memory } => {
+        Command::Mcl { query, lts, diag, json, timeout, memory, quiet } => {
+            status::set_quiet(quiet);
             let limits = bounds::limits(timeout, None, memory);
             mcl::run(&mcl::MclArgs { query, lts, json, diag, limits })
         }
@@ -703,7 +734,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             reduce,
             root,
             output,
+            quiet,
         } => {
+            status::set_quiet(quiet);
             let limits = bounds::limits(timeout, max_states, memory);
             let args = lts::LtsArgs {
                 limits,
@@ -727,7 +760,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             print_warnings(&warnings);
             lts::run(Some(&loaded), &args)
         }
-        Command::TranslateTrace { spec, words, fair, property, json, report } => {
+        Command::TranslateTrace { spec, words, fair, property, json, report, quiet } => {
+            status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
             }

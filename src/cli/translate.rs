@@ -106,13 +106,16 @@ pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         s += &trace::render(&l.model, &l.behaviours, &t.trace);
         out!("{s}");
         if t.ignored_labels > 0 {
-            eprintln!("note: {} labels that are neither DONE nor observations were ignored", t.ignored_labels);
+            super::status::note(format_args!(
+                "note: {} labels that are neither DONE nor observations were ignored",
+                t.ignored_labels
+            ));
         }
         if t.trailing_labels > 0 {
-            eprintln!(
+            super::status::note(format_args!(
                 "note: {} observation labels after the last DONE (an unfinished step) were ignored",
                 t.trailing_labels
-            );
+            ));
         }
         if let (Some(p), Some(sh)) = (prop, shows) {
             match sh {

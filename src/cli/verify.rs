@@ -9,7 +9,6 @@ use crate::limits::Limits;
 use crate::stdout::out;
 use crate::trace;
 use std::fmt::Write;
-use std::io::IsTerminal;
 use std::sync::Arc;
 
 pub(crate) struct VerifyArgs {
@@ -21,7 +20,6 @@ pub(crate) struct VerifyArgs {
     pub(crate) max_states: Option<u64>,
     /// The run's bounds (`--timeout`, `--memory`, Ctrl-C), started with the command.
     pub(crate) limits: Limits,
-    pub(crate) quiet: bool,
     /// `--report FILE.html`.
     pub(crate) report: Option<std::path::PathBuf>,
     /// Symmetry reduction where sound (not `--no-reduction`).
@@ -38,15 +36,15 @@ pub(crate) struct VerifyArgs {
 
 fn progress_line(p: &Progress) {
     let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
-    eprint!(
-        "\r{:>12} states {:>12} transitions {:>10.0} states/s {:>8} MiB queue {:>10} {:>7.1}s ",
-        p.states,
-        p.transitions,
-        rate,
-        p.memory_bytes / (1 << 20),
-        p.queue,
-        p.seconds
-    );
+    let mib = p.memory_bytes / (1 << 20);
+    super::status::show(&if p.initial {
+        format!("{:>12} initial states {:>10.0} states/s {mib:>8} MiB {:>7.1}s", p.states, rate, p.seconds)
+    } else {
+        format!(
+            "{:>12} states {:>12} transitions {:>10.0} states/s {mib:>8} MiB queue {:>10} {:>7.1}s",
+            p.states, p.transitions, rate, p.queue, p.seconds
+        )
+    });
 }
 
 pub(super) fn engine_failure(l: &Loaded, e: EngineError, json: bool) -> Failure {
@@ -101,7 +99,7 @@ fn with_trace(
 }
 
 pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32, Failure> {
-    let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
+    let show_progress = super::status::wanted(a.json);
     let opts = VerifyOptions {
         fair: a.fair,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
@@ -118,12 +116,10 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
-    if show_progress {
-        eprint!("\r{:100}\r", "");
-    }
+    super::status::clear();
     let report = report.map_err(|e| engine_failure(l, e, a.json))?;
     replayed(l, &report)?;
-    if report.stats.initial_states == 0 && !report.stats.decided_early {
+    if report.stats.initial_states == 0 && !report.stats.decided_early && report.stopped.is_none() {
         eprintln!(
             "warning: the system has no initial state (the assumptions or an empty range initialiser exclude \
              every one): every property holds vacuously"
@@ -175,14 +171,30 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = results_text(l, r);
     let st = &r.stats;
+    // An expanded state has a successor or is a deadlock: without either, the run stopped
+    // before it expanded any state, while the initial states were enumerated.
+    let expanded_none = st.transitions == 0 && st.deadlocks == 0;
     // Above the counts line, which stays last unless a note follows.
-    let _ = writeln!(s, "\n{}", edges_text(&st.edges));
+    let edges = match (r.stopped, st.edges) {
+        // The budget was never checked against: the run stopped first.
+        (Some(_), engine::EdgeUse::WithinBudget { .. }) => "successor lists kept until the run stopped".to_string(),
+        _ => edges_text(&st.edges),
+    };
+    let _ = writeln!(s, "\n{edges}");
+    // Decided before the exploration stored a state: what the depth-first searches visited.
+    let counts = if st.decided_early && st.states == 0 {
+        format!("{} visited by the depth-first search, none stored", count(st.searched_states, "state"))
+    } else {
+        format!(
+            "{}, {}, {}",
+            count(st.states, "state"),
+            count(st.transitions, "transition"),
+            count(st.deadlocks, "deadlock")
+        )
+    };
     let _ = writeln!(
         s,
-        "{}, {}, {}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
-        count(st.states, "state"),
-        count(st.transitions, "transition"),
-        count(st.deadlocks, "deadlock"),
+        "{counts}, {:.2} s wall clock (exploration {:.2} s), peak memory {} MiB",
         super::run_seconds(),
         st.seconds,
         st.peak_rss_mib
@@ -203,13 +215,25 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
              (--exhaustive explores every state)"
         );
     }
-    if let Some(stop) = r.stopped {
-        let _ = writeln!(
-            s,
-            "exploration stopped early: {} after {} states; undecided properties are `unknown`",
-            super::bounds::reason_text(stop),
-            st.states
-        );
+    match r.stopped {
+        Some(stop) if expanded_none => {
+            let _ = writeln!(
+                s,
+                "exploration stopped while the initial states were enumerated ({} stored): {}; undecided \
+                 properties are `unknown`",
+                st.states,
+                super::bounds::reason_text(stop),
+            );
+        }
+        Some(stop) => {
+            let _ = writeln!(
+                s,
+                "exploration stopped early: {} after {} states; undecided properties are `unknown`",
+                super::bounds::reason_text(stop),
+                st.states
+            );
+        }
+        None => {}
     }
     s
 }

@@ -22,8 +22,6 @@ pub(crate) struct FilesVerifyArgs {
     pub(crate) workflow: Option<crate::lts_backend::Workflow>,
     /// `--report FILE.html`.
     pub(crate) report: Option<PathBuf>,
-    /// `-q`: no progress lines.
-    pub(crate) quiet: bool,
 }
 
 /// Verifies by the emitted files with `a.backend` (`Lnt` or `Cadp`); `opts.workflow`,
@@ -38,12 +36,21 @@ pub(crate) fn verify_files(
         return Err(super::load::unknown_property(l, p));
     }
     let analysis = analyse(&l.model, &l.behaviours);
-    opts.workflow = super::emit::choose_workflow(l, a.workflow, &analysis);
+    let choice = crate::lts_backend::choose_workflow(a.workflow, &analysis);
+    if !choice.asked && !choice.unbounded.is_empty() {
+        let what: Vec<String> =
+            choice.unbounded.iter().map(|(v, range)| format!("`{}` ({range})", l.model.vars[*v].name)).collect();
+        super::status::note(format_args!(
+            "note: the monolithic workflow runs: the value analysis does not bound {}, so the compositional \
+             script's leaves, generated alone, would enumerate all these values",
+            what.join(", ")
+        ));
+    }
+    opts.workflow = choice.workflow;
     opts.base = names::module_name(&l.stem());
-    opts.source = super::emit::source_text(l);
+    opts.source = crate::lnt::source_text(&l.file.name, &l.model);
     let cadp = a.backend == Backend::Cadp;
-    use std::io::IsTerminal;
-    let show_progress = !a.quiet && !a.json && std::io::stderr().is_terminal();
+    let show_progress = super::status::wanted(a.json);
     let report = if cadp {
         if show_progress {
             opts.progress = Some(std::sync::Arc::new(|line: &str| eprintln!("cadp: {line}")));
@@ -59,16 +66,14 @@ pub(crate) fn verify_files(
             opts.phase_progress = Some(std::sync::Arc::new(phase_line));
         }
         let report = crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts);
-        if show_progress {
-            eprint!("\r{:120}\r", "");
-        }
+        super::status::clear();
         report.map_err(|e| lnt_failure(l, e, a.json))?
     };
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
     if report.cross_checked {
-        eprintln!("cross-check: the native engine gives the same verdicts");
+        super::status::note("cross-check: the native engine gives the same verdicts");
     }
     super::bounds::reporting();
     let backend = if cadp { "cadp" } else { "lnt" };
@@ -93,14 +98,15 @@ pub(crate) fn verify_files(
     Ok(verify_exit_code(&report.verify))
 }
 
-/// One line of progress of labs's interpreters, rewritten in place (as the native engine's).
-fn phase_line(p: &crate::lts_backend::PhaseProgress) {
+/// One line of progress of labs's interpreters, rewritten in place (as the native engine's):
+/// the phase first, so that a narrow terminal cuts the figures rather than what runs.
+pub(super) fn phase_line(p: &crate::lts_backend::PhaseProgress) {
     let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
-    let phase: String = p.phase.chars().take(56).collect();
-    eprint!(
-        "\r{:>11} states {:>11} transitions {:>9.0} states/s {:>7.1}s  {phase:56}",
-        p.states, p.transitions, rate, p.seconds
-    );
+    let phase: String = p.phase.chars().take(40).collect();
+    super::status::show(&format!(
+        "{phase}: {} states, {} transitions, {rate:.0} states/s, {:.1} s",
+        p.states, p.transitions, p.seconds
+    ));
 }
 
 fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report, cadp: bool) -> VerifyDoc<'a> {
@@ -188,6 +194,7 @@ fn lnt_failure(l: &Loaded, e: crate::lntcheck::VerifyError, json: bool) -> Failu
         VerifyError::Failed { message, work_dir } => {
             Failure::new(exit::BACKEND, format!("{message}{}", kept_note("the generated files are", &work_dir)))
         }
+        VerifyError::WorkDir(e) if e.is_usage() => Failure::new(exit::USAGE, e.to_string()),
         e @ (VerifyError::Refused(_) | VerifyError::WorkDir(_) | VerifyError::Io(_)) => {
             Failure::new(exit::BACKEND, e.to_string())
         }

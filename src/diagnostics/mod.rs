@@ -112,11 +112,15 @@ fn around_caret(text: &str, col: usize, width: usize) -> (String, usize, usize) 
     (shown, col_shown, width_shown)
 }
 
-/// The diagnostics rendered one after the other, the first [`MAX_RENDERED`] of them, then
-/// `... and N more errors` (and warnings) for the rest.
+/// The diagnostics rendered one after the other in source order, the first [`MAX_RENDERED`]
+/// of them, then `... and N more errors` (and warnings) for the rest.
 pub(crate) fn render_capped<'a>(items: impl IntoIterator<Item = &'a Diagnostic>, file: &SourceFile) -> Vec<String> {
     let mut out = vec![];
     let (mut errors, mut warnings) = (0usize, 0usize);
+    // The stages find them in their own order; those without a location come first, and
+    // diagnostics at the same place keep the order found.
+    let mut items: Vec<&Diagnostic> = items.into_iter().collect();
+    items.sort_by_key(|d| d.span.map(|s| (s.start, s.end)));
     for (i, d) in items.into_iter().enumerate() {
         if i < MAX_RENDERED {
             out.push(d.render(file));

@@ -28,6 +28,9 @@ const MAX_STORED: usize = (1 << 31) - 1;
 /// Progress information, given to the progress callback after each batch.
 #[derive(Clone, Debug)]
 pub struct Progress {
+    /// The initial states are being enumerated (`states` of them stored so far): no state
+    /// has been expanded yet.
+    pub(crate) initial: bool,
     pub(crate) states: u64,
     pub(crate) transitions: u64,
     pub(crate) queue: u64,
@@ -491,10 +494,17 @@ fn add_initial(
     workers: &Workers,
     opts: &ExploreOptions,
     initial: &mut InitialFn,
+    seconds: &dyn Fn() -> f64,
 ) -> Result<(), RuntimeError> {
     let flush = |g: &mut Graph| {
         let b = g.store.finish_batch_on(workers);
         g.parent.resize(g.parent.len() + b.keys.len(), NO_PARENT);
+        // Millions of initial states can take seconds: the progress line shows them too.
+        if let Some(p) = &opts.progress {
+            let n = g.store.len() as u64;
+            let memory_bytes = g.memory_bytes();
+            p(&Progress { initial: true, states: n, transitions: 0, queue: n, seconds: seconds(), memory_bytes });
+        }
     };
     let over =
         |g: &Graph| opts.limits.stopped().or_else(|| opts.over_states(g.store.len()).then_some(StopReason::MaxStates));
@@ -596,7 +606,7 @@ fn explore_with(
         g.seconds = seconds();
         return Ok(g);
     }
-    add_initial(&mut g, &stepper.lay, &workers, opts, initial)?;
+    add_initial(&mut g, &stepper.lay, &workers, opts, initial, &seconds)?;
     g.n_initial = g.store.len();
     if g.stopped.is_some() {
         g.seconds = seconds();
@@ -721,6 +731,7 @@ fn explore_with(
         }
         if let Some(p) = &opts.progress {
             p(&Progress {
+                initial: false,
                 states: g.store.len() as u64,
                 transitions: g.transitions,
                 queue: (g.store.len() - next) as u64,

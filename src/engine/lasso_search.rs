@@ -19,6 +19,9 @@ use rustc_hash::FxHashMap;
 pub(super) struct Lasso {
     pub(crate) states: Vec<Vec<i32>>,
     pub(crate) loop_start: Option<usize>,
+    /// The distinct states the search visited to find it (for the statistics: the
+    /// exploration may have stored none).
+    pub(crate) visited: usize,
 }
 
 /// Where a visited state is: on the stack (at this depth) or finished without a violation.
@@ -61,7 +64,7 @@ pub(super) fn find(stepper: &Stepper, q: &QPred, budget: usize, limits: &Limits)
             }
         })
         .ok()?;
-    found
+    found.map(|l| Lasso { visited: search.marks.len(), ..l })
 }
 
 struct Search<'a> {
@@ -111,7 +114,7 @@ impl Search<'_> {
             stack.push(Frame { state: s, todo });
             if !any {
                 let states = stack.iter().map(|f| f.state.clone()).collect();
-                return Some(Some(Lasso { states, loop_start: None }));
+                return Some(Some(Lasso { states, loop_start: None, visited: 0 }));
             }
             Some(None)
         };
@@ -129,7 +132,7 @@ impl Search<'_> {
                 Some(&Mark::OnStack(depth)) => {
                     let mut states: Vec<Vec<i32>> = stack.iter().map(|f| f.state.clone()).collect();
                     states.push(t);
-                    return Some(Some(Lasso { states, loop_start: Some(depth) }));
+                    return Some(Some(Lasso { states, loop_start: Some(depth), visited: 0 }));
                 }
                 None => {
                     if let Some(found) = push(self, &mut stack, t)? {

@@ -174,6 +174,7 @@ pub(super) fn find(
     Some(Lasso {
         states: c.path.iter().map(|&s| product.states[s as usize].clone()).collect(),
         loop_start: c.loop_start,
+        visited: product.states.len(),
     })
 }
 

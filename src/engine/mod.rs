@@ -152,6 +152,10 @@ pub struct Stats {
     /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part,
     /// and run-time errors beyond it were not searched for (`VerifyOptions::exhaustive`).
     pub decided_early: bool,
+    /// The distinct states the depth-first searches for violations visited (concrete states,
+    /// not stored), where they decided a property early.
+    #[serde(skip)]
+    pub(crate) searched_states: u64,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
@@ -582,12 +586,16 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // First what decides each property without a search, and the predicates of the others on
     // every state (each on all the workers), property by property.
     let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
+    let mut searched_states = 0;
     let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
     for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         // Where the whole graph is known, its check gives the shortest counterexample.
         let direct = match found.take() {
             Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
-            Some(Found::Concrete(l)) if !g.complete() => Some(Err(l)),
+            Some(Found::Concrete(l)) if !g.complete() => {
+                searched_states += l.visited as u64;
+                Some(Err(l))
+            }
             _ if lasso_free => Some(Ok(Outcome::Holds)),
             _ if !g.complete() && !watch_failed && !matches!(p.modality, Modality::Always) => {
                 Some(Ok(Outcome::Unknown))
@@ -678,6 +686,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         state_bytes: g.store.state_bytes() as u64,
         complete: g.complete(),
         decided_early: g.decided_early,
+        searched_states,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
         edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
         compact_store: g.store.is_compact(),

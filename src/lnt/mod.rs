@@ -225,6 +225,17 @@ pub(crate) fn dialect_of_installation(root: &std::path::Path) -> Option<(Dialect
     })
 }
 
+/// What the header comments say about the source (`EmitOptions::source`): the file name of
+/// the spec at `path`, without its directory, and the model's externs, `leader.labs (_n=3)`.
+pub(crate) fn source_text(path: &str, model: &Model) -> String {
+    let name = std::path::Path::new(path).file_name().map_or(path.to_string(), |n| n.to_string_lossy().into_owned());
+    let ext: Vec<String> = model.externs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    // It goes into comments: no comment delimiters, no line breaks.
+    let name: String =
+        name.replace("(*", "( *").replace("*)", "* )").chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    if ext.is_empty() { name } else { format!("{name} ({})", ext.join(" ")) }
+}
+
 /// What to emit.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
@@ -238,7 +249,8 @@ pub struct EmitOptions {
     pub dialect_reason: String,
     /// The base name of the files (a valid LNT module name, see [`names::module_name`]).
     pub base: String,
-    /// The specification's file name and externs, for the header comments only.
+    /// The specification's file name and externs, for the header comments only
+    /// ([`source_text`]).
     pub source: String,
     /// How `labs emit` was run, for the commands of `README.txt`; `None`: placeholders.
     pub usage: Option<Usage>,

@@ -11,38 +11,12 @@ use super::lts::Lts;
 use super::reduce::{Reduction, minimise};
 use super::sem::Program;
 use super::svl::{self, Beh, Composer, Derived, Script};
-use crate::analysis::values::ValueAnalysis;
 use crate::engine::StopReason;
 use crate::lts_backend::LtsSize;
 use crate::mcl;
 use crate::trace::cadp::{LabelPath, parse_aut_path};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// Above this many values, a leaf's input offer over a variable's domain cannot be enumerated.
-pub(crate) const LEAF_INPUT_LIMIT: u64 = 1 << 16;
-
-/// The variables whose analysed set is too large for leaves generated alone, with their range
-/// (`lo..hi` or `unbounded`): in the compositional script every leaf enumerates its inputs over
-/// the analysed domains (only `MAIN` as a whole bounds them by the partners' offers), so such a
-/// spec needs the monolithic script.
-pub fn unbounded_inputs(analysis: &ValueAnalysis) -> Vec<(usize, String)> {
-    let mut keys: Vec<_> = analysis.sets.iter().collect();
-    keys.sort_by_key(|((v, t), _)| (*v, *t));
-    let mut out = vec![];
-    let mut seen = std::collections::BTreeSet::new();
-    for ((v, _), set) in keys {
-        let too_big = set.cardinality().is_none_or(|n| n > LEAF_INPUT_LIMIT);
-        if too_big && seen.insert(*v) {
-            let range = match (set.min(), set.max()) {
-                (Some(lo), Some(hi)) => format!("{lo}..{hi}"),
-                _ => "unbounded".into(),
-            };
-            out.push((*v, range));
-        }
-    }
-    out
-}
 
 /// What an MCL evaluator says about a query on an LTS.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,7 +30,7 @@ pub struct QueryOutcome {
 }
 
 /// Why a script run ended without its verdicts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub enum RunError {
     /// A file, a statement or a query that cannot be executed (the message says which).
     Failed(LntcheckError),
@@ -80,8 +54,9 @@ pub fn mcl_evaluator(limits: crate::limits::Limits) -> impl Fn(&str, &Lts) -> Re
         let query = parse_query(text)?;
         let succ = lts.adjacency();
         let mut view = lts.view(&succ);
-        let ev = mcl::evaluate_on(&query, &mut view, &limits).map_err(eval_error)?;
-        outcome(&ev, &mut view)
+        let out = mcl::evaluate_on(&query, &mut view, &limits).map_err(eval_error).and_then(|ev| outcome(&ev, &mut view));
+        limits.discard(succ);
+        out
     }
 }
 
@@ -159,10 +134,20 @@ pub struct VerifyRun {
 
 #[derive(Clone, Debug, Default)]
 pub struct ScriptRun {
-    /// The `verify` statements executed, in script order.
+    /// The `verify` statements executed, in script order (those executed before a stop).
     pub verifies: Vec<VerifyRun>,
     /// Every LTS computed, in the order it was finished.
     pub(crate) lts: Vec<LtsSize>,
+    /// A bound of the run (`RunOptions::limits`) stopped the script: the statements after
+    /// `verifies` were not executed.
+    pub stopped: Option<StopReason>,
+}
+
+impl ScriptRun {
+    /// A run stopped by `r` before any statement was executed.
+    pub(crate) fn stopped_by(r: StopReason) -> ScriptRun {
+        ScriptRun { stopped: Some(r), ..Default::default() }
+    }
 }
 
 #[derive(Clone, Default)]
@@ -218,22 +203,44 @@ pub fn run_script(
     let mut verifies = vec![];
     for v in &script.verifies {
         let expected = expected(v)?;
-        let lts = exec.lts(&v.bcg)?;
-        verifies.push(verify_run(dir, v, lts, expected, opts, evaluate)?);
+        let run = exec.lts(&v.bcg).map_err(RunError::from).and_then(|lts| verify_run(dir, v, lts, expected, opts, evaluate));
+        match run {
+            Ok(r) => verifies.push(r),
+            Err(e) => {
+                // The statements executed so far keep their verdicts.
+                let stopped = stop_of(e, &opts.limits)?;
+                opts.limits.discard(std::mem::take(&mut exec.done));
+                return Ok(ScriptRun { verifies, lts: exec.sizes, stopped: Some(stopped) });
+            }
+        }
     }
     // The statements no `verify` reads (a split script's leaf job): computed and written too.
     let defined: Vec<String> =
         script.blocks.iter().map(|b| b.bcg.clone()).chain(script.derived.iter().map(|(f, _)| f.clone())).collect();
     for bcg in &defined {
-        exec.lts(bcg)?;
+        if let Err(e) = exec.lts(bcg) {
+            let stopped = stop_of(e.into(), &opts.limits)?;
+            opts.limits.discard(std::mem::take(&mut exec.done));
+            return Ok(ScriptRun { verifies, lts: exec.sizes, stopped: Some(stopped) });
+        }
     }
-    Ok(ScriptRun { verifies, lts: exec.sizes })
+    Ok(ScriptRun { verifies, lts: exec.sizes, stopped: None })
+}
+
+/// The bound behind `e`, when a bound of the run (`limits`) stopped it: a statement cut short
+/// by a stop fails however it was cut. Otherwise the failure itself.
+pub(crate) fn stop_of(e: RunError, limits: &crate::limits::Limits) -> Result<StopReason, LntcheckError> {
+    match (e, limits.stopped()) {
+        (RunError::Stopped(s), _) => Ok(s),
+        (RunError::Failed(_), Some(s)) => Ok(s),
+        (RunError::Failed(m), None) => Err(m),
+    }
 }
 
 /// A file of the script's directory.
 pub(crate) fn read_file(dir: &Path, f: &str) -> Result<String, LntcheckError> {
     std::fs::read_to_string(dir.join(f))
-        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", dir.join(f).display())))
+        .map_err(|e| LntcheckError::reading(dir.join(f), e))
 }
 
 /// The LNT program of `file` (its text), parsed and checked.
@@ -386,9 +393,16 @@ fn run_concurrently(
             Ok((verify_run(dir, v, lts, expected, opts, evaluate)?, size))
         },
     );
-    let mut out = ScriptRun { verifies: vec![], lts: vec![] };
+    let mut out = ScriptRun::default();
     for r in checked {
-        let (run, size) = r?;
+        // A statement a stop cut short is left out; the others keep their verdicts.
+        let (run, size) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                out.stopped = Some(stop_of(e, &opts.limits)?);
+                continue;
+            }
+        };
         out.verifies.push(run);
         // Properties that read the same gates verify one LTS: listed once, as sequentially.
         if !out.lts.iter().any(|l| l.file == size.file) {
@@ -502,7 +516,7 @@ impl Execution<'_> {
 fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
     let text = std::fs::read_to_string(&file)
-        .map_err(|e| LntcheckError::Io(format!("cannot read `{}`: {e}", file.display())))?;
+        .map_err(|e| LntcheckError::reading(&file, e))?;
     let aut = mcl::read_aut(&text).map_err(|e| LntcheckError::Syntax(format!("{}: {e}", file.display())))?;
     // Renumbered so that the initial state is 0, as everywhere in this stage.
     let n = aut.nstates;
@@ -530,5 +544,5 @@ fn read_lts(dir: &Path, name: &str) -> Result<Lts, LntcheckError> {
 /// names `.bcg` files, a binary format of CADP's).
 pub(crate) fn write(dir: &Path, name: &str, text: &str) -> Result<(), LntcheckError> {
     let file = dir.join(Path::new(name).with_extension("aut"));
-    std::fs::write(&file, text).map_err(|e| LntcheckError::Io(format!("cannot write `{}`: {e}", file.display())))
+    std::fs::write(&file, text).map_err(|e| LntcheckError::writing(&file, e))
 }

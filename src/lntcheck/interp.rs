@@ -189,7 +189,9 @@ pub(crate) fn fmt_value(p: &Program, v: &Value) -> String {
 
 /// Builds the network of process `root` (which must have no value parameters).
 pub fn build_net(p: &Program, root: &str) -> R<Net> {
-    let pi = *p.proc_ids.get(root).ok_or_else(|| Located::new(Span::default(), format!("no process `{root}`")))?;
+    let pi = *p.proc_ids.get(root).ok_or_else(|| {
+        Located::new(Span::default(), format!("no process `{root}` (the roots it has: {})", roots(p).join(", ")))
+    })?;
     let pr = &p.module.procs[pi];
     let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
     let gates: Vec<u32> = pr
@@ -205,6 +207,12 @@ pub fn build_net(p: &Program, root: &str) -> R<Net> {
     }
     let tree = b.instantiate(pi, gates, vec![], pr.pos)?;
     Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
+}
+
+/// The processes that can be generated as the root of an LTS (`labs lts --root`, `lnt.open
+/// -root`): those without value parameters, in the order declared.
+pub(crate) fn roots(p: &Program) -> Vec<&str> {
+    p.module.procs.iter().filter(|pr| pr.params.is_empty()).map(|pr| pr.name.as_str()).collect()
 }
 
 /// Builds the network of one process instance `proc [gates] (args)`, as a leaf of an SVL
@@ -733,7 +741,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
         Some(_) => Ok(vec![]),
         None => ex.successors(st),
     };
-    super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
+    let explored = super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
         if let Some(e) = stopped(states.len()) {
             return Err(e);
         }
@@ -759,7 +767,11 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
             r.report(states.len(), lts.trans.len());
         }
         Ok(fresh)
-    })?;
+    });
+    if let Err(e) = explored {
+        opts.limits.discard((states, lts));
+        return Err(e);
+    }
     lts.nstates = states.len();
     Ok((lts, states.states))
 }

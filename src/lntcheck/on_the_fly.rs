@@ -101,14 +101,24 @@ pub(crate) fn run_script(dir: &Path, script_file: &str, opts: &RunOptions) -> Re
         ltss.push(ProgramLts::new(f, p, net, opts)?);
     }
     let mut verifies = vec![];
+    let mut stopped = None;
     for c in &checks {
         let k = programs.iter().position(|(f, _)| *f == c.program).expect("loaded above");
         let lts = &mut ltss[roots.iter().position(|r| *r == (k, c.root.clone())).expect("built above")];
         let query =
             files::parse_query(&files::read_file(dir, &c.mcl)?).map_err(|e| prefixed(e, &format!("{}: ", c.mcl)))?;
         lts.progress = PhaseReporter::new(format!("evaluating {} on {}", c.mcl, c.program), opts.progress.as_ref());
-        let ev = mcl::evaluate_on(&query, lts, &opts.limits).map_err(files::eval_error)?;
-        let outcome: QueryOutcome = files::outcome(&ev, lts)?;
+        let evaluated = mcl::evaluate_on(&query, lts, &opts.limits)
+            .map_err(files::eval_error)
+            .and_then(|ev| files::outcome(&ev, lts));
+        let outcome: QueryOutcome = match evaluated {
+            Ok(o) => o,
+            Err(e) => {
+                // The checks evaluated so far keep their verdicts.
+                stopped = Some(files::stop_of(e, &opts.limits)?);
+                break;
+            }
+        };
         if opts.write_aut
             && let Some(d) = &outcome.diagnostic_aut
         {
@@ -133,7 +143,10 @@ pub(crate) fn run_script(dir: &Path, script_file: &str, opts: &RunOptions) -> Re
             transitions: l.transitions as u64,
         })
         .collect();
-    Ok(ScriptRun { verifies, lts })
+    for l in ltss {
+        l.discard();
+    }
+    Ok(ScriptRun { verifies, lts, stopped })
 }
 
 fn prefixed(e: RunError, prefix: &str) -> RunError {
@@ -184,6 +197,12 @@ impl<'p> ProgramLts<'p> {
             opts,
             progress: None,
         })
+    }
+
+    /// Drops the states generated, on a thread of their own once the run has stopped
+    /// (`Limits::discard`).
+    fn discard(self) {
+        self.opts.limits.discard((self.states, self.succ, self.labels, self.label_ids));
     }
 
     fn label_id(&mut self, label: String) -> u32 {

@@ -4,7 +4,7 @@
 //! and each diagnostic turned into a LAbS trace by `trace::checked` (translated, replayed,
 //! showing the violation).
 
-use super::files::{self, RunError, RunOptions, ScriptRun};
+use super::files::{self, RunOptions, ScriptRun};
 use crate::analysis::values::ValueAnalysis;
 use crate::behaviour::Behaviour;
 use crate::engine::{EngineError, PropertyResult, Stats, Verdict, VerifyReport, peak_rss_mib};
@@ -39,8 +39,8 @@ pub enum VerifyError {
 }
 
 /// Verifies the properties of `opts` on `model` by its emitted files, run by labs's SVL, LNT
-/// and MCL interpreters. A bound reached while the script runs leaves every property
-/// `unknown` (`VerifyReport::stopped`): the script's statements are not kept halfway.
+/// and MCL interpreters. A bound reached while the script runs leaves the properties it has
+/// not decided by then `unknown` (`VerifyReport::stopped`); those decided keep their verdicts.
 pub fn verify(
     model: &Model,
     behaviours: &[Behaviour],
@@ -51,7 +51,7 @@ pub fn verify(
     let dialect = opts.dialect.unwrap_or(Dialect::FALLBACK);
     let workflow = opts.workflow;
     if workflow == Workflow::Compositional {
-        let unbounded = files::unbounded_inputs(analysis);
+        let unbounded = crate::lts_backend::unbounded_inputs(analysis);
         if !unbounded.is_empty() {
             // A leaf generated alone would enumerate these values (2^31 for an unbounded Int):
             // refused rather than left to run out of memory.
@@ -102,14 +102,15 @@ pub fn verify(
         Workflow::OnTheFly => super::on_the_fly::run_script(work_dir.path(), &script, &run_opts),
         _ => files::run_script(work_dir.path(), &script, &run_opts, &evaluate),
     };
-    let (run, stopped) = match ran {
-        Ok(r) => (r, None),
-        Err(RunError::Stopped(s)) => (ScriptRun::default(), Some(s)),
-        Err(RunError::Failed(_)) if opts.limits.stopped().is_some() => (ScriptRun::default(), opts.limits.stopped()),
-        Err(RunError::Failed(m)) => {
+    // A bound reached while the script runs keeps the verdicts of the statements executed
+    // before it.
+    let run = match ran.or_else(|e| files::stop_of(e, &opts.limits).map(ScriptRun::stopped_by)) {
+        Ok(r) => r,
+        Err(m) => {
             return Err(VerifyError::Failed { message: format!("{script}: {m}"), work_dir: work_dir.keep() });
         }
     };
+    let stopped = run.stopped;
 
     let reader = LabelReader::new(model, behaviours, analysis, opts.fair);
     let selected = lnt::mcl::select_properties(model, &opts.properties).map_err(|e| VerifyError::Refused(e.message))?;
@@ -183,7 +184,18 @@ pub fn verify(
         results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
     }
     if stopped.is_some() {
+        // The properties the script did not decide before the stop are `unknown`, in the order
+        // of the selection.
+        let decided = std::mem::take(&mut results);
         results = all_unknown(&selected);
+        for st in &mut statements {
+            st.result = st.result.and_then(|i| results.iter().position(|r| r.property == decided[i].property));
+        }
+        for d in decided {
+            if let Some(i) = results.iter().position(|r| r.property == d.property) {
+                results[i] = d;
+            }
+        }
     }
     let stats = Stats { seconds: start.elapsed().as_secs_f64(), peak_rss_mib: peak_rss_mib(), ..Default::default() };
     Ok(Report {

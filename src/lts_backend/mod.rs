@@ -1,11 +1,13 @@
 //! What the two back ends that run the emitted LNT program share: `lntcheck::verify` (labs's
 //! own SVL, LNT and MCL interpreters) and `cadp::verify` (CADP) take the same `Options` and
-//! return the same `Report`, work in a `WorkDir`, run their jobs where a `Runner` says, and
+//! return the same `Report`, run the workflow `choose_workflow` gives a spec (unless one is
+//! asked for), work in a `WorkDir`, run their jobs where a `Runner` says, and
 //! turn their label paths into traces only through `trace::checked`, so that every verdict
 //! and counterexample they give reads as the native engine's `VerifyReport`.
 
 mod runner;
 mod workdir;
+mod workflow;
 
 use crate::engine::{PropertyResult, Verdict, VerifyReport};
 use crate::limits::Limits;
@@ -15,7 +17,8 @@ pub(crate) use runner::read_hosts;
 pub(crate) use runner::{Host, Runner};
 use std::path::PathBuf;
 use std::sync::Arc;
-pub(crate) use workdir::{WorkDir, WorkDirError};
+pub(crate) use workdir::{WorkDir, WorkDirError, abandon_all};
+pub use workflow::{WorkflowChoice, choose_workflow, unbounded_inputs};
 
 /// Which of the emitted SVL scripts runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,6 +105,7 @@ pub struct Options {
     pub fair: bool,
     /// The properties to check (empty: all).
     pub properties: Vec<String>,
+    /// The workflow that runs (`choose_workflow` gives the one for a spec).
     pub workflow: Workflow,
     /// The LNT dialect of the emitted program (`None`: the fallback every current release
     /// accepts; the CLI passes the installed CADP's); CADP always gets its own installation's.

@@ -8,7 +8,8 @@
 //! valuation is known exactly. The replay searches the native successor relation for a path
 //! whose `k`-th state has that observed valuation, for every `k`, depth first with memoised
 //! dead ends; the native steps then give the events, timestamps and every unobserved value.
-//! Other labels (gates the program hides, `i`) are ignored. A lasso must close on an equal
+//! Other labels (gates the program hides, `i`, a linear-time monitor's `ACC` and `STUCK`) are
+//! passed over; all but the monitor's are counted as ignored. A lasso must close on an equal
 //! native state; a path marked `<deadlock>` must end in a native deadlock.
 
 use super::cadp::{LabelPath, split_label};
@@ -17,6 +18,7 @@ use crate::behaviour::Behaviour;
 use crate::engine::state::BOT;
 use crate::engine::step::{Event, RuntimeError, Stepper, Work};
 use crate::lnt::names::obs_gate;
+use crate::lnt::view::monitor;
 use crate::model::{Model, Store, VarId};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -29,7 +31,7 @@ pub struct Translated {
     pub trace: Trace,
     /// The variables whose observation labels constrained the search.
     pub(crate) observed: Vec<VarId>,
-    /// Labels that are neither `DONE` nor an observation (ignored).
+    /// Labels that are neither `DONE`, an observation, nor a monitor's mark (ignored).
     pub(crate) ignored_labels: usize,
     /// Observation labels after the last `DONE` (a step that the path does not finish).
     pub(crate) trailing_labels: usize,
@@ -60,7 +62,11 @@ fn read_segments(model: &Model, stepper: &Stepper, undef: i64, labels: &[String]
             continue;
         }
         let Some(&v) = gates.get(gate) else {
-            ignored += 1;
+            // The monitor's marks of a linear-time property's root (`ACC`, `STUCK`) are known
+            // labels: the property check finds what they mark again.
+            if gate != monitor::ACC && gate != monitor::STUCK {
+                ignored += 1;
+            }
             continue;
         };
         gates_seen.insert(v);

@@ -119,6 +119,8 @@ case "$1" in
     [ "$4" = "$evaluator" ] || refuse "$1 without $evaluator: $*"
     root="$2"; shift 2 ;;
 esac
+# A check planned to take long: $CADP/plan/sleep-QUERY.mcl holds the seconds.
+if [ "$2" = "$evaluator" ] && [ -f "$CADP/plan/sleep-$5" ]; then sleep "$(cat "$CADP/plan/sleep-$5")"; fi
 case "$2" in evaluator|evaluator4|evaluator5)
   [ "$2" = "$evaluator" ] || refuse "$2 instead of $evaluator"
   [ "$3" = -diag ] && [ "$#" = 5 ] && [ -f "$1" ] && [ -f "$5" ] || { echo "$2: unexpected arguments $*"; exit 2; }
@@ -614,6 +616,56 @@ fn ctrl_c_stops_cadp_and_exits_130() {
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
     assert!(verdicts(&json(&o)).iter().all(|(_, v)| v == "unknown"));
     assert!(cadp.leftovers().is_empty(), "{:?}", cadp.leftovers());
+}
+
+/// A stop after the on-the-fly script's first check was answered (the second one planned to
+/// take long): the first verdict is kept, the second `unknown`; the diagnostic file of the
+/// first, which `bcg_io` would have converted after the stop, is not read (a warning says so);
+/// the working directory is removed. By the time limit, then by Ctrl-C.
+#[test]
+fn a_stop_keeps_the_verdicts_cadp_gave() {
+    let text = std::fs::read_to_string(format!("{BENCH}/leader.labs")).unwrap();
+    let (head, _) = text.split_once("check {").unwrap();
+    let check = "check {\n    LeaderNot0 = always exists Node n, leader of n != 0\n    \
+                 LeaderIs0 = finally forall Node n, leader of n = 0\n}\n";
+    let spec = Scratch::file("cadp-stop", "leader.labs", &format!("{head}{check}"));
+    for interrupt in [false, true] {
+        let (cadp, _, _, _) = on_the_fly_run(spec.as_str(), &["n=3"], false);
+        cadp.plan("sleep-leader_LeaderIs0.mcl", "60");
+        let _ = std::fs::remove_file(cadp.root.join("plan/ran"));
+        let mut args = vec!["verify", spec.as_str(), "n=3", "--backend", "cadp", "--workflow", "on-the-fly", "--json"];
+        if !interrupt {
+            args.extend(["--timeout", "10"]);
+        }
+        let child = fixtures::labs_command()
+            .args(&args)
+            .env("CADP", &*cadp.root)
+            .env("CADP_TMP", &*cadp.tmp)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        if interrupt {
+            // Once the second check runs (the first was answered), as a terminal's Ctrl-C.
+            let t = Instant::now();
+            while cadp.scripts_run().len() < 2 && t.elapsed() < Duration::from_secs(30) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            assert_eq!(cadp.scripts_run().len(), 2, "{:?}", cadp.scripts_run());
+            std::thread::sleep(Duration::from_millis(200));
+            let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+            assert!(killed.success());
+        }
+        let o = child.wait_with_output().unwrap();
+        let what = if interrupt { "Ctrl-C" } else { "--timeout" };
+        assert_eq!(o.status.code(), Some(10), "{what}: {}", stderr(&o));
+        let doc = json(&o);
+        let want = [("LeaderNot0".to_string(), "violated".to_string()), ("LeaderIs0".into(), "unknown".into())];
+        assert_eq!(verdicts(&doc), want, "{what}: {doc}");
+        assert_eq!(doc["stopped"], if interrupt { "interrupted" } else { "timeout" }, "{what}");
+        assert!(stderr(&o).contains("its diagnostic file was not converted"), "{what}: {}", stderr(&o));
+        assert!(cadp.leftovers().is_empty(), "{what}: {:?}", cadp.leftovers());
+    }
 }
 
 #[test]

@@ -24,7 +24,7 @@ use labs::behaviour::Behaviour;
 use labs::engine::Verdict;
 use labs::limits::Limits;
 use labs::lnt::{Dialect, names};
-use labs::lntcheck::{self, files};
+use labs::lntcheck;
 use labs::lts_backend::{Options, Workflow};
 use labs::model::Model;
 use std::path::Path;
@@ -84,7 +84,7 @@ const STORED_LTS: [Workflow; 2] = [Workflow::Compositional, Workflow::Monolithic
 fn agree_on(path: &str, externs: &[&str], workflows: &[Workflow]) {
     let (m, b) = load(path, externs);
     let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
-    let bounded = files::unbounded_inputs(&analyse(&m, &b)).is_empty();
+    let bounded = labs::lts_backend::unbounded_inputs(&analyse(&m, &b)).is_empty();
     for fair in [false, true] {
         let native = run(&m, &b, fair, 1).unwrap_or_else(|e| panic!("{path} {externs:?}: native: {e:?}"));
         let want: Vec<(String, Verdict)> = native.results.iter().map(|r| (r.property.clone(), r.verdict)).collect();

@@ -100,7 +100,10 @@ impl<'a> Composer<'a> {
 
     /// The LTS a `"F.bcg"` leaf names.
     fn file(&self, name: &str) -> Result<Lts, LntcheckError> {
-        self.files.get(name).cloned().ok_or_else(|| LntcheckError::Io(format!("`{name}`: no such LTS")))
+        self.files
+            .get(name)
+            .cloned()
+            .ok_or_else(|| LntcheckError::Syntax(format!("`{name}`: no statement of the script defines this LTS")))
     }
 
     /// The LTS of a process instance alone (inputs enumerated over their `where` bounds).
