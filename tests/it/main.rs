@@ -78,6 +78,7 @@ mod readme;
 mod report;
 mod report_browser;
 mod routes_agree;
+mod sim_deadlock;
 mod soundness;
 mod static_errors;
 mod translate_trace;
