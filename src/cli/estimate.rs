@@ -200,8 +200,8 @@ fn property_line(p: &PropertyEstimate, steps: usize) -> String {
     if undecided == p.runs {
         return format!(
             "{head}: not estimable on bounded runs: none of the {} runs decided it within {steps} steps (no finite \
-             prefix decides a formula such as `finally always ψ` or `always finally ψ`, only a run that ends in a \
-             deadlock does)",
+             prefix decides `finally always ψ`, `always finally ψ` and the like, only a run that ends in a deadlock; \
+             another formula may need more --steps)",
             p.runs
         );
     }
