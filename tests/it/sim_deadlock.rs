@@ -163,12 +163,10 @@ fn generated_scoped_properties_at_a_deadlock_agree_with_their_formulas() {
             // A run-time error in a step or a predicate: nothing to compare.
             let Ok(report) = simulate(&model, &behs, &opts) else { continue };
             for run in &report.runs {
-                for i in 0..n {
+                for (i, p) in scoped.iter().enumerate() {
                     let (a, b) = (run.properties[i].status, run.properties[n + i].status);
-                    let what = format!(
-                        "seed {seed} (fair {fair}) {}: monitor {a:?}, formula {b:?}\n{}",
-                        scoped[i].name, g.text
-                    );
+                    let what =
+                        format!("seed {seed} (fair {fair}) {}: monitor {a:?}, formula {b:?}\n{}", p.name, g.text);
                     if run.deadlock {
                         assert!(a != SimStatus::Undecided && a == b, "{what}");
                         deadlocked += 1;
