@@ -1,11 +1,10 @@
-//! `labs simulate --estimate` and `--sprt`: statistical model checking with the native engine,
-//! printed as text or JSON (docs/statistical.md).
+//! `labs simulate --estimate` and `--sprt`: statistical model checking with the native engine or
+//! labs's LNT interpreter, printed as text or JSON, and the report page (docs/statistical.md).
 
 use super::Backend;
 use super::load::Loaded;
 use super::verify::engine_failure;
 use super::{Failure, exit};
-use crate::engine::estimate::okamoto_epsilon;
 use crate::engine::estimate::{Decision, EstimateOptions, EstimateReport, Method, PropertyEstimate, okamoto_runs};
 use crate::limits::Limits;
 use crate::stdout::out;
@@ -170,7 +169,7 @@ fn estimate_text(a: &EstimateArgs, r: &EstimateReport) -> String {
                     "  {} runs support ±{} at confidence {confidence} (Okamoto), not ±{epsilon}: each interval below \
                      is the exact one of these runs",
                     r.runs,
-                    round_up(okamoto_epsilon(r.runs, confidence))
+                    round_up(achieved)
                 );
             }
             Some(_) => {}

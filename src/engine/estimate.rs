@@ -106,9 +106,9 @@ pub struct EstimateReport {
     pub runs_planned: Option<u64>,
     /// Runs made and counted.
     pub runs: u64,
-    /// The interval method: the half-width the Okamoto bound guarantees for the runs made
-    /// (`epsilon` when every planned run was made and `max_runs` did not cut them; `None`
-    /// without runs). Every interval lies within it of its estimate.
+    /// The interval method: the half-width the Okamoto bound guarantees for the runs made (at
+    /// most `epsilon` once the bound's runs are made; `None` without runs). Every interval lies
+    /// within it of its estimate.
     pub epsilon_achieved: Option<f64>,
     /// Runs that ended in a deadlock before `steps` steps.
     pub deadlocks: u64,
