@@ -129,7 +129,7 @@ fn generated_scoped_properties_at_a_deadlock_agree_with_their_formulas() {
     use labs::model::scoped::as_ltl;
     use labs::model::{Modality, Pattern};
     let (mut deadlocked, mut specs) = (0, 0);
-    let seeds = if crate::tier::slow("generated specs 100 to 400, about 60 s") { 400 } else { 100 };
+    let seeds = if crate::tier::slow("generated specs 100 to 400, about 30 s") { 400 } else { 100 };
     for seed in 0..seeds {
         let g = crate::specgen::generate(seed);
         if !g.text.contains("between (") && !g.text.contains("from (") {
