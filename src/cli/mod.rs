@@ -12,6 +12,7 @@ mod load;
 mod lts;
 mod manual;
 mod mcl;
+mod mode_options;
 mod report;
 mod simulate;
 mod status;
@@ -232,17 +233,18 @@ enum Command {
         report: Option<PathBuf>,
         /// Statistical model checking: estimate the probability that a run of at most --steps
         /// steps satisfies each property, within --epsilon at --confidence (the number of runs
-        /// comes from the Okamoto bound; native engine only)
+        /// comes from the Okamoto bound; runs cut short give the interval they support; native
+        /// engine or --backend lnt)
         #[arg(long, conflicts_with_all = ["runs", "sprt"])]
         estimate: bool,
-        /// With --estimate: the largest error of the estimate
+        /// With --estimate: the largest error of the estimate once every planned run is made
         #[arg(long, value_name = "E", default_value_t = 0.01, value_parser = estimate::parse_open_unit)]
         epsilon: f64,
-        /// With --estimate: the probability that every estimate lies within --epsilon
+        /// With --estimate: the probability that each property's interval holds its probability
         #[arg(long, value_name = "C", default_value_t = 0.95, value_parser = estimate::parse_open_unit)]
         confidence: f64,
         /// Statistical model checking: test whether that probability is at least THETA (Wald's
-        /// sequential test, stopping as soon as it can decide; native engine only)
+        /// sequential test, stopping as soon as it can decide; native engine or --backend lnt)
         #[arg(long, value_name = "THETA", conflicts_with = "runs", value_parser = estimate::parse_open_unit)]
         sprt: Option<f64>,
         /// With --sprt: the half-width of the indifference region around THETA
@@ -256,9 +258,10 @@ enum Command {
         /// most THETA - D
         #[arg(long, value_name = "B", default_value_t = 0.05, value_parser = estimate::parse_open_unit)]
         beta: f64,
-        /// With --sprt: stop after this many runs, leaving undecided the properties the test has
-        /// not decided by then (default: no cap; --timeout also stops the runs)
-        #[arg(long, value_name = "N", requires = "sprt", value_parser = clap::value_parser!(u64).range(1..))]
+        /// With --estimate or --sprt: stop after this many runs (--estimate: the intervals are
+        /// those these runs support; --sprt: the properties the test has not decided by then are
+        /// left undecided; default: no cap; --timeout also stops the runs)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         max_runs: Option<u64>,
         /// With --estimate or --sprt: threads drawing the runs (default: all cores; the result
         /// depends on --seed only)
@@ -457,7 +460,7 @@ pub fn main() -> i32 {
         }
     };
     let checked = match matches.subcommand() {
-        Some((name, sub)) => backend_options::check(name, sub),
+        Some((name, sub)) => backend_options::check(name, sub).and_then(|()| mode_options::check(name, sub)),
         None => Ok(()),
     };
     let code = match checked.and_then(|()| run(cli)) {
@@ -633,7 +636,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             let limits = bounds::limits(timeout, None, memory);
             let method = match (estimate, sprt) {
-                (true, _) => Some(crate::engine::estimate::Method::Interval { epsilon, confidence }),
+                (true, _) => Some(crate::engine::estimate::Method::Interval { epsilon, confidence, max_runs }),
                 (false, Some(theta)) => {
                     Some(crate::engine::estimate::Method::Sprt { theta, indifference, alpha, beta, max_runs })
                 }

@@ -20,13 +20,18 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 
+mod binomial;
+pub use binomial::{clopper_pearson, okamoto_epsilon};
+
 /// How many runs, and what is concluded from them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "method", rename_all = "lowercase")]
 pub enum Method {
     /// As many runs as the Chernoff–Hoeffding (Okamoto) bound needs for every estimate to lie
-    /// within `epsilon` of the probability with probability at least `confidence`.
-    Interval { epsilon: f64, confidence: f64 },
+    /// within `epsilon` of the probability with probability at least `confidence`, or at most
+    /// `max_runs`; each property's interval is the exact one of the runs made, at
+    /// `confidence`.
+    Interval { epsilon: f64, confidence: f64, max_runs: Option<u64> },
     /// Wald's sequential probability ratio test of `P >= theta` against `P < theta`, with the
     /// indifference region `theta ± indifference` and error bounds `alpha` (concluding
     /// `P < theta` when `P >= theta + indifference`) and `beta` (the converse); at most
@@ -56,7 +61,11 @@ pub enum Decision {
     Above,
     /// `P < theta` accepted.
     Below,
-    /// Stopped (by a bound) before the test could decide.
+    /// A linear-time formula whose runs the step bound left undecided: the runs its prefixes
+    /// guarantee test below `theta`, the runs they do not refute above it, so the runs leave
+    /// open on which side the probability lies.
+    Inconclusive,
+    /// Stopped (by a bound or `max_runs`) before the test could decide.
     Undecided,
 }
 
@@ -71,8 +80,10 @@ pub struct PropertyEstimate {
     pub runs: u64,
     /// Runs whose bounded reading held.
     pub successes: u64,
-    pub estimate: f64,
-    /// `[estimate - epsilon, estimate + epsilon]` within `[0, 1]` (the interval method).
+    /// `successes / runs` (`None` without runs, or without a bounded reading).
+    pub estimate: Option<f64>,
+    /// The exact (Clopper–Pearson) interval of `successes` of `runs` at the confidence asked
+    /// (the interval method; `None` without runs).
     pub interval: Option<(f64, f64)>,
     pub decision: Option<Decision>,
     /// For `finally`: `reached[k]` runs first met ψ after exactly `k` steps, so that the
@@ -82,15 +93,23 @@ pub struct PropertyEstimate {
     /// in a deadlock is decided). `successes / runs` (guaranteed) and `not_refuted / runs`
     /// bound, from below and above, the probability that the formula holds on a whole run.
     pub not_refuted: Option<u64>,
-    /// `[not_refuted / runs - epsilon, … + epsilon]` within `[0, 1]` (the interval method).
+    /// The exact interval of `not_refuted` of `runs` (the interval method; `None` without runs).
     pub not_refuted_interval: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct EstimateReport {
     pub method: Method,
+    /// The runs the method would make unless stopped: the Okamoto bound's (or `max_runs`,
+    /// when smaller) for the interval method, `max_runs` for the sequential test (`None`: no
+    /// cap).
+    pub runs_planned: Option<u64>,
     /// Runs made and counted.
     pub runs: u64,
+    /// The interval method: the half-width the Okamoto bound guarantees for the runs made (at
+    /// most `epsilon` once the bound's runs are made; `None` without runs). Every interval lies
+    /// within it of its estimate.
+    pub epsilon_achieved: Option<f64>,
     /// Runs that ended in a deadlock before `steps` steps.
     pub deadlocks: u64,
     pub properties: Vec<PropertyEstimate>,
@@ -165,11 +184,13 @@ fn estimate_runs(
     with_walk: Option<&WithWalk<'_>>,
 ) -> Result<EstimateReport, EngineError> {
     check_behaviours(model, behs)?;
-    if let Method::Sprt { theta, indifference, .. } = opts.method
-        && !(theta - indifference > 0.0 && theta + indifference < 1.0)
+    if let Method::Sprt { theta, indifference, alpha, beta, .. } = opts.method
+        && !(theta - indifference > 0.0 && theta + indifference < 1.0 && alpha > 0.0 && beta > 0.0 && alpha + beta < 1.0)
     {
+        // The CLI refuses these with a usage error; a library caller gets this one.
         return Err(EngineError::Internal(format!(
-            "the indifference region {theta} ± {indifference} must lie strictly inside (0, 1)"
+            "a sequential test needs 0 < {theta} ± {indifference} < 1, alpha {alpha} > 0, beta {beta} > 0 and \
+             alpha + beta < 1"
         )));
     }
     let props = select_properties(model, opts.properties.as_deref())?;
@@ -189,7 +210,7 @@ fn estimate_runs(
                 estimated: r.is_some(),
                 runs: 0,
                 successes: 0,
-                estimate: 0.0,
+                estimate: None,
                 interval: None,
                 decision: None,
                 reached: Vec::new(),
@@ -199,11 +220,17 @@ fn estimate_runs(
             .collect(),
         stopped: None,
         no_initial_state: false,
+        runs_planned: None,
+        epsilon_achieved: None,
     };
-    let target = match opts.method {
-        Method::Interval { epsilon, confidence } => okamoto_runs(epsilon, confidence),
-        Method::Sprt { max_runs, .. } => max_runs.unwrap_or(u64::MAX),
+    report.runs_planned = match opts.method {
+        Method::Interval { epsilon, confidence, max_runs } => {
+            let bound = okamoto_runs(epsilon, confidence);
+            Some(max_runs.map_or(bound, |m| m.min(bound)))
+        }
+        Method::Sprt { max_runs, .. } => max_runs,
     };
+    let target = report.runs_planned.unwrap_or(u64::MAX);
     let mut sprt = Sprt::new(opts.method, props.len());
     let next = AtomicU64::new(0);
     let done = AtomicBool::new(false);
@@ -292,12 +319,16 @@ fn estimate_runs(
                 if sprt.decided(k) {
                     continue;
                 }
+                // An undecided run counts as a success only where the bounded reading says so
+                // (`always`, scoped patterns: not violated within the bound); for a linear-time
+                // formula it is counted apart, as neither guaranteed nor refuted.
                 let held = match r {
                     Reading::Met | Reading::Prefix => status == SimStatus::Satisfied,
                     Reading::NotViolated => status != SimStatus::Violated,
                 };
+                let not_refuted = status != SimStatus::Violated;
                 if let Some(n) = &mut p.not_refuted {
-                    *n += (status != SimStatus::Violated) as u64;
+                    *n += not_refuted as u64;
                 }
                 p.runs += 1;
                 p.successes += held as u64;
@@ -307,7 +338,7 @@ fn estimate_runs(
                     }
                     p.reached[at] += 1;
                 }
-                sprt.observe(k, held);
+                sprt.observe(k, held, if *r == Reading::Prefix { not_refuted } else { held });
             }
             if sprt.all_decided(&readings) {
                 break;
@@ -320,17 +351,17 @@ fn estimate_runs(
         if !p.estimated {
             continue;
         }
-        p.estimate = if p.runs == 0 { 0.0 } else { p.successes as f64 / p.runs as f64 };
+        p.estimate = (p.runs > 0).then(|| p.successes as f64 / p.runs as f64);
         match opts.method {
-            Method::Interval { epsilon, .. } => {
-                p.interval = Some(((p.estimate - epsilon).max(0.0), (p.estimate + epsilon).min(1.0)));
-                if let (Some(n), true) = (p.not_refuted, p.runs > 0) {
-                    let upper = n as f64 / p.runs as f64;
-                    p.not_refuted_interval = Some(((upper - epsilon).max(0.0), (upper + epsilon).min(1.0)));
-                }
+            Method::Interval { confidence, .. } => {
+                p.interval = clopper_pearson(p.successes, p.runs, confidence);
+                p.not_refuted_interval = p.not_refuted.and_then(|n| clopper_pearson(n, p.runs, confidence));
             }
-            Method::Sprt { .. } => p.decision = Some(sprt.decision[k]),
+            Method::Sprt { .. } => p.decision = Some(sprt.decision(k)),
         }
+    }
+    if let Method::Interval { confidence, .. } = opts.method {
+        report.epsilon_achieved = (report.runs > 0).then(|| okamoto_epsilon(report.runs, confidence));
     }
     Ok(report)
 }
@@ -416,12 +447,24 @@ fn walk_run(
     Ok(Some(Outcome { marks: marks.status.iter().map(|s| (s.status, s.at_step)).collect(), deadlock }))
 }
 
-/// Wald's test per property (inactive under the interval method).
+/// Wald's test per property (inactive under the interval method). A linear-time formula is
+/// tested twice, on the runs its prefixes guarantee (`lower`, whose probability is at most the
+/// formula's) and on the runs they do not refute (`upper`, at least the formula's): `P < theta`
+/// is accepted only when even `upper` tests below, `P >= theta` only when even `lower` tests
+/// above. For every other property both tests read the same outcomes.
 struct Sprt {
     /// `ln` of the likelihood ratio per success and per failure, and the two thresholds.
     step: Option<(f64, f64, f64, f64)>,
-    llr: Vec<f64>,
-    decision: Vec<Decision>,
+    lower: Vec<Wald>,
+    upper: Vec<Wald>,
+}
+
+/// One sequential test: the log-likelihood ratio so far, and its decision once it crossed a
+/// threshold (then it reads no more runs).
+#[derive(Clone, Copy)]
+struct Wald {
+    llr: f64,
+    decision: Decision,
 }
 
 impl Sprt {
@@ -439,20 +482,38 @@ impl Sprt {
             }
             Method::Interval { .. } => None,
         };
-        Sprt { step, llr: vec![0.0; n], decision: vec![Decision::Undecided; n] }
+        let open = Wald { llr: 0.0, decision: Decision::Undecided };
+        Sprt { step, lower: vec![open; n], upper: vec![open; n] }
+    }
+
+    /// Property `k`'s decision so far.
+    fn decision(&self, k: usize) -> Decision {
+        match (self.lower[k].decision, self.upper[k].decision) {
+            (_, Decision::Below) => Decision::Below,
+            (Decision::Above, _) => Decision::Above,
+            (Decision::Below, Decision::Above) => Decision::Inconclusive,
+            _ => Decision::Undecided,
+        }
     }
 
     fn decided(&self, k: usize) -> bool {
-        self.step.is_some() && self.decision[k] != Decision::Undecided
+        self.step.is_some() && self.decision(k) != Decision::Undecided
     }
 
-    fn observe(&mut self, k: usize, held: bool) {
+    /// One more run of property `k`: whether it satisfied the bounded reading (`held`) and,
+    /// for a linear-time formula, whether it did not refute it.
+    fn observe(&mut self, k: usize, held: bool, not_refuted: bool) {
         let Some((on_success, on_failure, accept_h0, accept_h1)) = self.step else { return };
-        self.llr[k] += if held { on_success } else { on_failure };
-        if self.llr[k] <= accept_h0 {
-            self.decision[k] = Decision::Above;
-        } else if self.llr[k] >= accept_h1 {
-            self.decision[k] = Decision::Below;
+        for (test, success) in [(&mut self.lower[k], held), (&mut self.upper[k], not_refuted)] {
+            if test.decision != Decision::Undecided {
+                continue;
+            }
+            test.llr += if success { on_success } else { on_failure };
+            if test.llr <= accept_h0 {
+                test.decision = Decision::Above;
+            } else if test.llr >= accept_h1 {
+                test.decision = Decision::Below;
+            }
         }
     }
 

@@ -329,15 +329,24 @@ impl<'m> Marks<'m> {
         Ok(())
     }
 
-    /// The run deadlocked after `step` steps: every `finally` not yet met is violated, and a
-    /// linear-time formula is decided on the run, its last state repeating (D14).
+    /// The run deadlocked after `step` steps. It is then a whole run, its last state repeating
+    /// forever (D14), which decides every property but `fairly` and `fairly_inf`: an `always`
+    /// not yet violated holds, a `finally` not yet met is violated, a linear-time formula is
+    /// judged on the run, and a scoped pattern holds unless its monitor is left waiting, in an
+    /// interval that never closes, for the P of `from … until …, thereIs P` (re-reading the
+    /// last state opens, closes or violates nothing new).
     pub(crate) fn deadlock(&mut self, step: usize, decided: &mut dyn FnMut(usize, SimStatus)) {
         for (i, p) in self.props.iter().enumerate() {
             if self.status[i].status != SimStatus::Undecided {
                 continue;
             }
             let d = match &p.modality {
+                Modality::Always => SimStatus::Satisfied,
                 Modality::Finally => SimStatus::Violated,
+                Modality::FromUntil { pattern: Pattern::ThereIs, .. } if self.mons[i] == super::check::mon::OPEN => {
+                    SimStatus::Violated
+                }
+                Modality::Between { .. } | Modality::FromUntil { .. } => SimStatus::Satisfied,
                 Modality::Ltl(f) => {
                     let atoms = &self.atoms[i];
                     let n = atoms.first().map_or(0, Vec::len);

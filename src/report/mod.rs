@@ -177,63 +177,66 @@ const STYLE: &str = include_str!("report.css");
 
 /// The page of `labs simulate --estimate` or `--sprt`: each property's figures and, for each
 /// `finally` property, the estimated probability of reaching ψ within `k` steps against `k`.
+/// The intervals are the exact ones of the runs made (docs/statistical.md), so a run cut short
+/// shows the precision it has, not the one asked for.
 pub(crate) fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> String {
     let mut out = open_page(meta);
-    let (how, epsilon) = match r.method {
-        Method::Interval { epsilon, confidence } => {
-            (format!("estimate within ±{epsilon} at confidence {confidence} (Okamoto bound)"), Some(epsilon))
+    let confidence = match r.method {
+        Method::Interval { confidence, .. } => Some(confidence),
+        Method::Sprt { .. } => None,
+    };
+    let how = match r.method {
+        Method::Interval { epsilon, confidence, .. } => {
+            let bound = crate::engine::estimate::okamoto_runs(epsilon, confidence);
+            let support = match r.epsilon_achieved {
+                None => "no run was made: no estimate".to_string(),
+                Some(e) if e > epsilon => format!(
+                    "these runs support ±{:.4}, not the ±{epsilon} asked (the Okamoto bound needs {bound} runs)",
+                    (e * 1e4).ceil() / 1e4
+                ),
+                Some(_) => format!("within ±{epsilon} (the Okamoto bound: {bound} runs)"),
+            };
+            format!("exact intervals at confidence {confidence}: {support}")
         }
         Method::Sprt { theta, indifference, alpha, beta, .. } => {
-            (format!("sequential test of P ≥ {theta} (indifference ±{indifference}, α {alpha}, β {beta})"), None)
+            format!("sequential test of P ≥ {theta} (indifference ±{indifference}, α {alpha}, β {beta})")
         }
+    };
+    let runs = match r.runs_planned {
+        Some(planned) if planned != r.runs => format!("{} of {planned} planned runs", r.runs),
+        _ => format!("{} runs", r.runs),
     };
     let _ = write!(
         out,
-        "<section><h2>Estimates</h2><p class=\"note-text\">{} runs of at most {steps} steps, {} of them ended in a \
+        "<section><h2>Estimates</h2><p class=\"note-text\">{runs} of at most {steps} steps, {} of them ended in a \
          deadlock; {}</p><table class=\"verdicts\"><thead><tr><th>property</th><th>modality</th><th>estimate</th>\
          <th>{}</th><th>runs</th></tr></thead><tbody>",
-        r.runs,
         r.deadlocks,
         esc(&how),
-        if epsilon.is_some() { "interval" } else { "decision" }
+        if confidence.is_some() { "interval" } else { "decision" }
     );
     for p in &r.properties {
-        let (estimate, second) = if !p.estimated {
-            ("—".to_string(), "no bounded reading".to_string())
-        } else {
-            let second = match (p.interval, p.decision) {
-                (Some((lo, hi)), _) => format!("[{lo:.4}, {hi:.4}]"),
-                (None, Some(Decision::Above)) => "P ≥ θ accepted".to_string(),
-                (None, Some(Decision::Below)) => "P < θ accepted".to_string(),
-                _ => "undecided".to_string(),
-            };
-            let second = match (p.not_refuted, p.not_refuted_interval) {
-                (Some(n), Some((lo, hi))) => {
-                    format!("{second}; not refuted {:.4} in [{lo:.4}, {hi:.4}]", n as f64 / p.runs.max(1) as f64)
-                }
-                (Some(n), None) => format!("{second}; not refuted in {n} runs"),
-                _ => second,
-            };
-            let guaranteed = if p.not_refuted.is_some() { "guaranteed " } else { "" };
-            (format!("{guaranteed}{:.4}", p.estimate), second)
-        };
+        let (estimate, second) = estimate_cells(p, steps);
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{estimate}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&p.property),
             esc(&p.modality),
+            esc(&estimate),
             esc(&second),
             p.runs
         );
     }
     out.push_str("</tbody></table></section>");
-    for p in r.properties.iter().filter(|p| p.estimated && p.modality == "finally") {
+    for p in r.properties.iter().filter(|p| p.estimated && p.modality == "finally" && p.runs > 0) {
         let curve = probability::cumulative(&p.reached, p.runs, steps);
+        let band: Option<Vec<(f64, f64)>> = confidence.map(|c| probability::band(&p.reached, p.runs, steps, c));
         let title = format!("Probability of reaching {} within k steps", p.property);
-        let band = match epsilon {
-            Some(e) => format!(
-                "The band is the estimate ± {e}: at each k on its own, the true probability lies in it with the \
-                 confidence asked (not at every k at once)."
+        let note = match confidence {
+            Some(c) => format!(
+                "The band is the exact interval of the {} runs at each k, at confidence {c}: at each k on its own, the \
+                 true probability lies in it with that confidence (not at every k at once).",
+                p.runs
             ),
             None => "A sequential test gives no interval: the curve is the fraction of its runs.".to_string(),
         };
@@ -245,13 +248,47 @@ pub(crate) fn estimate_page(meta: &Meta, r: &EstimateReport, steps: usize) -> St
             esc(&title),
             p.successes,
             p.runs,
-            esc(&band),
-            probability::plot(&curve, epsilon, &title),
-            probability::table(&curve, epsilon)
+            esc(&note),
+            probability::plot(&curve, band.as_deref(), &title),
+            probability::table(&curve, band.as_deref())
         );
     }
     out.push_str("</main></body></html>\n");
     out
+}
+
+/// A property's estimate and its interval or decision, as the page's table shows them.
+fn estimate_cells(p: &crate::engine::estimate::PropertyEstimate, steps: usize) -> (String, String) {
+    if !p.estimated {
+        return ("—".into(), "not estimable on bounded runs (a branching property)".into());
+    }
+    let Some(estimate) = p.estimate else { return ("—".into(), "no run".into()) };
+    let undecided = p.not_refuted.map_or(0, |n| n - p.successes);
+    if undecided == p.runs {
+        return (
+            "—".into(),
+            format!("not estimable on bounded runs: none of the runs decided it within {steps} steps"),
+        );
+    }
+    let second = match (p.interval, p.decision) {
+        (Some((lo, hi)), _) => format!("[{lo:.4}, {hi:.4}]"),
+        (None, Some(Decision::Above)) => "P ≥ θ accepted".to_string(),
+        (None, Some(Decision::Below)) => "P < θ accepted".to_string(),
+        (None, Some(Decision::Inconclusive)) => "not decided by bounded runs".to_string(),
+        _ => "undecided".to_string(),
+    };
+    if undecided == 0 {
+        return (format!("{estimate:.4}"), second);
+    }
+    let n = p.not_refuted.unwrap_or(p.runs);
+    let upper = match p.not_refuted_interval {
+        Some((lo, hi)) => format!("{:.4} in [{lo:.4}, {hi:.4}]", n as f64 / p.runs as f64),
+        None => format!("{n} runs"),
+    };
+    (
+        format!("guaranteed {estimate:.4}"),
+        format!("{second}; not refuted {upper} ({undecided} runs undecided within {steps} steps)"),
+    )
 }
 
 /// The page up to its `<main>`: the document head and the header that describes the run.

@@ -1,8 +1,8 @@
 //! The plot of a statistical estimate (`simulate --estimate --report`): for a `finally ψ`
 //! property, the estimated probability that a run reaches ψ within `k` steps, for every step
 //! bound `k` up to `--steps`, as a step curve in SVG, with the interval of the estimate around
-//! it when the method gives one (the same ± ε at every `k`: each point is a mean of the same
-//! runs, so the Okamoto bound holds for each point on its own, not for all at once).
+//! it when the method gives one (the exact interval of the runs at each `k`: it holds for each
+//! point on its own, not for all at once).
 
 use super::html::esc;
 use std::fmt::Write;
@@ -26,6 +26,26 @@ pub(crate) fn cumulative(reached: &[u64], runs: u64, steps: usize) -> Vec<f64> {
         .collect()
 }
 
+/// The exact (Clopper–Pearson) interval of each point of `cumulative(reached, runs, steps)`,
+/// at `confidence`.
+pub(crate) fn band(reached: &[u64], runs: u64, steps: usize, confidence: f64) -> Vec<(f64, f64)> {
+    let mut met = 0u64;
+    let mut last: Option<(u64, (f64, f64))> = None;
+    (0..=steps)
+        .map(|k| {
+            met += reached.get(k).copied().unwrap_or(0);
+            match last {
+                Some((m, i)) if m == met => i,
+                _ => {
+                    let i = crate::engine::estimate::clopper_pearson(met, runs, confidence).unwrap_or((0.0, 1.0));
+                    last = Some((met, i));
+                    i
+                }
+            }
+        })
+        .collect()
+}
+
 /// A round step between axis ticks so that about `want` ticks cover `0..=max`.
 fn tick_step(max: usize, want: usize) -> usize {
     let raw = (max as f64 / want as f64).max(1.0);
@@ -34,8 +54,8 @@ fn tick_step(max: usize, want: usize) -> usize {
     step as usize
 }
 
-/// The SVG plot of `p` (from `cumulative`), with the band `p ± epsilon` clipped to `[0, 1]`.
-pub(crate) fn plot(p: &[f64], epsilon: Option<f64>, title: &str) -> String {
+/// The SVG plot of `p` (from `cumulative`), with its band (from `band`) when there is one.
+pub(crate) fn plot(p: &[f64], band: Option<&[(f64, f64)]>, title: &str) -> String {
     let steps = p.len().saturating_sub(1).max(1);
     let (w, h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
     let x = |k: usize| LEFT + w * k as f64 / steps as f64;
@@ -83,32 +103,32 @@ pub(crate) fn plot(p: &[f64], epsilon: Option<f64>, title: &str) -> String {
         yl = HEIGHT - 6.0
     );
     // The estimate holds from step k until step k + 1: a step curve.
-    let stairs = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+    let stairs = |v: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
         let mut pts = Vec::with_capacity(2 * p.len());
-        for (k, v) in p.iter().enumerate() {
-            pts.push((x(k), y(f(*v))));
-            pts.push((x((k + 1).min(steps)), y(f(*v))));
+        for k in 0..p.len() {
+            pts.push((x(k), y(v(k))));
+            pts.push((x((k + 1).min(steps)), y(v(k))));
         }
         pts
     };
     let path = |pts: &[(f64, f64)]| pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect::<Vec<_>>().join(" ");
-    if let Some(e) = epsilon {
-        let mut band = stairs(&|v| v + e);
-        let mut low = stairs(&|v| v - e);
+    if let Some(b) = band {
+        let mut outline = stairs(&|k| b[k].1);
+        let mut low = stairs(&|k| b[k].0);
         low.reverse();
-        band.extend(low);
-        let _ = write!(s, "<polygon class=\"band\" points=\"{}\"/>", path(&band));
+        outline.extend(low);
+        let _ = write!(s, "<polygon class=\"band\" points=\"{}\"/>", path(&outline));
     }
-    let _ = write!(s, "<polyline class=\"estimate\" points=\"{}\"/>", path(&stairs(&|v| v)));
+    let _ = write!(s, "<polyline class=\"estimate\" points=\"{}\"/>", path(&stairs(&|k| p[k])));
     s.push_str("</svg>");
     s
 }
 
 /// The values of the curve where they change, as a table (what the plot shows, readable and
 /// searchable): `k` and the estimate, with its interval when there is one.
-pub(crate) fn table(p: &[f64], epsilon: Option<f64>) -> String {
+pub(crate) fn table(p: &[f64], band: Option<&[(f64, f64)]>) -> String {
     let mut s = String::from("<table class=\"curve\"><thead><tr><th>k</th><th>estimate</th>");
-    if epsilon.is_some() {
+    if band.is_some() {
         s.push_str("<th>interval</th>");
     }
     s.push_str("</tr></thead><tbody>");
@@ -119,8 +139,8 @@ pub(crate) fn table(p: &[f64], epsilon: Option<f64>) -> String {
         }
         last = Some(*v);
         let _ = write!(s, "<tr><td>{k}</td><td>{v:.4}</td>");
-        if let Some(e) = epsilon {
-            let _ = write!(s, "<td>[{:.4}, {:.4}]</td>", (v - e).max(0.0), (v + e).min(1.0));
+        if let Some(b) = band {
+            let _ = write!(s, "<td>[{:.4}, {:.4}]</td>", b[k].0, b[k].1);
         }
         s.push_str("</tr>");
     }
@@ -149,15 +169,24 @@ mod tests {
     }
 
     #[test]
-    fn the_band_stays_within_zero_and_one() {
-        let svg = plot(&[0.0, 0.98, 1.0], Some(0.05), "P");
-        let band = svg.split("class=\"band\" points=\"").nth(1).unwrap().split('"').next().unwrap();
-        for pt in band.split(' ') {
+    fn the_band_is_the_exact_interval_at_each_step_bound_and_stays_within_zero_and_one() {
+        // 50 runs: none meets ψ at once, 49 after one step, the last after two.
+        let (reached, runs) = ([0, 49, 1], 50);
+        let p = cumulative(&reached, runs, 2);
+        let b = band(&reached, runs, 2, 0.95);
+        // 0 and 50 of 50: the closed forms 1 - 0.025^(1/50) and 0.025^(1/50).
+        let edge = 0.025f64.powf(1.0 / 50.0);
+        assert!(b[0].0 == 0.0 && (b[0].1 - (1.0 - edge)).abs() < 1e-9, "{:?}", b[0]);
+        assert!(b[2].1 == 1.0 && (b[2].0 - edge).abs() < 1e-9, "{:?}", b[2]);
+        assert!(b[1].0 < 0.98 && 0.98 < b[1].1);
+        let svg = plot(&p, Some(&b), "P");
+        let outline = svg.split("class=\"band\" points=\"").nth(1).unwrap().split('"').next().unwrap();
+        for pt in outline.split(' ') {
             let y: f64 = pt.split(',').nth(1).unwrap().parse().unwrap();
             assert!((TOP..=HEIGHT - BOTTOM).contains(&y), "{pt} outside the plot area");
         }
-        let rows = table(&[0.0, 0.98, 1.0], Some(0.05));
-        assert!(rows.contains("<td>[0.9300, 1.0000]</td>"), "{rows}");
-        assert!(rows.contains("<td>[0.0000, 0.0500]</td>"), "{rows}");
+        let rows = table(&p, Some(&b));
+        assert!(rows.contains(&format!("<td>[{edge:.4}, 1.0000]</td>")), "{rows}");
+        assert!(rows.contains(&format!("<td>[0.0000, {:.4}]</td>", 1.0 - edge)), "{rows}");
     }
 }

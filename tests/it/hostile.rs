@@ -304,8 +304,10 @@ fn a_range_too_wide_to_enumerate_is_an_error_naming_it() {
              Behavior = x <-- [0..y]\n}}\n\ncheck {{\n    Natural = always x >= 0\n}}\n"
         ),
     );
-    for cmd in ["verify", "simulate"] {
-        let (o, t) = labs(&[cmd, spec.as_str(), "--threads", "1"]);
+    // (`--threads` is an option of `verify` and of `simulate --estimate`/`--sprt` only.)
+    for args in [&["verify", spec.as_str(), "--threads", "1"][..], &["simulate", spec.as_str()]] {
+        let cmd = args[0];
+        let (o, t) = labs(args);
         let e = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{cmd}: {e}");
         assert!(e.contains(&format!("`[0..{wide}]` has {wide} choices")), "{cmd}: {e}");
