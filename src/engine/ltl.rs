@@ -11,81 +11,9 @@
 use super::accepting::{Emptiness, Halt, accepting_cycle, run};
 use super::check::{Cex, Outcome, Space, UNSEEN, path_from};
 use super::explore::NO_PARENT;
+use super::ltl_formula::{Node, Table};
 use crate::syntax::ltl::Ltl;
-use std::collections::{BTreeSet, HashMap};
-
-/// A formula in negation normal form; children are ids in `Table::nodes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Node {
-    True,
-    False,
-    /// Atom `i` holds (`true`) or does not.
-    Lit(usize, bool),
-    And(u32, u32),
-    Or(u32, u32),
-    Until(u32, u32),
-    /// `a R b`: `b` holds up to and including the first position where `a` does, or forever.
-    Release(u32, u32),
-}
-
-#[derive(Default)]
-struct Table {
-    nodes: Vec<Node>,
-    ids: HashMap<Node, u32>,
-}
-
-impl Table {
-    fn intern(&mut self, n: Node) -> u32 {
-        if let Some(&i) = self.ids.get(&n) {
-            return i;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(n);
-        self.ids.insert(n, i);
-        i
-    }
-
-    /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is index `k`.
-    fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
-        let n = match f {
-            Ltl::Atom(_) => {
-                *next_atom += 1;
-                Node::Lit(*next_atom - 1, !neg)
-            }
-            Ltl::Not(x) => return self.nnf(x, !neg, next_atom),
-            Ltl::And(x, y) | Ltl::Or(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                if matches!(f, Ltl::And(..)) != neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Implies(x, y) => {
-                let (a, b) = (self.nnf(x, !neg, next_atom), self.nnf(y, neg, next_atom));
-                if neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Always(x) | Ltl::Finally(x) => {
-                let a = self.nnf(x, neg, next_atom);
-                let (t, ff) = (self.intern(Node::True), self.intern(Node::False));
-                if matches!(f, Ltl::Always(_)) != neg { Node::Release(ff, a) } else { Node::Until(t, a) }
-            }
-            Ltl::Until(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                // ¬(a U b) = ¬a R ¬b.
-                if neg { Node::Release(a, b) } else { Node::Until(a, b) }
-            }
-            Ltl::Unless(x, y) => {
-                // a W b = b R (a ∨ b); ¬(a W b) = ¬b U (¬a ∧ ¬b).
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                if neg {
-                    let both = self.intern(Node::And(a, b));
-                    Node::Until(b, both)
-                } else {
-                    let either = self.intern(Node::Or(a, b));
-                    Node::Release(b, either)
-                }
-            }
-        };
-        self.intern(n)
-    }
-}
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// One transition of the automaton: the literals the current state must satisfy, the
 /// obligations left for the next state, and the `until`s it does not postpone (a bit per
@@ -97,7 +25,8 @@ struct Cover {
     accepts: u64,
 }
 
-/// The automaton of a formula's negation.
+/// The automaton of a formula's negation (or of the formula itself).
+#[derive(Clone)]
 pub(crate) struct Automaton {
     /// Transitions of each automaton state; state 0 is initial.
     covers: Vec<Vec<Cover>>,
@@ -107,51 +36,150 @@ pub(crate) struct Automaton {
     atoms: usize,
 }
 
-/// The formula has more `until`s (after negation) than acceptance bits.
-#[derive(Debug)]
-pub(crate) struct TooManyUntils;
+/// The largest automaton the translation builds: more states or transitions than this, and
+/// the property is not checked (docs/semantics.md, D14). The product with the state graph has
+/// one node per pair of a state and an automaton state, so an automaton this large already
+/// multiplies the check's memory by up to `MAX_STATES`.
+pub(crate) const MAX_STATES: usize = 10_000;
+pub(crate) const MAX_TRANSITIONS: usize = 100_000;
+/// The tableau steps (obligations expanded) the translation may take in all.
+const MAX_WORK: usize = 4_000_000;
+
+/// Why a formula has no automaton.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// More `until`s (after simplification) than acceptance bits.
+    TooManyUntils(usize),
+    /// The automaton would pass `MAX_STATES` or `MAX_TRANSITIONS` (or the tableau
+    /// `MAX_WORK`): the sizes reached when it stopped.
+    TooLarge { states: usize, transitions: usize },
+    /// The run's limits stopped the translation.
+    Stopped,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Refused::TooManyUntils(n) => {
+                write!(f, "its automaton needs {n} acceptance sets (`until`s after simplification), more than 64")
+            }
+            Refused::TooLarge { states, transitions } => write!(
+                f,
+                "its automaton passes the bound of {MAX_STATES} states and {MAX_TRANSITIONS} transitions (the \
+                 translation stopped at {states} states and {transitions} transitions)"
+            ),
+            Refused::Stopped => write!(f, "the run was stopped while its automaton was built"),
+        }
+    }
+}
+
+/// What watches a translation: the run's limits (`stopped`), and where its progress goes
+/// (`progress(states, transitions)`, every few hundred thousand steps).
+#[derive(Clone, Copy)]
+pub(crate) struct Watch<'a> {
+    pub(crate) stopped: &'a dyn Fn() -> bool,
+    pub(crate) progress: &'a dyn Fn(usize, usize),
+}
+
+impl Watch<'_> {
+    /// Nothing stops the translation, nobody watches it.
+    pub(crate) const NONE: Watch<'static> = Watch { stopped: &|| false, progress: &|_, _| {} };
+}
+
+/// The translation's running counts, checked against the bounds.
+struct Budget<'a> {
+    work: usize,
+    transitions: usize,
+    watch: Watch<'a>,
+}
+
+impl Budget<'_> {
+    /// One more tableau step; an error past the bounds.
+    fn tick(&mut self, states: usize) -> Result<(), Refused> {
+        self.work += 1;
+        if self.work > MAX_WORK {
+            return Err(Refused::TooLarge { states, transitions: self.transitions });
+        }
+        if self.work.is_multiple_of(4096) && (self.watch.stopped)() {
+            return Err(Refused::Stopped);
+        }
+        if self.work.is_multiple_of(1 << 18) {
+            (self.watch.progress)(states, self.transitions);
+        }
+        Ok(())
+    }
+}
 
 impl Automaton {
     /// The automaton whose accepting runs are exactly the runs violating `f`.
-    pub(crate) fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
-        Automaton::build(f, true)
+    pub(crate) fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+        Automaton::build(f, true, Watch::NONE)
     }
 
     /// The automaton whose accepting runs are exactly the runs satisfying `f`.
-    pub(crate) fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
-        Automaton::build(f, false)
+    pub(crate) fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+        Automaton::build(f, false, Watch::NONE)
     }
 
-    fn build<A>(f: &Ltl<A>, negate: bool) -> Result<Automaton, TooManyUntils> {
+    /// [`Automaton::of_negation`] (`negate`) or [`Automaton::of_formula`], watched by `watch`
+    /// (the run's limits, the progress line) while it builds.
+    pub(crate) fn within<A>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
+        Automaton::build(f, negate, watch)
+    }
+
+    fn build<A>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
         let mut t = Table::default();
         let mut atoms = 0;
         let root = t.nnf(f, negate, &mut atoms);
-        let untils: Vec<u32> =
-            (0..t.nodes.len() as u32).filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
+        let root = t.simplify(root, &mut HashMap::new());
+        let must = t.always_met();
+        let untils: Vec<u32> = reachable(&t, root)
+            .into_iter()
+            .filter(|&i| matches!(t.nodes[i as usize], Node::Until(..)))
+            .collect();
         if untils.len() > 64 {
-            return Err(TooManyUntils);
+            return Err(Refused::TooManyUntils(untils.len()));
         }
-        let bit = |u: u32| 1u64 << untils.iter().position(|&x| x == u).expect("an until");
+        // The acceptance bit of each `until` node (0 for the other nodes).
+        let mut bit = vec![0u64; t.nodes.len()];
+        for (k, &u) in untils.iter().enumerate() {
+            bit[u as usize] = 1 << k;
+        }
         let all = if untils.len() == 64 { u64::MAX } else { (1u64 << untils.len()) - 1 };
-        let mut states: Vec<BTreeSet<u32>> = vec![BTreeSet::from([root])];
-        let mut index: HashMap<BTreeSet<u32>, u32> = HashMap::from([(states[0].clone(), 0)]);
+        let mut budget = Budget { work: 0, transitions: 0, watch };
+        let mut states: Vec<Vec<u32>> = vec![vec![root]];
+        let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(states[0].clone(), 0)]);
         let mut covers = Vec::new();
         let mut q = 0;
         while q < states.len() {
-            let mut out = BTreeSet::new();
-            expand(&t, states[q].iter().copied().collect(), Partial::default(), &mut |p: Partial| {
-                let postponed = p.postponed.iter().fold(0u64, |m, &u| m | bit(u));
-                out.insert((p.lits, p.next, all & !postponed));
-            });
-            let mut cs = Vec::new();
+            let mut out: HashSet<(Vec<(usize, bool)>, Vec<u32>, u64)> = HashSet::new();
+            let (before, n_states) = (budget.transitions, states.len());
+            expand(&t, &bit, states[q].clone(), &mut budget, n_states, &mut |mut p: Partial| {
+                p.lits.sort_unstable();
+                p.next.sort_unstable();
+                out.insert((p.lits, without_implied(p.next, &must), all & !p.postponed));
+                if before + out.len() > MAX_TRANSITIONS {
+                    return Err(Refused::TooLarge { states: n_states, transitions: before + out.len() });
+                }
+                Ok(())
+            })?;
+            // In a fixed order, so that states are numbered the same way on every run.
+            let mut out: Vec<_> = out.into_iter().collect();
+            out.sort_unstable();
+            let mut cs: Vec<Cover> = Vec::new();
             for (lits, next, accepts) in out {
                 let id = *index.entry(next.clone()).or_insert_with(|| {
-                    states.push(next.clone());
+                    states.push(next);
                     states.len() as u32 - 1
                 });
-                cs.push(Cover { lits: lits.into_iter().collect(), next: id, accepts });
+                cs.push(Cover { lits, next: id, accepts });
             }
+            let cs = undominated(cs);
+            budget.transitions += cs.len();
             covers.push(cs);
+            if states.len() > MAX_STATES || budget.transitions > MAX_TRANSITIONS {
+                return Err(Refused::TooLarge { states: states.len(), transitions: budget.transitions });
+            }
             q += 1;
         }
         Ok(Automaton { covers, all, atoms })
@@ -159,6 +187,11 @@ impl Automaton {
 
     pub(crate) fn states(&self) -> usize {
         self.covers.len()
+    }
+
+    /// Atoms of the formula (occurrences, as `Ltl::atoms` lists them).
+    pub(crate) fn atoms(&self) -> usize {
+        self.atoms
     }
 
     /// Every acceptance bit.
@@ -210,8 +243,14 @@ impl Automaton {
     /// Whether the automaton accepts, from state `q`, the word that repeats one valuation of
     /// the atoms forever (`value(k)`: atom `k`): the stuttered suffix of a run that ends in a
     /// deadlock (D14).
+    #[cfg(test)]
     pub(crate) fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
-        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))[q as usize]
+        self.accepting_constant(value)[q as usize]
+    }
+
+    /// [`Automaton::accepts_constant`] from every state.
+    pub(crate) fn accepting_constant(&self, value: &dyn Fn(usize) -> bool) -> Vec<bool> {
+        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))
     }
 
     /// The automaton degeneralised for a monitor: one acceptance condition, by a counter of the
@@ -247,33 +286,29 @@ impl Automaton {
 
     fn nonempty_with(&self, keep: &dyn Fn(&Cover) -> bool) -> Vec<bool> {
         let n = self.covers.len();
-        let covers: Vec<Vec<&Cover>> = self.covers.iter().map(|cs| cs.iter().filter(|c| keep(c)).collect()).collect();
-        let reach: Vec<Vec<bool>> = (0..n)
-            .map(|q| {
-                let mut seen = vec![false; n];
-                let mut todo: Vec<usize> = covers[q].iter().map(|c| c.next as usize).collect();
-                while let Some(r) = todo.pop() {
-                    if !std::mem::replace(&mut seen[r], true) {
-                        todo.extend(covers[r].iter().map(|c| c.next as usize));
-                    }
-                }
-                seen
-            })
-            .collect();
-        // q lies on an accepting cycle: the transitions inside its component (both ends reach
-        // each other) together meet every bit.
-        let accepting: Vec<bool> = (0..n)
-            .map(|q| {
-                reach[q][q] && {
-                    let inside = |r: usize| reach[q][r] && reach[r][q];
-                    let met = (0..n).filter(|&r| inside(r)).fold(0u64, |m, r| {
-                        covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
-                    });
-                    met & self.all == self.all
-                }
-            })
-            .collect();
-        (0..n).map(|q| accepting[q] || (0..n).any(|r| reach[q][r] && accepting[r])).collect()
+        let kept = |q: u32| self.covers[q as usize].iter().filter(|c| keep(c));
+        // Components are numbered successors first (`scc`), so one pass in that order sees
+        // every component a component reaches before it.
+        let comp = super::scc::components(n, 0..n as u32, |q, f| kept(q).for_each(|c| f(c.next))).comp;
+        let nc = comp.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        // A component is accepting when its inner transitions meet every bit (and it has one).
+        let mut met = vec![None::<u64>; nc];
+        for q in 0..n as u32 {
+            for c in kept(q).filter(|c| comp[c.next as usize] == comp[q as usize]) {
+                let m = &mut met[comp[q as usize] as usize];
+                *m = Some(m.unwrap_or(0) | c.accepts);
+            }
+        }
+        let mut live: Vec<bool> = met.iter().map(|m| m.is_some_and(|m| m & self.all == self.all)).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&q| comp[q as usize]);
+        for q in order {
+            let cq = comp[q as usize] as usize;
+            if !live[cq] && kept(q).any(|c| live[comp[c.next as usize] as usize]) {
+                live[cq] = true;
+            }
+        }
+        (0..n).map(|q| live[comp[q] as usize]).collect()
     }
 }
 
@@ -295,55 +330,129 @@ pub(crate) struct Degeneralised {
     pub(crate) trans: Vec<Vec<MonitorStep>>,
 }
 
-/// A cover under construction.
+/// A cover under construction: the literals chosen, the obligations postponed to the next
+/// state (`next`, the `until`s among them as acceptance bits in `postponed`), and the nodes
+/// expanded (a bit per node).
 #[derive(Clone, Default)]
 struct Partial {
-    lits: BTreeSet<(usize, bool)>,
-    next: BTreeSet<u32>,
-    postponed: BTreeSet<u32>,
-    done: BTreeSet<u32>,
+    lits: Vec<(usize, bool)>,
+    next: Vec<u32>,
+    postponed: u64,
+    done: Vec<u64>,
 }
 
-/// Every way of meeting the obligations `todo` now (literals) and later (`next`).
-fn expand(t: &Table, mut todo: Vec<u32>, mut p: Partial, out: &mut dyn FnMut(Partial)) {
-    while let Some(f) = todo.pop() {
-        if !p.done.insert(f) {
+/// Every way of meeting the obligations `todo` now (literals) and later (`next`), each given
+/// to `out`; every branch is a choice kept on an explicit stack (no recursion), each
+/// obligation expanded a tick of `budget`. `bit`: each `until`'s acceptance bit. `states`: the
+/// automaton's states so far (for the refusal's message).
+fn expand(
+    t: &Table,
+    bit: &[u64],
+    todo: Vec<u32>,
+    budget: &mut Budget,
+    states: usize,
+    out: &mut dyn FnMut(Partial) -> Result<(), Refused>,
+) -> Result<(), Refused> {
+    let start = Partial { done: vec![0; t.nodes.len().div_ceil(64)], ..Partial::default() };
+    let mut branches = vec![(todo, start)];
+    'branch: while let Some((mut todo, mut p)) = branches.pop() {
+        while let Some(f) = todo.pop() {
+            let (w, m) = (f as usize / 64, 1u64 << (f % 64));
+            if p.done[w] & m != 0 {
+                continue;
+            }
+            p.done[w] |= m;
+            budget.tick(states)?;
+            match t.nodes[f as usize] {
+                Node::True => {}
+                Node::False => continue 'branch,
+                Node::Lit(i, b) => {
+                    if p.lits.contains(&(i, !b)) {
+                        continue 'branch;
+                    }
+                    if !p.lits.contains(&(i, b)) {
+                        p.lits.push((i, b));
+                    }
+                }
+                Node::And(a, b) => todo.extend([a, b]),
+                Node::Or(a, b) => {
+                    let mut left = todo.clone();
+                    left.push(a);
+                    branches.push((left, p.clone()));
+                    todo.push(b);
+                }
+                Node::Until(a, b) => {
+                    let mut now = todo.clone();
+                    now.push(b);
+                    branches.push((now, p.clone()));
+                    todo.push(a);
+                    p.next.push(f);
+                    p.postponed |= bit[f as usize];
+                }
+                Node::Release(a, b) => {
+                    let mut now = todo.clone();
+                    now.extend([a, b]);
+                    branches.push((now, p.clone()));
+                    todo.push(b);
+                    p.next.push(f);
+                }
+            }
+        }
+        out(p)?;
+    }
+    Ok(())
+}
+
+/// The obligations `next` (sorted) without those another one's expansion always meets
+/// (`Table::always_met`): the state expands to the same transitions without them.
+fn without_implied(next: Vec<u32>, must: &[Vec<u32>]) -> Vec<u32> {
+    next.iter()
+        .copied()
+        .filter(|&g| !next.iter().any(|&h| h != g && must[h as usize].binary_search(&g).is_ok()))
+        .collect()
+}
+
+/// The covers of one state without those another one makes useless: the same next state,
+/// fewer literals to satisfy and at least the same acceptance (any run through the dominated
+/// one can take the other instead). The covers are distinct, so two never dominate each
+/// other. Compared pairwise among those with the same next state, where these are at most
+/// `DOMINANCE_GROUP` (a smaller automaton, not a different language: larger groups stay whole).
+fn undominated(cs: Vec<Cover>) -> Vec<Cover> {
+    const DOMINANCE_GROUP: usize = 256;
+    let dominates = |c: &Cover, d: &Cover| {
+        c.next == d.next && c.accepts & d.accepts == d.accepts && c.lits.iter().all(|l| d.lits.binary_search(l).is_ok())
+    };
+    let mut group: HashMap<u32, usize> = HashMap::new();
+    for c in &cs {
+        *group.entry(c.next).or_default() += 1;
+    }
+    let same_next: HashMap<u32, Vec<&Cover>> = cs
+        .iter()
+        .filter(|c| group[&c.next] <= DOMINANCE_GROUP)
+        .fold(HashMap::new(), |mut m, c| {
+            m.entry(c.next).or_insert_with(Vec::new).push(c);
+            m
+        });
+    cs.iter()
+        .filter(|d| same_next.get(&d.next).is_none_or(|g| !g.iter().any(|c| !std::ptr::eq(*c, *d) && dominates(c, d))))
+        .cloned()
+        .collect()
+}
+
+/// The nodes reachable from `root` in the table.
+fn reachable(t: &Table, root: u32) -> BTreeSet<u32> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        if !seen.insert(n) {
             continue;
         }
-        match t.nodes[f as usize] {
-            Node::True => {}
-            Node::False => return,
-            Node::Lit(i, b) => {
-                if p.lits.contains(&(i, !b)) {
-                    return;
-                }
-                p.lits.insert((i, b));
-            }
-            Node::And(a, b) => todo.extend([a, b]),
-            Node::Or(a, b) => {
-                let mut left = todo.clone();
-                left.push(a);
-                expand(t, left, p.clone(), out);
-                todo.push(b);
-            }
-            Node::Until(a, b) => {
-                let mut now = todo.clone();
-                now.push(b);
-                expand(t, now, p.clone(), out);
-                todo.push(a);
-                p.next.insert(f);
-                p.postponed.insert(f);
-            }
-            Node::Release(a, b) => {
-                let mut now = todo.clone();
-                now.extend([a, b]);
-                expand(t, now, p.clone(), out);
-                todo.push(b);
-                p.next.insert(f);
-            }
+        match t.nodes[n as usize] {
+            Node::And(a, b) | Node::Or(a, b) | Node::Until(a, b) | Node::Release(a, b) => todo.extend([a, b]),
+            _ => {}
         }
     }
-    out(p)
+    seen
 }
 
 /// The product of the states `0..within` of `g` (each expanded) with `aut`: node `s·k + q`

@@ -180,7 +180,13 @@ pub fn verify(
             _ => None,
         };
         statements.push(statement(v, Some(results.len())));
-        results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
+        results.push(PropertyResult {
+            property: prop.name.clone(),
+            modality: prop.keyword.clone(),
+            verdict,
+            trace,
+            reason: None,
+        });
     }
     if stopped.is_some() {
         results = all_unknown(&selected);
