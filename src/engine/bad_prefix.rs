@@ -116,13 +116,13 @@ impl Prefixes {
 
 /// `t`, a counterexample of the formula `pre` reads, ended at its first bad position (a lasso
 /// unrolled when that position lies in a later round of its loop): a finite path without a
-/// loop. `atom(k, state)`: atom `k` on a state of the trace. Unchanged when no prefix of it
-/// is bad. Returns whether it was cut.
+/// loop. `atom(k, state)`: atom `k` on a state of the trace. Returns that position (the
+/// length of the path now), or `None`, and `t` unchanged, when no prefix of it is bad.
 pub(crate) fn cut<E>(
     pre: &Prefixes,
     t: &mut Trace,
     atom: &mut dyn FnMut(usize, &[i32]) -> Result<bool, E>,
-) -> Result<bool, E> {
+) -> Result<Option<usize>, E> {
     let (n, end) = match t.loop_start {
         Some(l) => (t.len(), RunEnd::Loop(l)),
         None if t.ends_in_deadlock => (t.len() + 1, RunEnd::Deadlock),
@@ -148,20 +148,23 @@ pub(crate) fn cut<E>(
     if let Some(e) = err {
         return Err(e);
     }
-    let Some(at) = bad else { return Ok(false) };
-    match t.loop_start {
-        Some(l) if at > t.len() => {
+    let Some(at) = bad else { return Ok(None) };
+    if let Some(l) = t.loop_start {
+        if at > t.len() {
             let period = t.len() - l;
             let steps = (0..at).map(|k| t.steps[if k < t.len() { k } else { l + (k - l) % period }].clone()).collect();
             t.steps = steps;
+        } else {
+            t.steps.truncate(at);
         }
-        None if at >= t.len() => return Ok(false),
-        _ => t.steps.truncate(at),
+        t.loop_start = None;
+        // The last state has its successor on the lasso.
+        t.ends_in_deadlock = false;
+    } else if at < t.len() {
+        t.steps.truncate(at);
+        t.ends_in_deadlock = false;
     }
-    t.loop_start = None;
-    // The last state now has its successor on the path.
-    t.ends_in_deadlock = false;
-    Ok(true)
+    Ok(Some(at))
 }
 
 /// The shortest path of `g` from an initial state whose states are a bad prefix of the formula

@@ -133,10 +133,8 @@ impl Automaton {
         let root = t.nnf(f, negate, &mut atoms);
         let root = t.simplify(root, &mut HashMap::new());
         let must = t.always_met();
-        let untils: Vec<u32> = reachable(&t, root)
-            .into_iter()
-            .filter(|&i| matches!(t.nodes[i as usize], Node::Until(..)))
-            .collect();
+        let untils: Vec<u32> =
+            reachable(&t, root).into_iter().filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
         if untils.len() > 64 {
             return Err(Refused::TooManyUntils(untils.len()));
         }
@@ -426,10 +424,8 @@ fn undominated(cs: Vec<Cover>) -> Vec<Cover> {
     for c in &cs {
         *group.entry(c.next).or_default() += 1;
     }
-    let same_next: HashMap<u32, Vec<&Cover>> = cs
-        .iter()
-        .filter(|c| group[&c.next] <= DOMINANCE_GROUP)
-        .fold(HashMap::new(), |mut m, c| {
+    let same_next: HashMap<u32, Vec<&Cover>> =
+        cs.iter().filter(|c| group[&c.next] <= DOMINANCE_GROUP).fold(HashMap::new(), |mut m, c| {
             m.entry(c.next).or_insert_with(Vec::new).push(c);
             m
         });

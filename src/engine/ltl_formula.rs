@@ -322,7 +322,8 @@ impl Table {
     /// adds nothing to an automaton state. Sorted.
     pub(super) fn always_met(&self) -> Vec<Vec<u32>> {
         let mut must: Vec<Vec<u32>> = Vec::with_capacity(self.nodes.len());
-        let inter = |x: &[u32], y: &[u32]| -> Vec<u32> { x.iter().copied().filter(|v| y.binary_search(v).is_ok()).collect() };
+        let inter =
+            |x: &[u32], y: &[u32]| -> Vec<u32> { x.iter().copied().filter(|v| y.binary_search(v).is_ok()).collect() };
         let union = |x: &[u32], y: &[u32]| -> Vec<u32> {
             let mut v: Vec<u32> = x.iter().chain(y).copied().collect();
             v.sort_unstable();
@@ -345,7 +346,6 @@ impl Table {
         must
     }
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -807,13 +807,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             }
         };
         let reason = translation.as_ref().and_then(Translation::refusal).filter(|_| verdict == Verdict::Unknown);
-        results.push(PropertyResult {
-            property: p.name.clone(),
-            modality: p.keyword.clone(),
-            verdict,
-            trace,
-            reason,
-        });
+        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace, reason });
     }
     let stats = Stats {
         states: g.states() as u64,

@@ -129,9 +129,10 @@ impl<'a> OnTheFly<'a> {
             .map(|(p, aut)| match p.modality {
                 Modality::Always => Kind::Always,
                 Modality::Finally => Kind::Finally,
-                _ => Kind::Linear(formula_over_predicates(p).and_then(|f| {
-                    Some((aut.clone()?, f.atoms().into_iter().copied().collect()))
-                })),
+                _ => Kind::Linear(
+                    formula_over_predicates(p)
+                        .and_then(|f| Some((aut.clone()?, f.atoms().into_iter().copied().collect()))),
+                ),
             })
             .collect();
         let found = props

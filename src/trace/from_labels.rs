@@ -528,9 +528,9 @@ pub fn shows(
             if let Some(pre) = Prefixes::new(f, crate::engine::ltl::Watch::NONE) {
                 let mut t = trace.clone();
                 let mut sc = Default::default();
-                let cut = bad_prefix::cut(&pre, &mut t, &mut |k, st| crate::engine::eval_pred(&stepper, st, &mut sc, atoms[k]))?;
-                if cut && t.len() <= trace.len() {
-                    return Ok(Shows::Violation { at: t.len() });
+                let bad = bad_prefix::cut(&pre, &mut t, &mut |k, st| crate::engine::eval_pred(&stepper, st, &mut sc, atoms[k]))?;
+                if let Some(at) = bad.filter(|&at| at <= trace.len()) {
+                    return Ok(Shows::Violation { at });
                 }
             }
             // A run: a lasso (its last state is the loop's first) or a run ending in a
