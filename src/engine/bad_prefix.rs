@@ -114,15 +114,14 @@ impl Prefixes {
     }
 }
 
+/// Atom `k` on a state of a trace, or the run-time error evaluating it meets.
+pub(crate) type AtomOnState<'a, E> = dyn FnMut(usize, &[i32]) -> Result<bool, E> + 'a;
+
 /// `t`, a counterexample of the formula `pre` reads, ended at its first bad position (a lasso
 /// unrolled when that position lies in a later round of its loop): a finite path without a
 /// loop. `atom(k, state)`: atom `k` on a state of the trace. Returns that position (the
 /// length of the path now), or `None`, and `t` unchanged, when no prefix of it is bad.
-pub(crate) fn cut<E>(
-    pre: &Prefixes,
-    t: &mut Trace,
-    atom: &mut dyn FnMut(usize, &[i32]) -> Result<bool, E>,
-) -> Result<Option<usize>, E> {
+pub(crate) fn cut<E>(pre: &Prefixes, t: &mut Trace, atom: &mut AtomOnState<E>) -> Result<Option<usize>, E> {
     let (n, end) = match t.loop_start {
         Some(l) => (t.len(), RunEnd::Loop(l)),
         None if t.ends_in_deadlock => (t.len() + 1, RunEnd::Deadlock),

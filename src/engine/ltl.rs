@@ -150,7 +150,7 @@ impl Automaton {
         let mut covers = Vec::new();
         let mut q = 0;
         while q < states.len() {
-            let mut out: HashSet<(Vec<(usize, bool)>, Vec<u32>, u64)> = HashSet::new();
+            let mut out: HashSet<CoverKey> = HashSet::new();
             let (before, n_states) = (budget.transitions, states.len());
             expand(&t, &bit, states[q].clone(), &mut budget, n_states, &mut |mut p: Partial| {
                 p.lits.sort_unstable();
@@ -327,6 +327,10 @@ pub(crate) struct Degeneralised {
     pub(crate) origin: Vec<u32>,
     pub(crate) trans: Vec<Vec<MonitorStep>>,
 }
+
+/// A transition found by the tableau: its literals (sorted), the obligations of its target
+/// (sorted), its acceptance bits.
+type CoverKey = (Vec<(usize, bool)>, Vec<u32>, u64);
 
 /// A cover under construction: the literals chosen, the obligations postponed to the next
 /// state (`next`, the `until`s among them as acceptance bits in `postponed`), and the nodes

@@ -95,6 +95,7 @@ impl<'a> OnTheFly<'a> {
         !props.is_empty() && props.iter().all(|p| !matches!(p.modality, Modality::Fairly | Modality::FairlyInf))
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         stepper: &'a Stepper<'a>,
         symmetry: Option<&'a Group>,

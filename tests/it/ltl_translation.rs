@@ -58,7 +58,7 @@ fn a_disjunction_of_recurrences_is_decided_at_once() {
         let t = &big["trace"];
         let steps = t["steps"].as_array().unwrap().len();
         let start = t["loop_start"].as_u64().expect("a lasso") as usize;
-        assert!(steps > start && (steps - start) % 3 == 0, "{t}");
+        assert!(steps > start && (steps - start).is_multiple_of(3), "{t}");
     }
 }
 

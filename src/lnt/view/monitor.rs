@@ -212,7 +212,7 @@ pub(crate) fn monitor_view(
         // per choice t, the valuations allowing it
         let mut allowed: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut stuck_vals = vec![];
-        for b in 0..n_vals {
+        for (b, stuck_here) in stuck_at.iter().enumerate() {
             let mut any = false;
             for s in ts {
                 if s.lits.iter().all(|&(k, v)| bit(b, k) == v) {
@@ -227,7 +227,7 @@ pub(crate) fn monitor_view(
             if !any {
                 allowed.entry(2 * dead).or_default().push(b);
             }
-            if stuck_at[b][deg.origin[m] as usize] {
+            if stuck_here[deg.origin[m] as usize] {
                 stuck_vals.push(b);
             }
         }
