@@ -35,7 +35,7 @@ pub(crate) enum RunEnd {
 impl Prefixes {
     /// `None` when no prefix of any word is bad for `f` (its automaton never runs out of live
     /// states: `always finally ψ`, `finally always ψ`), or when its automaton is refused.
-    pub(crate) fn new<A>(f: &Ltl<A>, watch: Watch) -> Option<Prefixes> {
+    pub(crate) fn new<A: PartialEq>(f: &Ltl<A>, watch: Watch) -> Option<Prefixes> {
         let aut = Automaton::within(f, false, watch).ok()?;
         let live = aut.nonempty();
         let p = Prefixes { aut, live };

@@ -13,7 +13,8 @@ use super::check::{Cex, Outcome, Space, UNSEEN, path_from};
 use super::explore::NO_PARENT;
 use super::ltl_formula::{Node, Table};
 use crate::syntax::ltl::Ltl;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// One transition of the automaton: the literals the current state must satisfy, the
 /// obligations left for the next state, and the `until`s it does not postpone (a bit per
@@ -112,27 +113,40 @@ impl Budget<'_> {
 
 impl Automaton {
     /// The automaton whose accepting runs are exactly the runs violating `f`.
-    pub(crate) fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+    pub(crate) fn of_negation<A: PartialEq>(f: &Ltl<A>) -> Result<Automaton, Refused> {
         Automaton::build(f, true, Watch::NONE)
     }
 
     /// The automaton whose accepting runs are exactly the runs satisfying `f`.
-    pub(crate) fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+    pub(crate) fn of_formula<A: PartialEq>(f: &Ltl<A>) -> Result<Automaton, Refused> {
         Automaton::build(f, false, Watch::NONE)
     }
 
     /// [`Automaton::of_negation`] (`negate`) or [`Automaton::of_formula`], watched by `watch`
     /// (the run's limits, the progress line) while it builds.
-    pub(crate) fn within<A>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
+    pub(crate) fn within<A: PartialEq>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
         Automaton::build(f, negate, watch)
     }
 
-    fn build<A>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
-        let mut t = Table::default();
+    fn build<A: PartialEq>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
+        let mut t = Table::for_atoms(&f.atoms());
         let mut atoms = 0;
         let root = t.nnf(f, negate, &mut atoms);
         let root = t.simplify(root, &mut HashMap::new());
-        let must = t.always_met();
+        // Per node, the other obligations its expansion always meets, as a bit per node.
+        let words = t.nodes.len().div_ceil(64);
+        let implied_by: Vec<Vec<u64>> = t
+            .always_met()
+            .iter()
+            .enumerate()
+            .map(|(h, met)| {
+                let mut bits = vec![0u64; words];
+                for &g in met.iter().filter(|&&g| g as usize != h) {
+                    bits[g as usize / 64] |= 1 << (g % 64);
+                }
+                bits
+            })
+            .collect();
         let untils: Vec<u32> =
             reachable(&t, root).into_iter().filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
         if untils.len() > 64 {
@@ -146,16 +160,17 @@ impl Automaton {
         let all = if untils.len() == 64 { u64::MAX } else { (1u64 << untils.len()) - 1 };
         let mut budget = Budget { work: 0, transitions: 0, watch };
         let mut states: Vec<Vec<u32>> = vec![vec![root]];
-        let mut index: HashMap<Vec<u32>, u32> = HashMap::from([(states[0].clone(), 0)]);
+        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        index.insert(states[0].clone(), 0);
         let mut covers = Vec::new();
         let mut q = 0;
         while q < states.len() {
-            let mut out: HashSet<CoverKey> = HashSet::new();
+            let mut out: FxHashSet<CoverKey> = FxHashSet::default();
             let (before, n_states) = (budget.transitions, states.len());
             expand(&t, &bit, states[q].clone(), &mut budget, n_states, &mut |mut p: Partial| {
                 p.lits.sort_unstable();
                 p.next.sort_unstable();
-                out.insert((p.lits, without_implied(p.next, &must), all & !p.postponed));
+                out.insert((p.lits, without_implied(p.next, &implied_by), all & !p.postponed));
                 if before + out.len() > MAX_TRANSITIONS {
                     return Err(Refused::TooLarge { states: n_states, transitions: before + out.len() });
                 }
@@ -406,12 +421,17 @@ fn expand(
 }
 
 /// The obligations `next` (sorted) without those another one's expansion always meets
-/// (`Table::always_met`): the state expands to the same transitions without them.
-fn without_implied(next: Vec<u32>, must: &[Vec<u32>]) -> Vec<u32> {
-    next.iter()
-        .copied()
-        .filter(|&g| !next.iter().any(|&h| h != g && must[h as usize].binary_search(&g).is_ok()))
-        .collect()
+/// (`implied_by`, from `Table::always_met`): the state expands to the same transitions
+/// without them.
+fn without_implied(next: Vec<u32>, implied_by: &[Vec<u64>]) -> Vec<u32> {
+    let Some(first) = next.first() else { return next };
+    let mut implied = vec![0u64; implied_by[*first as usize].len()];
+    for &h in &next {
+        for (w, m) in implied.iter_mut().zip(&implied_by[h as usize]) {
+            *w |= m;
+        }
+    }
+    next.into_iter().filter(|&g| implied[g as usize / 64] & (1 << (g % 64)) == 0).collect()
 }
 
 /// The covers of one state without those another one makes useless: the same next state,

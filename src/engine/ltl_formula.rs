@@ -37,6 +37,9 @@ pub(super) enum Node {
 pub(super) struct Table {
     pub(super) nodes: Vec<Node>,
     ids: HashMap<Node, u32>,
+    /// Per occurrence of an atom, the first occurrence of an equal atom: the literal both
+    /// read, so that the tableau sees `p ∧ ¬p` and one valuation of `p` per state.
+    classes: Vec<usize>,
 }
 
 impl Table {
@@ -58,12 +61,21 @@ impl Table {
         self.intern(Node::False)
     }
 
-    /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is index `k`.
+    /// The table of a formula whose atoms are `atoms` (`f.atoms()`), equal atoms sharing a
+    /// literal.
+    pub(super) fn for_atoms<A: PartialEq>(atoms: &[&A]) -> Table {
+        let classes = (0..atoms.len()).map(|k| atoms.iter().position(|a| *a == atoms[k]).unwrap_or(k)).collect();
+        Table { classes, ..Table::default() }
+    }
+
+    /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is the
+    /// literal of index `k`, or of the first occurrence of an equal atom (`for_atoms`).
     pub(super) fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
         let n = match f {
             Ltl::Atom(_) => {
                 *next_atom += 1;
-                Node::Lit(*next_atom - 1, !neg)
+                let k = *next_atom - 1;
+                Node::Lit(self.classes.get(k).copied().unwrap_or(k), !neg)
             }
             Ltl::Not(x) => return self.nnf(x, !neg, next_atom),
             Ltl::And(x, y) | Ltl::Or(x, y) => {

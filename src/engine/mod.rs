@@ -610,10 +610,13 @@ fn predicates(p: &Property) -> Vec<&QPred> {
 fn formula_over_predicates(p: &Property) -> Option<Ltl<usize>> {
     match &p.modality {
         Modality::Ltl(f) => {
+            // Equal predicates get the index of the first (the automaton then reads one
+            // literal for both).
+            let atoms = f.atoms();
             let mut next = 0;
             f.try_map(&mut |_| {
                 next += 1;
-                Some(next - 1)
+                atoms.iter().position(|a| *a == atoms[next - 1])
             })
         }
         Modality::Between { pattern, .. } | Modality::FromUntil { pattern, .. } => {
