@@ -158,9 +158,7 @@ impl Table {
             _ if a == b => b,
             // F F x = F x; F G F x = G F x.
             (Node::True, _) if self.eventually(b).is_some() => b,
-            (Node::True, _) if self.globally(b).and_then(|x| self.eventually(x)).is_some() => {
-                self.globally(b).expect("checked")
-            }
+            (Node::True, _) if self.globally(b).and_then(|x| self.eventually(x)).is_some() => b,
             _ => self.intern(Node::Until(a, b)),
         }
     }
@@ -173,9 +171,7 @@ impl Table {
             _ if a == b => b,
             // G G x = G x; G F G x = F G x.
             (Node::False, _) if self.globally(b).is_some() => b,
-            (Node::False, _) if self.eventually(b).and_then(|x| self.globally(x)).is_some() => {
-                self.eventually(b).expect("checked")
-            }
+            (Node::False, _) if self.eventually(b).and_then(|x| self.globally(x)).is_some() => b,
             _ => self.intern(Node::Release(a, b)),
         }
     }
@@ -393,6 +389,24 @@ mod tests {
         let (t, s) = simplified(&f, true);
         let inner = t.eventually(s).and_then(|x| t.globally(x)).expect("F G of a conjunction");
         assert!(matches!(t.nodes[inner as usize], Node::And(..)));
+    }
+
+    #[test]
+    fn nested_recurrences_and_stabilisations_collapse() {
+        let g = |x: Ltl<usize>| Ltl::Always(b(x));
+        let f = |x: Ltl<usize>| Ltl::Finally(b(x));
+        // F G F a = G F a, G F G a = F G a, F F a = F a, G G a = G a: the same node as the
+        // shorter form's.
+        let same = |long: Ltl<usize>, short: Ltl<usize>| {
+            let mut t = Table::default();
+            let (l, s) = (t.nnf(&long, false, &mut 0), t.nnf(&short, false, &mut 0));
+            let mut memo = HashMap::new();
+            assert_eq!(t.simplify(l, &mut memo), t.simplify(s, &mut memo), "{long:?}");
+        };
+        same(f(g(f(atom(0)))), g(f(atom(0))));
+        same(g(f(g(atom(0)))), f(g(atom(0))));
+        same(f(f(atom(0))), f(atom(0)));
+        same(g(g(atom(0))), g(atom(0)));
     }
 
     #[test]
