@@ -54,6 +54,7 @@ pub(super) fn report(
             modality: prop.keyword.clone(),
             verdict: r.verdict,
             trace,
+            reason: None,
         });
     }
     if opts.cross_check {

@@ -87,7 +87,10 @@ pub(crate) mod exit {
              out of range, overflow), reported with the trace that reaches it",
         ),
         (USAGE, "invalid command-line arguments (including missing extern values)"),
-        (INCONCLUSIVE, "inconclusive: a state or memory bound was hit"),
+        (
+            INCONCLUSIVE,
+            "inconclusive: a state or memory bound was hit, or the automaton of a formula passed its size bound",
+        ),
         (INVALID_SPEC, "the specification does not parse or fails the static checks"),
         (TIMEOUT, "time limit reached"),
         (INTERRUPTED, "interrupted"),

@@ -59,6 +59,9 @@ pub(crate) struct ResultDoc {
     pub(crate) property: String,
     pub(crate) modality: String,
     pub(crate) verdict: &'static str,
+    /// Why this property alone is `unknown` (docs/json.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) trace: Option<crate::trace::TraceJson>,
     /// `--backend lnt`: the `verify` statement's query and the LTS it was evaluated on.
@@ -143,6 +146,7 @@ impl<'a> VerifyDoc<'a> {
                 property: x.property.clone(),
                 modality: x.modality.clone(),
                 verdict: x.verdict.as_str(),
+                reason: x.reason.clone(),
                 trace: x.trace.as_ref().map(|t| trace::to_json(&l.model, &l.behaviours, t)),
                 mcl: None,
                 lts: None,

@@ -35,6 +35,13 @@ pub(crate) struct VerifyArgs {
 }
 
 fn progress_line(p: &Progress) {
+    if let Some(phase) = &p.phase {
+        eprint!(
+            "\r{phase}: {:>10} automaton states {:>10} transitions {:>7.1}s                    ",
+            p.states, p.transitions, p.seconds
+        );
+        return;
+    }
     let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
     let mib = p.memory_bytes / (1 << 20);
     super::status::show(&if p.initial {
@@ -263,7 +270,14 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = String::new();
     let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
     for x in &r.results {
-        let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+        match &x.reason {
+            Some(why) => {
+                let _ = writeln!(s, "{:<width$}  {} ({why})", x.property, x.verdict.as_str());
+            }
+            None => {
+                let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+            }
+        }
     }
     if r.results.is_empty() {
         let _ = writeln!(s, "(the spec has no properties to check)");

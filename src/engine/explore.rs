@@ -36,6 +36,9 @@ pub struct Progress {
     pub(crate) queue: u64,
     pub(crate) seconds: f64,
     pub(crate) memory_bytes: u64,
+    /// A phase before the exploration, when the counts are its own (`translating P`: the
+    /// automaton of property P, its states and transitions so far).
+    pub(crate) phase: Option<String>,
 }
 
 pub type ProgressFn = dyn Fn(&Progress) + Sync + Send;
@@ -737,6 +740,7 @@ fn explore_with(
                 queue: (g.store.len() - next) as u64,
                 seconds: seconds(),
                 memory_bytes: g.memory_bytes(),
+                phase: None,
             });
         }
         if next < g.store.len() {

@@ -11,81 +11,10 @@
 use super::accepting::{Emptiness, Halt, accepting_cycle, run};
 use super::check::{Cex, Outcome, Space, UNSEEN, path_from};
 use super::explore::NO_PARENT;
+use super::ltl_formula::{Node, Table};
 use crate::syntax::ltl::Ltl;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeSet, HashMap};
-
-/// A formula in negation normal form; children are ids in `Table::nodes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Node {
-    True,
-    False,
-    /// Atom `i` holds (`true`) or does not.
-    Lit(usize, bool),
-    And(u32, u32),
-    Or(u32, u32),
-    Until(u32, u32),
-    /// `a R b`: `b` holds up to and including the first position where `a` does, or forever.
-    Release(u32, u32),
-}
-
-#[derive(Default)]
-struct Table {
-    nodes: Vec<Node>,
-    ids: HashMap<Node, u32>,
-}
-
-impl Table {
-    fn intern(&mut self, n: Node) -> u32 {
-        if let Some(&i) = self.ids.get(&n) {
-            return i;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(n);
-        self.ids.insert(n, i);
-        i
-    }
-
-    /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is index `k`.
-    fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
-        let n = match f {
-            Ltl::Atom(_) => {
-                *next_atom += 1;
-                Node::Lit(*next_atom - 1, !neg)
-            }
-            Ltl::Not(x) => return self.nnf(x, !neg, next_atom),
-            Ltl::And(x, y) | Ltl::Or(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                if matches!(f, Ltl::And(..)) != neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Implies(x, y) => {
-                let (a, b) = (self.nnf(x, !neg, next_atom), self.nnf(y, neg, next_atom));
-                if neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Always(x) | Ltl::Finally(x) => {
-                let a = self.nnf(x, neg, next_atom);
-                let (t, ff) = (self.intern(Node::True), self.intern(Node::False));
-                if matches!(f, Ltl::Always(_)) != neg { Node::Release(ff, a) } else { Node::Until(t, a) }
-            }
-            Ltl::Until(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                // ¬(a U b) = ¬a R ¬b.
-                if neg { Node::Release(a, b) } else { Node::Until(a, b) }
-            }
-            Ltl::Unless(x, y) => {
-                // a W b = b R (a ∨ b); ¬(a W b) = ¬b U (¬a ∧ ¬b).
-                let (a, b) = (self.nnf(x, neg, next_atom), self.nnf(y, neg, next_atom));
-                if neg {
-                    let both = self.intern(Node::And(a, b));
-                    Node::Until(b, both)
-                } else {
-                    let either = self.intern(Node::Or(a, b));
-                    Node::Release(b, either)
-                }
-            }
-        };
-        self.intern(n)
-    }
-}
 
 /// One transition of the automaton: the literals the current state must satisfy, the
 /// obligations left for the next state, and the `until`s it does not postpone (a bit per
@@ -97,7 +26,8 @@ struct Cover {
     accepts: u64,
 }
 
-/// The automaton of a formula's negation.
+/// The automaton of a formula's negation (or of the formula itself).
+#[derive(Clone)]
 pub(crate) struct Automaton {
     /// Transitions of each automaton state; state 0 is initial.
     covers: Vec<Vec<Cover>>,
@@ -107,51 +37,162 @@ pub(crate) struct Automaton {
     atoms: usize,
 }
 
-/// The formula has more `until`s (after negation) than acceptance bits.
-#[derive(Debug)]
-pub(crate) struct TooManyUntils;
+/// The largest automaton the translation builds: more states or transitions than this, and
+/// the property is not checked (docs/semantics.md, D14). The product with the state graph has
+/// one node per pair of a state and an automaton state, so an automaton this large already
+/// multiplies the check's memory by up to `MAX_STATES`.
+pub(crate) const MAX_STATES: usize = 10_000;
+pub(crate) const MAX_TRANSITIONS: usize = 100_000;
+/// The tableau steps (obligations expanded) the translation may take in all.
+const MAX_WORK: usize = 4_000_000;
+
+/// Why a formula has no automaton.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// More `until`s (after simplification) than acceptance bits.
+    TooManyUntils(usize),
+    /// The automaton would pass `MAX_STATES` or `MAX_TRANSITIONS` (or the tableau
+    /// `MAX_WORK`): the sizes reached when it stopped.
+    TooLarge { states: usize, transitions: usize },
+    /// The run's limits stopped the translation.
+    Stopped,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Refused::TooManyUntils(n) => {
+                write!(f, "its automaton needs {n} acceptance sets (`until`s after simplification), more than 64")
+            }
+            Refused::TooLarge { states, transitions } => write!(
+                f,
+                "its automaton passes the bound of {MAX_STATES} states and {MAX_TRANSITIONS} transitions (the \
+                 translation stopped at {states} states and {transitions} transitions)"
+            ),
+            Refused::Stopped => write!(f, "the run was stopped while its automaton was built"),
+        }
+    }
+}
+
+/// What watches a translation: the run's limits (`stopped`), and where its progress goes
+/// (`progress(states, transitions)`, every few hundred thousand steps).
+#[derive(Clone, Copy)]
+pub(crate) struct Watch<'a> {
+    pub(crate) stopped: &'a dyn Fn() -> bool,
+    pub(crate) progress: &'a dyn Fn(usize, usize),
+}
+
+impl Watch<'_> {
+    /// Nothing stops the translation, nobody watches it.
+    pub(crate) const NONE: Watch<'static> = Watch { stopped: &|| false, progress: &|_, _| {} };
+}
+
+/// The translation's running counts, checked against the bounds.
+struct Budget<'a> {
+    work: usize,
+    transitions: usize,
+    watch: Watch<'a>,
+}
+
+impl Budget<'_> {
+    /// One more tableau step; an error past the bounds.
+    fn tick(&mut self, states: usize) -> Result<(), Refused> {
+        self.work += 1;
+        if self.work > MAX_WORK {
+            return Err(Refused::TooLarge { states, transitions: self.transitions });
+        }
+        if self.work.is_multiple_of(4096) && (self.watch.stopped)() {
+            return Err(Refused::Stopped);
+        }
+        if self.work.is_multiple_of(1 << 18) {
+            (self.watch.progress)(states, self.transitions);
+        }
+        Ok(())
+    }
+}
 
 impl Automaton {
     /// The automaton whose accepting runs are exactly the runs violating `f`.
-    pub(crate) fn of_negation<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
-        Automaton::build(f, true)
+    pub(crate) fn of_negation<A: PartialEq>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+        Automaton::build(f, true, Watch::NONE)
     }
 
     /// The automaton whose accepting runs are exactly the runs satisfying `f`.
-    pub(crate) fn of_formula<A>(f: &Ltl<A>) -> Result<Automaton, TooManyUntils> {
-        Automaton::build(f, false)
+    pub(crate) fn of_formula<A: PartialEq>(f: &Ltl<A>) -> Result<Automaton, Refused> {
+        Automaton::build(f, false, Watch::NONE)
     }
 
-    fn build<A>(f: &Ltl<A>, negate: bool) -> Result<Automaton, TooManyUntils> {
-        let mut t = Table::default();
+    /// [`Automaton::of_negation`] (`negate`) or [`Automaton::of_formula`], watched by `watch`
+    /// (the run's limits, the progress line) while it builds.
+    pub(crate) fn within<A: PartialEq>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
+        Automaton::build(f, negate, watch)
+    }
+
+    fn build<A: PartialEq>(f: &Ltl<A>, negate: bool, watch: Watch) -> Result<Automaton, Refused> {
+        let mut t = Table::for_atoms(&f.atoms());
         let mut atoms = 0;
         let root = t.nnf(f, negate, &mut atoms);
+        let root = t.simplify(root, &mut HashMap::new());
+        // Per node, the other obligations its expansion always meets, as a bit per node.
+        let words = t.nodes.len().div_ceil(64);
+        let implied_by: Vec<Vec<u64>> = t
+            .always_met()
+            .iter()
+            .enumerate()
+            .map(|(h, met)| {
+                let mut bits = vec![0u64; words];
+                for &g in met.iter().filter(|&&g| g as usize != h) {
+                    bits[g as usize / 64] |= 1 << (g % 64);
+                }
+                bits
+            })
+            .collect();
         let untils: Vec<u32> =
-            (0..t.nodes.len() as u32).filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
+            reachable(&t, root).into_iter().filter(|&i| matches!(t.nodes[i as usize], Node::Until(..))).collect();
         if untils.len() > 64 {
-            return Err(TooManyUntils);
+            return Err(Refused::TooManyUntils(untils.len()));
         }
-        let bit = |u: u32| 1u64 << untils.iter().position(|&x| x == u).expect("an until");
+        // The acceptance bit of each `until` node (0 for the other nodes).
+        let mut bit = vec![0u64; t.nodes.len()];
+        for (k, &u) in untils.iter().enumerate() {
+            bit[u as usize] = 1 << k;
+        }
         let all = if untils.len() == 64 { u64::MAX } else { (1u64 << untils.len()) - 1 };
-        let mut states: Vec<BTreeSet<u32>> = vec![BTreeSet::from([root])];
-        let mut index: HashMap<BTreeSet<u32>, u32> = HashMap::from([(states[0].clone(), 0)]);
+        let mut budget = Budget { work: 0, transitions: 0, watch };
+        let mut states: Vec<Vec<u32>> = vec![vec![root]];
+        let mut index: FxHashMap<Vec<u32>, u32> = FxHashMap::default();
+        index.insert(states[0].clone(), 0);
         let mut covers = Vec::new();
         let mut q = 0;
         while q < states.len() {
-            let mut out = BTreeSet::new();
-            expand(&t, states[q].iter().copied().collect(), Partial::default(), &mut |p: Partial| {
-                let postponed = p.postponed.iter().fold(0u64, |m, &u| m | bit(u));
-                out.insert((p.lits, p.next, all & !postponed));
-            });
-            let mut cs = Vec::new();
+            let mut out: FxHashSet<CoverKey> = FxHashSet::default();
+            let (before, n_states) = (budget.transitions, states.len());
+            expand(&t, &bit, states[q].clone(), &mut budget, n_states, &mut |mut p: Partial| {
+                p.lits.sort_unstable();
+                p.next.sort_unstable();
+                out.insert((p.lits, without_implied(p.next, &implied_by), all & !p.postponed));
+                if before + out.len() > MAX_TRANSITIONS {
+                    return Err(Refused::TooLarge { states: n_states, transitions: before + out.len() });
+                }
+                Ok(())
+            })?;
+            // In a fixed order, so that states are numbered the same way on every run.
+            let mut out: Vec<_> = out.into_iter().collect();
+            out.sort_unstable();
+            let mut cs: Vec<Cover> = Vec::new();
             for (lits, next, accepts) in out {
                 let id = *index.entry(next.clone()).or_insert_with(|| {
-                    states.push(next.clone());
+                    states.push(next);
                     states.len() as u32 - 1
                 });
-                cs.push(Cover { lits: lits.into_iter().collect(), next: id, accepts });
+                cs.push(Cover { lits, next: id, accepts });
             }
+            let cs = undominated(cs);
+            budget.transitions += cs.len();
             covers.push(cs);
+            if states.len() > MAX_STATES || budget.transitions > MAX_TRANSITIONS {
+                return Err(Refused::TooLarge { states: states.len(), transitions: budget.transitions });
+            }
             q += 1;
         }
         Ok(Automaton { covers, all, atoms })
@@ -159,6 +200,11 @@ impl Automaton {
 
     pub(crate) fn states(&self) -> usize {
         self.covers.len()
+    }
+
+    /// Atoms of the formula (occurrences, as `Ltl::atoms` lists them).
+    pub(crate) fn atoms(&self) -> usize {
+        self.atoms
     }
 
     /// Every acceptance bit.
@@ -210,8 +256,14 @@ impl Automaton {
     /// Whether the automaton accepts, from state `q`, the word that repeats one valuation of
     /// the atoms forever (`value(k)`: atom `k`): the stuttered suffix of a run that ends in a
     /// deadlock (D14).
+    #[cfg(test)]
     pub(crate) fn accepts_constant(&self, q: u32, value: &dyn Fn(usize) -> bool) -> bool {
-        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))[q as usize]
+        self.accepting_constant(value)[q as usize]
+    }
+
+    /// [`Automaton::accepts_constant`] from every state.
+    pub(crate) fn accepting_constant(&self, value: &dyn Fn(usize) -> bool) -> Vec<bool> {
+        self.nonempty_with(&|c: &Cover| c.lits.iter().all(|&(k, b)| value(k) == b))
     }
 
     /// The automaton degeneralised for a monitor: one acceptance condition, by a counter of the
@@ -247,33 +299,29 @@ impl Automaton {
 
     fn nonempty_with(&self, keep: &dyn Fn(&Cover) -> bool) -> Vec<bool> {
         let n = self.covers.len();
-        let covers: Vec<Vec<&Cover>> = self.covers.iter().map(|cs| cs.iter().filter(|c| keep(c)).collect()).collect();
-        let reach: Vec<Vec<bool>> = (0..n)
-            .map(|q| {
-                let mut seen = vec![false; n];
-                let mut todo: Vec<usize> = covers[q].iter().map(|c| c.next as usize).collect();
-                while let Some(r) = todo.pop() {
-                    if !std::mem::replace(&mut seen[r], true) {
-                        todo.extend(covers[r].iter().map(|c| c.next as usize));
-                    }
-                }
-                seen
-            })
-            .collect();
-        // q lies on an accepting cycle: the transitions inside its component (both ends reach
-        // each other) together meet every bit.
-        let accepting: Vec<bool> = (0..n)
-            .map(|q| {
-                reach[q][q] && {
-                    let inside = |r: usize| reach[q][r] && reach[r][q];
-                    let met = (0..n).filter(|&r| inside(r)).fold(0u64, |m, r| {
-                        covers[r].iter().filter(|c| inside(c.next as usize)).fold(m, |m, c| m | c.accepts)
-                    });
-                    met & self.all == self.all
-                }
-            })
-            .collect();
-        (0..n).map(|q| accepting[q] || (0..n).any(|r| reach[q][r] && accepting[r])).collect()
+        let kept = |q: u32| self.covers[q as usize].iter().filter(|c| keep(c));
+        // Components are numbered successors first (`scc`), so one pass in that order sees
+        // every component a component reaches before it.
+        let comp = super::scc::components(n, 0..n as u32, |q, f| kept(q).for_each(|c| f(c.next))).comp;
+        let nc = comp.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+        // A component is accepting when its inner transitions meet every bit (and it has one).
+        let mut met = vec![None::<u64>; nc];
+        for q in 0..n as u32 {
+            for c in kept(q).filter(|c| comp[c.next as usize] == comp[q as usize]) {
+                let m = &mut met[comp[q as usize] as usize];
+                *m = Some(m.unwrap_or(0) | c.accepts);
+            }
+        }
+        let mut live: Vec<bool> = met.iter().map(|m| m.is_some_and(|m| m & self.all == self.all)).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_unstable_by_key(|&q| comp[q as usize]);
+        for q in order {
+            let cq = comp[q as usize] as usize;
+            if !live[cq] && kept(q).any(|c| live[comp[c.next as usize] as usize]) {
+                live[cq] = true;
+            }
+        }
+        (0..n).map(|q| live[comp[q] as usize]).collect()
     }
 }
 
@@ -295,55 +343,136 @@ pub(crate) struct Degeneralised {
     pub(crate) trans: Vec<Vec<MonitorStep>>,
 }
 
-/// A cover under construction.
+/// A transition found by the tableau: its literals (sorted), the obligations of its target
+/// (sorted), its acceptance bits.
+type CoverKey = (Vec<(usize, bool)>, Vec<u32>, u64);
+
+/// A cover under construction: the literals chosen, the obligations postponed to the next
+/// state (`next`, the `until`s among them as acceptance bits in `postponed`), and the nodes
+/// expanded (a bit per node).
 #[derive(Clone, Default)]
 struct Partial {
-    lits: BTreeSet<(usize, bool)>,
-    next: BTreeSet<u32>,
-    postponed: BTreeSet<u32>,
-    done: BTreeSet<u32>,
+    lits: Vec<(usize, bool)>,
+    next: Vec<u32>,
+    postponed: u64,
+    done: Vec<u64>,
 }
 
-/// Every way of meeting the obligations `todo` now (literals) and later (`next`).
-fn expand(t: &Table, mut todo: Vec<u32>, mut p: Partial, out: &mut dyn FnMut(Partial)) {
-    while let Some(f) = todo.pop() {
-        if !p.done.insert(f) {
-            continue;
-        }
-        match t.nodes[f as usize] {
-            Node::True => {}
-            Node::False => return,
-            Node::Lit(i, b) => {
-                if p.lits.contains(&(i, !b)) {
-                    return;
+/// Every way of meeting the obligations `todo` now (literals) and later (`next`), each given
+/// to `out`; every branch is a choice kept on an explicit stack (no recursion), each
+/// obligation expanded a tick of `budget`. `bit`: each `until`'s acceptance bit. `states`: the
+/// automaton's states so far (for the refusal's message).
+fn expand(
+    t: &Table,
+    bit: &[u64],
+    todo: Vec<u32>,
+    budget: &mut Budget,
+    states: usize,
+    out: &mut dyn FnMut(Partial) -> Result<(), Refused>,
+) -> Result<(), Refused> {
+    let start = Partial { done: vec![0; t.nodes.len().div_ceil(64)], ..Partial::default() };
+    let mut branches = vec![(todo, start)];
+    'branch: while let Some((mut todo, mut p)) = branches.pop() {
+        while let Some(f) = todo.pop() {
+            let (w, m) = (f as usize / 64, 1u64 << (f % 64));
+            if p.done[w] & m != 0 {
+                continue;
+            }
+            p.done[w] |= m;
+            budget.tick(states)?;
+            match t.nodes[f as usize] {
+                Node::True => {}
+                Node::False => continue 'branch,
+                Node::Lit(i, b) => {
+                    if p.lits.contains(&(i, !b)) {
+                        continue 'branch;
+                    }
+                    if !p.lits.contains(&(i, b)) {
+                        p.lits.push((i, b));
+                    }
                 }
-                p.lits.insert((i, b));
+                Node::And(a, b) => todo.extend([a, b]),
+                Node::Or(a, b) => {
+                    let mut left = todo.clone();
+                    left.push(a);
+                    branches.push((left, p.clone()));
+                    todo.push(b);
+                }
+                Node::Until(a, b) => {
+                    let mut now = todo.clone();
+                    now.push(b);
+                    branches.push((now, p.clone()));
+                    todo.push(a);
+                    p.next.push(f);
+                    p.postponed |= bit[f as usize];
+                }
+                Node::Release(a, b) => {
+                    let mut now = todo.clone();
+                    now.extend([a, b]);
+                    branches.push((now, p.clone()));
+                    todo.push(b);
+                    p.next.push(f);
+                }
             }
-            Node::And(a, b) => todo.extend([a, b]),
-            Node::Or(a, b) => {
-                let mut left = todo.clone();
-                left.push(a);
-                expand(t, left, p.clone(), out);
-                todo.push(b);
-            }
-            Node::Until(a, b) => {
-                let mut now = todo.clone();
-                now.push(b);
-                expand(t, now, p.clone(), out);
-                todo.push(a);
-                p.next.insert(f);
-                p.postponed.insert(f);
-            }
-            Node::Release(a, b) => {
-                let mut now = todo.clone();
-                now.extend([a, b]);
-                expand(t, now, p.clone(), out);
-                todo.push(b);
-                p.next.insert(f);
-            }
+        }
+        out(p)?;
+    }
+    Ok(())
+}
+
+/// The obligations `next` (sorted) without those another one's expansion always meets
+/// (`implied_by`, from `Table::always_met`): the state expands to the same transitions
+/// without them.
+fn without_implied(next: Vec<u32>, implied_by: &[Vec<u64>]) -> Vec<u32> {
+    let Some(first) = next.first() else { return next };
+    let mut implied = vec![0u64; implied_by[*first as usize].len()];
+    for &h in &next {
+        for (w, m) in implied.iter_mut().zip(&implied_by[h as usize]) {
+            *w |= m;
         }
     }
-    out(p)
+    next.into_iter().filter(|&g| implied[g as usize / 64] & (1 << (g % 64)) == 0).collect()
+}
+
+/// The covers of one state without those another one makes useless: the same next state,
+/// fewer literals to satisfy and at least the same acceptance (any run through the dominated
+/// one can take the other instead). The covers are distinct, so two never dominate each
+/// other. Compared pairwise among those with the same next state, where these are at most
+/// `DOMINANCE_GROUP` (a smaller automaton, not a different language: larger groups stay whole).
+fn undominated(cs: Vec<Cover>) -> Vec<Cover> {
+    const DOMINANCE_GROUP: usize = 256;
+    let dominates = |c: &Cover, d: &Cover| {
+        c.next == d.next && c.accepts & d.accepts == d.accepts && c.lits.iter().all(|l| d.lits.binary_search(l).is_ok())
+    };
+    let mut group: HashMap<u32, usize> = HashMap::new();
+    for c in &cs {
+        *group.entry(c.next).or_default() += 1;
+    }
+    let same_next: HashMap<u32, Vec<&Cover>> =
+        cs.iter().filter(|c| group[&c.next] <= DOMINANCE_GROUP).fold(HashMap::new(), |mut m, c| {
+            m.entry(c.next).or_insert_with(Vec::new).push(c);
+            m
+        });
+    cs.iter()
+        .filter(|d| same_next.get(&d.next).is_none_or(|g| !g.iter().any(|c| !std::ptr::eq(*c, *d) && dominates(c, d))))
+        .cloned()
+        .collect()
+}
+
+/// The nodes reachable from `root` in the table.
+fn reachable(t: &Table, root: u32) -> BTreeSet<u32> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        if !seen.insert(n) {
+            continue;
+        }
+        match t.nodes[n as usize] {
+            Node::And(a, b) | Node::Or(a, b) | Node::Until(a, b) | Node::Release(a, b) => todo.extend([a, b]),
+            _ => {}
+        }
+    }
+    seen
 }
 
 /// The product of the states `0..within` of `g` (each expanded) with `aut`: node `s·k + q`
@@ -577,367 +706,5 @@ fn eval<A>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::check::Lists;
-    use proptest::prelude::*;
-
-    fn atom(i: usize) -> Ltl<usize> {
-        Ltl::Atom(i)
-    }
-    fn b(f: Ltl<usize>) -> Box<Ltl<usize>> {
-        Box::new(f)
-    }
-
-    #[test]
-    fn fixpoints_on_a_lasso() {
-        // Positions 0 1 2, loop back to 1; atom 0 holds at 2 only.
-        let at = |_: usize, i: usize| i == 2;
-        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
-        let fg = Ltl::Finally(b(Ltl::Always(b(atom(0)))));
-        assert!(holds_on_lasso(&gf, 3, Some(1), &at));
-        assert!(!holds_on_lasso(&fg, 3, Some(1), &at));
-        // A run ending in a deadlock at position 2 repeats it: `finally always` holds.
-        assert!(holds_on_lasso(&fg, 3, None, &at));
-        // `p unless q` with p never and q never: false; with p always: true.
-        assert!(!holds_on_lasso(&Ltl::Unless(b(atom(0)), b(atom(1))), 3, Some(1), &|_, _| false));
-        assert!(holds_on_lasso(&Ltl::Unless(b(atom(0)), b(atom(1))), 3, Some(1), &|k, _| k == 0));
-        assert!(!holds_on_lasso(&Ltl::Until(b(atom(0)), b(atom(1))), 3, Some(1), &|k, _| k == 0));
-    }
-
-    /// A random small formula over atoms 0 and 1.
-    fn formula() -> impl Strategy<Value = Ltl<usize>> {
-        prop_oneof![Just(atom(0)), Just(atom(1))].prop_recursive(4, 16, 2, |inner| {
-            prop_oneof![
-                inner.clone().prop_map(|x| Ltl::Not(b(x))),
-                inner.clone().prop_map(|x| Ltl::Always(b(x))),
-                inner.clone().prop_map(|x| Ltl::Finally(b(x))),
-                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::And(b(x), b(y))),
-                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Or(b(x), b(y))),
-                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Implies(b(x), b(y))),
-                (inner.clone(), inner.clone()).prop_map(|(x, y)| Ltl::Until(b(x), b(y))),
-                (inner.clone(), inner).prop_map(|(x, y)| Ltl::Unless(b(x), b(y))),
-            ]
-        })
-    }
-
-    /// Every run of at most `len` positions through `succ` from state 0 that is a lasso or
-    /// ends in a deadlock, as (states, loop start).
-    fn runs(succ: &[Vec<u32>], len: usize) -> Vec<(Vec<u32>, Option<usize>)> {
-        let mut out = vec![];
-        let mut stack = vec![vec![0u32]];
-        while let Some(path) = stack.pop() {
-            let last = *path.last().unwrap();
-            if succ[last as usize].is_empty() {
-                out.push((path.clone(), None));
-                continue;
-            }
-            for (i, _) in path.iter().enumerate().filter(|&(_, &s)| succ[last as usize].contains(&s)) {
-                out.push((path.clone(), Some(i)));
-            }
-            if path.len() < len {
-                for &t in &succ[last as usize] {
-                    let mut p = path.clone();
-                    p.push(t);
-                    stack.push(p);
-                }
-            }
-        }
-        out
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
-
-        /// The automaton's verdict agrees with evaluating the formula on every short run, and
-        /// its counterexample is a run of the graph that the direct evaluation judges violating.
-        #[test]
-        fn automaton_agrees_with_runs(
-            f in formula(),
-            edges in proptest::collection::vec(proptest::collection::vec(0u32..4, 0..3), 4),
-            bits in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 4), 2),
-        ) {
-            let succ: Vec<Vec<u32>> = edges.into_iter().map(|mut v| { v.sort(); v.dedup(); v }).collect();
-            let space = Lists { succ: succ.clone(), initial: 1 };
-            let aut = Automaton::of_negation(&f).unwrap();
-            // The automaton numbers atoms by occurrence; atom `k` reads `bits[value of k]`.
-            let bits: Vec<Vec<bool>> = f.atoms().iter().map(|&&a| bits[a].clone()).collect();
-            let bits = &bits;
-            let slices: Vec<&[bool]> = bits.iter().map(Vec::as_slice).collect();
-            // On the fly, among the first `within` states only: a lasso found there is one of
-            // the whole graph, and on the whole graph one is found exactly when the check
-            // finds the formula violated.
-            for within in 1..=4u32 {
-                let Some(c) = lasso_within(&space, &aut, &slices, within, &|| false) else {
-                    prop_assert!(within < 4 || !matches!(check(&space, &aut, &slices, &|| false), Outcome::Violated(_)));
-                    continue;
-                };
-                prop_assert!(c.path.iter().all(|&s| s < within), "{:?} leaves 0..{}", c.path, within);
-                for w in c.path.windows(2) {
-                    prop_assert!(succ[w[0] as usize].contains(&w[1]), "{:?} is not a path", c.path);
-                }
-                let (n, l) = match c.loop_start {
-                    Some(l) => {
-                        prop_assert_eq!(c.path[l], *c.path.last().unwrap());
-                        (c.path.len() - 1, Some(l))
-                    }
-                    None => {
-                        prop_assert!(c.deadlock && succ[*c.path.last().unwrap() as usize].is_empty());
-                        (c.path.len(), None)
-                    }
-                };
-                let path = &c.path;
-                prop_assert!(!holds_on_lasso(&f, n, l, &|a, i| bits[a][path[i] as usize]), "{:?} does not violate {:?}", c, f);
-                prop_assert!(matches!(check(&space, &aut, &slices, &|| false), Outcome::Violated(_)));
-            }
-            match check(&space, &aut, &slices, &|| false) {
-                Outcome::Violated(c) => {
-                    for w in c.path.windows(2) {
-                        prop_assert!(succ[w[0] as usize].contains(&w[1]), "{:?} is not a path", c.path);
-                    }
-                    let (n, l) = match c.loop_start {
-                        Some(l) => (c.path.len() - 1, Some(l)),
-                        None => {
-                            prop_assert!(c.deadlock && succ[*c.path.last().unwrap() as usize].is_empty());
-                            (c.path.len(), None)
-                        }
-                    };
-                    if let Some(l) = l {
-                        prop_assert_eq!(c.path[l], *c.path.last().unwrap());
-                    }
-                    let path = &c.path;
-                    prop_assert!(!holds_on_lasso(&f, n, l, &|a, i| bits[a][path[i] as usize]), "{:?} does not violate {:?}", c, f);
-                }
-                Outcome::Holds => {
-                    for (path, l) in runs(&succ, 8) {
-                        let ok = holds_on_lasso(&f, path.len(), l, &|a, i| bits[a][path[i] as usize]);
-                        prop_assert!(ok, "{:?} {:?} violates {:?}", path, l, f);
-                    }
-                }
-                Outcome::Unknown => prop_assert!(false, "unknown"),
-            }
-        }
-    }
-
-    /// What the automata of `f` and of its negation say about a prefix: `Some(true)` when no
-    /// state of the negation's can still accept (every continuation satisfies `f`),
-    /// `Some(false)` when none of the formula's can, as `simulate`'s marks read it.
-    fn prefix_verdict(f: &Ltl<usize>, prefix: &[Vec<bool>]) -> Option<bool> {
-        let (pos, neg) = (Automaton::of_formula(f).unwrap(), Automaton::of_negation(f).unwrap());
-        let (pos_live, neg_live) = (pos.nonempty(), neg.nonempty());
-        let atoms = f.atoms();
-        let (mut at_pos, mut at_neg, mut next) = (vec![0u32], vec![0u32], vec![]);
-        for v in prefix {
-            let value = |k: usize| v[*atoms[k]];
-            pos.step(&at_pos, &value, &mut next);
-            std::mem::swap(&mut at_pos, &mut next);
-            neg.step(&at_neg, &value, &mut next);
-            std::mem::swap(&mut at_neg, &mut next);
-        }
-        let live = |at: &[u32], live: &[bool]| at.iter().any(|&q| live[q as usize]);
-        if !live(&at_neg, &neg_live) {
-            Some(true)
-        } else if !live(&at_pos, &pos_live) {
-            Some(false)
-        } else {
-            None
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
-
-        /// A prefix called good is satisfied by every continuation, a bad one violated by every
-        /// continuation: every lasso that extends it by up to 2 positions (any valuation of the
-        /// two atoms at each), looping back anywhere, is evaluated directly.
-        #[test]
-        fn prefix_decisions_hold_for_every_continuation(
-            f in formula(),
-            prefix in proptest::collection::vec(proptest::collection::vec(any::<bool>(), 2), 1..4),
-        ) {
-            let Some(verdict) = prefix_verdict(&f, &prefix) else { return Ok(()) };
-            let vals: Vec<Vec<bool>> = (0..4).map(|m| vec![m & 1 == 1, m & 2 == 2]).collect();
-            let mut words: Vec<Vec<Vec<bool>>> = vec![prefix.clone()];
-            for _ in 0..2 {
-                let longer: Vec<_> = words.iter().filter(|w| w.len() == words.last().unwrap().len())
-                    .flat_map(|w| vals.iter().map(move |v| { let mut w = w.clone(); w.push(v.clone()); w })).collect();
-                words.extend(longer);
-            }
-            let atoms = f.atoms();
-            for w in &words {
-                for l in 0..w.len() {
-                    let holds = holds_on_lasso(&f, w.len(), Some(l), &|k, i| w[i][*atoms[k]]);
-                    prop_assert_eq!(holds, verdict, "{:?} on {:?} looping at {}", f, w, l);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn prefixes_decide_what_they_can() {
-        let (p, q) = (vec![true, false], vec![false, true]);
-        let until = Ltl::Until(b(atom(0)), b(atom(1)));
-        assert_eq!(prefix_verdict(&until, &[p.clone(), q.clone()]), Some(true));
-        assert_eq!(prefix_verdict(&until, &[p.clone(), vec![false, false]]), Some(false));
-        assert_eq!(prefix_verdict(&until, &[p.clone(), p.clone()]), None);
-        // No finite prefix decides recurrence or stabilisation.
-        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
-        let fg = Ltl::Finally(b(Ltl::Always(b(atom(0)))));
-        for w in [vec![p.clone()], vec![q.clone(), q.clone()]] {
-            assert_eq!(prefix_verdict(&gf, &w), None);
-            assert_eq!(prefix_verdict(&fg, &w), None);
-        }
-        assert_eq!(prefix_verdict(&Ltl::Always(b(atom(0))), &[p, q]), Some(false));
-    }
-
-    #[test]
-    fn automaton_sizes_are_small() {
-        let gf = Ltl::Always(b(Ltl::Finally(b(atom(0)))));
-        let a = Automaton::of_negation(&gf).unwrap();
-        // ¬GFp = FG¬p: a waiting state and a committed one.
-        assert!(a.states() <= 3, "{}", a.states());
-        assert_eq!(a.atoms, 1);
-    }
-
-    /// The words `u·v^ω` over two atoms with `|u| ≤ 2` and `1 ≤ |v| ≤ 2`, as (positions, loop
-    /// start): every ultimately periodic word with a short lasso.
-    fn short_lassos() -> Vec<(Vec<[bool; 2]>, usize)> {
-        let vals: Vec<[bool; 2]> = (0..4).map(|m| [m & 1 == 1, m & 2 == 2]).collect();
-        let mut words: Vec<Vec<[bool; 2]>> = vec![vec![]];
-        for len in 1..=4 {
-            let longer: Vec<_> = words
-                .iter()
-                .filter(|w| w.len() == len - 1)
-                .flat_map(|w| {
-                    vals.iter().map(move |v| {
-                        let mut w = w.clone();
-                        w.push(*v);
-                        w
-                    })
-                })
-                .collect();
-            words.extend(longer);
-        }
-        let mut out = vec![];
-        for w in words.into_iter().filter(|w| !w.is_empty()) {
-            for l in w.len().saturating_sub(2)..w.len().min(3) {
-                out.push((w.clone(), l));
-            }
-        }
-        out
-    }
-
-    /// Whether the degeneralised automaton accepts the lasso word (positions `0..n`, the last
-    /// followed by `loop_start`): in the product of its states with the positions, some
-    /// accepting transition reachable from (0, 0) lies on a cycle. `value(k, i)`: literal
-    /// atom `k` at position `i`.
-    fn degeneralised_accepts(
-        d: &Degeneralised,
-        n: usize,
-        loop_start: usize,
-        value: &dyn Fn(usize, usize) -> bool,
-    ) -> bool {
-        let next_pos = |i: usize| if i + 1 < n { i + 1 } else { loop_start };
-        let node = |q: u32, i: usize| q as usize * n + i;
-        let nodes = d.trans.len() * n;
-        let mut succ: Vec<Vec<(usize, bool)>> = vec![vec![]; nodes];
-        for (q, ts) in d.trans.iter().enumerate() {
-            for i in 0..n {
-                for t in ts.iter().filter(|t| t.lits.iter().all(|&(k, b)| value(k, i) == b)) {
-                    succ[node(q as u32, i)].push((node(t.next, next_pos(i)), t.accepting));
-                }
-            }
-        }
-        let reach_from = |s: usize| {
-            let mut seen = vec![false; nodes];
-            let mut todo = vec![s];
-            while let Some(x) = todo.pop() {
-                if !std::mem::replace(&mut seen[x], true) {
-                    todo.extend(succ[x].iter().map(|&(y, _)| y));
-                }
-            }
-            seen
-        };
-        let start = reach_from(node(0, 0));
-        (0..nodes).filter(|&x| start[x]).any(|x| succ[x].iter().any(|&(y, acc)| acc && reach_from(y)[x]))
-    }
-
-    /// Whether the degeneralised automaton of `f`'s negation accepts exactly the short lassos
-    /// that violate `f` (judged directly by `holds_on_lasso`), each of its states counting for
-    /// a state of the generalised automaton with the same moves.
-    fn degeneralised_agrees(f: &Ltl<usize>) -> Result<(), String> {
-        let aut = Automaton::of_negation(f).unwrap();
-        let d = aut.degeneralised();
-        if d.origin[0] != 0 {
-            return Err("the initial state counts for another".into());
-        }
-        for (q, ts) in d.trans.iter().enumerate() {
-            let from = &aut.covers[d.origin[q] as usize];
-            if let Some(t) =
-                ts.iter().find(|t| !from.iter().any(|c| c.lits == t.lits && c.next == d.origin[t.next as usize]))
-            {
-                return Err(format!("{f:?}: {t:?} from {q} is no move of the generalised automaton"));
-            }
-        }
-        let atoms = f.atoms();
-        for (w, l) in short_lassos() {
-            let value = |k: usize, i: usize| w[i][*atoms[k]];
-            let violated = !holds_on_lasso(f, w.len(), Some(l), &value);
-            if degeneralised_accepts(&d, w.len(), l, &value) != violated {
-                return Err(format!("{f:?} on {w:?} looping at {l}: violated {violated}"));
-            }
-        }
-        Ok(())
-    }
-
-    /// Negations with several `until`s met on different positions: the counter must meet the
-    /// acceptance sets in turn (e.g. ¬(GF a ∧ GF b) on (a ¬b · ¬a b)^ω).
-    #[test]
-    fn degeneralised_meets_the_acceptance_sets_in_turn() {
-        let gf = |x: Ltl<usize>| Ltl::Always(b(Ltl::Finally(b(x))));
-        let formulas = [
-            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(atom(1)))))),
-            Ltl::Not(b(Ltl::And(b(gf(atom(0))), b(gf(Ltl::Not(b(atom(0)))))))),
-            Ltl::Implies(b(gf(atom(0))), b(Ltl::Finally(b(Ltl::Always(b(atom(1))))))),
-            Ltl::Not(b(Ltl::And(b(Ltl::Until(b(atom(0)), b(atom(1)))), b(gf(Ltl::Until(b(atom(1)), b(atom(0)))))))),
-        ];
-        for f in &formulas {
-            degeneralised_agrees(f).unwrap();
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
-
-        /// The degeneralised automaton of a formula's negation accepts exactly the short
-        /// lassos that violate the formula (judged directly by `holds_on_lasso`), and each of
-        /// its states counts for a state of the generalised automaton with the same moves.
-        #[test]
-        fn degeneralised_accepts_the_violating_lassos(f in formula()) {
-            if let Err(e) = degeneralised_agrees(&f) {
-                prop_assert!(false, "{}", e);
-            }
-        }
-
-        /// A run ending in a deadlock repeats its last valuation `b` forever: it violates the
-        /// formula exactly when, after its prefix `w`, the automaton of the negation is in some
-        /// state that accepts `b` repeated (`accepts_constant`).
-        #[test]
-        fn accepts_constant_judges_the_deadlocked_runs(f in formula()) {
-            let aut = Automaton::of_negation(&f).unwrap();
-            let atoms = f.atoms();
-            for (w, _) in short_lassos() {
-                let (prefix, last) = w.split_at(w.len() - 1);
-                let mut at = vec![0u32];
-                let mut next = vec![];
-                for v in prefix {
-                    aut.step(&at, &|k| v[*atoms[k]], &mut next);
-                    std::mem::swap(&mut at, &mut next);
-                }
-                let accepted = at.iter().any(|&q| aut.accepts_constant(q, &|k| last[0][*atoms[k]]));
-                let violated = !holds_on_lasso(&f, w.len(), None, &|k, i| w[i][*atoms[k]]);
-                prop_assert_eq!(accepted, violated, "{:?} on {:?} then its last forever", f, w);
-            }
-        }
-    }
-}
+#[path = "ltl_tests.rs"]
+mod tests;

@@ -19,6 +19,7 @@
 
 mod accepting;
 pub(crate) mod analysis_check;
+pub(crate) mod bad_prefix;
 pub(crate) mod check;
 pub(crate) mod edges;
 test_visible_mod!(estimate);
@@ -28,6 +29,7 @@ mod fast;
 mod hugepages;
 mod lasso_search;
 pub(crate) mod ltl;
+mod ltl_formula;
 mod ltl_search;
 mod node_set;
 mod on_the_fly;
@@ -125,6 +127,9 @@ pub struct PropertyResult {
     pub verdict: Verdict,
     /// Counterexample for `violated`.
     pub trace: Option<Trace>,
+    /// Why this property alone is `unknown` (its automaton refused: docs/semantics.md, D14);
+    /// `None` for the other verdicts and when the run's stop (`VerifyReport::stopped`) is why.
+    pub reason: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -430,12 +435,74 @@ fn check_stored_states(
 
 /// Decides one property on an explored graph; `psi` evaluates a predicate on every state
 /// (shared by the native and the LNT back ends). `Unknown` when `limits` stop the run
-/// before the decision.
+/// before the decision, or when a linear-time formula's automaton is refused.
 pub(crate) fn check_property<E>(
     g: &dyn check::Space,
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
     limits: &Limits,
+) -> Result<Outcome, E> {
+    check_translated(g, p, psi, limits, None)
+}
+
+/// A linear-time formula's automata, built once per property (`Translation::of`).
+pub(crate) struct Translation {
+    /// The automaton of the negation of `formula_over_predicates`, or why there is none.
+    pub(crate) negation: Result<ltl::Automaton, ltl::Refused>,
+    /// The formula's own, for its bad prefixes (`None`: it has none, or it was refused).
+    pub(crate) prefixes: Option<bad_prefix::Prefixes>,
+}
+
+impl Translation {
+    /// The automata of a linear-time property, or a scoped pattern's formula (whose bad
+    /// prefixes its monitor finds: `prefixes` is `None`), built within the run's bounds.
+    /// `None` for the other modalities.
+    pub(crate) fn of(p: &Property, limits: &Limits) -> Option<Translation> {
+        Translation::watched(p, limits, None)
+    }
+
+    /// [`Translation::of`], its progress shown by `progress` (as the phase `translating P`).
+    fn watched(p: &Property, limits: &Limits, progress: Option<&ProgressFn>) -> Option<Translation> {
+        let f = formula_over_predicates(p)?;
+        let stopped = || limits.stopped().is_some();
+        let started = std::time::Instant::now();
+        let shown = |states: usize, transitions: usize| {
+            if let Some(show) = progress {
+                show(&Progress {
+                    states: states as u64,
+                    transitions: transitions as u64,
+                    queue: 0,
+                    seconds: started.elapsed().as_secs_f64(),
+                    memory_bytes: 0,
+                    phase: Some(format!("translating {}", p.name)),
+                });
+            }
+        };
+        let watch = ltl::Watch { stopped: &stopped, progress: &shown };
+        let negation = ltl::Automaton::within(&f, true, watch);
+        let prefixes = match (&p.modality, &negation) {
+            (Modality::Ltl(_), Ok(_)) => bad_prefix::Prefixes::new(&f, watch),
+            _ => None,
+        };
+        Some(Translation { negation, prefixes })
+    }
+
+    /// Why the property is `unknown` when its automaton is refused (not for a stop of the run).
+    pub(crate) fn refusal(&self) -> Option<String> {
+        match &self.negation {
+            Err(r) if *r != ltl::Refused::Stopped => Some(format!("not checked: {r}")),
+            _ => None,
+        }
+    }
+}
+
+/// [`check_property`] with the property's automata already built (`None`: built here).
+fn check_translated<E>(
+    g: &dyn check::Space,
+    p: &Property,
+    psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, E>,
+    limits: &Limits,
+    translated: Option<&Translation>,
 ) -> Result<Outcome, E> {
     if limits.stopped().is_some() {
         return Ok(Outcome::Unknown);
@@ -468,15 +535,54 @@ pub(crate) fn check_property<E>(
             check::scoped(g, scope, pat, &bits)
         }
         Modality::Ltl(f) => {
-            let Ok(aut) = ltl::Automaton::of_negation(f) else { return Ok(Outcome::Unknown) };
+            let built;
+            let t = match translated {
+                Some(t) => t,
+                None => {
+                    built = Translation::of(p, limits).expect("a linear-time property");
+                    &built
+                }
+            };
+            let Ok(aut) = &t.negation else { return Ok(Outcome::Unknown) };
             let mut bits = Vec::new();
             for q in f.atoms() {
                 bits.push(psi!(q));
             }
             let bits: Vec<&[bool]> = bits.iter().map(Vec::as_slice).collect();
-            ltl::check(g, &aut, &bits, &|| limits.stopped().is_some())
+            let stopped = || limits.stopped().is_some();
+            match ltl::check(g, aut, &bits, &stopped) {
+                // A violation with a bad prefix is shown as the shortest one (within the
+                // memory of the product the check has just used).
+                Outcome::Violated(c) => match &t.prefixes {
+                    Some(pre) => match bad_prefix::shortest(g, pre, &bits, aut.states().max(2), &stopped) {
+                        Some(path) => Outcome::Violated(finite_cex(g, path)),
+                        None => Outcome::Violated(c),
+                    },
+                    None => Outcome::Violated(c),
+                },
+                o => o,
+            }
         }
     })
+}
+
+/// A bad prefix found on the graph as a counterexample: a state that repeats at its end is a
+/// deadlock's (the run stays there), which the path shows once.
+fn finite_cex(g: &dyn check::Space, mut path: Vec<u32>) -> check::Cex {
+    let mut succ = Vec::new();
+    let mut deadlock = false;
+    while let [.., a, b] = path[..]
+        && a == b
+    {
+        succ.clear();
+        g.succs(a, &mut succ);
+        if !succ.is_empty() {
+            break;
+        }
+        path.pop();
+        deadlock = true;
+    }
+    check::Cex { path, loop_start: None, deadlock }
 }
 
 /// What the watch leaves for the checks, per property: its predicates on every state, a
@@ -508,10 +614,13 @@ fn predicates(p: &Property) -> Vec<&QPred> {
 fn formula_over_predicates(p: &Property) -> Option<Ltl<usize>> {
     match &p.modality {
         Modality::Ltl(f) => {
+            // Equal predicates get the index of the first (the automaton then reads one
+            // literal for both).
+            let atoms = f.atoms();
             let mut next = 0;
             f.try_map(&mut |_| {
                 next += 1;
-                Some(next - 1)
+                atoms.iter().position(|a| *a == atoms[next - 1])
             })
         }
         Modality::Between { pattern, .. } | Modality::FromUntil { pattern, .. } => {
@@ -526,6 +635,21 @@ fn formula_over_predicates(p: &Property) -> Option<Ltl<usize>> {
         }
         _ => None,
     }
+}
+
+/// A linear-time property's counterexample ended at its first bad prefix (`bad_prefix::cut`),
+/// its atoms (the predicates `predicates` lists) evaluated on the trace's states.
+fn cut_at_bad_prefix(
+    stepper: &Stepper,
+    p: &Property,
+    translation: Option<&Translation>,
+    t: &mut Trace,
+) -> Result<(), RuntimeError> {
+    let Some(pre) = translation.and_then(|t| t.prefixes.as_ref()) else { return Ok(()) };
+    let preds = predicates(p);
+    let mut sc = Scratch::default();
+    bad_prefix::cut(pre, t, &mut |k, st| stepper.eval_pred(st, &mut sc, preds[k]))?;
+    Ok(())
 }
 
 /// Explores the state space and checks the selected properties.
@@ -551,8 +675,24 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         store: opts.store,
     };
     let group = group.as_deref();
+    // The automata of the linear-time formulas and scoped patterns, built once, before the
+    // exploration, within the run's bounds; a property whose automaton is refused is `unknown`
+    // and the others are checked.
+    let translations: Vec<Option<Translation>> =
+        props.iter().map(|p| Translation::watched(p, &opts.limits, opts.progress.as_deref())).collect();
+    let negations: Vec<Option<ltl::Automaton>> =
+        translations.iter().map(|t| t.as_ref().and_then(|t| t.negation.as_ref().ok().cloned())).collect();
     let mut otf = OnTheFly::applies(&props).then(|| {
-        OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive, on_the_fly::SEARCH_BUDGET)
+        OnTheFly::new(
+            &stepper,
+            group,
+            &props,
+            &negations,
+            &workers,
+            &opts.limits,
+            !opts.exhaustive,
+            on_the_fly::SEARCH_BUDGET,
+        )
     });
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
@@ -588,9 +728,13 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
     let mut searched_states = 0;
     let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
-    for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
+    for ((((p, known), found), lasso_free), translation) in
+        props.iter().zip(&mut known).zip(&mut found).zip(lasso_free).zip(&translations)
+    {
+        let refused = translation.as_ref().is_some_and(|t| t.refusal().is_some());
         // Where the whole graph is known, its check gives the shortest counterexample.
         let direct = match found.take() {
+            _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
             Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
             Some(Found::Concrete(l)) if !g.complete() => {
                 searched_states += l.visited as u64;
@@ -635,10 +779,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Some(i) => Ok(mine.swap_remove(i).1),
             None => Err(()),
         };
-        check_property(space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
+        check_translated(space, props[k], &mut psi, &opts.limits, translations[k].as_ref()).unwrap_or(Outcome::Unknown)
     });
     let mut results = Vec::new();
-    for ((p, direct), searched) in props.into_iter().zip(decided).zip(searched) {
+    for (((p, direct), searched), translation) in props.into_iter().zip(decided).zip(searched).zip(&translations) {
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
         let early = matches!(direct, Some(Ok(Outcome::Violated(_)) | Err(_)));
         let outcome = direct.unwrap_or(Ok(searched));
@@ -661,6 +805,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                 if early {
                     on_the_fly::cut_at_monitor(&stepper, p, &mut t).map_err(|e| runtime_on(&t, e))?;
                 }
+                cut_at_bad_prefix(&stepper, p, translation.as_ref(), &mut t).map_err(|e| runtime_on(&t, e))?;
                 violated(t)
             }
             Err(l) => {
@@ -668,10 +813,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                 t.ends_in_deadlock = l.loop_start.is_none();
                 t.loop_start = l.loop_start;
                 on_the_fly::cut_at_monitor(&stepper, p, &mut t).map_err(|e| runtime_on(&t, e))?;
+                cut_at_bad_prefix(&stepper, p, translation.as_ref(), &mut t).map_err(|e| runtime_on(&t, e))?;
                 violated(t)
             }
         };
-        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace });
+        let reason = translation.as_ref().and_then(Translation::refusal).filter(|_| verdict == Verdict::Unknown);
+        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace, reason });
     }
     let stats = Stats {
         states: g.states() as u64,

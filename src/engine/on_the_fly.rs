@@ -73,8 +73,8 @@ enum Kind {
     Always,
     Finally,
     /// A linear-time formula or a scoped pattern: the automaton of its negation and, per atom
-    /// of the automaton, the predicate it reads (`None`: a formula with more `until`s than the
-    /// automaton has acceptance bits, never decided early).
+    /// of the automaton, the predicate it reads (`None`: a formula whose automaton was
+    /// refused, never decided early).
     Linear(Option<(Automaton, Vec<usize>)>),
 }
 
@@ -95,10 +95,12 @@ impl<'a> OnTheFly<'a> {
         !props.is_empty() && props.iter().all(|p| !matches!(p.modality, Modality::Fairly | Modality::FairlyInf))
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         stepper: &'a Stepper<'a>,
         symmetry: Option<&'a Group>,
         props: &[&'a Property],
+        automata: &[Option<Automaton>],
         workers: &'a Workers,
         limits: &'a Limits,
         stop: bool,
@@ -124,13 +126,14 @@ impl<'a> OnTheFly<'a> {
             .collect();
         let kinds: Vec<Kind> = props
             .iter()
-            .map(|p| match p.modality {
+            .zip(automata)
+            .map(|(p, aut)| match p.modality {
                 Modality::Always => Kind::Always,
                 Modality::Finally => Kind::Finally,
-                _ => Kind::Linear(formula_over_predicates(p).and_then(|f| {
-                    let aut = Automaton::of_negation(&f).ok()?;
-                    Some((aut, f.atoms().into_iter().copied().collect()))
-                })),
+                _ => Kind::Linear(
+                    formula_over_predicates(p)
+                        .and_then(|f| Some((aut.clone()?, f.atoms().into_iter().copied().collect()))),
+                ),
             })
             .collect();
         let found = props

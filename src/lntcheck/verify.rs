@@ -181,7 +181,13 @@ pub fn verify(
             _ => None,
         };
         statements.push(statement(v, Some(results.len())));
-        results.push(PropertyResult { property: prop.name.clone(), modality: prop.keyword.clone(), verdict, trace });
+        results.push(PropertyResult {
+            property: prop.name.clone(),
+            modality: prop.keyword.clone(),
+            verdict,
+            trace,
+            reason: None,
+        });
     }
     if stopped.is_some() {
         // The properties the script did not decide before the stop are `unknown`, in the order

@@ -190,6 +190,7 @@ pub(crate) fn all_unknown(selected: &[&Property]) -> Vec<PropertyResult> {
             modality: p.keyword.clone(),
             verdict: Verdict::Unknown,
             trace: None,
+            reason: None,
         })
         .collect()
 }

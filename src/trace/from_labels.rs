@@ -15,6 +15,7 @@
 use super::cadp::{LabelPath, split_label};
 use super::{ReplayError, Trace, TraceStep, TranslateError};
 use crate::behaviour::Behaviour;
+use crate::engine::bad_prefix::{self, Prefixes};
 use crate::engine::state::BOT;
 use crate::engine::step::{Event, RuntimeError, Stepper, Work};
 use crate::lnt::names::obs_gate;
@@ -131,8 +132,26 @@ pub fn translate(
     path: &LabelPath,
     observed: Option<&BTreeSet<VarId>>,
 ) -> Result<Translated, TranslateError> {
+    let stuck = ends_stuck(path);
+    let path = stuck.as_ref().unwrap_or(path);
     let end = if path.deadlock { End::Deadlock } else { End::Any };
     translate_to(model, behs, fair, undef, path, observed, &end)
+}
+
+/// `path` as a path to a deadlock when it ends with the monitor's `STUCK` label (after its
+/// last `DONE`, possibly as a loop on it: the self-loop the monitor offers where a run ending
+/// in a deadlock there violates its formula, docs/lnt-encoding.md §2); `None` otherwise.
+fn ends_stuck(path: &LabelPath) -> Option<LabelPath> {
+    let after = path.labels.iter().rposition(|l| split_label(l).0 == "DONE").map_or(0, |i| i + 1);
+    let tail = &path.labels[after..];
+    if !tail.iter().any(|l| split_label(l).0 == crate::lnt::view::monitor::STUCK) {
+        return None;
+    }
+    // A loop through a `DONE` is a lasso of the system, whatever follows.
+    if path.loop_start.is_some_and(|l| l < after) {
+        return None;
+    }
+    Some(LabelPath { labels: path.labels.clone(), loop_start: None, deadlock: true })
 }
 
 /// What the last state of a translated path must be.
@@ -508,12 +527,18 @@ pub fn shows(
             Ok(if complete { Shows::Violation { at: trace.len() } } else { Shows::NoViolation })
         }
         Modality::Ltl(_) | Modality::Between { .. } | Modality::FromUntil { .. } => {
-            // A scoped pattern is judged as its linear-time formula (docs/semantics.md).
-            let f = match &p.modality {
-                Modality::Ltl(f) => f.clone(),
-                m => crate::model::scoped::as_ltl(m, &p.pred).expect("a scoped pattern"),
-            };
+            let f = formula_of(p).expect("a linear-time property");
             let f = &f;
+            let atoms = f.atoms();
+            // A bad prefix within the trace: a violation whatever follows it.
+            if let Some(pre) = Prefixes::new(f, crate::engine::ltl::Watch::NONE) {
+                let mut t = trace.clone();
+                let mut sc = Default::default();
+                let bad = bad_prefix::cut(&pre, &mut t, &mut |k, st| crate::engine::eval_pred(&stepper, st, &mut sc, atoms[k]))?;
+                if let Some(at) = bad.filter(|&at| at <= trace.len()) {
+                    return Ok(Shows::Violation { at });
+                }
+            }
             // A run: a lasso (its last state is the loop's first) or a run ending in a
             // deadlock (its last state repeats); another finite trace decides nothing.
             let (n, loop_start) = match trace.loop_start {
@@ -521,7 +546,6 @@ pub fn shows(
                 None if trace.ends_in_deadlock => (trace.len() + 1, None),
                 None => return Ok(Shows::NotDecidable),
             };
-            let atoms = f.atoms();
             let mut bits = vec![Vec::with_capacity(n); atoms.len()];
             for (q, v) in atoms.iter().zip(&mut bits) {
                 for k in 0..n {
@@ -629,6 +653,28 @@ pub(crate) fn counterexample(
         }
         _ => {}
     }
+    // A linear-time violation with a bad prefix is that finite path (a lasso unrolled when
+    // the prefix turns bad in a later round of its loop).
+    if let Some(f) = formula_of(prop)
+        && let Some(pre) = Prefixes::new(&f, crate::engine::ltl::Watch::NONE)
+    {
+        let stepper = Stepper::new(model, behs, fair);
+        let atoms = f.atoms();
+        let mut sc = Default::default();
+        bad_prefix::cut(&pre, &mut t, &mut |k, st| crate::engine::eval_pred(&stepper, st, &mut sc, atoms[k]))
+            .map_err(CounterexampleError::Runtime)?;
+    }
     t.marks.push(super::Mark { at: t.len(), property: prop.name.clone(), status: "violated".into() });
     Ok(t)
+}
+
+/// The linear-time formula of a property: its own, or a scoped pattern's (docs/semantics.md,
+/// "Scoped patterns as linear-time formulas"); `None` for the other modalities.
+fn formula_of(p: &crate::model::Property) -> Option<crate::syntax::ltl::Ltl<crate::model::QPred>> {
+    use crate::model::Modality;
+    match &p.modality {
+        Modality::Ltl(f) => Some(f.clone()),
+        m @ (Modality::Between { .. } | Modality::FromUntil { .. }) => crate::model::scoped::as_ltl(m, &p.pred),
+        _ => None,
+    }
 }

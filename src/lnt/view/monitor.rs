@@ -27,6 +27,8 @@ pub(crate) const STUCK: &str = "STUCK";
 
 /// More distinct atoms than this are refused: the monitor's tables list every valuation.
 const MAX_ATOMS: usize = 10;
+/// More (monitor state, valuation) pairs than this are refused: the tables list every one.
+pub(crate) const MAX_TABLE: usize = 1 << 16;
 
 /// A linear-time property to monitor: its identifier ([`names::property_id`]) and formula.
 pub(crate) struct MonitorSpec<'a> {
@@ -203,23 +205,35 @@ pub(crate) fn monitor_view(
     // The automaton of the negation, degeneralised; `dead` (the last state) is where the
     // monitor goes when no transition reads the state: it never accepts, and keeps the monitor
     // from blocking the system.
-    let aut = Automaton::of_negation(spec.formula).map_err(|_| {
+    let aut = Automaton::of_negation(spec.formula).map_err(|r| {
         EmitError::unsupported(
-            "linear-time formulas with more than 64 `until`s",
+            &format!("linear-time formulas whose automaton is refused ({r})"),
             format!("property `{}`", spec.property),
         )
     })?;
     let deg = aut.degeneralised();
     let dead = deg.trans.len();
     let n_vals = 1usize << atoms.len();
+    if (dead + 1) * n_vals > MAX_TABLE {
+        return Err(EmitError::unsupported(
+            &format!(
+                "linear-time formulas whose monitor tables exceed {MAX_TABLE} entries (here {} states × {n_vals} \
+                 valuations of the atoms)",
+                dead + 1
+            ),
+            format!("property `{}`", spec.property),
+        ));
+    }
     let bit = |b: usize, k: usize| b & (1 << of[k]) != 0;
+    // Per valuation, the states of the generalised automaton that accept it repeated.
+    let stuck_at: Vec<Vec<bool>> = (0..n_vals).map(|b| aut.accepting_constant(&|k| bit(b, k))).collect();
     let mut step = vec![];
     let mut stuck = vec![];
     for (m, ts) in deg.trans.iter().enumerate() {
         // per choice t, the valuations allowing it
         let mut allowed: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut stuck_vals = vec![];
-        for b in 0..n_vals {
+        for (b, stuck_here) in stuck_at.iter().enumerate() {
             let mut any = false;
             for s in ts {
                 if s.lits.iter().all(|&(k, v)| bit(b, k) == v) {
@@ -234,7 +248,7 @@ pub(crate) fn monitor_view(
             if !any {
                 allowed.entry(2 * dead).or_default().push(b);
             }
-            if aut.accepts_constant(deg.origin[m], &|k| bit(b, k)) {
+            if stuck_here[deg.origin[m] as usize] {
                 stuck_vals.push(b);
             }
         }
