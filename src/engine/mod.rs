@@ -57,7 +57,7 @@ use eval::Scratch;
 use explore::Graph;
 pub use explore::StopReason;
 pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
-use on_the_fly::{Found, OnTheFly};
+use on_the_fly::{Found, OnTheFly, Watch};
 pub use par::Workers;
 pub use reached::reachable_values;
 use serde::Serialize;
@@ -152,6 +152,9 @@ pub struct Stats {
     /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part,
     /// and run-time errors beyond it were not searched for (`VerifyOptions::exhaustive`).
     pub decided_early: bool,
+    /// Every property was violated within the states explored first, but the exploration went
+    /// on to the end, since a run-time error may lie beyond them (docs/semantics.md, D9).
+    pub went_on: Option<WentOn>,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
@@ -161,6 +164,16 @@ pub struct Stats {
     pub compact_store: bool,
     /// The states stored when the store turned compact during the exploration.
     pub compacted_at: Option<u64>,
+}
+
+/// Why an exploration that could have stopped at the violations went on (`Stats::went_on`).
+#[derive(Clone, Debug, Serialize)]
+pub struct WentOn {
+    /// The states stored when every property had a violation.
+    pub violated_at: u64,
+    /// The first place where the value analysis cannot exclude a run-time error
+    /// (`analysis::fallible`).
+    pub reason: String,
 }
 
 #[derive(Clone, Debug)]
@@ -530,7 +543,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
     let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
-    let sym = opts.symmetry.then(|| symmetry::analyse(model, behs, opts.fair));
+    let va = crate::analysis::values::analyse(model, behs);
+    let fallibility = crate::analysis::fallible::analyse(model, behs, &va);
+    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility));
+    // D9: a run-time error reachable in the system is reported whatever the properties, so
+    // the exploration may stop at the violations only where none can lie beyond them.
+    let fallible = fallibility.first(model, &props).cloned();
     let group = sym.as_ref().and_then(|s| s.group.clone()).map(Arc::new);
     // Only `always` is decided without successors (its counterexamples follow BFS parents).
     let needs_succs = props.iter().any(|p| !matches!(p.modality, Modality::Always));
@@ -547,9 +565,13 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         store: opts.store,
     };
     let group = group.as_deref();
-    let mut otf = OnTheFly::applies(&props).then(|| {
-        OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, !opts.exhaustive, on_the_fly::SEARCH_BUDGET)
-    });
+    let watch = match (opts.exhaustive, &fallible) {
+        (true, _) => Watch::Evaluate,
+        (false, Some(_)) => Watch::Search,
+        (false, None) => Watch::Stop,
+    };
+    let mut otf = OnTheFly::applies(&props)
+        .then(|| OnTheFly::new(&stepper, group, &props, &workers, &opts.limits, watch, on_the_fly::SEARCH_BUDGET));
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -561,6 +583,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // A run-time error in a predicate ended the watch and the exploration: the predicates'
     // evaluation below meets it again, so an incomplete graph does not make a verdict unknown.
     let watch_failed = otf.as_ref().is_some_and(|w| w.failed);
+    let went_on = match (otf.as_ref().and_then(|w| w.violated_at), fallible) {
+        (Some(at), Some(site)) if g.complete() => Some(WentOn { violated_at: at, reason: site.to_string() }),
+        _ => None,
+    };
     let (mut known, mut found, lasso_free): Watched = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
@@ -571,7 +597,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         None => (vec![None; props.len()], props.iter().map(|_| None).collect(), vec![false; props.len()]),
     };
     if opts.check_analysis {
-        let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
+        let check = AnalysisCheck::new(model, &stepper.lay, &va);
         check_stored_states(&stepper, &g, group, &check)?;
     }
     if let Some((s, m)) = g.error.clone() {
@@ -678,6 +704,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         state_bytes: g.store.state_bytes() as u64,
         complete: g.complete(),
         decided_early: g.decided_early,
+        went_on,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
         edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
         compact_store: g.store.is_compact(),

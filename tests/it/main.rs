@@ -48,6 +48,7 @@ mod engine_store_form;
 mod engine_symmetry;
 mod engine_value_symmetry;
 mod estimate;
+mod hidden_errors;
 mod hostile;
 mod hostile_input;
 mod layers;
