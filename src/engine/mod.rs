@@ -580,8 +580,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
     // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
-    // A run-time error in a predicate ended the watch and the exploration: the predicates'
-    // evaluation below meets it again, so an incomplete graph does not make a verdict unknown.
+    // A run-time error in a predicate ended the watch (and the exploration, but with
+    // `--exhaustive`): the predicates' evaluation below meets it again, so an incomplete graph
+    // does not make a verdict unknown, and no violation found before may stand for the
+    // property whose predicate failed (D9).
     let watch_failed = otf.as_ref().is_some_and(|w| w.failed);
     let went_on = match (otf.as_ref().and_then(|w| w.violated_at), fallible) {
         (Some(at), Some(site)) if g.complete() => Some(WentOn { violated_at: at, reason: site.to_string() }),
@@ -612,8 +614,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     for (((p, known), found), lasso_free) in props.iter().zip(&mut known).zip(&mut found).zip(lasso_free) {
         // Where the whole graph is known, its check gives the shortest counterexample.
         let direct = match found.take() {
-            Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
-            Some(Found::Concrete(l)) if !g.complete() => Some(Err(l)),
+            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => Some(Err(l)),
             _ if lasso_free => Some(Ok(Outcome::Holds)),
             _ if !g.complete() && !watch_failed && !matches!(p.modality, Modality::Always) => {
                 Some(Ok(Outcome::Unknown))

@@ -183,11 +183,10 @@ impl<'a> OnTheFly<'a> {
         }
     }
 
-    /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
-    /// (or on a run-time error, which the check then reports where it would have), when the
-    /// watch may stop the exploration.
+    /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation,
+    /// when the watch may stop the exploration, or on a run-time error in a predicate (not
+    /// with `--exhaustive`), which the check then meets again.
     pub(crate) fn decided(&mut self, g: &mut Graph, ids: Range<u32>) -> bool {
-        let stop = self.watch == Watch::Stop;
         if self.failed {
             // Only while exploring every state: the check meets the error.
             return false;
@@ -197,11 +196,11 @@ impl<'a> OnTheFly<'a> {
                 match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
                     Ok(v) => psi.extend(v),
                     Err(EvalStop::Error(..)) => {
-                        // Every state is explored all the same when the watch may not stop
-                        // it, so that a run-time error of the model is found wherever it is,
-                        // as without a watch.
+                        // A run-time error of the model is the answer (D9): the check meets it
+                        // again. With `--exhaustive` every state is explored all the same, so
+                        // that the error reported is the one met without a watch.
                         self.failed = true;
-                        return stop;
+                        return self.watch != Watch::Evaluate;
                     }
                     // The exploration sees the stop itself.
                     Err(EvalStop::Stopped) => return false,
@@ -258,7 +257,7 @@ impl<'a> OnTheFly<'a> {
         if all {
             self.violated_at = Some(g.states() as u64);
         }
-        all && stop
+        all && self.watch == Watch::Stop
     }
 }
 

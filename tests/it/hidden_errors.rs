@@ -111,6 +111,35 @@ fn a_quantifier_whose_body_can_fail_is_not_reduced() {
 }
 
 #[test]
+fn a_map_of_values_that_moves_an_error_is_no_symmetry() {
+    // x is -1 or 1 and never changes. Mirroring x (x := -x) maps the steps to steps, but the
+    // predicate divides by zero at x = 1 (`1 <= 0` is false, then `1 / (1 - 1)`) and holds at
+    // x = -1: the map is refused, so the initial state x = 1 is not replaced by x = -1, and the
+    // run stops with the division by zero. With `+ 1` the predicate fails at neither and is
+    // true at both (`-1 <= 0`; `1 / 2 = 0 >= 0`), and the map is a symmetry.
+    let spec = |body: &str| {
+        format!(
+            "system {{ spawn = A: 1 }}\nagent A {{ interface = x: [-1, 1]\n Behavior = Skip; Behavior }}\n\
+             check {{ P = always x of 0 <= 0 or 1 / ({body}) >= 0 }}\n"
+        )
+    };
+    for (body, error) in [("x of 0 - 1", true), ("x of 0 + 1", false)] {
+        let text = spec(body);
+        let (model, behs) = load_text(&text, &[]).unwrap();
+        let maps = symmetry::analyse(&model, &behs, false).values.maps.len();
+        assert_eq!(maps, usize::from(!error), "{text}");
+        for reduced in [true, false] {
+            let r = run(&model, &behs, false, reduced, false);
+            match (&r, error) {
+                (Err(EngineError::Runtime { message, .. }), true) => assert!(message.contains("division by zero")),
+                (Ok(r), false) => assert_eq!(r.results[0].verdict, labs::engine::Verdict::Holds),
+                _ => panic!("{text}\nreduced={reduced}: {}", describe(&r)),
+            }
+        }
+    }
+}
+
+#[test]
 fn a_run_says_what_it_did_not_search() {
     // x and y change together: `x - y + 1` is always 1, but the value analysis, which keeps one
     // set per variable, cannot exclude 0. V is violated at x = 1 (10 / 1 is not above 100),
