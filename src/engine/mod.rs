@@ -89,8 +89,9 @@ pub struct VerifyOptions {
     /// outside its analysed set is `EngineError::AnalysisMissed`.
     pub check_analysis: bool,
     /// Explore every reachable state even when the verdicts are known before (`--exhaustive`):
-    /// full counts (D13), and run-time errors found wherever they are. Otherwise the
-    /// exploration stops as soon as every property is decided (`Stats::decided_early`).
+    /// full counts (D13) and shortest counterexamples. Otherwise the exploration stops as soon
+    /// as every property is decided (`Stats::decided_early`), where no run-time error can be
+    /// met beyond (D9).
     pub exhaustive: bool,
     /// Whether the exploration keeps the successor lists for the checks (`--edges`).
     pub edges: EdgePolicy,
@@ -149,8 +150,9 @@ pub struct Stats {
     pub(crate) state_bytes: u64,
     pub complete: bool,
     /// The exploration stopped as soon as every property was decided (each selected property
-    /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part,
-    /// and run-time errors beyond it were not searched for (`VerifyOptions::exhaustive`).
+    /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part
+    /// (`VerifyOptions::exhaustive`); the value analysis showed that no run-time error can be
+    /// met beyond it (`analysis::fallible`, docs/semantics.md, D9).
     pub decided_early: bool,
     /// Every property was violated within the states explored first, but the exploration went
     /// on to the end, since a run-time error may lie beyond them (docs/semantics.md, D9).
