@@ -7,6 +7,7 @@
 //! [`IntervalSet::widen`], which guarantees termination. [`ops`] gives every expression
 //! operator and guard filter on these sets, sound w.r.t. `model::arith`.
 
+pub mod fallible;
 pub(crate) mod intervals;
 test_visible_mod!(ops);
 pub mod values;

@@ -106,31 +106,36 @@ pub fn analyse(model: &Model, behaviours: &[Behaviour]) -> ValueAnalysis {
     ValueAnalysis { sets: a.sets, widened: a.widened }
 }
 
-struct Analysis<'m> {
-    model: &'m Model,
-    sets: HashMap<(VarId, Option<TypeId>), IntervalSet>,
+pub(super) struct Analysis<'m> {
+    pub(super) model: &'m Model,
+    pub(super) sets: HashMap<(VarId, Option<TypeId>), IntervalSet>,
     widened: Vec<(VarId, Option<TypeId>)>,
 }
 
 /// What an expression is evaluated against: the acting type, locals, quantified variables.
 #[derive(Clone)]
-struct Env {
-    ty: Option<TypeId>,
-    locals: Vec<IntervalSet>,
-    quants: Vec<IntervalSet>,
+pub(super) struct Env {
+    pub(super) ty: Option<TypeId>,
+    pub(super) locals: Vec<IntervalSet>,
+    pub(super) quants: Vec<IntervalSet>,
     /// Guard refinements of the acting agent's own scalar variables.
-    refined: HashMap<VarId, IntervalSet>,
+    pub(super) refined: HashMap<VarId, IntervalSet>,
 }
 
-impl Analysis<'_> {
-    fn key(&self, var: VarId, ty: Option<TypeId>) -> (VarId, Option<TypeId>) {
+impl<'m> Analysis<'m> {
+    /// The analysis' result `va` as the sets expressions are evaluated against (`fallible`).
+    pub(super) fn of_result(model: &'m Model, va: &ValueAnalysis) -> Analysis<'m> {
+        Analysis { model, sets: va.sets.clone(), widened: va.widened.clone() }
+    }
+
+    pub(super) fn key(&self, var: VarId, ty: Option<TypeId>) -> (VarId, Option<TypeId>) {
         match self.model.vars[var].store {
             Store::Env => (var, None),
             _ => (var, ty),
         }
     }
 
-    fn ids_of(&self, ty: TypeId) -> IntervalSet {
+    pub(super) fn ids_of(&self, ty: TypeId) -> IntervalSet {
         let t = &self.model.agent_types[ty];
         if t.count == 0 {
             IntervalSet::empty()
@@ -139,7 +144,7 @@ impl Analysis<'_> {
         }
     }
 
-    fn all_ids(&self) -> IntervalSet {
+    pub(super) fn all_ids(&self) -> IntervalSet {
         let n = self.model.n_agents();
         if n == 0 { IntervalSet::empty() } else { IntervalSet::range(0, n as i64 - 1) }
     }
@@ -269,7 +274,7 @@ impl Analysis<'_> {
     }
 
     /// A right-hand side: ⊥ is assigned only by a plain copy (D10).
-    fn rhs(&self, e: &Expr, env: &Env) -> IntervalSet {
+    pub(super) fn rhs(&self, e: &Expr, env: &Env) -> IntervalSet {
         let v = self.expr(e, env);
         match e {
             Expr::Var(_) | Expr::Local { .. } => v,
@@ -278,7 +283,7 @@ impl Analysis<'_> {
     }
 
     /// Narrows `env` by a guard that must hold; false if it can never hold.
-    fn refine(&self, g: &BExpr, env: &mut Env) -> bool {
+    pub(super) fn refine(&self, g: &BExpr, env: &mut Env) -> bool {
         match g {
             BExpr::And(a, b) => self.refine(a, env) && self.refine(b, env),
             BExpr::Cmp(op, x, y) => {
@@ -344,7 +349,7 @@ impl Analysis<'_> {
         out
     }
 
-    fn expr(&self, e: &Expr, env: &Env) -> IntervalSet {
+    pub(super) fn expr(&self, e: &Expr, env: &Env) -> IntervalSet {
         match e {
             Expr::Const(v) => IntervalSet::singleton(*v),
             Expr::AgentId(AgentRef::Own) => env.ty.map_or_else(|| self.all_ids(), |t| self.ids_of(t)),
@@ -367,7 +372,7 @@ impl Analysis<'_> {
         }
     }
 
-    fn bexpr(&self, b: &BExpr, env: &Env) -> BoolSet {
+    pub(super) fn bexpr(&self, b: &BExpr, env: &Env) -> BoolSet {
         match b {
             BExpr::Const(v) => BoolSet::constant(*v),
             BExpr::Not(x) => !self.bexpr(x, env),

@@ -89,6 +89,10 @@ pub(crate) enum StatsDoc {
         complete: bool,
         /// The exploration stopped as soon as every property was decided (each violated).
         decided_early: bool,
+        /// Every property was violated early, but a run-time error may lie beyond: the
+        /// exploration went on (docs/semantics.md, D9). Absent otherwise.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        went_on: Option<crate::engine::WentOn>,
         /// The reduction the counts are of (absent: every state counted).
         #[serde(skip_serializing_if = "Option::is_none")]
         reduction: Option<String>,
@@ -172,6 +176,7 @@ impl<'a> VerifyDoc<'a> {
                 state_bytes: st.state_bytes,
                 complete: st.complete,
                 decided_early: st.decided_early,
+                went_on: st.went_on.clone(),
                 reduction: st.reduction.clone(),
                 edges: EdgesDoc { lists: if st.edges.kept() { "kept" } else { "recomputed" }, why: st.edges },
                 store_form: if st.compact_store { "compact" } else { "fast" },

@@ -159,8 +159,8 @@ enum Command {
         #[arg(long)]
         no_reduction: bool,
         /// Explore every reachable state even when the verdicts are known earlier: full state
-        /// counts, and run-time errors found wherever they are (the native engine otherwise
-        /// stops as soon as every property is decided)
+        /// counts and shortest counterexamples (the native engine otherwise stops as soon as
+        /// every property is violated, where no run-time error can be met beyond)
         #[arg(long)]
         exhaustive: bool,
         /// With the native engine: whether the exploration keeps each state's successor list

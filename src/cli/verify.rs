@@ -209,17 +209,38 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
     }
+    s += &search_text(r);
+    s
+}
+
+/// What the exploration searched, where it did not search every reachable state
+/// (docs/semantics.md, D9), or why it went on past the violations.
+pub(super) fn search_text(r: &VerifyReport) -> String {
+    let st = &r.stats;
+    let mut s = String::new();
     if st.decided_early && st.states == 0 {
         let _ = writeln!(
             s,
             "every property was decided by a depth-first search for a violation, before the exploration \
-             stored any state (--exhaustive explores every state)"
+             stored any state; not searched: the rest of the state space, where the value analysis shows no \
+             run-time error can be met (--exhaustive explores every state)"
         );
     } else if st.decided_early {
         let _ = writeln!(
             s,
-            "exploration stopped as soon as every property was decided: the counts are of the explored part \
+            "exploration stopped as soon as every property was decided: the counts are of the explored part; \
+             not searched: the states beyond it, where the value analysis shows no run-time error can be met \
              (--exhaustive explores every state)"
+        );
+    }
+    if let Some(w) = &st.went_on {
+        let _ = writeln!(
+            s,
+            "every property was violated within the first {}, but the exploration went on to every state: \
+             a run-time error is reported whatever the properties, and the value analysis cannot exclude one \
+             ({})",
+            count(w.violated_at, "state"),
+            w.reason
         );
     }
     match r.stopped {
@@ -235,7 +256,8 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
         Some(stop) => {
             let _ = writeln!(
                 s,
-                "exploration stopped early: {} after {} states; undecided properties are `unknown`",
+                "exploration stopped early: {} after {} states; undecided properties are `unknown`; not searched: \
+                 the states beyond, and the run-time errors they may meet",
                 super::bounds::reason_text(stop),
                 st.states
             );

@@ -176,8 +176,12 @@ fn text(l: &Loaded, r: &Report, cadp: bool) -> String {
     }
     if let Some(stop) = r.verify.stopped {
         let who = if cadp { "CADP" } else { "the script" };
-        let _ =
-            writeln!(s, "{who} was stopped: {}; undecided properties are `unknown`", super::bounds::reason_text(stop));
+        let _ = writeln!(
+            s,
+            "{who} was stopped: {}; undecided properties are `unknown`; not searched: the states beyond, and the \
+             run-time errors they may meet",
+            super::bounds::reason_text(stop)
+        );
     }
     s
 }

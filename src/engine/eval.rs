@@ -29,10 +29,7 @@ pub(crate) enum Mode {
     Pred,
 }
 
-/// The most values one `[a..b]` may choose among: a step enumerates every choice, so a wider
-/// range (typically a bound read from a variable that grew far) would make one step run for
-/// minutes; it stops the run with an error naming the range instead.
-pub(crate) const MAX_RANGE_CHOICES: i64 = 1 << 20;
+pub(crate) use crate::model::arith::MAX_RANGE_CHOICES;
 
 /// A choice-sequence oracle: every evaluation of `[a..b]` (and every `pick` choice) asks
 /// `choose`; `advance` moves to the next untried sequence (depth-first).

@@ -59,7 +59,7 @@ use eval::Scratch;
 use explore::Graph;
 pub use explore::StopReason;
 pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
-use on_the_fly::{Found, OnTheFly};
+use on_the_fly::{Found, OnTheFly, Watch};
 pub use par::Workers;
 pub use reached::reachable_values;
 use serde::Serialize;
@@ -91,8 +91,9 @@ pub struct VerifyOptions {
     /// outside its analysed set is `EngineError::AnalysisMissed`.
     pub check_analysis: bool,
     /// Explore every reachable state even when the verdicts are known before (`--exhaustive`):
-    /// full counts (D13), and run-time errors found wherever they are. Otherwise the
-    /// exploration stops as soon as every property is decided (`Stats::decided_early`).
+    /// full counts (D13) and shortest counterexamples. Otherwise the exploration stops as soon
+    /// as every property is decided (`Stats::decided_early`), where no run-time error can be
+    /// met beyond (D9).
     pub exhaustive: bool,
     /// Whether the exploration keeps the successor lists for the checks (`--edges`).
     pub edges: EdgePolicy,
@@ -154,13 +155,17 @@ pub struct Stats {
     pub(crate) state_bytes: u64,
     pub complete: bool,
     /// The exploration stopped as soon as every property was decided (each selected property
-    /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part,
-    /// and run-time errors beyond it were not searched for (`VerifyOptions::exhaustive`).
+    /// violated, none of them `fairly` or `fairly_inf`): the counts are of the explored part
+    /// (`VerifyOptions::exhaustive`); the value analysis showed that no run-time error can be
+    /// met beyond it (`analysis::fallible`, docs/semantics.md, D9).
     pub decided_early: bool,
     /// The distinct states the depth-first searches for violations visited (concrete states,
     /// not stored), where they decided a property early.
     #[serde(skip)]
     pub(crate) searched_states: u64,
+    /// Every property was violated within the states explored first, but the exploration went
+    /// on to the end, since a run-time error may lie beyond them (docs/semantics.md, D9).
+    pub went_on: Option<WentOn>,
     /// The reduction the counts are of (`symmetry (Bird: 3 interchangeable agents)`);
     /// `None`: the counts are those of docs/semantics.md, D13.
     pub reduction: Option<String>,
@@ -170,6 +175,16 @@ pub struct Stats {
     pub compact_store: bool,
     /// The states stored when the store turned compact during the exploration.
     pub compacted_at: Option<u64>,
+}
+
+/// Why an exploration that could have stopped at the violations went on (`Stats::went_on`).
+#[derive(Clone, Debug, Serialize)]
+pub struct WentOn {
+    /// The states stored when every property had a violation.
+    pub violated_at: u64,
+    /// The first place where the value analysis cannot exclude a run-time error
+    /// (`analysis::fallible`).
+    pub reason: String,
 }
 
 #[derive(Clone, Debug)]
@@ -658,7 +673,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let props = select_properties(model, opts.properties.as_deref())?;
     let stepper = Stepper::new(model, behs, opts.fair);
     let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
-    let sym = opts.symmetry.then(|| symmetry::analyse(model, behs, opts.fair));
+    let va = crate::analysis::values::analyse(model, behs);
+    let fallibility = crate::analysis::fallible::analyse(model, behs, &va);
+    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility));
+    // D9: a run-time error reachable in the system is reported whatever the properties, so
+    // the exploration may stop at the violations only where none can lie beyond them.
+    let fallible = fallibility.first(model, &props).cloned();
     let group = sym.as_ref().and_then(|s| s.group.clone()).map(Arc::new);
     // Only `always` is decided without successors (its counterexamples follow BFS parents).
     let needs_succs = props.iter().any(|p| !matches!(p.modality, Modality::Always));
@@ -675,25 +695,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         store: opts.store,
     };
     let group = group.as_deref();
-    // The automata of the linear-time formulas and scoped patterns, built once, before the
-    // exploration, within the run's bounds; a property whose automaton is refused is `unknown`
-    // and the others are checked.
-    let translations: Vec<Option<Translation>> =
-        props.iter().map(|p| Translation::watched(p, &opts.limits, opts.progress.as_deref())).collect();
-    let negations: Vec<Option<ltl::Automaton>> =
-        translations.iter().map(|t| t.as_ref().and_then(|t| t.negation.as_ref().ok().cloned())).collect();
-    let mut otf = OnTheFly::applies(&props).then(|| {
-        OnTheFly::new(
-            &stepper,
-            group,
-            &props,
-            &negations,
-            &workers,
-            &opts.limits,
-            !opts.exhaustive,
-            on_the_fly::SEARCH_BUDGET,
-        )
-    });
+            _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
+            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => {
+                searched_states += l.visited as u64;
+                Some(Err(l))
+            }
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -702,9 +709,15 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // What the watch computed: ψ serves the check when it covers every stored state; a
     // violation found decides its property where the graph is not whole.
     // A `finally` property whose bit the exploration left clear holds (`Graph::lassos`).
-    // A run-time error in a predicate ended the watch and the exploration: the predicates'
-    // evaluation below meets it again, so an incomplete graph does not make a verdict unknown.
+    // A run-time error in a predicate ended the watch (and the exploration, but with
+    // `--exhaustive`): the predicates' evaluation below meets it again, so an incomplete graph
+    // does not make a verdict unknown, and no violation found before may stand for the
+    // property whose predicate failed (D9).
     let watch_failed = otf.as_ref().is_some_and(|w| w.failed);
+    let went_on = match (otf.as_ref().and_then(|w| w.violated_at), fallible) {
+        (Some(at), Some(site)) if g.complete() => Some(WentOn { violated_at: at, reason: site.to_string() }),
+        _ => None,
+    };
     let (mut known, mut found, lasso_free): Watched = match otf {
         Some(w) => {
             let whole = !w.failed && w.psi.iter().all(|v| v.len() == g.states());
@@ -715,7 +728,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         None => (vec![None; props.len()], props.iter().map(|_| None).collect(), vec![false; props.len()]),
     };
     if opts.check_analysis {
-        let check = AnalysisCheck::new(model, &stepper.lay, &crate::analysis::values::analyse(model, behs));
+        let check = AnalysisCheck::new(model, &stepper.lay, &va);
         check_stored_states(&stepper, &g, group, &check)?;
     }
     if let Some((s, m)) = g.error.clone() {
@@ -740,6 +753,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                 searched_states += l.visited as u64;
                 Some(Err(l))
             }
+            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => Some(Err(l)),
             _ if lasso_free => Some(Ok(Outcome::Holds)),
             _ if !g.complete() && !watch_failed && !matches!(p.modality, Modality::Always) => {
                 Some(Ok(Outcome::Unknown))
@@ -834,6 +849,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         complete: g.complete(),
         decided_early: g.decided_early,
         searched_states,
+        went_on,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
         edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
         compact_store: g.store.is_compact(),

@@ -28,7 +28,11 @@
 //! the whole exploration as without the watch.
 //!
 //! With `--exhaustive` the watch only evaluates and marks (nothing stops the exploration), so
-//! that the check afterwards has the predicates' values and the marks.
+//! that the check afterwards has the predicates' values and the marks. Where the value
+//! analysis cannot exclude a run-time error (`analysis::fallible`), it looks for violations
+//! among the explored states (what a run cut by a bound reports) but does not stop the
+//! exploration, and makes no depth-first search: a run-time error reachable in the system is
+//! reported whatever the properties (docs/semantics.md, D9).
 
 use super::check::{self, Bits, Cex, Pat, Scope, Space, SubGraph, mon, mon_step};
 use super::explore::Graph;
@@ -54,9 +58,10 @@ pub(super) struct OnTheFly<'a> {
     kinds: Vec<Kind>,
     /// The bit of `Graph::free` of each of the first 8 `finally` properties.
     pub(crate) bits: Vec<Option<u8>>,
-    /// Whether to end the exploration once every property is violated (not with
-    /// `--exhaustive`, where the watch only marks the states).
-    stop: bool,
+    /// What to do with the violations.
+    watch: Watch,
+    /// The states stored when every property first had a violation.
+    pub(crate) violated_at: Option<u64>,
     workers: &'a Workers,
     limits: &'a Limits,
     /// Each property's predicates on the ids seen so far (`0..len`), for the check afterwards.
@@ -89,6 +94,20 @@ pub(super) enum Found {
 /// The depth-first searches' budget of states per property: a fraction of a second.
 pub(super) const SEARCH_BUDGET: usize = 1 << 16;
 
+/// What the watch does besides evaluating the predicates on the new states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Watch {
+    /// Nothing more (`--exhaustive`): the checks afterwards read the values and the marks.
+    Evaluate,
+    /// Look for a violation of each property among the explored states, for a run that a
+    /// bound may cut short, but explore every state: a run-time error may lie beyond the
+    /// violations (docs/semantics.md, D9).
+    Search,
+    /// Also end the exploration once every property is violated, after depth-first searches
+    /// before it: no run-time error can be met beyond.
+    Stop,
+}
+
 impl<'a> OnTheFly<'a> {
     /// Whether checking on the fly can decide `props` before the end: none is branching.
     pub(crate) fn applies(props: &[&Property]) -> bool {
@@ -103,7 +122,7 @@ impl<'a> OnTheFly<'a> {
         automata: &[Option<Automaton>],
         workers: &'a Workers,
         limits: &'a Limits,
-        stop: bool,
+        watch: Watch,
         budget: usize,
     ) -> Self {
         let mut finals = 0u32;
@@ -141,7 +160,7 @@ impl<'a> OnTheFly<'a> {
             .zip(&kinds)
             .zip(&preds)
             .map(|((p, kind), preds)| match kind {
-                _ if !stop => None,
+                _ if watch != Watch::Stop => None,
                 Kind::Always => None,
                 Kind::Finally => lasso_search::find(stepper, &p.pred, budget, limits).map(Found::Concrete),
                 Kind::Linear(aut) => {
@@ -154,7 +173,8 @@ impl<'a> OnTheFly<'a> {
             stepper,
             symmetry,
             bits,
-            stop,
+            watch,
+            violated_at: None,
             psi: preds.iter().map(|v| vec![Vec::new(); v.len()]).collect(),
             preds,
             kinds,
@@ -166,12 +186,12 @@ impl<'a> OnTheFly<'a> {
         }
     }
 
-    /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation
-    /// (or on a run-time error, which the check then reports where it would have; not when
-    /// every state is to be explored).
+    /// Takes in the newly stored `ids` of `g`; `true` once every property has a violation,
+    /// when the watch may stop the exploration, or on a run-time error in a predicate (not
+    /// with `--exhaustive`), which the check then meets again.
     pub(crate) fn decided(&mut self, g: &mut Graph, ids: Range<u32>) -> bool {
         if self.failed {
-            // Only while exploring every state (`stop` false): the check meets the error.
+            // Only while exploring every state: the check meets the error.
             return false;
         }
         for (preds, psi) in self.preds.iter().zip(&mut self.psi) {
@@ -179,10 +199,11 @@ impl<'a> OnTheFly<'a> {
                 match eval_range(self.stepper, &g.store, q, fast.as_ref(), ids.clone(), self.workers, self.limits) {
                     Ok(v) => psi.extend(v),
                     Err(EvalStop::Error(..)) => {
-                        // Every state is explored all the same with `--exhaustive`, so that a
-                        // run-time error of the model is found wherever it is, as without a watch.
+                        // A run-time error of the model is the answer (D9): the check meets it
+                        // again. With `--exhaustive` every state is explored all the same, so
+                        // that the error reported is the one met without a watch.
                         self.failed = true;
-                        return self.stop;
+                        return self.watch != Watch::Evaluate;
                     }
                     // The exploration sees the stop itself.
                     Err(EvalStop::Stopped) => return false,
@@ -198,7 +219,7 @@ impl<'a> OnTheFly<'a> {
                 }),
             );
         }
-        if !self.stop {
+        if self.watch == Watch::Evaluate || self.violated_at.is_some() {
             return false;
         }
         for k in 0..self.preds.len() {
@@ -235,7 +256,11 @@ impl<'a> OnTheFly<'a> {
                 .map(Found::Graph);
             }
         }
-        self.found.iter().all(Option::is_some)
+        let all = self.found.iter().all(Option::is_some);
+        if all {
+            self.violated_at = Some(g.states() as u64);
+        }
+        all && self.watch == Watch::Stop
     }
 }
 

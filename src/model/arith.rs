@@ -14,6 +14,12 @@ pub enum ArithError {
 pub const MIN_VALUE: i64 = i32::MIN as i64 + 1;
 pub const MAX_VALUE: i64 = i32::MAX as i64;
 
+/// The most values one `[a..b]` may choose among (a capacity limit of the native engine, D9):
+/// a step enumerates every choice, so a wider range (typically a bound read from a variable
+/// that grew far) would make one step run for minutes; it stops the run with an error naming
+/// the range instead.
+pub(crate) const MAX_RANGE_CHOICES: i64 = 1 << 20;
+
 fn checked(v: i64) -> Result<i64, ArithError> {
     if (MIN_VALUE..=MAX_VALUE).contains(&v) { Ok(v) } else { Err(ArithError::Overflow) }
 }

@@ -102,14 +102,32 @@ pub fn verify_page(
             stats.push(("counts of representatives up to".to_string(), red.clone()));
         }
         if st.decided_early {
-            stats.push(("exploration".to_string(), "stopped as soon as every property was decided".to_string()));
+            stats.push((
+                "exploration".to_string(),
+                "stopped as soon as every property was decided; the states beyond, where the value analysis \
+                 shows no run-time error can be met, were not searched"
+                    .to_string(),
+            ));
+        }
+        if let Some(w) = &st.went_on {
+            stats.push((
+                "exploration".to_string(),
+                format!(
+                    "went on to every state after every property was violated (within {} states): the value \
+                     analysis cannot exclude a run-time error ({})",
+                    w.violated_at, w.reason
+                ),
+            ));
         }
     }
     stats.extend(backend_stats);
     stats.push(("wall time".to_string(), format!("{wall_seconds:.2} s")));
     stats.push(("peak memory".to_string(), format!("{} MiB", st.peak_rss_mib)));
     if let Some(s) = r.stopped {
-        stats.push(("stopped early".to_string(), format!("{s:?}")));
+        stats.push((
+            "stopped early".to_string(),
+            format!("{s:?}; the states beyond, and the run-time errors they may meet, were not searched"),
+        ));
     }
     let sections = r
         .results

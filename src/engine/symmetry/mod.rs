@@ -17,6 +17,7 @@ pub(crate) use analysis::Asymmetry;
 pub use values::ValueMap;
 pub(crate) use values::{SlotMove, ValueSymmetries};
 
+use crate::analysis::fallible::Fallibility;
 use crate::behaviour::Behaviour;
 use crate::model::Model;
 use std::ops::Range;
@@ -95,9 +96,35 @@ impl Symmetry {
 /// Which agent types are symmetric, with and without round-robin scheduling (`fair`), and
 /// which maps of values are symmetries.
 pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
+    let va = crate::analysis::values::analyse(model, behs);
+    analyse_with(model, behs, fair, &va, &crate::analysis::fallible::analyse(model, behs, &va))
+}
+
+/// `analyse` with the value analysis `va` of the model and where it may fail, `fallible`.
+pub(crate) fn analyse_with(
+    model: &Model,
+    behs: &[Behaviour],
+    fair: bool,
+    va: &crate::analysis::values::ValueAnalysis,
+    fallible: &Fallibility,
+) -> Symmetry {
     let stepper = crate::engine::step::Stepper::new(model, behs, fair);
-    let values = values::find(model, behs, &stepper, &crate::analysis::values::analyse(model, behs));
-    let broken = analysis::asymmetries(model, behs);
+    let values = values::find(model, behs, &stepper, va);
+    let mut broken = analysis::asymmetries(model, behs);
+    // A quantifier stops at the first agent that decides it, in id order: where its body may
+    // fail, whether it fails depends on which agent comes first.
+    for (t, site) in &fallible.quantified {
+        broken[*t].push(Asymmetry {
+            text: format!(
+                "{} quantifies over {} in id order with a body that may meet a run-time error ({}), so which agent \
+                 comes first may decide whether the error is met",
+                capitalised(&site.place),
+                model.agent_types[*t].name,
+                site.what
+            ),
+            span: site.span,
+        });
+    }
     let populated = model.agent_types.iter().filter(|t| t.count > 0).count();
     let mut types = Vec::new();
     for (t, reasons) in model.agent_types.iter().zip(broken) {
@@ -132,4 +159,10 @@ pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
         values: values.maps.clone(),
     });
     Symmetry { types, values, group }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
 }
