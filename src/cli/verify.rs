@@ -36,10 +36,10 @@ pub(crate) struct VerifyArgs {
 
 fn progress_line(p: &Progress) {
     if let Some(phase) = &p.phase {
-        eprint!(
-            "\r{phase}: {:>10} automaton states {:>10} transitions {:>7.1}s                    ",
+        super::status::show(&format!(
+            "{phase}: {:>10} automaton states {:>10} transitions {:>7.1}s",
             p.states, p.transitions, p.seconds
-        );
+        ));
         return;
     }
     let rate = if p.seconds > 0.0 { p.states as f64 / p.seconds } else { 0.0 };
@@ -178,9 +178,6 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     let mut s = results_text(l, r);
     let st = &r.stats;
-    // An expanded state has a successor or is a deadlock: without either, the run stopped
-    // before it expanded any state, while the initial states were enumerated.
-    let expanded_none = st.transitions == 0 && st.deadlocks == 0;
     // Above the counts line, which stays last unless a note follows.
     let edges = match (r.stopped, st.edges) {
         // The budget was never checked against: the run stopped first.
@@ -217,6 +214,9 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
 /// (docs/semantics.md, D9), or why it went on past the violations.
 pub(super) fn search_text(r: &VerifyReport) -> String {
     let st = &r.stats;
+    // An expanded state has a successor or is a deadlock: without either, the run stopped
+    // before it expanded any state, while the initial states were enumerated.
+    let expanded_none = st.transitions == 0 && st.deadlocks == 0;
     let mut s = String::new();
     if st.decided_early && st.states == 0 {
         let _ = writeln!(

@@ -506,7 +506,7 @@ fn add_initial(
         if let Some(p) = &opts.progress {
             let n = g.store.len() as u64;
             let memory_bytes = g.memory_bytes();
-            p(&Progress { initial: true, states: n, transitions: 0, queue: n, seconds: seconds(), memory_bytes });
+            p(&Progress { initial: true, states: n, transitions: 0, queue: n, seconds: seconds(), memory_bytes, phase: None });
         }
     };
     let over =

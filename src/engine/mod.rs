@@ -484,6 +484,7 @@ impl Translation {
         let shown = |states: usize, transitions: usize| {
             if let Some(show) = progress {
                 show(&Progress {
+                    initial: false,
                     states: states as u64,
                     transitions: transitions as u64,
                     queue: 0,
@@ -695,12 +696,21 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         store: opts.store,
     };
     let group = group.as_deref();
-            _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
-            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
-            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => {
-                searched_states += l.visited as u64;
-                Some(Err(l))
-            }
+    // The automata of the linear-time formulas and scoped patterns, built once, before the
+    // exploration, within the run's bounds; a property whose automaton is refused is `unknown`
+    // and the others are checked.
+    let translations: Vec<Option<Translation>> =
+        props.iter().map(|p| Translation::watched(p, &opts.limits, opts.progress.as_deref())).collect();
+    let negations: Vec<Option<ltl::Automaton>> =
+        translations.iter().map(|t| t.as_ref().and_then(|t| t.negation.as_ref().ok().cloned())).collect();
+    let watch = match (opts.exhaustive, &fallible) {
+        (true, _) => Watch::Evaluate,
+        (false, Some(_)) => Watch::Search,
+        (false, None) => Watch::Stop,
+    };
+    let mut otf = OnTheFly::applies(&props).then(|| {
+        OnTheFly::new(&stepper, group, &props, &negations, &workers, &opts.limits, watch, on_the_fly::SEARCH_BUDGET)
+    });
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
         None => explore::explore_initial(&stepper, &eopts),
@@ -748,13 +758,11 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         // Where the whole graph is known, its check gives the shortest counterexample.
         let direct = match found.take() {
             _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
-            Some(Found::Graph(c)) if !g.complete() => Some(Ok(Outcome::Violated(c))),
-            Some(Found::Concrete(l)) if !g.complete() => {
+            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
+            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => {
                 searched_states += l.visited as u64;
                 Some(Err(l))
             }
-            Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
-            Some(Found::Concrete(l)) if !g.complete() && !watch_failed => Some(Err(l)),
             _ if lasso_free => Some(Ok(Outcome::Holds)),
             _ if !g.complete() && !watch_failed && !matches!(p.modality, Modality::Always) => {
                 Some(Ok(Outcome::Unknown))
