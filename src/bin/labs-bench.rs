@@ -23,6 +23,8 @@
 //! over `LONG_RUN_SECONDS` runs once. The machine's noise is one-sided (a run is slowed, never
 //! sped up), so the fastest run is the best estimate of the program's own speed.
 
+#[path = "bench/lnt_scale.rs"]
+mod lnt_scale;
 #[path = "bench/memory.rs"]
 mod memory;
 #[path = "bench/reduction.rs"]
@@ -165,6 +167,7 @@ Usage: labs-bench [--quick] [--no-reduction] [--exhaustive] [--threads N] [--run
        labs-bench --lts-table [--benchmarks DIR]
        labs-bench --jobs-table [--quick] [--runs N]
        labs-bench --mcl-table [--quick] [--benchmarks DIR]
+       labs-bench --lnt-table [--quick]
        labs-bench --reduction-table [--quick] [--threads N]
        labs-bench --memory-table [--threads N]
        labs-bench --peer spin [--n N] [--runs N] [--benchmarks DIR]
@@ -191,6 +194,10 @@ Options:
                      each, and the median ratio of the pairs; --quick: without leader n=6)
   --mcl-table        instead: the MCL evaluator's times on the emitted queries, on MAIN LTSs
                      and on rings of up to a million states (--quick: up to 100,000)
+  --lnt-table        instead: per instance, the states of the emitted program's MAIN (`labs
+                     lts`) per LAbS state, and the LNT interpreter's states/s, peak memory and
+                     bytes per state beside the native engine's (--quick: without leader n=5
+                     and majority yes=2 no=3)
   --reduction-table  instead: states, seconds and memory with and without symmetry reduction
                      (--quick: without the flock instances and leader n=9)
   --memory-table     instead: states, bytes per state, store, peak memory per state and seconds
@@ -209,6 +216,7 @@ struct Options {
     lts_table: bool,
     jobs_table: bool,
     mcl_table: bool,
+    lnt_table: bool,
     reduction_table: bool,
     memory_table: bool,
     no_reduction: bool,
@@ -233,6 +241,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         lts_table: false,
         jobs_table: false,
         mcl_table: false,
+        lnt_table: false,
         reduction_table: false,
         memory_table: false,
         no_reduction: false,
@@ -252,6 +261,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--lts-table" => o.lts_table = true,
             "--jobs-table" => o.jobs_table = true,
             "--mcl-table" => o.mcl_table = true,
+            "--lnt-table" => o.lnt_table = true,
             "--reduction-table" => o.reduction_table = true,
             "--memory-table" => o.memory_table = true,
             "--no-reduction" => o.no_reduction = true,
@@ -329,6 +339,8 @@ fn main() {
         jobs_table(&o)
     } else if o.mcl_table {
         mcl_table(&o)
+    } else if o.lnt_table {
+        lnt_scale::lnt_table(&labs_binary(), Path::new(env!("CARGO_MANIFEST_DIR")), o.quick)
     } else if o.reduction_table {
         reduction::reduction_table(&labs_binary(), o.threads, o.quick)
     } else if o.memory_table {
