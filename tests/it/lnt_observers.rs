@@ -63,14 +63,18 @@ fn states(spec: &Scratch, root: &str) -> u64 {
 #[test]
 fn states_grow_linearly_with_the_properties() {
     let ks = [2usize, 3, 4, 8];
-    let files: Vec<Scratch> = ks.iter().map(|&k| Scratch::file("observers", &format!("obs{k}.labs"), &spec(k))).collect();
+    let files: Vec<Scratch> =
+        ks.iter().map(|&k| Scratch::file("observers", &format!("obs{k}.labs"), &spec(k))).collect();
     for root in ["MAIN", "Root_P0"] {
         let n: Vec<u64> = files.iter().map(|f| states(f, root)).collect();
         let delta = n[1].checked_sub(n[0]).unwrap_or_else(|| panic!("{root}: {n:?}"));
         assert!(delta > 0, "{root}: a third property's observation adds no state: {n:?}");
         for (&k, &s) in ks.iter().zip(&n).skip(2) {
             let bound = n[0] + (k as u64 - 2) * delta;
-            assert!(s <= bound, "{root} with {k} properties: {s} states, more than {bound} (states for k = {ks:?}: {n:?})");
+            assert!(
+                s <= bound,
+                "{root} with {k} properties: {s} states, more than {bound} (states for k = {ks:?}: {n:?})"
+            );
             assert!(s > n[1], "{root} with {k} properties: {s} states, no more than with 3: {n:?}");
         }
     }

@@ -1,12 +1,16 @@
-//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"), in two
-//! processes. The observer, part of `MAIN`, takes part in `DONE` and in the observation labels
-//! its atoms read, keeps the values they carry, and after a label that changes the atoms'
-//! truth values offers them, one Boolean per atom, on the gate `ATOMS_P`. The monitor takes
-//! part in `DONE` and `ATOMS_P` only (so that, generated alone, it enumerates Booleans, never
-//! the values of the variables), and in every state of the semantics (reached by `DONE`) steps
-//! the degeneralised Büchi automaton of the formula's negation (`engine::ltl`), offering `ACC`
-//! after an accepting step and, where a run ending in a deadlock there would be accepted (its
-//! last state repeated forever, D14), the self-loop `STUCK`.
+//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"), and the
+//! observers of its atoms. The observer `Observer_P` (a leaf of the compositional script) takes
+//! part in `DONE` and in the observation labels its atoms read, keeps the values they carry,
+//! and after a label that changes the atoms' truth values offers them, one Boolean per atom, on
+//! the gate `ATOMS_P`. `MAIN` has one observer for every property, `Observers`, which after a
+//! label makes the properties' offers one after the other in a fixed order (offering
+//! independently, k observers in parallel would interleave into 2^k states per label); each
+//! root hides the other properties' `ATOMS_Q`. The monitor takes part in `DONE` and `ATOMS_P`
+//! only (so that, generated alone, it enumerates Booleans, never the values of the variables),
+//! and in every state of the semantics (reached by `DONE`) steps the degeneralised Büchi
+//! automaton of the formula's negation (`engine::ltl`), offering `ACC` after an accepting step
+//! and, where a run ending in a deadlock there would be accepted (its last state repeated
+//! forever, D14), the self-loop `STUCK`.
 
 use super::code::{self, Gen, Ln, Source};
 use super::lower::expand_quants;
@@ -289,7 +293,8 @@ pub(crate) fn monitor_view(
     }
 
     // The labels: tracked elements, and the others of the same gates (taken, ignored).
-    let targets: Vec<(TrackKey, Vec<String>)> = keys.iter().enumerate().map(|(i, k)| (*k, vec![format!("V[{i}]")])).collect();
+    let targets: Vec<(TrackKey, Vec<String>)> =
+        keys.iter().enumerate().map(|(i, k)| (*k, vec![format!("V[{i}]")])).collect();
     let (tracked, ignored) = labels(model, analysis, &targets, doms);
     let obs: BTreeSet<String> = tracked.iter().map(|x| x.gate.clone()).collect();
     let observer = (!tracked.is_empty()).then(|| {
