@@ -205,6 +205,7 @@ const GLOBAL_NAMES: &[&str] = &[
     "mk_env",
     "system",
     "observed",
+    "observers",
 ];
 const GLOBAL_PREFIXES: &[&str] =
     &["agent_", "st_", "en_", "dom_", "lab_", "ranks_", "mon_", "monitor_", "observer_", "root_", "atoms_"];

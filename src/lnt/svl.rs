@@ -58,7 +58,7 @@ pub(crate) struct MonitorLeaf {
     /// they synchronise on with it (`DONE`, the observation gates the observer reads).
     pub(crate) call: String,
     pub(crate) sync: Vec<String>,
-    /// In the monolithic script, with the LTS of `MAIN` (which has the observers): the monitor
+    /// In the monolithic script, with the LTS of `MAIN` (which has `Observers`): the monitor
     /// alone, `Monitor_P [DONE, ATOMS_P, …]`, on `DONE` and `ATOMS_P`.
     pub(crate) mono_call: String,
     pub(crate) mono_sync: Vec<String>,

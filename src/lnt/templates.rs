@@ -24,11 +24,6 @@ impl LntTemplate<'_> {
         1u64 << *k
     }
 
-    /// Whether a monitor takes labels of agents it does not track (it then receives their ids).
-    fn monitor_reads_agents(&self, m: &super::view::monitor::MonitorView) -> bool {
-        m.ignored.iter().any(|x| x.agent)
-    }
-
     /// Whether agent process `process` keeps variable `var`.
     fn keeps(&self, process: &str, var: &str) -> bool {
         !self.unused.get(process).is_some_and(|u| u.contains(var))

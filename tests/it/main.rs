@@ -60,6 +60,7 @@ mod layers;
 mod leaf_values;
 mod lnt_backend_files;
 mod lnt_jobs;
+mod lnt_observers;
 mod lnt_remote_reads;
 mod lntcheck_case;
 mod lntcheck_checker;

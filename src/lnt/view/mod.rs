@@ -75,9 +75,9 @@ pub(crate) struct Program {
     pub(crate) main_gates: Vec<String>,
     pub(crate) hidden_gates: Vec<String>,
     /// With observers (`system_sync` not empty): the gates of the process `System`, the
-    /// composition of `components` that `MAIN` composes with the observers (`MAIN`'s gates but
-    /// `ATOMS_P`, and those it hides), and what `System` synchronises on with them (`DONE` and
-    /// the observation gates they read).
+    /// composition of `components` that `MAIN` composes with `Observers` (`MAIN`'s gates but
+    /// `ATOMS_P`, and those it hides), and what `System` synchronises on with it (`DONE` and
+    /// the observation gates it reads).
     pub(crate) system_gates: Vec<String>,
     pub(crate) system_sync: Vec<String>,
     pub(crate) components: Vec<Component>,
@@ -85,6 +85,8 @@ pub(crate) struct Program {
     /// index of their array of tracked values (`Observed`).
     pub(crate) monitors: Vec<monitor::MonitorView>,
     pub(crate) observed_max: usize,
+    /// The one observer of the monitors' atoms, a component of `MAIN`.
+    pub(crate) observers: Option<monitor::ObserversView>,
 }
 
 #[derive(Clone, Debug)]
@@ -710,21 +712,24 @@ pub(crate) fn build(
         .iter()
         .map(|m| monitor::monitor_view(model, analysis, m, &mut cx.doms))
         .collect::<Result<Vec<_>, _>>()?;
-    // With observers, `MAIN` composes them with the system, now a process of its own.
+    // With observers, `MAIN` composes the one observer of every monitor's atoms with the
+    // system, now a process of its own.
+    let observers = monitor::observers_view(model, analysis, &monitors, &mut cx.doms);
     let mut system_gates = main_gates.clone();
     system_gates.extend(hidden_gates.iter().cloned());
-    let mut system_sync = vec![];
-    for o in monitors.iter().filter_map(|m| m.observer.as_ref()) {
-        for g in &o.sync {
-            if !system_sync.contains(g) {
-                system_sync.push(g.clone());
-            }
-        }
-        main_gates.push(o.gate.clone());
-    }
+    let system_sync = observers.as_ref().map(|o| o.sync.clone()).unwrap_or_default();
+    let atoms: Vec<String> = observers.iter().flat_map(|o| &o.offers).map(|o| o.gate.clone()).collect();
+    main_gates.extend(atoms.iter().cloned());
+    // A root hides the other properties' `ATOMS_Q`: its monitor reads its own alone.
     for m in monitors.iter_mut() {
-        m.root_gates =
-            main_gates.iter().cloned().chain([monitor::ACC.to_string(), monitor::STUCK.to_string()]).collect();
+        let own = m.observer.as_ref().map(|o| o.gate.clone());
+        m.root_hidden = atoms.iter().filter(|g| Some(*g) != own.as_ref()).cloned().collect();
+        m.root_gates = main_gates
+            .iter()
+            .filter(|g| !m.root_hidden.contains(g))
+            .cloned()
+            .chain([monitor::ACC.to_string(), monitor::STUCK.to_string()])
+            .collect();
     }
     let domains = cx
         .doms
@@ -792,6 +797,7 @@ pub(crate) fn build(
         components,
         observed_max: monitors.iter().map(|m| m.tracked.len()).max().unwrap_or(1).max(1) - 1,
         monitors,
+        observers,
     })
 }
 

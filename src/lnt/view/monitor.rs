@@ -1,12 +1,16 @@
-//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"), in two
-//! processes. The observer, part of `MAIN`, takes part in `DONE` and in the observation labels
-//! its atoms read, keeps the values they carry, and after a label that changes the atoms'
-//! truth values offers them, one Boolean per atom, on the gate `ATOMS_P`. The monitor takes
-//! part in `DONE` and `ATOMS_P` only (so that, generated alone, it enumerates Booleans, never
-//! the values of the variables), and in every state of the semantics (reached by `DONE`) steps
-//! the degeneralised Büchi automaton of the formula's negation (`engine::ltl`), offering `ACC`
-//! after an accepting step and, where a run ending in a deadlock there would be accepted (its
-//! last state repeated forever, D14), the self-loop `STUCK`.
+//! The monitor of a linear-time property (docs/lnt-encoding.md §2, "Monitors"), and the
+//! observers of its atoms. The observer `Observer_P` (a leaf of the compositional script) takes
+//! part in `DONE` and in the observation labels its atoms read, keeps the values they carry,
+//! and after a label that changes the atoms' truth values offers them, one Boolean per atom, on
+//! the gate `ATOMS_P`. `MAIN` has one observer for every property, `Observers`, which after a
+//! label makes the properties' offers one after the other in a fixed order (offering
+//! independently, k observers in parallel would interleave into 2^k states per label); each
+//! root hides the other properties' `ATOMS_Q`. The monitor takes part in `DONE` and `ATOMS_P`
+//! only (so that, generated alone, it enumerates Booleans, never the values of the variables),
+//! and in every state of the semantics (reached by `DONE`) steps the degeneralised Büchi
+//! automaton of the formula's negation (`engine::ltl`), offering `ACC` after an accepting step
+//! and, where a run ending in a deadlock there would be accepted (its last state repeated
+//! forever, D14), the self-loop `STUCK`.
 
 use super::code::{self, Gen, Ln, Source};
 use super::lower::expand_quants;
@@ -48,8 +52,10 @@ pub(crate) struct MonitorView {
     pub(crate) gates: Vec<String>,
     /// What it synchronises on with `MAIN`: `DONE` and `ATOMS_P`.
     pub(crate) sync: Vec<String>,
-    /// The root's gates: `MAIN`'s, then `ACC` and `STUCK` (set once `MAIN`'s are known).
+    /// The root's gates: `MAIN`'s but the other monitors' `ATOMS_Q`, which it hides, then
+    /// `ACC` and `STUCK` (set once `MAIN`'s are known).
     pub(crate) root_gates: Vec<String>,
+    pub(crate) root_hidden: Vec<String>,
     /// The observer, a component of `MAIN`; `None` when the atoms read no variable (their
     /// truth values never change).
     pub(crate) observer: Option<ObserverView>,
@@ -57,6 +63,8 @@ pub(crate) struct MonitorView {
     pub(crate) tracked: Vec<TrackedView>,
     /// Per observation gate read, the labels of elements it does not track (taken, ignored).
     pub(crate) ignored: Vec<IgnoredView>,
+    /// Whether some of those carry an agent (the observer then receives its id).
+    pub(crate) ignores_agents: bool,
     /// Per distinct atom: the function evaluating it (1 holds, 0 not, 3 and more an error).
     pub(crate) atoms: Vec<AtomFn>,
     /// `mon_ID_step (m, b, t)`: per automaton state `m`, the condition on the atoms' valuation
@@ -89,9 +97,44 @@ pub(crate) struct ObserverView {
     pub(crate) bits: Vec<String>,
 }
 
+/// The one observer of every monitor's atoms in `MAIN`, `Observers`: it takes part in `DONE`
+/// and in the observation labels any monitor's atoms read, keeps each monitor's tracked values
+/// (`V_j`) and last valuation offered (`b_j`), and after each label offers the valuations that
+/// changed one monitor after the other, in the monitors' order.
+#[derive(Clone, Debug)]
+pub(crate) struct ObserversView {
+    pub(crate) process: String,
+    /// Its formal gates: `DONE`, the observation gates read, each monitor's `ATOMS_ID`.
+    pub(crate) gates: Vec<String>,
+    /// What it synchronises on with the rest of `MAIN`: `DONE` and the observation gates.
+    pub(crate) sync: Vec<String>,
+    /// Per value some monitor tracks, its label (setting that value in each monitor's `V_j`).
+    pub(crate) tracked: Vec<TrackedView>,
+    /// Per observation gate read, the labels of elements no monitor tracks (taken, ignored).
+    pub(crate) ignored: Vec<IgnoredView>,
+    pub(crate) ignores_agents: bool,
+    /// Per monitor with an observer, in order: its valuation and offer.
+    pub(crate) offers: Vec<OfferView>,
+}
+
+/// What `Observers` keeps and offers for one monitor.
+#[derive(Clone, Debug)]
+pub(crate) struct OfferView {
+    pub(crate) property: String,
+    /// Its tracked values and last valuation offered (`V_j`, `b_j`).
+    pub(crate) values: String,
+    pub(crate) last: String,
+    pub(crate) val_fn: String,
+    pub(crate) gate: String,
+    pub(crate) bits: Vec<String>,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct TrackedView {
-    pub(crate) i: usize,
+    /// The variables a label of it sets (`V[i]`; in `Observers`, `V_j[i]` of each monitor `j`
+    /// tracking it).
+    pub(crate) targets: Vec<String>,
+    pub(crate) key: TrackKey,
     pub(crate) gate: String,
     /// The agent offer (`None`: an environment variable).
     pub(crate) agent: Option<usize>,
@@ -264,14 +307,73 @@ pub(crate) fn monitor_view(
     }
 
     // The labels: tracked elements, and the others of the same gates (taken, ignored).
+    let targets: Vec<(TrackKey, Vec<String>)> =
+        keys.iter().enumerate().map(|(i, k)| (*k, vec![format!("V[{i}]")])).collect();
+    let (tracked, ignored) = labels(model, analysis, &targets, doms);
+    let obs: BTreeSet<String> = tracked.iter().map(|x| x.gate.clone()).collect();
+    let observer = (!tracked.is_empty()).then(|| {
+        // Upper-case, as every gate of the program: CADP upper-cases them in labels, and the
+        // scripts name them as the labels do.
+        let gate = format!("ATOMS_{}", id.to_ascii_uppercase());
+        let mut sync = vec!["DONE".to_string()];
+        sync.extend(obs.iter().cloned());
+        let mut gates = sync.clone();
+        gates.push(gate.clone());
+        let bits = (0..atoms.len())
+            .map(|k| match k {
+                0 => "(c mod 2) == 1".to_string(),
+                _ => format!("((c div {}) mod 2) == 1", 1u64 << k),
+            })
+            .collect();
+        ObserverView { process: format!("Observer_{id}"), gate, gates, sync, bits }
+    });
+    let ignores_agents = ignored.iter().any(|x| x.agent);
+    let mut sync = vec!["DONE".to_string()];
+    sync.extend(observer.as_ref().map(|o| o.gate.clone()));
+    let mut gates = sync.clone();
+    gates.extend([ACC.to_string(), STUCK.to_string()]);
+    Ok(MonitorView {
+        process: format!("Monitor_{id}"),
+        root: format!("Root_{id}"),
+        property: spec.property.clone(),
+        gates,
+        sync,
+        root_gates: vec![],
+        root_hidden: vec![],
+        observer,
+        tracked,
+        ignored,
+        ignores_agents,
+        atoms: atom_fns,
+        step,
+        stuck,
+        t_max: 2 * dead,
+        states: dead + 1,
+        val_fn: format!("mon_{id}_val"),
+        step_fn: format!("mon_{id}_step"),
+        stuck_fn: format!("mon_{id}_stuck"),
+        pack_fn: format!("mon_{id}_pack"),
+    })
+}
+
+/// The observation labels of the values `targets` lists (each with the variables a label of it
+/// sets), in the canonical order: per tracked value, its label; per gate read, the labels of
+/// the elements not tracked (taken, ignored).
+fn labels(
+    model: &Model,
+    analysis: &ValueAnalysis,
+    targets: &[(TrackKey, Vec<String>)],
+    doms: &mut DomainTable,
+) -> (Vec<TrackedView>, Vec<IgnoredView>) {
     let mut tracked = vec![];
     let mut by_gate: BTreeMap<String, (crate::model::VarId, Vec<TrackKey>)> = BTreeMap::new();
-    for (i, k) in keys.iter().enumerate() {
+    for (k, sets) in targets {
         let (agent, var, elem) = *k;
         let gate = names::obs_gate(model, var);
         let set = domains::var_set(model, analysis, var, agent.map(|a| model.type_of(a)));
         tracked.push(TrackedView {
-            i,
+            targets: sets.clone(),
+            key: *k,
             gate: gate.clone(),
             agent,
             elem,
@@ -315,47 +417,45 @@ pub(crate) fn monitor_view(
         };
         ignored.push(IgnoredView { gate: gate.clone(), agent: !env, cond: parts.join(" and "), dom: doms.name(&set) });
     }
-    let obs: Vec<String> = by_gate.keys().cloned().collect();
-    let observer = (!tracked.is_empty()).then(|| {
-        // Upper-case, as every gate of the program: CADP upper-cases them in labels, and the
-        // scripts name them as the labels do.
-        let gate = format!("ATOMS_{}", id.to_ascii_uppercase());
-        let mut sync = vec!["DONE".to_string()];
-        sync.extend(obs.iter().cloned());
-        let mut gates = sync.clone();
-        gates.push(gate.clone());
-        let bits = (0..atoms.len())
-            .map(|k| match k {
-                0 => "(c mod 2) == 1".to_string(),
-                _ => format!("((c div {}) mod 2) == 1", 1u64 << k),
-            })
-            .collect();
-        ObserverView { process: format!("Observer_{id}"), gate, gates, sync, bits }
-    });
+    (tracked, ignored)
+}
+
+/// The one observer of the monitors' atoms in `MAIN` (`None`: no atom reads a variable).
+pub(crate) fn observers_view(
+    model: &Model,
+    analysis: &ValueAnalysis,
+    monitors: &[MonitorView],
+    doms: &mut DomainTable,
+) -> Option<ObserversView> {
+    let mut targets: BTreeMap<TrackKey, Vec<String>> = BTreeMap::new();
+    let mut offers = vec![];
+    for (j, m) in monitors.iter().enumerate() {
+        let Some(ob) = &m.observer else { continue };
+        let values = format!("V_{j}");
+        for (i, x) in m.tracked.iter().enumerate() {
+            targets.entry(x.key).or_default().push(format!("{values}[{i}]"));
+        }
+        offers.push(OfferView {
+            property: m.property.clone(),
+            values,
+            last: format!("b_{j}"),
+            val_fn: m.val_fn.clone(),
+            gate: ob.gate.clone(),
+            bits: ob.bits.clone(),
+        });
+    }
+    if offers.is_empty() {
+        return None;
+    }
+    let targets: Vec<(TrackKey, Vec<String>)> = targets.into_iter().collect();
+    let (tracked, ignored) = labels(model, analysis, &targets, doms);
+    let obs: BTreeSet<String> = tracked.iter().map(|x| x.gate.clone()).collect();
     let mut sync = vec!["DONE".to_string()];
-    sync.extend(observer.as_ref().map(|o| o.gate.clone()));
+    sync.extend(obs);
     let mut gates = sync.clone();
-    gates.extend([ACC.to_string(), STUCK.to_string()]);
-    Ok(MonitorView {
-        process: format!("Monitor_{id}"),
-        root: format!("Root_{id}"),
-        property: spec.property.clone(),
-        gates,
-        sync,
-        root_gates: vec![],
-        observer,
-        tracked,
-        ignored,
-        atoms: atom_fns,
-        step,
-        stuck,
-        t_max: 2 * dead,
-        states: dead + 1,
-        val_fn: format!("mon_{id}_val"),
-        step_fn: format!("mon_{id}_step"),
-        stuck_fn: format!("mon_{id}_stuck"),
-        pack_fn: format!("mon_{id}_pack"),
-    })
+    gates.extend(offers.iter().map(|o| o.gate.clone()));
+    let ignores_agents = ignored.iter().any(|x| x.agent);
+    Some(ObserversView { process: "Observers".into(), gates, sync, tracked, ignored, ignores_agents, offers })
 }
 
 /// `b` among the valuations `bs` (`None`: every one of the `n` valuations; `false`: none).
