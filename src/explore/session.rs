@@ -232,10 +232,9 @@ impl<'m> Session<'m> {
             }
         }
         if let Until::Violated(i) = until
-            && marks.status[*i].status == SimStatus::Violated
+            && let Some(said) = settled(&marks, *i)
         {
-            let at = marks.status[*i].at_step.unwrap_or(0);
-            return (true, format!("{} is already violated (state {at}); no step taken", marks.status[*i].property));
+            return (said.0, format!("{}; no step taken", said.1));
         }
         let mut rng = SplitMix64::new(seed);
         let started = Instant::now();
@@ -284,6 +283,11 @@ impl<'m> Session<'m> {
             }
             if let Some(j) = newly {
                 break (true, format!("{} violated at state {k}", name(&marks, j)));
+            }
+            if let Until::Violated(i) = until
+                && let Some(said) = settled(&marks, *i)
+            {
+                break said;
             }
             match until {
                 Until::Predicate(q, text) => {
@@ -409,6 +413,21 @@ impl<'m> Session<'m> {
 }
 
 use crate::model::{Modality, Property};
+
+/// Whether property `i` is decided along the run so far, and so can no longer be violated
+/// by more steps (or already is): whether it is violated, and in words.
+fn settled(marks: &Marks, i: usize) -> Option<(bool, String)> {
+    let s = &marks.status[i];
+    let at = s.at_step.unwrap_or(0);
+    match s.status {
+        SimStatus::Violated => Some((true, format!("{} is violated at state {at}", s.property))),
+        SimStatus::Satisfied => Some((
+            false,
+            format!("{} is satisfied at state {at}: no continuation of this run violates it", s.property),
+        )),
+        SimStatus::Undecided => None,
+    }
+}
 
 fn name(marks: &Marks, i: usize) -> String {
     marks.status[i].property.clone()

@@ -7,6 +7,7 @@
 //! order; it reaches the shared helpers through `crate::` (`use crate::fixtures;`).
 
 // Helpers the test modules share.
+mod cdp;
 mod engine_common;
 mod fixtures;
 mod isolate;
@@ -48,6 +49,9 @@ mod engine_store_form;
 mod engine_symmetry;
 mod engine_value_symmetry;
 mod estimate;
+mod explore_api;
+mod explore_browser;
+mod explore_server;
 mod hostile;
 mod hostile_input;
 mod layers;

@@ -202,7 +202,7 @@ function renderGrid(d, state, ghost, event) {
   const [y0, y1] = range(v.y_range, 1);
   const cols = x1 - x0 + 1;
   const rows = y1 - y0 + 1;
-  const cell = Math.max(16, Math.min(72, Math.floor(440 / Math.max(cols, rows))));
+  const cell = Math.max(16, Math.min(56, Math.floor(400 / Math.max(cols, rows))));
   const pad = 22;
   const svg = $('grid');
   svg.replaceChildren();
@@ -259,12 +259,12 @@ function renderGrid(d, state, ghost, event) {
         const hy = agentValue(a, v.dy);
         if (typeof hx === 'number' && typeof hy === 'number' && (hx || hy)) {
           const len = Math.hypot(hx, hy);
-          const l = radius + cell * 0.22;
+          const l = radius + cell * 0.3;
           const ex = px + (hx / len) * l;
           const ey = py - (hy / len) * l;
           g.append(svgEl('line', { class: 'heading', x1: px, y1: py, x2: ex, y2: ey, stroke: colour }));
           const ang = Math.atan2(ey - py, ex - px);
-          const h = 6;
+          const h = 8;
           const p1 = [ex - h * Math.cos(ang - 0.5), ey - h * Math.sin(ang - 0.5)];
           const p2 = [ex - h * Math.cos(ang + 0.5), ey - h * Math.sin(ang + 0.5)];
           g.append(svgEl('polygon', { points: `${ex},${ey} ${p1} ${p2}`, fill: colour }));
@@ -365,13 +365,12 @@ function highlightRow(box, at) {
     if (top === null) continue;
     const band = svgEl('rect', { class: 'cursor-row', x: 0, y: top, width: svg.getAttribute('width') || '100%', height: Math.max(12, bottom - top) });
     svg.insertBefore(band, svg.firstChild);
-    if (!busyScrolled) {
-      const r = band.getBoundingClientRect();
-      if (r.bottom > window.innerHeight || r.top < 0) band.scrollIntoView({ block: 'nearest' });
-    }
+    // Keep the row in view inside the chart's own box.
+    const r = band.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    if (r.top < b.top || r.bottom > b.bottom) box.scrollTop += r.top - b.top - b.height / 3;
   }
 }
-let busyScrolled = true;
 
 function renderTraces(d) {
   const sel = $('trace-select');
@@ -432,4 +431,4 @@ function wire() {
 }
 
 wire();
-refresh().then(() => { busyScrolled = false; });
+refresh();
