@@ -132,7 +132,11 @@ impl Server {
         match req.header("host") {
             Some(h) if hosts.iter().any(|x| x == h) => {}
             h => {
-                return Some(format!("the Host header must name this server ({}), not {:?}", hosts[0], h.unwrap_or("")));
+                return Some(format!(
+                    "the Host header must name this server ({}), not {:?}",
+                    hosts[0],
+                    h.unwrap_or("")
+                ));
             }
         }
         if let Some(origin) = req.header("origin")

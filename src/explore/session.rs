@@ -421,10 +421,9 @@ fn settled(marks: &Marks, i: usize) -> Option<(bool, String)> {
     let at = s.at_step.unwrap_or(0);
     match s.status {
         SimStatus::Violated => Some((true, format!("{} is violated at state {at}", s.property))),
-        SimStatus::Satisfied => Some((
-            false,
-            format!("{} is satisfied at state {at}: no continuation of this run violates it", s.property),
-        )),
+        SimStatus::Satisfied => {
+            Some((false, format!("{} is satisfied at state {at}: no continuation of this run violates it", s.property)))
+        }
         SimStatus::Undecided => None,
     }
 }

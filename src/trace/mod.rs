@@ -5,7 +5,7 @@ pub mod cadp;
 test_visible_mod!(checked);
 mod errors;
 test_visible_mod!(from_labels);
-pub(crate) mod from_json;
+pub mod from_json;
 
 use crate::behaviour::Behaviour;
 use crate::engine::state::{BOT, Layout};

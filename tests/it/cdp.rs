@@ -92,7 +92,8 @@ impl Browser {
             // SAFETY: kill(2) on the browser this test started; it may have ended already.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         });
-        let mut b = Browser { child, to, from: BufReader::new(from), next: 0, session: String::new(), errors: vec![], done };
+        let mut b =
+            Browser { child, to, from: BufReader::new(from), next: 0, session: String::new(), errors: vec![], done };
         let target = b.command(None, "Target.createTarget", json!({"url": "about:blank"}));
         let id = target["targetId"].as_str().expect("a target").to_string();
         let attached = b.command(None, "Target.attachToTarget", json!({"targetId": id, "flatten": true}));
@@ -148,7 +149,8 @@ impl Browser {
 
     /// The value of a script's last expression (awaited if it is a promise).
     pub fn eval(&mut self, script: &str) -> Value {
-        let r = self.send("Runtime.evaluate", json!({"expression": script, "awaitPromise": true, "returnByValue": true}));
+        let r =
+            self.send("Runtime.evaluate", json!({"expression": script, "awaitPromise": true, "returnByValue": true}));
         assert!(r.get("exceptionDetails").is_none(), "{script}: {}", r["exceptionDetails"]);
         r["result"]["value"].clone()
     }

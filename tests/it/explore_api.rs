@@ -82,7 +82,8 @@ fn enabled_steps_are_the_engines_successors_along_every_example() {
             let stepper = Stepper::new(&model, &behs, fair);
             let mut api = new_api(&model, &behs, fair, &source);
             let first = stepper.initial_states().unwrap().remove(0);
-            let mut t = Trace { fair, initial: first, steps: vec![], loop_start: None, ends_in_deadlock: false, marks: vec![] };
+            let mut t =
+                Trace { fair, initial: first, steps: vec![], loop_start: None, ends_in_deadlock: false, marks: vec![] };
             let mut w = Work::default();
             for k in 0..50 {
                 let doc = ok(&mut api, "GET", "/api/state", Value::Null);
@@ -304,7 +305,12 @@ fn export_reads_back() {
     // Another spec's trace is refused with what differs.
     let (m2, b2) = load(&fixtures::bench("flock.labs"), &["birds=3", "grid=4", "delta=5"]);
     let mut third = new_api(&m2, &b2, false, &source);
-    let (status, e) = call(&mut third, "POST", "/api/load", json!({"json": String::from_utf8(api.handle("GET", "/api/export/trace.json", b"").body).unwrap()}));
+    let (status, e) = call(
+        &mut third,
+        "POST",
+        "/api/load",
+        json!({"json": String::from_utf8(api.handle("GET", "/api/export/trace.json", b"").body).unwrap()}),
+    );
     assert_eq!(status, 400);
     assert!(e["error"].as_str().unwrap().contains("_grid=5"), "{e}");
 }

@@ -11,6 +11,7 @@ use crate::cdp::Browser;
 use crate::explore_server::{flock_counterexample, start_in};
 use crate::fixtures;
 use crate::scratch::Scratch;
+use crate::tier;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -68,6 +69,9 @@ fn bird(b: &mut Browser, i: usize) -> (f64, f64) {
 
 #[test]
 fn the_page_steps_through_and_branches_off_a_counterexample_in_chromium() {
+    if !tier::slow("driving the explore page in headless Chromium") {
+        return;
+    }
     let Some(bin) = chromium_or_skip() else { return };
     let dir = Scratch::path("explore", "browser");
     std::fs::create_dir_all(&*dir).unwrap();
@@ -97,7 +101,8 @@ fn the_page_steps_through_and_branches_off_a_counterexample_in_chromium() {
     at(&mut b, 1, 17);
     let moved = bird(&mut b, 0);
     assert!(moved.0 > start.0 && moved.1 < start.1, "{start:?} → {moved:?}");
-    let changed = b.eval("[...document.querySelectorAll('.agent-card[data-agent=\"0\"] td.chg')].map(e => e.textContent)");
+    let changed =
+        b.eval("[...document.querySelectorAll('.agent-card[data-agent=\"0\"] td.chg')].map(e => e.textContent)");
     assert_eq!(changed, json!(["4", "4"]));
     assert!(text(&mut b, "#last-step").contains("Bird 0: x <- 4; y <- 4"));
     assert_eq!(text(&mut b, "#chart text.stepno.current"), "1");
@@ -123,7 +128,8 @@ fn the_page_steps_through_and_branches_off_a_counterexample_in_chromium() {
     click(&mut b, "#last");
     at(&mut b, 17, 17);
     assert_eq!(text(&mut b, "#same-as"), "↻ same as state 7");
-    let verdict = b.eval("document.querySelector('#props tr[data-property=\"ConsensusKept\"] td:nth-child(3)').className");
+    let verdict =
+        b.eval("document.querySelector('#props tr[data-property=\"ConsensusKept\"] td:nth-child(3)').className");
     assert_eq!(verdict, json!("status violated"));
     assert!(text(&mut b, "#props tr[data-property=\"ConsensusKept\"]").contains("by the loop back to state 7"));
     assert_eq!(text(&mut b, "#chart text.stepno.current"), "17");

@@ -70,7 +70,8 @@ pub fn start_in(dir: &Path, args: &[&str]) -> Running {
         let _ = std::io::copy(&mut r, &mut std::io::sink());
     });
     let line = rx.recv_timeout(Duration::from_secs(30)).expect("labs explore printed no address");
-    let url = line.trim().strip_prefix("labs explore: open ").unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+    let url =
+        line.trim().strip_prefix("labs explore: open ").unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
     let rest = url.strip_prefix("http://127.0.0.1:").expect("an address on 127.0.0.1");
     let (port, token) = rest.split_once("/?token=").expect("a token in the address");
     assert_eq!(token.len(), 32, "128 random bits");
@@ -174,6 +175,51 @@ fn requests_without_the_token_from_another_origin_or_host_are_refused() {
     assert_eq!(request(p, "DELETE", &t, &[], "").0, 405);
 }
 
+/// The listening socket of `port` as the kernel lists it (`/proc/net/tcp`, state 0A), and the
+/// machine's IPv4 addresses other than the loopback ones.
+fn listeners_and_addresses(port: u16) -> (Vec<String>, Vec<std::net::Ipv4Addr>) {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let listening: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (addr, p) = f.get(1)?.split_once(':')?;
+            (u16::from_str_radix(p, 16).ok()? == port && f.get(3) == Some(&"0A")).then(|| addr.to_string())
+        })
+        .collect();
+    let routes = std::fs::read_to_string("/proc/net/fib_trie").unwrap_or_default();
+    let mut own = vec![];
+    let mut last: Option<std::net::Ipv4Addr> = None;
+    for l in routes.lines() {
+        if let Some(a) = l.trim().strip_prefix("|-- ") {
+            last = a.parse().ok();
+        } else if l.contains("/32 host LOCAL")
+            && let Some(a) = last
+            && !a.is_loopback()
+            && !own.contains(&a)
+        {
+            own.push(a);
+        }
+    }
+    (listening, own)
+}
+
+/// Bound to 127.0.0.1 only: the kernel lists one listener on the port, at 0100007F (127.0.0.1
+/// in the table's byte order), and connecting to any other address of the machine is refused.
+#[test]
+fn it_listens_on_the_loopback_address_only() {
+    let spec = fixtures::bench("flock.labs");
+    let s = start(&flock_args(&[], &spec));
+    let (listening, own) = listeners_and_addresses(s.port);
+    assert_eq!(listening, ["0100007F"], "the listening sockets of port {}", s.port);
+    for a in own {
+        let e = TcpStream::connect_timeout(&(a, s.port).into(), Duration::from_secs(5));
+        assert!(e.is_err(), "{a}:{} accepted a connection", s.port);
+    }
+    assert_eq!(request(s.port, "GET", &format!("/api/state?token={}", s.token), &[], "").0, 200);
+}
+
 #[test]
 fn the_server_reads_only_the_file_named_on_its_command_line() {
     let dir = Scratch::path("explore", "files");
@@ -186,7 +232,8 @@ fn the_server_reads_only_the_file_named_on_its_command_line() {
     let p = s.port;
     let load = format!("/api/load?token={}", s.token);
     let json = ["Content-Type: application/json"];
-    for f in [other.display().to_string(), "/etc/passwd".to_string(), format!("{}/../other.json", dir.join("x").display())]
+    for f in
+        [other.display().to_string(), "/etc/passwd".to_string(), format!("{}/../other.json", dir.join("x").display())]
     {
         let (status, body) = request(p, "POST", &load, &json, &format!(r#"{{"file":{}}}"#, serde_json::json!(f)));
         assert_eq!(status, 403, "{f}: {body}");
@@ -245,6 +292,10 @@ fn bad_command_lines_get_their_exit_codes() {
     std::fs::write(&garbage, "{\"nothing\": 1}").unwrap();
     let g = garbage.display().to_string();
     let missing = dir.join("missing.json").display().to_string();
+    let nowhere = dir.join("missing.labs").display().to_string();
+    let broken = dir.join("broken.labs");
+    std::fs::write(&broken, "system { garbage").unwrap();
+    let broken = broken.display().to_string();
     let run = |args: Vec<&str>| {
         let mut all = vec!["explore"];
         all.extend(args);
@@ -258,6 +309,9 @@ fn bad_command_lines_get_their_exit_codes() {
         (flock_args(&["--trace", &cex, "--fair"], &spec), 1, "without --fair"),
         (vec![&spec, "birds=3", "grid=4", "delta=5", "--trace", &cex], 1, "_grid=5"),
         (vec![&spec, "birds=3"], 2, "no value given"),
+        (vec![&nowhere, "birds=3"], 2, "cannot read"),
+        (vec![&broken], 6, "expected `spawn = …`"),
+        (flock_args(&["--port", "0"], &spec), 2, "0 is not in 1..=65535"),
     ];
     for (args, code, says) in cases {
         let o = run(args.clone());
