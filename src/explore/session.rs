@@ -146,15 +146,20 @@ impl<'m> Session<'m> {
         Ok(())
     }
 
-    /// Takes enabled step `index` of the state at the cursor; the history after the cursor
-    /// is dropped (the new step branches off it).
+    /// Takes enabled step `index` of the state at the cursor. The history's own next step
+    /// moves the cursor forward and keeps the history; any other drops the history after the
+    /// cursor (the new step branches off it).
     pub(crate) fn take(&mut self, index: usize) -> Result<(), String> {
         let mut en = self.enabled();
         if index >= en.steps.len() {
             return Err(format!("the state has {} enabled steps, not a step {index}", en.steps.len()));
         }
         let (ev, st) = en.steps.swap_remove(index);
-        self.push(ev, st);
+        if self.run.steps.get(self.cursor).is_some_and(|next| next.event == ev && next.state == st) {
+            self.cursor += 1;
+        } else {
+            self.push(ev, st);
+        }
         self.changed();
         Ok(())
     }

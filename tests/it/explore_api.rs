@@ -145,7 +145,22 @@ fn taking_a_counterexamples_steps_reaches_its_violation() {
             let loaded = ok(&mut api, "POST", "/api/load", json!({"json": json!({"trace": doc}).to_string()}));
             assert_eq!(loaded["length"], cex.len());
             assert_eq!(loaded["origin"]["intact"], true);
-            let mut view = ok(&mut api, "POST", "/api/goto", json!({"at": 0}));
+            let view = ok(&mut api, "POST", "/api/goto", json!({"at": 0}));
+            if let Some(first) = doc["steps"].get(0) {
+                // The loaded trace's next step is marked; taking it keeps the trace.
+                let pick = view["enabled"].as_array().unwrap().iter().position(|s| s["event"] == first["event"]);
+                assert_eq!(view["next_in_history"], json!(pick), "{path} {}", r.property);
+                let on = ok(&mut api, "POST", "/api/step", json!({"rev": view["rev"], "index": pick}));
+                assert_eq!((on["cursor"].as_u64(), on["length"].as_u64(), on["origin"]["intact"].as_bool()), (Some(1), Some(cex.len() as u64), Some(true)));
+            }
+            // Taken anew from its initial state alone, judged by the page's own marks.
+            let mut start = doc.clone();
+            start["steps"] = json!([]);
+            start["loop_start"] = Value::Null;
+            start["ends_in_deadlock"] = json!(false);
+            start["marks"] = json!([]);
+            let mut view = ok(&mut api, "POST", "/api/load", json!({"json": json!({"trace": start}).to_string()}));
+            assert_eq!(view["length"], 0);
             for i in 0..cex.len() {
                 let target = &doc["steps"][i];
                 let enabled = view["enabled"].as_array().unwrap();
@@ -153,9 +168,6 @@ fn taking_a_counterexamples_steps_reaches_its_violation() {
                     .iter()
                     .position(|s| s["state"] == target["state"] && s["event"] == target["event"])
                     .unwrap_or_else(|| panic!("{path} {}: step {} is not enabled", r.property, i + 1));
-                if i == 0 {
-                    assert_eq!(view["next_in_history"], pick, "the loaded trace's next step is marked");
-                }
                 view = ok(&mut api, "POST", "/api/step", json!({"rev": view["rev"], "index": pick}));
             }
             // (A counterexample of no step is its initial state: nothing to take anew.)
@@ -179,7 +191,8 @@ fn flock() -> (Model, Vec<Behaviour>, String) {
     (m, b, std::fs::read_to_string(&path).unwrap())
 }
 
-/// Going back keeps the history; a step taken there replaces what followed; a stale page is
+/// Going back keeps the history; the history's next step taken there keeps it, another step
+/// replaces what followed; a stale page is
 /// refused; out-of-range requests are errors, not panics.
 #[test]
 fn back_branch_and_refusals() {
@@ -195,6 +208,10 @@ fn back_branch_and_refusals() {
     assert_eq!((v["cursor"].as_u64(), v["length"].as_u64()), (Some(1), Some(3)));
     assert_eq!(v["history"].as_array().unwrap().len(), 3);
     assert_eq!(v["next_in_history"], 0);
+    // The history's own next step moves forward and keeps what follows.
+    v = ok(&mut api, "POST", "/api/step", json!({"rev": v["rev"], "index": 0}));
+    assert_eq!((v["cursor"].as_u64(), v["length"].as_u64()), (Some(2), Some(3)));
+    v = ok(&mut api, "POST", "/api/goto", json!({"at": 1}));
     let stale = v["rev"].as_u64().unwrap() - 1;
     let (status, e) = call(&mut api, "POST", "/api/step", json!({"rev": stale, "index": 0}));
     assert_eq!(status, 409, "{e}");
