@@ -1,13 +1,14 @@
 //! A minimal HTTP/1.1 server over `std::net` for the one page of `labs explore`: bound to the
-//! loopback address, one request per connection (`Connection: close`), handled one at a
-//! time. Before a request reaches the API it must carry the session's token (query `token`
+//! loopback address, one request per connection (`Connection: close`), each connection read
+//! and written on its own thread, the requests answered one at a time. Before a request reaches the API it must carry the session's token (query `token`
 //! or header `X-Labs-Token`), name this server in `Host`, and come from this server's page
 //! when it has an `Origin` (docs/explore.md, "Security").
 
 use super::api::{Api, Response};
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 const PAGE: &str = include_str!("page/index.html");
@@ -18,7 +19,9 @@ const STYLE: &str = include_str!("page/explore.css");
 const MAX_HEAD: usize = 16 << 10;
 /// The longest request body (a trace document sent by the page).
 const MAX_BODY: usize = 64 << 20;
-/// How long a connection may take to send its request.
+/// The most connections open at once (being read, or waiting for their answer).
+const MAX_CONNECTIONS: usize = 64;
+/// How long a connection may take to send its request (or to read its answer).
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What the browser may load and run on the page: only this server's own script and styles.
@@ -64,39 +67,46 @@ impl Server {
         format!("http://127.0.0.1:{}/?token={}", self.port, self.token)
     }
 
-    /// Serves requests until `stop` is set (Ctrl-C).
+    /// Serves requests until `stop` is set (Ctrl-C). Each connection is read and written on
+    /// its own thread, so that one that sends nothing (a browser's speculative connection) or
+    /// reads slowly holds up no other; the requests read whole are answered here, one at a
+    /// time, in the order they arrive.
     pub fn serve(&self, api: &mut Api, stop: &AtomicBool) -> std::io::Result<()> {
         self.listener.set_nonblocking(true)?;
+        let (jobs, requests) = mpsc::channel::<Job>();
+        let open = Arc::new(AtomicUsize::new(0));
         while !stop.load(Ordering::Relaxed) {
-            match self.listener.accept() {
+            let accepted = match self.listener.accept() {
                 Ok((stream, peer)) => {
                     // Bound to the loopback address, only this machine can connect; a peer
-                    // elsewhere would be a bug of the binding, not a client to serve.
-                    if !peer.ip().is_loopback() {
-                        continue;
+                    // elsewhere would be a bug of the binding, not a client to serve. Past
+                    // MAX_CONNECTIONS open at once, a new one is closed unread.
+                    if peer.ip().is_loopback() && open.load(Ordering::SeqCst) < MAX_CONNECTIONS {
+                        open.fetch_add(1, Ordering::SeqCst);
+                        let (jobs, open) = (jobs.clone(), Arc::clone(&open));
+                        std::thread::spawn(move || {
+                            // A connection that fails (closed early, timed out) ends alone.
+                            let _ = connection(stream, &jobs);
+                            open.fetch_sub(1, Ordering::SeqCst);
+                        });
                     }
-                    // A connection that fails (closed early, timed out) ends alone.
-                    let _ = self.connection(stream, api);
+                    true
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(20)),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => false,
                 Err(e) => return Err(e),
+            };
+            // Right after a connection, look for the next one at once; else wait a little.
+            let job =
+                if accepted { requests.try_recv().ok() } else { requests.recv_timeout(Duration::from_millis(20)).ok() };
+            if let Some((request, reply)) = job {
+                let response = match request {
+                    Ok(req) => self.answer(&req, api),
+                    Err(r) => r,
+                };
+                let _ = reply.send(response);
             }
         }
-        Ok(())
-    }
-
-    fn connection(&self, mut stream: TcpStream, api: &mut Api) -> std::io::Result<()> {
-        stream.set_nonblocking(false)?;
-        stream.set_read_timeout(Some(READ_TIMEOUT))?;
-        stream.set_write_timeout(Some(READ_TIMEOUT))?;
-        let response = match read_request(&mut stream) {
-            Ok(req) => self.answer(&req, api),
-            Err(r) => r,
-        };
-        write_response(&mut stream, &response)?;
-        stream.flush()?;
-        let _ = stream.shutdown(std::net::Shutdown::Both);
         Ok(())
     }
 
@@ -154,6 +164,28 @@ impl Server {
             None => Some("no token: open the address `labs explore` printed (it carries the session's token)".into()),
         }
     }
+}
+
+/// A request read from a connection (or the response that refuses it unread), with the way
+/// back to the connection's thread.
+type Job = (Result<Request, Response>, mpsc::Sender<Response>);
+
+/// One connection: reads its request, hands it to the serving loop, writes the answer. When
+/// the server stops first, the connection is closed without an answer.
+fn connection(mut stream: TcpStream, jobs: &mpsc::Sender<Job>) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(READ_TIMEOUT))?;
+    stream.set_write_timeout(Some(READ_TIMEOUT))?;
+    let request = read_request(&mut stream);
+    let (reply, answer) = mpsc::channel();
+    if jobs.send((request, reply)).is_err() {
+        return Ok(());
+    }
+    let Ok(response) = answer.recv() else { return Ok(()) };
+    write_response(&mut stream, &response)?;
+    stream.flush()?;
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+    Ok(())
 }
 
 /// Compares two strings in time independent of where they differ.

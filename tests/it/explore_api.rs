@@ -151,7 +151,10 @@ fn taking_a_counterexamples_steps_reaches_its_violation() {
                 let pick = view["enabled"].as_array().unwrap().iter().position(|s| s["event"] == first["event"]);
                 assert_eq!(view["next_in_history"], json!(pick), "{path} {}", r.property);
                 let on = ok(&mut api, "POST", "/api/step", json!({"rev": view["rev"], "index": pick}));
-                assert_eq!((on["cursor"].as_u64(), on["length"].as_u64(), on["origin"]["intact"].as_bool()), (Some(1), Some(cex.len() as u64), Some(true)));
+                assert_eq!(
+                    (on["cursor"].as_u64(), on["length"].as_u64(), on["origin"]["intact"].as_bool()),
+                    (Some(1), Some(cex.len() as u64), Some(true))
+                );
             }
             // Taken anew from its initial state alone, judged by the page's own marks.
             let mut start = doc.clone();

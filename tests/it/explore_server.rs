@@ -256,6 +256,25 @@ fn ctrl_c_and_sigterm_end_it_with_exit_0() {
     }
 }
 
+/// Connections that send nothing (as a browser's speculative ones) hold up no other request,
+/// and Ctrl-C ends the server while they are open. The server waits 10 s for a request, so a
+/// server that read them one at a time would answer after 10 s, past the 5 s allowed here.
+#[test]
+fn idle_connections_hold_up_no_request_nor_ctrl_c() {
+    let spec = fixtures::bench("flock.labs");
+    let mut s = start(&flock_args(&[], &spec));
+    let idle: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(("127.0.0.1", s.port)).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(c, "GET /api/state?token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n", s.token, s.port).unwrap();
+    let mut resp = String::new();
+    c.read_to_string(&mut resp).expect("an answer while idle connections are open");
+    assert!(resp.starts_with("HTTP/1.1 200 OK"), "{}", &resp[..resp.len().min(200)]);
+    assert_eq!(s.stop(libc::SIGINT), Some(0));
+    drop(idle);
+}
+
 #[test]
 fn the_export_is_replayed_by_translate_trace() {
     let dir = Scratch::path("explore", "export");
