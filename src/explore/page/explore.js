@@ -81,6 +81,7 @@ function render(d) {
       : `branched off ${d.origin.title} at state ${d.origin.branched_at}`;
   }
   $('origin').textContent = origin;
+  $('until-predicate').placeholder = examplePredicate(d.state);
   $('cursor').textContent = d.cursor;
   $('length').textContent = d.length;
   $('state-no').textContent = d.cursor;
@@ -102,6 +103,15 @@ function render(d) {
   const q = `?token=${encodeURIComponent(TOKEN)}`;
   $('export-trace').href = '/api/export/trace.json' + q;
   $('export-report').href = '/api/export/report.html' + q;
+}
+
+// A predicate of this spec to show as an example: on the first agent type's first variable.
+function examplePredicate(state) {
+  const a = state.agents[0];
+  const name = a && (Object.keys(a.attributes)[0] || Object.keys(a.stigmergy)[0]);
+  if (name) return `e.g. forall ${a.agent_type} a, ${name} of a = 0`;
+  const env = Object.keys(state.environment)[0];
+  return env ? `e.g. ${env} = 0` : 'a predicate, as in the check section';
 }
 
 function renderEnabled(d) {
