@@ -397,6 +397,7 @@ enum Command {
     },
     /// Step through the system in the browser: a local page showing the state, the enabled
     /// steps and the history as a message-sequence chart, served on 127.0.0.1 until Ctrl-C
+    /// (which ends it with exit code 0)
     Explore {
         #[command(flatten)]
         spec: SpecArgs,

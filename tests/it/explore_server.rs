@@ -352,3 +352,41 @@ fn bad_command_lines_get_their_exit_codes() {
     let s = start(&flock_args(&["--port", &p], &spec));
     assert_eq!(s.port, port);
 }
+
+/// The grid: chosen by a `# labs: view` comment, overridden by `--view`, absent without
+/// position variables; its extent from the value analysis (here derived by hand: `px` steps
+/// through 0, 1, 2 modulo 3; `py` stays 1); a comment naming an unknown variable is refused.
+#[test]
+fn the_grid_follows_the_view_comment_and_option() {
+    let dir = Scratch::path("explore", "grid");
+    std::fs::create_dir_all(&*dir).unwrap();
+    let spec = |pragma: &str| {
+        format!(
+            "# labs: view {pragma}\nsystem {{ spawn = A: 2 }}\n\
+             agent A {{ interface = px: 0..3; py: 1\n Behavior = px <- (px + 1) % 3; Behavior }}\n\
+             check {{ P = always forall A a, px of a < 3 }}\n"
+        )
+    };
+    let good = dir.join("grid.labs");
+    std::fs::write(&good, spec("px, py")).unwrap();
+    let good = good.display().to_string();
+    let view = |args: &[&str]| {
+        let s = start(args);
+        let (status, body) = request(s.port, "GET", &format!("/api/state?token={}", s.token), &[], "");
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<serde_json::Value>(&body).unwrap()["view"].clone()
+    };
+    let v = view(&[&good]);
+    assert_eq!((v["x"].as_str(), v["y"].as_str()), (Some("px"), Some("py")), "{v}");
+    assert_eq!((v["x_range"].clone(), v["y_range"].clone()), (serde_json::json!([0, 2]), serde_json::json!([1, 1])));
+    assert!(v["chosen_by"].as_str().unwrap().contains("comment"), "{v}");
+    let v = view(&[&good, "--view", "py,px"]);
+    assert_eq!((v["x"].as_str(), v["y"].as_str(), v["chosen_by"].as_str()), (Some("py"), Some("px"), Some("--view")));
+    let leader = fixtures::path_str("examples/leader.labs");
+    assert!(view(&[&leader, "n=2"]).is_null(), "no position variables, no grid");
+    let bad = dir.join("bad.labs");
+    std::fs::write(&bad, spec("px, pz")).unwrap();
+    let o = fixtures::labs(&["explore", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", fixtures::stderr(&o));
+    assert!(fixtures::stderr(&o).contains("no agent has a scalar variable `pz`"), "{}", fixtures::stderr(&o));
+}
