@@ -6,7 +6,8 @@
 //! engine) and `lnt` (LNT, MCL and SVL for CADP), both using `analysis` (the value analysis);
 //! the emitted files run in `lntcheck` (labs's own LNT and SVL interpreter, with the MCL
 //! evaluator `mcl`) or through `cadp` (the CADP driver) → `trace` (every trace a user sees,
-//! replayed) → `report` (the HTML page) → `cli` (the only printer). `limits` (the bounds of a
+//! replayed) → `report` (the HTML page) → `explore` (the interactive simulator's server) → `cli`
+//! (the only printer). `limits` (the bounds of a
 //! run) and `diagnostics` (spans and messages) serve every stage.
 
 /// Declares a module that the tests name: `pub` with the `test-support` feature (which the tests
@@ -26,6 +27,7 @@ test_visible_mod!(cadp);
 pub mod cli;
 pub mod diagnostics;
 pub mod engine;
+pub mod explore;
 pub mod limits;
 pub mod lnt;
 pub mod lntcheck;

@@ -5,6 +5,7 @@ mod bounds;
 mod cadp;
 mod emit;
 mod estimate;
+mod explore;
 mod failure;
 mod info;
 mod json;
@@ -418,6 +419,28 @@ enum Command {
         #[arg(long, short)]
         quiet: bool,
     },
+    /// Step through the system in the browser: a local page showing the state, the enabled
+    /// steps and the history as a message-sequence chart, served on 127.0.0.1 until Ctrl-C
+    /// (which ends it with exit code 0)
+    Explore {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Round-robin scheduling of agent steps, in id order
+        #[arg(long)]
+        fair: bool,
+        /// Load the traces of this JSON document (what verify, simulate or translate-trace
+        /// print with --json, or the page's export) to step through and branch off
+        #[arg(long, value_name = "FILE.json")]
+        trace: Option<PathBuf>,
+        /// Listen on this port of 127.0.0.1 (default: a free port)
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        port: Option<u16>,
+        /// Draw the agents on a grid at the position given by two variables, with an arrow
+        /// for the heading given by two more (default: the spec's `# labs: view` comment,
+        /// else variables named x and y)
+        #[arg(long, value_name = "X,Y[,DX,DY]")]
+        view: Option<String>,
+    },
     /// Print a shell completion script for labs on stdout (bash, elvish, fish, powershell or zsh)
     Completions {
         /// The shell
@@ -780,6 +803,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 report: report.as_deref(),
             };
             translate::run(&loaded, &args)
+        }
+        Command::Explore { spec, fair, trace, port, view } => {
+            let mut warnings = vec![];
+            let loaded = load::load("explore", &spec.spec, &spec.externs, &mut warnings)?;
+            print_warnings(&warnings);
+            explore::run(&loaded, &explore::ExploreArgs { fair, trace, port, view })
         }
         Command::Completions { shell } => manual::run_completions(shell),
         Command::Manpage { dir } => manual::run_manpage(dir.as_deref()),

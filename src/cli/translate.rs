@@ -42,16 +42,6 @@ pub(crate) fn split_words(words: &[String]) -> Result<(Vec<String>, String), Fai
 
 pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     let text = super::load::read_text(a.trace_file, exit::USAGE)?;
-    let path = cadp::parse_trace(&text).map_err(|e| {
-        let file = a.trace_file.display();
-        let at = match e.line {
-            Some(n) => format!("{file}:{n}"),
-            None => file.to_string(),
-        };
-        Failure::new(exit::USAGE, format!("{}\n --> {at}", e.message))
-    })?;
-    let analysis = analyse(&l.model, &l.behaviours);
-    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     let prop = match &a.property {
         None => None,
         Some(name) => Some(
@@ -62,6 +52,19 @@ pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
                 .ok_or_else(|| super::load::unknown_property(l, name))?,
         ),
     };
+    if text.trim_start().starts_with('{') {
+        return run_json(l, a, &text, prop);
+    }
+    let path = cadp::parse_trace(&text).map_err(|e| {
+        let file = a.trace_file.display();
+        let at = match e.line {
+            Some(n) => format!("{file}:{n}"),
+            None => file.to_string(),
+        };
+        Failure::new(exit::USAGE, format!("{}\n --> {at}", e.message))
+    })?;
+    let analysis = analyse(&l.model, &l.behaviours);
+    let reader = LabelReader::new(&l.model, &l.behaviours, &analysis, a.fair);
     // The property was named by the user: a query that cannot be built is a usage error.
     let observed = match prop {
         None => None,
@@ -78,43 +81,121 @@ pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     })?;
     let (t, shows) = (checked.translated, checked.shows);
     let observed_names: Vec<&str> = t.observed.iter().map(|&v| l.model.vars[v].name.as_str()).collect();
+    let read = Read {
+        labels: path.labels.len(),
+        ignored_labels: t.ignored_labels,
+        trailing_labels: t.trailing_labels,
+        observed: observed_names,
+        source: format!("{} labels", path.labels.len()),
+    };
+    finish(l, a, prop, &t.trace, shows, &read)
+}
+
+/// What was read from the trace file, for the output.
+struct Read<'a> {
+    labels: usize,
+    ignored_labels: usize,
+    trailing_labels: usize,
+    observed: Vec<&'a str>,
+    /// `7 labels`, `a JSON trace`.
+    source: String,
+}
+
+/// A trace in the JSON form of `verify --json`, `simulate --json`, `translate-trace --json` or
+/// `labs explore`'s export: decoded, matched with the native steps and replayed; every
+/// variable's value is given, so every one is observed.
+fn run_json(l: &Loaded, a: &TranslateArgs, text: &str, prop: Option<&crate::model::Property>) -> Result<i32, Failure> {
+    use crate::trace::from_json::{self, JsonTraceError};
+    let file = a.trace_file.display();
+    let mut traces = from_json::read(&l.model, &l.behaviours, a.fair, text).map_err(|e| match e {
+        JsonTraceError::NotJson(_) | JsonTraceError::NoTrace | JsonTraceError::Shape { .. } => {
+            Failure::new(exit::USAGE, format!("`{file}`: {e}"))
+        }
+        _ => Failure::new(exit::BACKEND, format!("cannot replay `{file}`: {e}")),
+    })?;
+    let chosen = if traces.len() == 1 {
+        traces.remove(0)
+    } else {
+        let wanted = prop.map(|p| format!("counterexample for {} (", p.name));
+        match wanted.and_then(|w| traces.iter().position(|t| t.title.starts_with(&w))) {
+            Some(i) => traces.remove(i),
+            None => {
+                let titles: Vec<&str> = traces.iter().map(|t| t.title.as_str()).collect();
+                return Err(Failure::new(
+                    exit::USAGE,
+                    format!(
+                        "`{file}` holds {} traces ({}): name the counterexample with --property",
+                        traces.len(),
+                        titles.join("; ")
+                    ),
+                ));
+            }
+        }
+    };
+    trace::replay(&l.model, &l.behaviours, &chosen.trace)
+        .map_err(|e| Failure::new(exit::BACKEND, format!("`{file}` ({}) does not replay: {e}", chosen.title)))?;
+    let shows = match prop {
+        None => None,
+        Some(p) => Some(
+            from_labels::shows(&l.model, &l.behaviours, &chosen.trace, p)
+                .map_err(|e| Failure::new(exit::BACKEND, format!("run-time error of the model: {}", e.0)))?,
+        ),
+    };
+    let read = Read {
+        labels: 0,
+        ignored_labels: 0,
+        trailing_labels: 0,
+        observed: l.model.vars.iter().map(|v| v.name.as_str()).collect(),
+        source: format!("a JSON trace ({})", chosen.title),
+    };
+    finish(l, a, prop, &chosen.trace, shows, &read)
+}
+
+fn finish(
+    l: &Loaded,
+    a: &TranslateArgs,
+    prop: Option<&crate::model::Property>,
+    t: &trace::Trace,
+    shows: Option<from_labels::Shows>,
+    read: &Read,
+) -> Result<i32, Failure> {
     if a.json {
         super::json::print_pretty(&TranslatedDoc {
-            labels: path.labels.len(),
-            ignored_labels: t.ignored_labels,
-            trailing_labels: t.trailing_labels,
-            observed: observed_names.clone(),
+            labels: read.labels,
+            ignored_labels: read.ignored_labels,
+            trailing_labels: read.trailing_labels,
+            observed: read.observed.clone(),
             property: a.property.as_deref(),
             shows: shows.and_then(|s| match s {
                 from_labels::Shows::Violation { at } => Some(ShowsDoc { violation: true, at: Some(at) }),
                 from_labels::Shows::NoViolation => Some(ShowsDoc { violation: false, at: None }),
                 from_labels::Shows::NotDecidable => None,
             }),
-            trace: trace::to_json(&l.model, &l.behaviours, &t.trace),
+            trace: trace::to_json(&l.model, &l.behaviours, t),
         });
     } else {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{} labels → a LAbS trace of {} steps{}{} (observed: {})",
-            path.labels.len(),
-            t.trace.len(),
-            if t.trace.loop_start.is_some() { ", a lasso" } else { "" },
-            if t.trace.ends_in_deadlock { ", ending in a deadlock" } else { "" },
-            if observed_names.is_empty() { "nothing".to_string() } else { observed_names.join(", ") }
+            "{} → a LAbS trace of {} steps{}{} (observed: {})",
+            read.source,
+            t.len(),
+            if t.loop_start.is_some() { ", a lasso" } else { "" },
+            if t.ends_in_deadlock { ", ending in a deadlock" } else { "" },
+            if read.observed.is_empty() { "nothing".to_string() } else { read.observed.join(", ") }
         );
-        s += &trace::render(&l.model, &l.behaviours, &t.trace);
+        s += &trace::render(&l.model, &l.behaviours, t);
         out!("{s}");
-        if t.ignored_labels > 0 {
+        if read.ignored_labels > 0 {
             super::status::note(format_args!(
                 "note: {} labels that are neither DONE nor observations were ignored",
-                t.ignored_labels
+                read.ignored_labels
             ));
         }
-        if t.trailing_labels > 0 {
+        if read.trailing_labels > 0 {
             super::status::note(format_args!(
                 "note: {} observation labels after the last DONE (an unfinished step) were ignored",
-                t.trailing_labels
+                read.trailing_labels
             ));
         }
         if let (Some(p), Some(sh)) = (prop, shows) {
@@ -133,8 +214,8 @@ pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
         // The label path may come from CADP or from `labs mcl --diag`: the page names neither.
         let meta =
             super::report::meta(l, "translate-trace", l.name(), "a translated label path (translate-trace)", a.fair);
-        let mut notes = vec![format!("from `{}`: {} labels", a.trace_file.display(), path.labels.len())];
-        let mut shown = t.trace.clone();
+        let mut notes = vec![format!("from `{}`: {}", a.trace_file.display(), read.source)];
+        let mut shown = t.clone();
         if let (Some(p), Some(from_labels::Shows::Violation { at })) = (prop, shows) {
             notes.push(format!("violates {} ({}) at state {at}", p.name, p.keyword));
             if !shown.marks.iter().any(|m| m.at == at && m.property == p.name) {

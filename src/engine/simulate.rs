@@ -269,6 +269,29 @@ impl<'m> Marks<'m> {
         self.prefixes.iter_mut().flatten().for_each(Prefix::reset);
     }
 
+    /// Where property `i`'s check stands after the states observed so far, for a reader
+    /// stepping through a run (`labs explore`): a scoped pattern's monitor state, or what a
+    /// linear-time formula's prefix decides; `None` for the other modalities.
+    pub(crate) fn progress(&self, i: usize) -> Option<&'static str> {
+        use super::check::mon;
+        match &self.props[i].modality {
+            Modality::Between { .. } | Modality::FromUntil { .. } => Some(match self.mons[i] {
+                mon::IDLE => "monitor: outside a scope",
+                mon::OPEN => "monitor: in a scope, obligation open",
+                mon::DONE => "monitor: in a scope, obligation met",
+                mon::PENDING => "monitor: in a scope, violated if the scope closes",
+                _ => "monitor: violated",
+            }),
+            Modality::Ltl(_) if self.prefixes[i].is_none() => Some("no prefix decides this formula"),
+            Modality::Ltl(_) => Some(match self.status[i].status {
+                SimStatus::Undecided => "no prefix decides it yet",
+                SimStatus::Satisfied => "a good prefix: every continuation satisfies it",
+                SimStatus::Violated => "a bad prefix: every continuation violates it",
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether every property has its status for this run.
     pub(crate) fn all_decided(&self) -> bool {
         self.props.iter().zip(&self.status).zip(&self.prefixes).all(|((p, s), prefix)| {

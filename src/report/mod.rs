@@ -191,7 +191,8 @@ pub(crate) fn trace_page(
     page(meta, None, vec![Section { title: title.to_string(), notes, view: TraceView::new(model, behs, t) }])
 }
 
-const STYLE: &str = include_str!("report.css");
+/// The page's style sheet (also served by `labs explore`, whose history chart is this chart).
+pub(crate) const STYLE: &str = include_str!("report.css");
 
 /// The page of `labs simulate --estimate` or `--sprt`: each property's figures and, for each
 /// `finally` property, the estimated probability of reaching ψ within `k` steps against `k`.

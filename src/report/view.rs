@@ -133,31 +133,7 @@ impl TraceView {
         for s in &t.steps {
             clock.apply(&s.event);
             rows.push(row(&s.state, &clock));
-            steps.push(match &s.event {
-                Event::Agent { agent, assigned, skip, .. } => StepView::Agent {
-                    agent: *agent,
-                    assignments: assigned
-                        .iter()
-                        .map(|asd| {
-                            let v = &model.vars[asd.var];
-                            let stamp = match v.store {
-                                Store::Stig { tuple, .. } => Some(clock.ts[*agent][tuple]),
-                                _ => None,
-                            };
-                            Assignment { var: v.element_name(asd.elem), store: v.store, value: value(asd.value), stamp }
-                        })
-                        .collect(),
-                    skip: *skip,
-                },
-                Event::Message { sender, tuple, confirm, copied, refreshed } => StepView::Message {
-                    sender: *sender,
-                    tuple: trace::tuple_name(model, *tuple),
-                    confirm: *confirm,
-                    stamp: clock.ts[*sender][*tuple],
-                    copied: copied.clone(),
-                    refreshed: refreshed.clone(),
-                },
-            });
+            steps.push(StepView::of(model, &clock, &s.event));
         }
         TraceView {
             agents: (0..lay.n_agents).map(|a| trace::agent_name(model, a)).collect(),
@@ -173,9 +149,45 @@ impl TraceView {
 
     /// The one-line description of step `i` (0-based) used in the step table.
     pub(crate) fn step_text(&self, i: usize) -> String {
-        match &self.steps[i] {
+        self.steps[i].text(&self.agents)
+    }
+}
+
+impl StepView {
+    /// The step `ev`, with the timestamps of `clock` (applied to `ev` already).
+    pub(crate) fn of(model: &Model, clock: &Clock, ev: &Event) -> StepView {
+        match ev {
+            Event::Agent { agent, assigned, skip, .. } => StepView::Agent {
+                agent: *agent,
+                assignments: assigned
+                    .iter()
+                    .map(|asd| {
+                        let v = &model.vars[asd.var];
+                        let stamp = match v.store {
+                            Store::Stig { tuple, .. } => Some(clock.ts[*agent][tuple]),
+                            _ => None,
+                        };
+                        Assignment { var: v.element_name(asd.elem), store: v.store, value: value(asd.value), stamp }
+                    })
+                    .collect(),
+                skip: *skip,
+            },
+            Event::Message { sender, tuple, confirm, copied, refreshed } => StepView::Message {
+                sender: *sender,
+                tuple: trace::tuple_name(model, *tuple),
+                confirm: *confirm,
+                stamp: clock.ts[*sender][*tuple],
+                copied: copied.clone(),
+                refreshed: refreshed.clone(),
+            },
+        }
+    }
+
+    /// The one-line description used in the step table (`agents`: the lifelines' names).
+    pub(crate) fn text(&self, agents: &[String]) -> String {
+        match self {
             StepView::Agent { agent, assignments, skip } => {
-                let who = &self.agents[*agent];
+                let who = &agents[*agent];
                 if assignments.is_empty() {
                     return format!("{who}: {}", if *skip { "Skip" } else { "(no assignment)" });
                 }
@@ -190,7 +202,7 @@ impl TraceView {
                 } else {
                     format!("{} {}", if to.len() == 1 { "agent" } else { "agents" }, to.join(", "))
                 };
-                let mut s = format!("{}: {kind} ({tuple}) @{stamp} → {to}", self.agents[*sender]);
+                let mut s = format!("{}: {kind} ({tuple}) @{stamp} → {to}", agents[*sender]);
                 if !refreshed.is_empty() {
                     let r: Vec<String> = refreshed.iter().map(|r| r.to_string()).collect();
                     s += &format!("; newer at {}", r.join(", "));

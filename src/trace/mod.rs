@@ -5,6 +5,7 @@ pub mod cadp;
 test_visible_mod!(checked);
 mod errors;
 test_visible_mod!(from_labels);
+pub mod from_json;
 
 use crate::behaviour::Behaviour;
 use crate::engine::state::{BOT, Layout};
@@ -21,6 +22,7 @@ pub use crate::engine::path::{Mark, Trace, TraceStep};
 /// Concrete timestamps along a trace (docs/semantics.md, "Timestamps as dense ranks"): initial
 /// ones 0, 1, 2, … in initialisation order (agent by agent, tuple by tuple), then +1 per
 /// written tuple; messages copy them.
+#[derive(Clone)]
 pub(crate) struct Clock {
     pub(crate) ts: Vec<Vec<i64>>, // [agent][tuple]
     next: i64,
@@ -211,13 +213,13 @@ pub struct TraceJson {
 }
 
 #[derive(Serialize)]
-struct StepJson {
+pub(crate) struct StepJson {
     event: EventJson,
     state: StateJson,
 }
 
 #[derive(Serialize)]
-struct StateJson {
+pub(crate) struct StateJson {
     environment: BTreeMap<String, JsonValue>,
     agents: Vec<AgentJson>,
     /// The round-robin turn, under fair scheduling only.
@@ -226,7 +228,7 @@ struct StateJson {
 }
 
 #[derive(Serialize)]
-struct AgentJson {
+pub(crate) struct AgentJson {
     id: usize,
     agent_type: String,
     attributes: BTreeMap<String, JsonValue>,
@@ -238,14 +240,14 @@ struct AgentJson {
 }
 
 #[derive(Serialize)]
-struct StigJson {
+pub(crate) struct StigJson {
     value: JsonValue,
     timestamp: i64,
 }
 
 #[derive(Serialize)]
 #[serde(untagged)]
-enum EventJson {
+pub(crate) enum EventJson {
     Agent {
         kind: &'static str,
         agent: usize,
@@ -265,7 +267,7 @@ enum EventJson {
 }
 
 #[derive(Serialize)]
-struct AssignmentJson {
+pub(crate) struct AssignmentJson {
     variable: String,
     store: &'static str,
     value: JsonValue,
@@ -274,7 +276,7 @@ struct AssignmentJson {
     timestamp: Option<i64>,
 }
 
-fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> StateJson {
+pub(crate) fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> StateJson {
     let lay = &stepper.lay;
     let mut environment = BTreeMap::new();
     for v in model.vars.iter().filter(|v| v.store == Store::Env) {
@@ -319,7 +321,7 @@ fn state_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], st: &[i32]) -> 
     StateJson { environment, agents, turn: lay.fair.then(|| st[lay.turn()]) }
 }
 
-fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> EventJson {
+pub(crate) fn event_json(model: &Model, stepper: &Stepper, ts: &[Vec<i64>], ev: &Event, st: &[i32]) -> EventJson {
     let text = event_text(model, stepper, ts, ev, st);
     match ev {
         Event::Agent { agent, assigned, skip, .. } => {

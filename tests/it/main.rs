@@ -7,6 +7,7 @@
 //! order; it reaches the shared helpers through `crate::` (`use crate::fixtures;`).
 
 // Helpers the test modules share.
+mod cdp;
 mod engine_common;
 mod fixtures;
 mod isolate;
@@ -52,6 +53,9 @@ mod engine_value_symmetry;
 mod estimate;
 mod estimate_cli;
 mod hidden_errors;
+mod explore_api;
+mod explore_browser;
+mod explore_server;
 mod hostile;
 mod hostile_input;
 mod keep_files;

@@ -122,3 +122,45 @@ fn emitted_files_and_traces() {
         });
     }
 }
+
+/// The JSON trace reader (`verify --json`'s traces, read back by `translate-trace` and
+/// `labs explore --trace`) and the explore API's request bodies, mutated from a real
+/// counterexample and real requests.
+#[test]
+fn json_traces_and_explore_requests() {
+    let counter = fixtures::path_str("examples/counter.labs");
+    let o = fixtures::labs(&["verify", &counter, "n=2", "atomic=0", "--json"]);
+    assert_eq!(o.status.code(), Some(10), "{}", fixtures::stderr(&o));
+    let doc = o.stdout;
+    let (model, behs) = crate::engine_common::load(&counter, &["n=2", "atomic=0"]);
+    assert!(!labs::trace::from_json::read(&model, &behs, false, &text(&doc)).unwrap().is_empty());
+    fuzz("trace.json", 500, &doc, |m| {
+        let _ = labs::trace::from_json::read(&model, &behs, false, &text(m));
+        let _ = labs::trace::from_json::read(&model, &behs, true, &text(m));
+    });
+    let session = || labs::explore::Session::new(&model, &behs, false).unwrap();
+    let setup = || labs::explore::Setup {
+        spec_name: "counter.labs".into(),
+        source: std::fs::read_to_string(&counter).unwrap(),
+        trace_file: None,
+        view: None,
+        version: "test".into(),
+        stop: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    };
+    let load = serde_json::to_vec(&serde_json::json!({ "json": text(&doc) })).unwrap();
+    let requests: [(&str, &[u8]); 6] = [
+        ("/api/step", br#"{"rev":0,"index":1}"#),
+        ("/api/goto", br#"{"at":0}"#),
+        ("/api/random", br#"{"rev":0,"steps":20,"seed":7}"#),
+        ("/api/until", br#"{"rev":0,"kind":"predicate","predicate":"c = 1","max_steps":50,"seed":1}"#),
+        ("/api/restart", br#"{"seed":3}"#),
+        ("/api/load", &load),
+    ];
+    for (k, (path, body)) in requests.into_iter().enumerate() {
+        let api = std::cell::RefCell::new(labs::explore::Api::new(session(), setup()));
+        assert_eq!(api.borrow_mut().handle("POST", path, body).status, 200, "{path}");
+        fuzz(path, 600 + k as u64, body, |m| {
+            let _ = api.borrow_mut().handle("POST", path, m);
+        });
+    }
+}

@@ -303,6 +303,19 @@ fn a_report_that_cannot_be_written_is_refused_before_the_run() {
 
 #[test]
 fn completions_and_manual_pages_cover_every_subcommand_and_option() {
+    // The subcommands `labs --help` lists, which must include those the README documents.
+    let help = fixtures::stdout(&labs(&["--help"]));
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    for c in ["verify", "simulate", "translate-trace", "explore", "completions", "manpage"] {
+        assert!(commands.contains(&c), "`labs --help` lacks {c}: {commands:?}");
+    }
     for shell in ["bash", "zsh", "fish"] {
         let o = labs(&["completions", shell]);
         assert_eq!(o.status.code(), Some(0), "{shell}");
@@ -311,6 +324,12 @@ fn completions_and_manual_pages_cover_every_subcommand_and_option() {
         let long = |o: &str| if shell == "fish" { format!("-l {o}") } else { format!("--{o}") };
         for word in ["translate-trace".to_string(), long("report"), long("fair"), "manpage".to_string()] {
             assert!(text.contains(&word), "{shell} completions lack {word}");
+        }
+        for c in &commands {
+            assert!(text.contains(c), "{shell} completions lack the subcommand {c}");
+        }
+        for word in [long("trace"), long("port"), long("view")] {
+            assert!(text.contains(&word), "{shell} completions lack explore's {word}");
         }
     }
     let o = labs(&["completions", "tcsh-not-a-shell"]);
@@ -329,6 +348,11 @@ fn completions_and_manual_pages_cover_every_subcommand_and_option() {
     for page in ["labs.1", "labs-simulate.1", "labs-translate-trace.1", "labs-completions.1"] {
         assert!(dir.join(page).is_file(), "{page}");
     }
+    for c in &commands {
+        assert!(dir.join(format!("labs-{c}.1")).is_file(), "no manual page for {c}");
+    }
+    let explore_page = std::fs::read_to_string(dir.join("labs-explore.1")).unwrap();
+    assert!(explore_page.contains("\\-\\-port") && explore_page.contains("127.0.0.1"), "{explore_page}");
     let o = labs(&["manpage", "--dir", "/nonexistent-dir"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -148,7 +148,7 @@ impl Stepper<'_> {
     }
 
     /// The state before initialisation (every slot an initialiser does not set).
-    fn initial_base(&self) -> Vec<i32> {
+    pub(crate) fn initial_base(&self) -> Vec<i32> {
         let lay = &self.lay;
         let mut base = vec![BOT; lay.len];
         for a in 0..lay.n_agents {
