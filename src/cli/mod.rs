@@ -12,6 +12,7 @@ mod load;
 mod lts;
 mod manual;
 mod mcl;
+mod probability;
 mod report;
 mod simulate;
 mod translate;
@@ -179,6 +180,15 @@ enum Command {
         /// Also write an HTML report: the verdicts, the statistics, a message-sequence chart and a step table per counterexample
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
+        /// Also the probability that a random run (drawn as `labs simulate` draws it) satisfies
+        /// each property, as a guaranteed interval, and for finally ψ the expected steps to ψ
+        /// (explores every state)
+        #[arg(long)]
+        probability: bool,
+        /// With --probability: the width the intervals are narrowed to (absolute for
+        /// probabilities, relative for expected steps; default 1e-6)
+        #[arg(long, value_name = "E", requires = "probability", value_parser = probability::parse_precision)]
+        precision: Option<f64>,
     },
     /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
@@ -483,9 +493,14 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             check_analysis,
             quiet,
             report,
+            probability,
+            precision,
         } => {
             if let Some(p) = &report {
                 report::check_target(p)?;
+            }
+            if probability && backend == Backend::Cadp {
+                return Err(probability::cadp_refused());
             }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
@@ -573,6 +588,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     Store::Compact => StorePolicy::Compact,
                 },
                 check_analysis,
+                probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
             };
             verify::verify(&loaded, loaded.name(), &args)
         }

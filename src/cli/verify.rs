@@ -34,6 +34,8 @@ pub(crate) struct VerifyArgs {
     pub(crate) store: engine::state::StorePolicy,
     /// `--check-analysis`.
     pub(crate) check_analysis: bool,
+    /// `--probability`, with its precision.
+    pub(crate) probability: Option<f64>,
 }
 
 fn progress_line(p: &Progress) {
@@ -115,6 +117,11 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         exhaustive: a.exhaustive,
         edges: a.edges,
         store: a.store,
+        probability: a.probability.map(|precision| engine::probability::ProbabilityOptions {
+            precision,
+            curve: a.report.is_some(),
+            progress: if show_progress { Some(Arc::new(super::probability::progress_line)) } else { None },
+        }),
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
@@ -132,7 +139,7 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
     if a.json {
         super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
     } else {
-        out!("{}", verify_text(l, &report));
+        out!("{}", verify_text(l, &report, a.probability.unwrap_or(0.0)));
     }
     if let Some(r) = report.stopped {
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
@@ -172,8 +179,8 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 
 /// The verdicts, the counterexamples, then the statistics: the whole run's wall-clock time
 /// first (what a user waits for), then the back end's own time (`stats.seconds`).
-pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
-    let mut s = results_text(l, r);
+pub(super) fn verify_text(l: &Loaded, r: &VerifyReport, precision: f64) -> String {
+    let mut s = results_text(l, r, precision);
     let st = &r.stats;
     // Above the counts line, which stays last unless a note follows.
     let _ = writeln!(s, "\n{}", edges_text(&st.edges));
@@ -189,6 +196,9 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     );
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
+    }
+    if let Some(c) = super::probability::chain_text(r) {
+        let _ = writeln!(s, "{c}");
     }
     if st.decided_early && st.states == 0 {
         let _ = writeln!(
@@ -234,12 +244,18 @@ fn edges_text(e: &engine::EdgeUse) -> String {
     }
 }
 
-/// One line per verdict, then the counterexamples.
-pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
+/// One line per verdict (with `--probability`, the property's probability beside it, shown
+/// to `precision`), then the counterexamples.
+pub(super) fn results_text(l: &Loaded, r: &VerifyReport, precision: f64) -> String {
     let mut s = String::new();
     let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
     for x in &r.results {
-        let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+        let beside = super::probability::beside_verdict(r, &x.property, width + 2 + 8, precision);
+        if beside.is_empty() {
+            let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+        } else {
+            let _ = writeln!(s, "{:<width$}  {:<8}{beside}", x.property, x.verdict.as_str());
+        }
     }
     if r.results.is_empty() {
         let _ = writeln!(s, "(the spec has no properties to check)");

@@ -95,8 +95,15 @@ impl Symmetry {
 /// Which agent types are symmetric, with and without round-robin scheduling (`fair`), and
 /// which maps of values are symmetries.
 pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
+    analyse_counted(model, behs, fair, false)
+}
+
+/// `analyse`; with `counted`, only the maps of values that keep the number of transitions
+/// into each successor too (for the probabilities of `verify --probability`; permutations of
+/// agents always do).
+pub fn analyse_counted(model: &Model, behs: &[Behaviour], fair: bool, counted: bool) -> Symmetry {
     let stepper = crate::engine::step::Stepper::new(model, behs, fair);
-    let values = values::find(model, behs, &stepper, &crate::analysis::values::analyse(model, behs));
+    let values = values::find(model, behs, &stepper, &crate::analysis::values::analyse(model, behs), counted);
     let broken = analysis::asymmetries(model, behs);
     let populated = model.agent_types.iter().filter(|t| t.count > 0).count();
     let mut types = Vec::new();
