@@ -73,6 +73,8 @@ mod parser_disambiguation;
 mod parser_errors;
 mod parser_formulas;
 mod parser_props;
+mod probability;
+mod probability_random;
 mod random_differential;
 mod reader_limits;
 mod readme;

@@ -42,6 +42,11 @@ pub(crate) fn reach(ctx: &Ctx, target: &[bool], per_state: bool, precision: f64)
     let (zero, one) = zero_one(ctx.rows, target);
     let undecided: Vec<u32> = (0..n as u32).filter(|&s| !zero[s as usize] && !one[s as usize]).collect();
     let exit: Vec<f64> = one.iter().map(|&o| if o { 1.0 } else { 0.0 }).collect();
+    // Every state's bounds serve the expected steps of the runs that reach the target, which
+    // are needed only when the probability lies strictly between 0 and 1.
+    let per_state = per_state
+        && !ctx.initial.iter().all(|&(s, _)| one[s as usize])
+        && !ctx.initial.iter().all(|&(s, _)| zero[s as usize]);
     if !ctx.initial.iter().any(|&(s, _)| !zero[s as usize] && !one[s as usize]) {
         // The graph decides every initial state.
         let p = mass(ctx.initial, |s| one[s]).min(1.0);

@@ -114,28 +114,44 @@ impl<'a> Shared<'a> {
 /// What one chunk of a sweep found: per value the least and greatest `x / (1 - y)`, whether
 /// some `y` is still 1, and the longest row.
 struct ChunkStats {
-    lo: Vec<f64>,
-    hi: Vec<f64>,
+    lo: [f64; MAX_VALUES],
+    hi: [f64; MAX_VALUES],
     stuck: bool,
     longest: usize,
 }
 
-/// `Σ_t P(s, t) v(t)` for row `row` of `s` (a deadlock keeps `v(s)`).
+/// The most values one `solve` computes together (besides `y`).
+const MAX_VALUES: usize = 2;
+
+/// `Σ_t P(s, t) v(t)` for each of the `w` numbers a state has in `v` (stride `w`), over the
+/// row `row` of `s` (a deadlock keeps its own), into `out`.
 #[inline]
-fn mean(row: &[Edge], s: usize, v: &[f64]) -> f64 {
+fn means(row: &[Edge], s: usize, v: &[f64], w: usize, out: &mut [f64; MAX_VALUES + 1]) {
     if row.is_empty() {
-        return v[s];
+        out[..w].copy_from_slice(&v[s * w..s * w + w]);
+        return;
     }
-    let (mut sum, mut total) = (0.0, 0u64);
+    *out = [0.0; MAX_VALUES + 1];
+    let mut total = 0u64;
     for e in row {
-        sum += e.count as f64 * v[e.to as usize];
+        let c = e.count as f64;
+        let t = e.to as usize * w;
+        for j in 0..w {
+            out[j] += c * v[t + j];
+        }
         total += e.count as u64;
     }
-    sum / total as f64
+    let total = total as f64;
+    for o in out.iter_mut().take(w) {
+        *o /= total;
+    }
 }
 
 /// Solves `sys` on `workers` until `precision` or a stop of `limits`; `per_state` keeps
 /// every state's bounds; `progress` is told after each sweep.
+///
+/// Each state's numbers are kept together, `y` then each `x`, so that a row's successors
+/// cost one cache miss each, not one per number.
 pub(crate) fn solve(
     sys: &System,
     precision: Precision,
@@ -146,18 +162,20 @@ pub(crate) fn solve(
 ) -> Solved {
     let n = sys.rows.len();
     let k = sys.values.len();
-    let mut xs: Vec<Vec<f64>> = sys.values.iter().map(|(e, _)| e.clone()).collect();
-    for x in &mut xs {
-        for &s in sys.undecided {
-            x[s as usize] = 0.0;
+    assert!((1..=MAX_VALUES).contains(&k), "one or two values at a time");
+    let w = k + 1;
+    let mut v = vec![0.0; n * w];
+    for (j, (exit, _)) in sys.values.iter().enumerate() {
+        for (s, &e) in exit.iter().enumerate() {
+            v[s * w + 1 + j] = e;
         }
     }
-    let mut y = vec![0.0; n];
     for &s in sys.undecided {
-        y[s as usize] = 1.0;
+        let s = s as usize;
+        v[s * w] = 1.0;
+        v[s * w + 1..s * w + w].fill(0.0);
     }
-    let mut xs2 = xs.clone();
-    let mut y2 = y.clone();
+    let mut v2 = v.clone();
     let mut best: Vec<Interval> = (0..k).map(|_| Interval { lower: f64::NEG_INFINITY, upper: f64::INFINITY }).collect();
     // The bounds L, U of the last sweep (the known ones before any).
     let mut lu: Vec<(f64, f64)> = vec![(sys.known.lower, sys.known.upper); k];
@@ -166,7 +184,7 @@ pub(crate) fn solve(
     let chunks = sys.undecided.len().div_ceil(CHUNK);
     let mut converged = false;
     loop {
-        let cur = initial_bounds(sys, &xs, &y, &lu, sweeps, longest);
+        let cur = initial_bounds(sys, &v, w, &lu, sweeps, longest);
         for (b, c) in best.iter_mut().zip(&cur) {
             b.lower = b.lower.max(c.lower);
             b.upper = b.upper.min(c.upper);
@@ -182,28 +200,34 @@ pub(crate) fn solve(
             break;
         }
         let outs = {
-            let out_x: Vec<Shared> = xs2.iter_mut().map(|v| Shared::new(v)).collect();
-            let out_y = Shared::new(&mut y2);
-            let (xs, y) = (&xs, &y);
+            let out = Shared::new(&mut v2);
+            let v = &v;
             let job = |c: usize| -> Option<ChunkStats> {
                 if limits.stopped().is_some() {
                     return None;
                 }
                 let mut buf = RowBuf::default();
-                let mut st = ChunkStats { lo: vec![f64::INFINITY; k], hi: vec![f64::NEG_INFINITY; k], stuck: false, longest: 0 };
+                let mut st = ChunkStats {
+                    lo: [f64::INFINITY; MAX_VALUES],
+                    hi: [f64::NEG_INFINITY; MAX_VALUES],
+                    stuck: false,
+                    longest: 0,
+                };
+                let mut m = [0.0; MAX_VALUES + 1];
                 for &s in &sys.undecided[c * CHUNK..((c + 1) * CHUNK).min(sys.undecided.len())] {
                     let s = s as usize;
                     let row = sys.rows.row(s, &mut buf);
                     st.longest = st.longest.max(row.len());
-                    let ny = mean(row, s, y);
-                    out_y.set(s, ny);
+                    means(row, s, v, w, &mut m);
+                    let ny = m[0];
+                    out.set(s * w, ny);
                     // The ratios with their rounding errors on the safe side: y and x are
                     // computed to within `rounding` of their exact values.
                     let e = rounding(sweeps + 1, longest.max(row.len()), 1.0);
                     let (d_lo, d_hi) = (1.0 - ny - e, 1.0 - ny + e);
-                    for (j, (x, (_, reward))) in xs.iter().zip(&sys.values).enumerate() {
-                        let nx = reward.at(s) + mean(row, s, x);
-                        out_x[j].set(s, nx);
+                    for (j, (_, reward)) in sys.values.iter().enumerate() {
+                        let nx = reward.at(s) + m[1 + j];
+                        out.set(s * w + 1 + j, nx);
                         if d_lo > 0.0 {
                             let ex = rounding(sweeps + 1, longest.max(row.len()), nx);
                             st.lo[j] = st.lo[j].min((nx - ex).max(0.0) / d_hi);
@@ -220,8 +244,7 @@ pub(crate) fn solve(
             // Stopped within the sweep: the last whole sweep's bounds stand.
             break;
         }
-        std::mem::swap(&mut xs, &mut xs2);
-        std::mem::swap(&mut y, &mut y2);
+        std::mem::swap(&mut v, &mut v2);
         sweeps += 1;
         let outs: Vec<ChunkStats> = outs.into_iter().flatten().collect();
         let stuck = outs.iter().any(|o| o.stuck);
@@ -241,18 +264,20 @@ pub(crate) fn solve(
             *b = (lo, hi);
         }
     }
+    drop(v2);
     let states = if per_state {
         (0..k)
             .map(|j| {
-                let margin = |v: f64| rounding(sweeps, longest, v);
                 let (l, u) = lu[j];
-                let mut lo = xs[j].clone();
-                let mut hi = xs[j].clone();
+                let mut lo: Vec<f64> = (0..n).map(|s| v[s * w + 1 + j]).collect();
+                let mut hi = lo.clone();
                 for &s in sys.undecided {
                     let s = s as usize;
-                    let (a, b) = if y[s] > 0.0 { (xs[j][s] + y[s] * l, xs[j][s] + y[s] * u) } else { (xs[j][s], xs[j][s]) };
-                    lo[s] = (a - margin(b)).max(sys.known.lower);
-                    hi[s] = (b + margin(b)).min(sys.known.upper);
+                    let (x, y) = (v[s * w + 1 + j], v[s * w]);
+                    let (a, b) = if y > 0.0 { (x + y * l, x + y * u) } else { (x, x) };
+                    let m = rounding(sweeps, longest, b);
+                    lo[s] = (a - m).max(sys.known.lower);
+                    hi[s] = (b + m).min(sys.known.upper);
                 }
                 (lo, hi)
             })
@@ -271,17 +296,19 @@ pub(crate) fn rounding(sweeps: u64, longest: usize, v: f64) -> f64 {
     (sweeps as f64 + 2.0) * (longest as f64 + 4.0) * f64::EPSILON * v.abs().max(1.0)
 }
 
-/// The interval of each value of the initial distribution, from the current sweep.
-fn initial_bounds(sys: &System, xs: &[Vec<f64>], y: &[f64], lu: &[(f64, f64)], sweeps: u64, longest: usize) -> Vec<Interval> {
-    xs.iter()
-        .zip(lu)
-        .map(|(x, &(l, u))| {
+/// The interval of each value of the initial distribution, from the current sweep (`v` with
+/// stride `w`: `y`, then each value's `x`).
+fn initial_bounds(sys: &System, v: &[f64], w: usize, lu: &[(f64, f64)], sweeps: u64, longest: usize) -> Vec<Interval> {
+    lu.iter()
+        .enumerate()
+        .map(|(j, &(l, u))| {
             let (mut lo, mut hi) = (0.0, 0.0);
-            for &(s, w) in sys.initial {
+            for &(s, p) in sys.initial {
                 let s = s as usize;
+                let (x, y) = (v[s * w + 1 + j], v[s * w]);
                 // Exits have y = 0 and x their value.
-                lo += w * (x[s] + if y[s] > 0.0 { y[s] * l } else { 0.0 });
-                hi += w * (x[s] + if y[s] > 0.0 { y[s] * u } else { 0.0 });
+                lo += p * (x + if y > 0.0 { y * l } else { 0.0 });
+                hi += p * (x + if y > 0.0 { y * u } else { 0.0 });
             }
             let m = rounding(sweeps, longest + sys.initial.len(), hi);
             Interval { lower: (lo - m).max(sys.known.lower), upper: (hi + m).min(sys.known.upper) }
