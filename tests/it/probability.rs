@@ -27,6 +27,7 @@ check {
     Ends = finally x = 0 or x = _n
     NeverRuined = always x > 0
     WinsForGood = finally always x = _n
+    EndsFairly = fairly x = 0 or x = _n
 }
 "#;
 
@@ -98,6 +99,11 @@ fn a_gamblers_ruin_matches_its_closed_forms() {
         let e = steps(&ends.expected_steps);
         within(&e, ifl * (nf - ifl), 2e-7 * e.upper, &what("E(Ends)"));
         assert_eq!(ends.expected_steps_if_reached, ends.expected_steps);
+        let fairly = prob(&r, "EndsFairly");
+        assert_eq!(fairly.reading, Some("finally"));
+        within(&fairly.probability.unwrap(), 1.0, 0.0, &what("P(EndsFairly)"));
+        let e = steps(&fairly.expected_steps);
+        within(&e, ifl * (nf - ifl), 2e-7 * e.upper, &what("E(EndsFairly)"));
         // Never ruined: the walk is ruined exactly when it does not win.
         within(&prob(&r, "NeverRuined").probability.unwrap(), ifl / nf, 1e-7, &what("P(NeverRuined)"));
         within(&prob(&r, "WinsForGood").probability.unwrap(), ifl / nf, 1e-7, &what("P(WinsForGood)"));
@@ -309,6 +315,130 @@ fn a_timeout_leaves_an_honest_interval() {
     assert_eq!(r["probability_converged"], false, "{r}");
     let (lo, hi) = (r["probability"]["lower"].as_f64().unwrap(), r["probability"]["upper"].as_f64().unwrap());
     assert!(lo <= 0.35 && 0.35 <= hi && hi - lo > 1e-6, "[{lo}, {hi}]");
+}
+
+/// The run stopped during the expected steps of a property that holds: the exit code is the
+/// stop's (124 for `--timeout`, 130 for Ctrl-C), and the interval reached is kept. The walk
+/// from 700 on 0..2000 takes 700 × 1300 = 910,000 steps on average; a few seconds of sweeps
+/// give a lower bound of at least as many steps as sweeps made (each sweep adds a step to
+/// every run not yet ended), while the upper bound may not exist yet (`null`).
+fn stopped_expected_steps(o: &std::process::Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "{}", fixtures::stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&fixtures::stdout(o)).unwrap();
+    let r = &doc["results"][0];
+    assert_eq!(r["verdict"], "holds", "{r}");
+    assert_eq!(r["probability_converged"], false, "{r}");
+    assert_eq!(r["probability"]["lower"], 1.0, "{r}");
+    let e = &r["expected_steps"];
+    let lo = e["lower"].as_f64().unwrap();
+    let sweeps = r["probability_sweeps"].as_u64().unwrap();
+    assert!(sweeps >= 100, "{r}");
+    assert!(lo >= (sweeps / 2) as f64 && lo <= 910_000.0, "{r}");
+    assert!(e["upper"].is_null() || e["upper"].as_f64().unwrap() >= 910_000.0, "{r}");
+}
+
+#[test]
+fn a_timeout_keeps_the_expected_steps_reached_so_far() {
+    let spec = crate::scratch::Scratch::file("probability", "ruin.labs", RUIN);
+    let args = ["verify", spec.as_str(), "n=2000", "i=700", "--property", "EndsFairly", "--probability", "--json"];
+    let o = fixtures::labs(&[&args[..], &["--timeout", "2"]].concat());
+    assert!(fixtures::stderr(&o).contains("time limit"), "{}", fixtures::stderr(&o));
+    stopped_expected_steps(&o, 124);
+}
+
+#[test]
+fn ctrl_c_keeps_the_expected_steps_reached_so_far() {
+    let spec = crate::scratch::Scratch::file("probability", "ruin.labs", RUIN);
+    let child = fixtures::labs_command()
+        .args(["verify", spec.as_str(), "n=2000", "i=700", "--property", "EndsFairly", "--probability", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run labs");
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    // SAFETY: kill only sends a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().expect("wait");
+    stopped_expected_steps(&o, 130);
+}
+
+/// Edges: no initial state (no run: the probability is not defined, said so), a deadlock at
+/// the start (half the initial states deadlock at once: every property's probability is 1/2,
+/// decided by the graph, and the runs that reach ψ do so in exactly 0 steps), and a
+/// predicate that fails at run time (the run-time error of the model, exit 1, as without
+/// `--probability`).
+#[test]
+fn no_initial_state_a_deadlock_at_the_start_and_a_failing_predicate() {
+    let none = r#"
+system {
+    environment = x: [0, 1]
+    spawn = A: 1
+}
+agent A {
+    Behavior = x <-- 1 - x; Behavior
+}
+assume {
+    Never = x > 5
+}
+check {
+    P = finally x = 1
+}
+"#;
+    let r = run(none, &[], with_probability(1e-6));
+    let p = prob(&r, "P");
+    assert_eq!(p.probability, None);
+    assert!(p.why_not.as_deref().unwrap().contains("no initial state"), "{:?}", p.why_not);
+    let spec = crate::scratch::Scratch::file("probability", "none.labs", none);
+    let o = fixtures::labs(&["verify", spec.as_str(), "--probability"]);
+    assert_eq!(o.status.code(), Some(0), "{}", fixtures::stderr(&o));
+    assert!(fixtures::stdout(&o).contains("probability not computed: not defined"), "{}", fixtures::stdout(&o));
+
+    let dead = r#"
+system {
+    environment = x: [0, 1]
+    spawn = A: 1
+}
+agent A {
+    Behavior = x > 3 -> x <-- 1
+}
+check {
+    F = finally x = 1
+    G = always x = 0
+    FG = finally always x = 1
+    GF = always finally x = 0
+    U = x = 0 until x = 1
+    W = x = 0 unless x = 1
+}
+"#;
+    for fair in [false, true] {
+        let r = run(dead, &[], VerifyOptions { fair, ..with_probability(1e-6) });
+        for name in ["F", "G", "FG", "GF", "U"] {
+            let p = prob(&r, name);
+            assert_eq!(p.probability, Some(Interval { lower: 0.5, upper: 0.5 }), "{name}: {p:?}");
+            assert!(p.converged, "{name}");
+        }
+        assert_eq!(prob(&r, "W").probability, Some(Interval { lower: 1.0, upper: 1.0 }));
+        let f = prob(&r, "F");
+        assert_eq!(f.expected_steps, Some(Steps::Infinite));
+        assert_eq!(f.expected_steps_if_reached, Some(Steps::Within(Interval { lower: 0.0, upper: 0.0 })));
+    }
+
+    let failing = r#"
+system {
+    environment = x: 0; a[2]: 0
+    spawn = A: 1
+}
+agent A {
+    Behavior = x < 3 -> x <-- x + 1; Behavior
+}
+check {
+    Bad = finally a[x] = 5
+}
+"#;
+    let spec = crate::scratch::Scratch::file("probability", "failing.labs", failing);
+    let o = fixtures::labs(&["verify", spec.as_str(), "--probability"]);
+    assert_eq!(o.status.code(), Some(1), "{}", fixtures::stderr(&o));
+    assert!(fixtures::stderr(&o).contains("index 2 out of range"), "{}", fixtures::stderr(&o));
 }
 
 /// Mirroring `x` (0 ↔ 2) maps the agent's steps to steps as sets, but not with their

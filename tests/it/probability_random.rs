@@ -139,9 +139,11 @@ impl Explicit {
             .collect()
     }
 
-    /// The expected steps to `target` (every state reaching it with probability 1).
-    fn expected_steps(&self, target: &[bool]) -> Vec<f64> {
-        let unknown: Vec<usize> = (0..self.n()).filter(|&s| !target[s]).collect();
+    /// The expected steps to `target` from the states that reach it with probability 1 (the
+    /// others, `uncertain`, are left out: their steps are infinite, and no state left in can
+    /// step to them).
+    fn expected_steps(&self, target: &[bool], uncertain: &[bool]) -> Vec<f64> {
+        let unknown: Vec<usize> = (0..self.n()).filter(|&s| !target[s] && !uncertain[s]).collect();
         let pos: HashMap<usize, usize> = unknown.iter().enumerate().map(|(i, &s)| (s, i)).collect();
         let k = unknown.len();
         let mut a = vec![vec![0.0; k + 1]; k];
@@ -255,7 +257,7 @@ fn oracle(x: &Explicit, m: &Model, b: &[Behaviour], fair: bool, p: &labs::model:
         let p = x.reach_probability(psi, &all);
         let certain = x.reach(&not(&x.reach(psi, &all)), &not(psi));
         let p1 = x.initial.iter().all(|&(s, _)| !certain[s]);
-        (x.at_initial(&p), p1.then(|| x.at_initial(&x.expected_steps(psi))))
+        (x.at_initial(&p), p1.then(|| x.at_initial(&x.expected_steps(psi, &certain))))
     };
     let bottom = |psi: &[bool], all_in: bool| x.at_initial(&x.reach_probability(&x.bottom_target(psi, all_in), &all));
     Some(match &p.modality {

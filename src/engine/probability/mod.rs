@@ -204,6 +204,14 @@ pub(crate) fn compute(
             out.push(r);
             continue;
         }
+        if prep.initial.is_empty() {
+            // No run to draw: a probability over no runs is not defined (the verdict holds
+            // vacuously).
+            r.why_not = Some("not defined: the system has no initial state, so no run to draw".into());
+            r.converged = true;
+            out.push(r);
+            continue;
+        }
         // Each predicate on every state.
         let mut atoms = Vec::new();
         for q in predicates(p) {

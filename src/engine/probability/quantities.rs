@@ -131,6 +131,11 @@ fn conditional(ctx: &Ctx, psi: &[bool], reach_p: &Reach, r: &mut PropertyProbabi
     let n = ctx.rows.len();
     let (lo, hi) = reach_p.states.as_ref()?;
     let undecided: Vec<u32> = (0..n as u32).filter(|&s| !reach_p.zero[s as usize] && !psi[s as usize]).collect();
+    if ctx.initial.iter().all(|&(s, _)| undecided.binary_search(&s).is_err()) {
+        // The runs that reach ψ start in it: exactly 0 steps (the iteration would give 0 up
+        // to its rounding margin).
+        return Some(Steps::Within(Interval::exact(0.0)));
+    }
     let sys = System {
         rows: ctx.rows,
         undecided: &undecided,

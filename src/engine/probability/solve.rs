@@ -56,7 +56,9 @@ pub(crate) struct System<'a> {
 }
 
 /// When to stop: the width of the initial value's interval, absolute or relative to its lower
-/// end.
+/// end (absolute below 1: a value of 0, such as the expected steps when ψ holds at the start,
+/// has an interval at least as wide as the rounding margin, so a purely relative test would
+/// never stop).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Precision {
     Absolute(f64),
@@ -68,7 +70,7 @@ impl Precision {
         let w = i.upper - i.lower;
         match *self {
             Precision::Absolute(e) => w <= e,
-            Precision::Relative(e) => w <= e * i.lower.abs().max(f64::MIN_POSITIVE),
+            Precision::Relative(e) => w <= e * i.lower.abs().max(1.0),
         }
     }
 }
@@ -275,9 +277,9 @@ pub(crate) fn solve(
                     let s = s as usize;
                     let (x, y) = (v[s * w + 1 + j], v[s * w]);
                     let (a, b) = if y > 0.0 { (x + y * l, x + y * u) } else { (x, x) };
-                    let m = rounding(sweeps, longest, b);
-                    lo[s] = (a - m).max(sys.known.lower);
-                    hi[s] = (b + m).min(sys.known.upper);
+                    let e = rounding(sweeps, longest, 1.0);
+                    lo[s] = (a - rounding(sweeps, longest, a) - l.abs() * e).max(sys.known.lower);
+                    hi[s] = (b + rounding(sweeps, longest, b) + u.abs() * e).min(sys.known.upper);
                 }
                 (lo, hi)
             })
@@ -310,8 +312,11 @@ fn initial_bounds(sys: &System, v: &[f64], w: usize, lu: &[(f64, f64)], sweeps: 
                 lo += p * (x + if y > 0.0 { y * l } else { 0.0 });
                 hi += p * (x + if y > 0.0 { y * u } else { 0.0 });
             }
-            let m = rounding(sweeps, longest + sys.initial.len(), hi);
-            Interval { lower: (lo - m).max(sys.known.lower), upper: (hi + m).min(sys.known.upper) }
+            // Each bound's margin from its own magnitude: before any upper bound is known, `hi`
+            // is infinite, and a margin taken from it would erase the lower bound too.
+            let m_lo = rounding(sweeps, longest + sys.initial.len(), lo) + l.abs() * rounding(sweeps, longest, 1.0);
+            let m_hi = rounding(sweeps, longest + sys.initial.len(), hi) + u.abs() * rounding(sweeps, longest, 1.0);
+            Interval { lower: (lo - m_lo).max(sys.known.lower), upper: (hi + m_hi).min(sys.known.upper) }
         })
         .collect()
 }
