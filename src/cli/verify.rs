@@ -213,13 +213,24 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport, precision: f64) -> Strin
              (--exhaustive explores every state)"
         );
     }
+    let probabilities_cut = r.probabilities.as_ref().is_some_and(|p| p.properties.iter().any(|p| p.probability.is_some() && !p.converged));
     if let Some(stop) = r.stopped {
-        let _ = writeln!(
-            s,
-            "exploration stopped early: {} after {} states; undecided properties are `unknown`",
-            super::bounds::reason_text(stop),
-            st.states
-        );
+        if probabilities_cut {
+            let _ = writeln!(
+                s,
+                "probabilities stopped early: {} after exploring all {} states; the intervals printed are the \
+                 ones reached, wider than --precision",
+                super::bounds::reason_text(stop),
+                st.states
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "exploration stopped early: {} after {} states; undecided properties are `unknown`",
+                super::bounds::reason_text(stop),
+                st.states
+            );
+        }
     }
     s
 }
