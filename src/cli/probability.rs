@@ -41,9 +41,10 @@ fn digits(precision: f64) -> usize {
 /// printed interval still contains the value.
 pub(crate) fn interval_text(i: &Interval, decimals: usize) -> String {
     let scale = 10f64.powi(decimals as i32);
-    let lo = (i.lower * scale).floor() / scale;
-    let hi = (i.upper * scale).ceil() / scale;
-    let mid = (i.lower + i.upper) / 2.0;
+    // `+ 0.0` turns a -0 (the ceiling of a tiny negative rounding margin) into 0.
+    let lo = (i.lower * scale).floor() / scale + 0.0;
+    let hi = (i.upper * scale).ceil() / scale + 0.0;
+    let mid = (i.lower + i.upper) / 2.0 + 0.0;
     format!("{mid:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]")
 }
 

@@ -472,3 +472,43 @@ fn a_symmetry_of_the_steps_that_changes_their_counts_is_not_used() {
     let r = verify(&m, &b, &with_probability(1e-9)).unwrap();
     within(&prob(&r, "Two").probability.unwrap(), 1.0 / 3.0, 1e-9, "P(Two) from x = 0");
 }
+
+/// Linear-time formulas through the automaton product whose answers follow by hand: `x`
+/// takes one of 0, 1, 2 uniformly at every step, so every value recurs with probability 1.
+/// `x = 0 until x = 1` fails at every position where `x = 2` and holds at every one where
+/// `x = 1`: both recur, so `finally always` of it has probability 0 and `always finally` of it
+/// probability 1. The conjunction of two untils and the nested until are beyond what the
+/// analysis of bottom components decides: they are refused by name, not guessed.
+#[test]
+fn formulas_through_the_automaton_have_their_hand_derived_probabilities_or_are_refused_by_name() {
+    let tri = r#"
+system {
+    environment = x: 0
+    spawn = A: 1
+}
+agent A {
+    Behavior = (x <-- 0 ++ x <-- 1 ++ x <-- 2); Behavior
+}
+check {
+    StableUntil = finally always (x = 0 until x = 1)
+    RecurringUntil = always finally (x = 0 until x = 1)
+    RecurringBoth = always finally ((x = 0 until x = 1) and (x = 2 until x = 0))
+    Nested = finally always (x = 0 until (x = 1 until x = 2))
+}
+"#;
+    for fair in [false, true] {
+        let r = run(tri, &[], VerifyOptions { fair, ..with_probability(1e-9) });
+        within(&prob(&r, "StableUntil").probability.unwrap(), 0.0, 1e-9, "P(StableUntil)");
+        within(&prob(&r, "RecurringUntil").probability.unwrap(), 1.0, 1e-9, "P(RecurringUntil)");
+        for name in ["RecurringBoth", "Nested"] {
+            let p = prob(&r, name);
+            assert_eq!(p.probability, None, "{name}");
+            assert!(p.why_not.as_deref().unwrap().contains("cannot decide this formula"), "{name}: {:?}", p.why_not);
+        }
+    }
+    let spec = crate::scratch::Scratch::file("probability", "tri.labs", tri);
+    let o = fixtures::labs(&["verify", spec.as_str(), "--probability"]);
+    let out = fixtures::stdout(&o);
+    assert!(out.contains("probability not computed: labs cannot decide this formula"), "{out}");
+    assert!(!out.contains("-0.0"), "{out}");
+}

@@ -340,13 +340,22 @@ impl Generic {
     /// `a U b`: at every position iff `a ∨ b` everywhere and `b` infinitely often; at none iff
     /// `b` at none; infinitely often iff `b` is; fails infinitely often iff `b` holds finitely
     /// often or `¬a ∧ ¬b` infinitely often.
-    fn until(a: Generic, b: Generic) -> Generic {
+    /// `either` and `neither` are `a ∨ b` and `¬a ∧ ¬b`, given exactly where `a` and `b` are
+    /// state predicates (`Generic::or` and `Generic::and` alone lose what the letters tell).
+    fn until(a: Generic, b: Generic, either: Generic, neither: Generic) -> Generic {
         Generic {
-            all: and3(Generic::or(a, b).all, b.inf),
+            all: and3(either.all, b.inf),
             none: b.none,
             inf: b.inf,
-            finf: or3(not3(b.inf), Generic::and(a.neg(), b.neg()).inf),
+            finf: or3(not3(b.inf), neither.inf),
         }
+    }
+
+    /// A state predicate on a component whose states give the atoms the values `letters`.
+    fn exact(letters: &[u64], holds: impl Fn(u64) -> bool) -> Generic {
+        let any = letters.iter().any(|&l| holds(l));
+        let all = letters.iter().all(|&l| holds(l));
+        Generic { all: Some(all), none: Some(!any), inf: Some(any), finf: Some(!all) }
     }
 }
 
@@ -357,19 +366,36 @@ pub(crate) fn generic(f: &Formula, letters: &[u64]) -> Vec<Generic> {
     // Children precede parents in `nodes` (interned bottom-up).
     for (i, n) in f.nodes.iter().enumerate() {
         let v = if f.propositional(i as u32) {
-            let any = letters.iter().any(|&l| f.eval(i as u32, l));
-            let all = letters.iter().all(|&l| f.eval(i as u32, l));
-            Generic { all: Some(all), none: Some(!any), inf: Some(any), finf: Some(!all) }
+            Generic::exact(letters, |l| f.eval(i as u32, l))
         } else {
+            // `a ∨ b` and `¬a ∧ ¬b` of an until's (or, negated, a release's) operands.
+            let both = |a: u32, b: u32, na: bool, nb: bool| -> (Generic, Generic) {
+                let (ga, gb) = (if na { g[a as usize].neg() } else { g[a as usize] }, if nb { g[b as usize].neg() } else { g[b as usize] });
+                if f.propositional(a) && f.propositional(b) {
+                    let ev = |x: u32, neg: bool, l: u64| f.eval(x, l) != neg;
+                    (
+                        Generic::exact(letters, |l| ev(a, na, l) || ev(b, nb, l)),
+                        Generic::exact(letters, |l| !ev(a, na, l) && !ev(b, nb, l)),
+                    )
+                } else {
+                    (Generic::or(ga, gb), Generic::and(ga.neg(), gb.neg()))
+                }
+            };
             match *n {
                 Node::True => Generic::constant(true),
                 Node::False => Generic::constant(false),
                 Node::Lit(..) => unreachable!("propositional"),
                 Node::And(a, b) => Generic::and(g[a as usize], g[b as usize]),
                 Node::Or(a, b) => Generic::or(g[a as usize], g[b as usize]),
-                Node::Until(a, b) => Generic::until(g[a as usize], g[b as usize]),
+                Node::Until(a, b) => {
+                    let (either, neither) = both(a, b, false, false);
+                    Generic::until(g[a as usize], g[b as usize], either, neither)
+                }
                 // a R b = ¬(¬a U ¬b).
-                Node::Release(a, b) => Generic::until(g[a as usize].neg(), g[b as usize].neg()).neg(),
+                Node::Release(a, b) => {
+                    let (either, neither) = both(a, b, true, true);
+                    Generic::until(g[a as usize].neg(), g[b as usize].neg(), either, neither).neg()
+                }
             }
         };
         g.push(v);
