@@ -502,6 +502,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if probability && backend == Backend::Cadp {
                 return Err(probability::cadp_refused());
             }
+            if probability && backend == Backend::Lnt {
+                return Err(probability::lnt_refused());
+            }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
             let workers = (backend == Backend::Native).then(|| {

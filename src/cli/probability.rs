@@ -32,6 +32,16 @@ pub(crate) fn cadp_refused() -> Failure {
     )
 }
 
+/// `--probability --backend lnt`.
+pub(crate) fn lnt_refused() -> Failure {
+    Failure::new(
+        exit::USAGE,
+        "`--probability` applies to the native engine (--backend native), not to --backend lnt: the LNT \
+         interpreter's LTS is not read as a Markov chain (docs/probability.md, \"What is not computed\")"
+            .to_string(),
+    )
+}
+
 /// The digits after the point that show an interval of width `precision`.
 fn digits(precision: f64) -> usize {
     ((-precision.log10()).ceil().max(1.0) as usize).min(15)

@@ -287,6 +287,10 @@ fn bad_precisions_and_cadp_are_refused_by_name() {
     assert_eq!(o.status.code(), Some(2));
     let err = fixtures::stderr(&o);
     assert!(err.contains("--probability") && err.contains("bcg_transient"), "{err}");
+    let o = fixtures::labs(&["verify", &spec, "n=2", "atomic=0", "--probability", "--backend", "lnt"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = fixtures::stderr(&o);
+    assert!(err.contains("--probability") && err.contains("--backend lnt"), "{err}");
 }
 
 /// A gambler's ruin on 2,000 values needs millions of sweeps: a timeout stops the iteration
@@ -511,4 +515,29 @@ check {
     let out = fixtures::stdout(&o);
     assert!(out.contains("probability not computed: labs cannot decide this formula"), "{out}");
     assert!(!out.contains("-0.0"), "{out}");
+}
+
+/// `--report` with `--probability`: the page has each probability and, for `AllCounted`, the
+/// exact curve, which is 0 up to step 3 and 1/2 from step 4 (`examples/counter.labs`'s
+/// derivation: both updates take 4 steps).
+#[test]
+fn the_report_plots_the_exact_curve() {
+    let out = crate::scratch::Scratch::path("probability", "counter.html");
+    let o = fixtures::labs(&[
+        "verify",
+        &fixtures::path_str("examples/counter.labs"),
+        "n=2",
+        "atomic=0",
+        "--probability",
+        "--report",
+        out.as_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(10), "{}", fixtures::stderr(&o));
+    let html = std::fs::read_to_string(out.as_str()).unwrap();
+    assert!(html.contains("<h2>Probabilities</h2>"), "no table of probabilities");
+    let at = html.find("Exact probability of reaching AllCounted within k steps").expect("the curve of AllCounted");
+    let part = &html[at..];
+    assert!(part.contains("<svg"), "no plot");
+    // The table lists the values where they change: 0 from step 0, 1/2 from step 4.
+    assert!(part.contains("<tr><td>0</td><td>0.0000</td></tr><tr><td>4</td><td>0.5000</td></tr>"), "{part}");
 }

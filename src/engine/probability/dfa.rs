@@ -339,10 +339,9 @@ impl Generic {
 
     /// `a U b`: at every position iff `a ∨ b` everywhere and `b` infinitely often; at none iff
     /// `b` at none; infinitely often iff `b` is; fails infinitely often iff `b` holds finitely
-    /// often or `¬a ∧ ¬b` infinitely often.
-    /// `either` and `neither` are `a ∨ b` and `¬a ∧ ¬b`, given exactly where `a` and `b` are
+    /// often or `¬a ∧ ¬b` infinitely often. `either` and `neither` are `a ∨ b` and `¬a ∧ ¬b`, given exactly where `a` and `b` are
     /// state predicates (`Generic::or` and `Generic::and` alone lose what the letters tell).
-    fn until(a: Generic, b: Generic, either: Generic, neither: Generic) -> Generic {
+    fn until(b: Generic, either: Generic, neither: Generic) -> Generic {
         Generic {
             all: and3(either.all, b.inf),
             none: b.none,
@@ -389,12 +388,12 @@ pub(crate) fn generic(f: &Formula, letters: &[u64]) -> Vec<Generic> {
                 Node::Or(a, b) => Generic::or(g[a as usize], g[b as usize]),
                 Node::Until(a, b) => {
                     let (either, neither) = both(a, b, false, false);
-                    Generic::until(g[a as usize], g[b as usize], either, neither)
+                    Generic::until(g[b as usize], either, neither)
                 }
                 // a R b = ¬(¬a U ¬b).
                 Node::Release(a, b) => {
                     let (either, neither) = both(a, b, true, true);
-                    Generic::until(g[a as usize].neg(), g[b as usize].neg(), either, neither).neg()
+                    Generic::until(g[b as usize].neg(), either, neither).neg()
                 }
             }
         };
