@@ -213,7 +213,8 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport, precision: f64) -> Strin
              (--exhaustive explores every state)"
         );
     }
-    let probabilities_cut = r.probabilities.as_ref().is_some_and(|p| p.properties.iter().any(|p| p.probability.is_some() && !p.converged));
+    let probabilities_cut =
+        r.probabilities.as_ref().is_some_and(|p| p.properties.iter().any(|p| p.probability.is_some() && !p.converged));
     if let Some(stop) = r.stopped {
         if probabilities_cut {
             let _ = writeln!(

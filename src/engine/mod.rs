@@ -651,9 +651,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         check_property(space, props[k], &mut psi, &opts.limits).unwrap_or(Outcome::Unknown)
     });
     let probabilities = match (&chain, &opts.probability) {
-        (Some(c), Some(po)) => {
-            Some(probability::compute(c, &stepper, &g, group, &props, &workers, &opts.limits, po)?)
-        }
+        (Some(c), Some(po)) => Some(probability::compute(c, &stepper, &g, group, &props, &workers, &opts.limits, po)?),
         _ => None,
     };
     let mut results = Vec::new();

@@ -228,7 +228,10 @@ fn reduced_and_unreduced_chains_give_the_same_probabilities() {
                 }
                 match (&p.expected_steps, &q.expected_steps) {
                     (Some(Steps::Within(a)), Some(Steps::Within(b))) => {
-                        assert!(a.lower <= b.upper * (1.0 + 1e-12) && b.lower <= a.upper * (1.0 + 1e-12), "{what}: {a:?} vs {b:?}")
+                        assert!(
+                            a.lower <= b.upper * (1.0 + 1e-12) && b.lower <= a.upper * (1.0 + 1e-12),
+                            "{what}: {a:?} vs {b:?}"
+                        )
                     }
                     (a, b) => assert_eq!(a, b, "{what}"),
                 }
@@ -239,7 +242,8 @@ fn reduced_and_unreduced_chains_give_the_same_probabilities() {
 
 #[test]
 fn the_cli_prints_each_probability_beside_its_verdict() {
-    let o = fixtures::labs(&["verify", &fixtures::path_str("examples/counter.labs"), "n=2", "atomic=0", "--probability"]);
+    let o =
+        fixtures::labs(&["verify", &fixtures::path_str("examples/counter.labs"), "n=2", "atomic=0", "--probability"]);
     let out = fixtures::stdout(&o);
     assert_eq!(o.status.code(), Some(10), "{out}{}", fixtures::stderr(&o));
     let line = out.lines().find(|l| l.starts_with("AllCounted")).unwrap();

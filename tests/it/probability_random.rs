@@ -128,15 +128,7 @@ impl Explicit {
             }
         }
         let x = gauss(a);
-        (0..self.n())
-            .map(|s| {
-                if target[s] {
-                    1.0
-                } else {
-                    pos.get(&s).map_or(0.0, |&i| x[i])
-                }
-            })
-            .collect()
+        (0..self.n()).map(|s| if target[s] { 1.0 } else { pos.get(&s).map_or(0.0, |&i| x[i]) }).collect()
     }
 
     /// The expected steps to `target` from the states that reach it with probability 1 (the
@@ -245,7 +237,13 @@ fn prop(f: &Ltl<QPred>, st: &[i32], stepper: &Stepper) -> Option<Result<bool, St
 }
 
 /// The probability of a property on the explicit chain, when this oracle covers its form.
-fn oracle(x: &Explicit, m: &Model, b: &[Behaviour], fair: bool, p: &labs::model::Property) -> Option<(f64, Option<f64>)> {
+fn oracle(
+    x: &Explicit,
+    m: &Model,
+    b: &[Behaviour],
+    fair: bool,
+    p: &labs::model::Property,
+) -> Option<(f64, Option<f64>)> {
     let stepper = Stepper::new(m, b, fair);
     let on = |f: &Ltl<QPred>| -> Option<Vec<bool>> {
         x.states.iter().map(|s| prop(f, s, &stepper).and_then(Result::ok)).collect()
@@ -302,7 +300,11 @@ fn oracle(x: &Explicit, m: &Model, b: &[Behaviour], fair: bool, p: &labs::model:
                 initial.sort_by_key(|e| e.0);
                 let prod = Explicit { states: vec![vec![]; 2 * n], rows, initial };
                 let pend: Vec<bool> = (0..2 * n).map(|i| i % 2 == 1).collect();
-                (1.0 - prod.at_initial(&prod.reach_probability(&prod.bottom_target(&pend, true), &vec![true; 2 * n])), None)
+                (
+                    1.0 - prod
+                        .at_initial(&prod.reach_probability(&prod.bottom_target(&pend, true), &vec![true; 2 * n])),
+                    None,
+                )
             }
             _ => return None,
         },
@@ -416,7 +418,11 @@ fn random_specs_agree_with_the_simulation_estimates() {
                     "finally" | "eventually" => {
                         let k = steps.min(p.within.len() - 1);
                         let exact = p.within[k];
-                        assert!((frac(e.successes) - exact).abs() <= epsilon + 1e-4, "{what}: {} vs {exact}", frac(e.successes));
+                        assert!(
+                            (frac(e.successes) - exact).abs() <= epsilon + 1e-4,
+                            "{what}: {} vs {exact}",
+                            frac(e.successes)
+                        );
                     }
                     "always" | "between" | "from" => {
                         // Not violated within the bound is at least as likely as never.

@@ -342,12 +342,7 @@ impl Generic {
     /// often or `¬a ∧ ¬b` infinitely often. `either` and `neither` are `a ∨ b` and `¬a ∧ ¬b`, given exactly where `a` and `b` are
     /// state predicates (`Generic::or` and `Generic::and` alone lose what the letters tell).
     fn until(b: Generic, either: Generic, neither: Generic) -> Generic {
-        Generic {
-            all: and3(either.all, b.inf),
-            none: b.none,
-            inf: b.inf,
-            finf: or3(not3(b.inf), neither.inf),
-        }
+        Generic { all: and3(either.all, b.inf), none: b.none, inf: b.inf, finf: or3(not3(b.inf), neither.inf) }
     }
 
     /// A state predicate on a component whose states give the atoms the values `letters`.
@@ -369,7 +364,10 @@ pub(crate) fn generic(f: &Formula, letters: &[u64]) -> Vec<Generic> {
         } else {
             // `a ∨ b` and `¬a ∧ ¬b` of an until's (or, negated, a release's) operands.
             let both = |a: u32, b: u32, na: bool, nb: bool| -> (Generic, Generic) {
-                let (ga, gb) = (if na { g[a as usize].neg() } else { g[a as usize] }, if nb { g[b as usize].neg() } else { g[b as usize] });
+                let (ga, gb) = (
+                    if na { g[a as usize].neg() } else { g[a as usize] },
+                    if nb { g[b as usize].neg() } else { g[b as usize] },
+                );
                 if f.propositional(a) && f.propositional(b) {
                     let ev = |x: u32, neg: bool, l: u64| f.eval(x, l) != neg;
                     (
