@@ -331,7 +331,7 @@ fn a_timeout_leaves_an_honest_interval() {
 /// give a lower bound of at least as many steps as sweeps made (each sweep adds a step to
 /// every run not yet ended), while the upper bound may not exist yet (`null`).
 fn stopped_expected_steps(o: &std::process::Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "{}", fixtures::stderr(&o));
+    assert_eq!(o.status.code(), Some(code), "{}", fixtures::stderr(o));
     let doc: serde_json::Value = serde_json::from_str(&fixtures::stdout(o)).unwrap();
     let r = &doc["results"][0];
     assert_eq!(r["verdict"], "holds", "{r}");

@@ -201,14 +201,15 @@ fn gauss(mut a: Vec<Vec<f64>>) -> Vec<f64> {
         a.swap(c, p);
         let d = a[c][c];
         assert!(d.abs() > 1e-12, "singular system");
-        for j in c..=k {
-            a[c][j] /= d;
+        for x in &mut a[c][c..] {
+            *x /= d;
         }
-        for i in 0..k {
-            if i != c && a[i][c] != 0.0 {
-                let f = a[i][c];
-                for j in c..=k {
-                    a[i][j] -= f * a[c][j];
+        let pivot = a[c].clone();
+        for (i, row) in a.iter_mut().enumerate() {
+            if i != c && row[c] != 0.0 {
+                let f = row[c];
+                for (x, p) in row[c..].iter_mut().zip(&pivot[c..]) {
+                    *x -= f * p;
                 }
             }
         }

@@ -99,6 +99,8 @@ struct Shared<'a> {
 // SAFETY: every index is written by one job only (the chunks of a sweep are disjoint), and
 // nothing reads the slice while a sweep writes it.
 unsafe impl Sync for Shared<'_> {}
+// SAFETY: as for `Sync`: the slice outlives the sweep (`'a`), and the jobs write disjoint
+// indices.
 unsafe impl Send for Shared<'_> {}
 
 impl<'a> Shared<'a> {
