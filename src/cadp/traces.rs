@@ -62,7 +62,7 @@ pub(super) fn report(
     }
     let stats = Stats { seconds: run.seconds, peak_rss_mib: peak_rss_mib(), ..Default::default() };
     Ok(Report {
-        verify: VerifyReport { results, stats, stopped: run.stopped },
+        verify: VerifyReport { results, stats, stopped: run.stopped, probabilities: None },
         workflow: run.workflow,
         dialect: run.dialect,
         script: run.script,

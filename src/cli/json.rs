@@ -4,6 +4,7 @@
 //! them: the field order of these types does not matter.
 
 use super::load::Loaded;
+use crate::engine::probability::{Interval, Steps};
 use crate::engine::symmetry::TypeSymmetry;
 use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
@@ -51,6 +52,9 @@ pub(crate) struct VerifyDoc<'a> {
     pub(crate) lnt: Option<LntDoc>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) cadp: Option<CadpDoc>,
+    /// `--probability`: the precision asked for and how the chain was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) probability: Option<ProbabilityRunDoc>,
 }
 
 /// One property's verdict.
@@ -69,6 +73,9 @@ pub(crate) struct ResultDoc {
     pub(crate) mcl: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) lts: Option<LtsDoc>,
+    /// `--probability`: the property's probability and, for `finally`, expected steps.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) probability: Option<ResultProbabilityDoc>,
 }
 
 /// The native engine's counts, or a script's LTSs (whose states are not LAbS states).
@@ -109,6 +116,61 @@ pub(crate) enum StatsDoc {
         peak_rss_mib: u64,
         lts: Vec<LtsDoc>,
     },
+}
+
+/// `probability` of `verify --probability --json`: how the chain was read.
+#[derive(Serialize)]
+pub(crate) struct ProbabilityRunDoc {
+    pub(crate) chain: crate::engine::probability::ChainStats,
+}
+
+/// `--probability`: one property's figures (docs/json.md, "Probabilities").
+#[derive(Serialize)]
+pub(crate) struct ResultProbabilityDoc {
+    /// `{"lower", "upper"}`, or null when not computed (`probability_note` says why).
+    probability: Option<Interval>,
+    /// For `finally`: `{"lower", "upper"}`, `"infinite"`, or null (other modalities).
+    expected_steps: Option<StepsDoc>,
+    /// For `finally`: the same among the runs that reach ψ; null when none does.
+    expected_steps_if_reached: Option<StepsDoc>,
+    /// The linear-time formula whose probability is given, for `fairly` and `fairly_inf`.
+    probability_reading: Option<&'static str>,
+    probability_note: Option<String>,
+    /// Whether every interval reached the precision (false: the run was stopped first).
+    probability_converged: bool,
+    probability_sweeps: u64,
+    /// With `--report`, for `finally`: the probability of reaching ψ within k steps, k = 0, 1, …
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    within_steps: Vec<f64>,
+}
+
+/// An expected number of steps: an interval, or `"infinite"`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum StepsDoc {
+    Within(Interval),
+    Infinite(&'static str),
+}
+
+impl ResultProbabilityDoc {
+    fn of(r: &VerifyReport, property: &str) -> Option<ResultProbabilityDoc> {
+        let p = r.probabilities.as_ref()?.properties.iter().find(|p| p.property == property)?;
+        let steps = |s: &Option<Steps>| match s {
+            Some(Steps::Within(i)) => Some(StepsDoc::Within(*i)),
+            Some(Steps::Infinite) => Some(StepsDoc::Infinite("infinite")),
+            None => None,
+        };
+        Some(ResultProbabilityDoc {
+            probability: p.probability,
+            expected_steps: steps(&p.expected_steps),
+            expected_steps_if_reached: steps(&p.expected_steps_if_reached),
+            probability_reading: p.reading,
+            probability_note: p.why_not.clone(),
+            probability_converged: p.converged,
+            probability_sweeps: p.sweeps,
+            within_steps: p.within.clone(),
+        })
+    }
 }
 
 /// `stats.edges`: `lists` is `kept` or `recomputed`; `reason` and its fields say why.
@@ -154,6 +216,7 @@ impl<'a> VerifyDoc<'a> {
                 trace: x.trace.as_ref().map(|t| trace::to_json(&l.model, &l.behaviours, t)),
                 mcl: None,
                 lts: None,
+                probability: ResultProbabilityDoc::of(r, &x.property),
             })
             .collect();
         let st = &r.stats;
@@ -185,6 +248,7 @@ impl<'a> VerifyDoc<'a> {
             stopped: r.stopped,
             lnt: None,
             cadp: None,
+            probability: r.probabilities.as_ref().map(|p| ProbabilityRunDoc { chain: p.chain.clone() }),
         }
     }
 }

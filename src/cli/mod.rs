@@ -14,6 +14,7 @@ mod lts;
 mod manual;
 mod mcl;
 mod mode_options;
+mod probability;
 mod report;
 mod simulate;
 mod status;
@@ -184,6 +185,15 @@ enum Command {
         /// Also write an HTML report: the verdicts, the statistics, a message-sequence chart and a step table per counterexample
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
+        /// Also the probability that a random run (drawn as `labs simulate` draws it) satisfies
+        /// each property, as a guaranteed interval, and for finally ψ the expected steps to ψ
+        /// (explores every state)
+        #[arg(long)]
+        probability: bool,
+        /// With --probability: the width the intervals are narrowed to (absolute for
+        /// probabilities, relative for expected steps; default 1e-6)
+        #[arg(long, value_name = "E", requires = "probability", value_parser = probability::parse_precision)]
+        precision: Option<f64>,
     },
     /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
@@ -533,10 +543,18 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             check_analysis,
             quiet,
             report,
+            probability,
+            precision,
         } => {
             status::set_quiet(quiet);
             if let Some(p) = &report {
                 report::check_target(p)?;
+            }
+            if probability && backend == Backend::Cadp {
+                return Err(probability::cadp_refused());
+            }
+            if probability && backend == Backend::Lnt {
+                return Err(probability::lnt_refused());
             }
             if let Some(d) = &keep_files {
                 crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
@@ -626,6 +644,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     Store::Compact => StorePolicy::Compact,
                 },
                 check_analysis,
+                probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
             };
             verify::verify(&loaded, loaded.name(), &args)
         }

@@ -32,6 +32,8 @@ pub(crate) struct VerifyArgs {
     pub(crate) store: engine::state::StorePolicy,
     /// `--check-analysis`.
     pub(crate) check_analysis: bool,
+    /// `--probability`, with its precision.
+    pub(crate) probability: Option<f64>,
 }
 
 fn progress_line(p: &Progress) {
@@ -120,6 +122,11 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         exhaustive: a.exhaustive,
         edges: a.edges,
         store: a.store,
+        probability: a.probability.map(|precision| engine::probability::ProbabilityOptions {
+            precision,
+            curve: a.report.is_some(),
+            progress: if show_progress { Some(Arc::new(super::probability::progress_line)) } else { None },
+        }),
     };
     let report = engine::verify(&l.model, &l.behaviours, &opts);
     super::bounds::reporting();
@@ -135,7 +142,7 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
     if a.json {
         super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
     } else {
-        out!("{}", verify_text(l, &report));
+        out!("{}", verify_text(l, &report, a.probability.unwrap_or(0.0)));
     }
     if let Some(r) = report.stopped {
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
@@ -175,8 +182,8 @@ pub(super) fn verify_exit_code(r: &VerifyReport) -> i32 {
 
 /// The verdicts, the counterexamples, then the statistics: the whole run's wall-clock time
 /// first (what a user waits for), then the back end's own time (`stats.seconds`).
-pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
-    let mut s = results_text(l, r);
+pub(super) fn verify_text(l: &Loaded, r: &VerifyReport, precision: f64) -> String {
+    let mut s = results_text(l, r, precision);
     let st = &r.stats;
     // Above the counts line, which stays last unless a note follows.
     let edges = match (r.stopped, st.edges) {
@@ -205,6 +212,9 @@ pub(super) fn verify_text(l: &Loaded, r: &VerifyReport) -> String {
     );
     if let Some(red) = &st.reduction {
         let _ = writeln!(s, "counts of representatives up to {red}; --no-reduction counts every state");
+    }
+    if let Some(c) = super::probability::chain_text(r) {
+        let _ = writeln!(s, "{c}");
     }
     s += &search_text(r);
     s
@@ -243,7 +253,18 @@ pub(super) fn search_text(r: &VerifyReport) -> String {
             w.reason
         );
     }
+    let probabilities_cut =
+        r.probabilities.as_ref().is_some_and(|p| p.properties.iter().any(|p| p.probability.is_some() && !p.converged));
     match r.stopped {
+        Some(stop) if probabilities_cut => {
+            let _ = writeln!(
+                s,
+                "probabilities stopped early: {} after exploring all {} states; the intervals printed are the \
+                 ones reached, wider than --precision",
+                super::bounds::reason_text(stop),
+                st.states
+            );
+        }
         Some(stop) if expanded_none => {
             let _ = writeln!(
                 s,
@@ -287,17 +308,22 @@ fn edges_text(e: &engine::EdgeUse) -> String {
     }
 }
 
-/// One line per verdict, then the counterexamples.
-pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
+/// One line per verdict (with `--probability`, the property's probability beside it, shown
+/// to `precision`), then the counterexamples.
+pub(super) fn results_text(l: &Loaded, r: &VerifyReport, precision: f64) -> String {
     let mut s = String::new();
     let width = r.results.iter().map(|x| x.property.len()).max().unwrap_or(0);
     for x in &r.results {
-        match &x.reason {
-            Some(why) => {
+        let beside = super::probability::beside_verdict(r, &x.property, width + 2 + 8, precision);
+        match (&x.reason, beside.is_empty()) {
+            (Some(why), _) => {
                 let _ = writeln!(s, "{:<width$}  {} ({why})", x.property, x.verdict.as_str());
             }
-            None => {
+            (None, true) => {
                 let _ = writeln!(s, "{:<width$}  {}", x.property, x.verdict.as_str());
+            }
+            (None, false) => {
+                let _ = writeln!(s, "{:<width$}  {:<8}{beside}", x.property, x.verdict.as_str());
             }
         }
     }

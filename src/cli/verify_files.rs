@@ -148,7 +148,7 @@ fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report
 /// The verdicts and counterexamples as the native back end prints them; the statistics are
 /// those of the script's LTSs (not LAbS states: the reductions merge them).
 fn text(l: &Loaded, r: &Report, cadp: bool) -> String {
-    let mut s = results_text(l, &r.verify);
+    let mut s = results_text(l, &r.verify, 0.0);
     if cadp {
         let _ = write!(s, "\nCADP, {} workflow: ", r.workflow.as_str());
     } else {

@@ -35,6 +35,7 @@ mod node_set;
 mod on_the_fly;
 mod par;
 pub(crate) mod path;
+pub mod probability;
 mod reached;
 pub(crate) mod recompute;
 pub(crate) mod rng;
@@ -99,6 +100,10 @@ pub struct VerifyOptions {
     pub edges: EdgePolicy,
     /// The form the state store keeps states in (`--store`).
     pub store: state::StorePolicy,
+    /// Also the probability of each property under the chain `simulate` samples
+    /// (`--probability`, docs/probability.md): every state is explored, and the symmetry
+    /// reduction keeps only the symmetries that preserve that chain.
+    pub probability: Option<probability::ProbabilityOptions>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -194,6 +199,9 @@ pub struct VerifyReport {
     /// Why the exploration stopped early (`None`: the whole state space was explored).
     /// Verdicts that the explored part cannot decide are then `unknown`.
     pub stopped: Option<StopReason>,
+    /// With `VerifyOptions::probability`: each property's probability (`None` when the
+    /// exploration did not finish).
+    pub probabilities: Option<probability::ProbabilityReport>,
 }
 
 #[derive(Clone, Debug, thiserror::Error)]
@@ -676,14 +684,17 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let workers = opts.workers.clone().unwrap_or_else(|| Arc::new(Workers::new(opts.threads)));
     let va = crate::analysis::values::analyse(model, behs);
     let fallibility = crate::analysis::fallible::analyse(model, behs, &va);
-    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility));
+    let counted = opts.probability.is_some();
+    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
     // D9: a run-time error reachable in the system is reported whatever the properties, so
     // the exploration may stop at the violations only where none can lie beyond them.
     let fallible = fallibility.first(model, &props).cloned();
     let group = sym.as_ref().and_then(|s| s.group.clone()).map(Arc::new);
     // Only `always` is decided without successors (its counterexamples follow BFS parents).
     let needs_succs = props.iter().any(|p| !matches!(p.modality, Modality::Always));
-    let edge_plan = edges::plan(opts.edges, needs_succs, &opts.limits);
+    // With probabilities, the chain's rows serve the checks too: no list is kept meanwhile.
+    let edge_policy = if counted { EdgePolicy::Recompute } else { opts.edges };
+    let edge_plan = edges::plan(edge_policy, needs_succs, &opts.limits);
     let eopts = ExploreOptions {
         threads: workers.threads(),
         workers: Some(workers.clone()),
@@ -703,7 +714,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         props.iter().map(|p| Translation::watched(p, &opts.limits, opts.progress.as_deref())).collect();
     let negations: Vec<Option<ltl::Automaton>> =
         translations.iter().map(|t| t.as_ref().and_then(|t| t.negation.as_ref().ok().cloned())).collect();
-    let watch = match (opts.exhaustive, &fallible) {
+    // The probabilities need the whole chain: no early stop.
+    let watch = match (opts.exhaustive || counted, &fallible) {
         (true, _) => Watch::Evaluate,
         (false, Some(_)) => Watch::Search,
         (false, None) => Watch::Stop,
@@ -791,7 +803,16 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // Then the searches, one property per worker (each may share its successors out to the
     // others while they are idle): they are independent, and most are one long pass.
     let recomputed = recompute::Recomputed { g: &g, stepper: &stepper, symmetry: group, workers: &workers };
-    let space: &dyn check::Space = if g.has_edges { &g } else { &recomputed };
+    let chain = match &opts.probability {
+        Some(_) if g.complete() && g.error.is_none() => probability::prepare(&recomputed, &opts.limits)?,
+        _ => None,
+    };
+    let chain_space = chain.as_ref().and_then(|c| c.space(&g));
+    let space: &dyn check::Space = match &chain_space {
+        Some(c) => c,
+        None if g.has_edges => &g,
+        None => &recomputed,
+    };
     let searched: Vec<Outcome> = workers.in_chunks(props.len(), |k| {
         if decided[k].is_some() {
             return Outcome::Unknown;
@@ -804,6 +825,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         };
         check_translated(space, props[k], &mut psi, &opts.limits, translations[k].as_ref()).unwrap_or(Outcome::Unknown)
     });
+    let probabilities = match (&chain, &opts.probability) {
+        (Some(c), Some(po)) => Some(probability::compute(c, &stepper, &g, group, &props, &workers, &opts.limits, po)?),
+        _ => None,
+    };
     let mut results = Vec::new();
     for (((p, direct), searched), translation) in props.into_iter().zip(decided).zip(searched).zip(&translations) {
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
@@ -859,10 +884,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         searched_states,
         went_on,
         reduction: sym.as_ref().and_then(|s| s.describe(model)),
-        edges: edges::outcome(opts.edges, edge_plan, g.edges_dropped_at),
+        edges: edges::outcome(edge_policy, edge_plan, g.edges_dropped_at),
         compact_store: g.store.is_compact(),
         compacted_at: g.compacted_at,
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
-    Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()) })
+    Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()), probabilities })
 }

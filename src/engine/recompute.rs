@@ -38,7 +38,6 @@ struct Scratch {
     /// A successor in the stored form.
     code: Vec<u8>,
     canon: CanonScratch,
-    ids: Vec<u32>,
 }
 
 thread_local! {
@@ -56,36 +55,15 @@ impl Space for Recomputed<'_> {
         self.g.complete()
     }
     fn succs(&self, s: u32, out: &mut Vec<u32>) {
-        debug_assert!(self.g.is_expanded(s), "only an expanded state's successors are all stored");
-        let store = &self.g.store;
-        let (width, wb, sb) = (store.width(), store.work_bytes(), store.state_bytes());
-        SCRATCH.with_borrow_mut(|sc| {
-            store.get_work(s, &mut sc.state, &mut sc.parent);
-            sc.encs.clear();
-            // The exploration expanded `s` without an error, and stored every successor with
-            // these widths.
-            let n = self
-                .stepper
-                .successors_packed(&sc.state, &sc.parent, width, &mut sc.work, &mut sc.encs)
-                .unwrap_or_else(|_| panic!("state {s} was expanded without an error"));
-            sc.ids.clear();
-            sc.code.resize(sb, 0);
-            for enc in sc.encs.chunks_exact_mut(wb).take(n) {
-                if let Some(g) = self.symmetry {
-                    g.canonicalise(&self.stepper.lay, width, enc, &mut sc.canon);
-                }
-                let code: &[u8] = if store.is_compact() {
-                    let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
-                    debug_assert!(fits, "an expanded state's successors are stored");
-                    &sc.code
-                } else {
-                    enc
-                };
-                sc.ids.push(store.id_of(code, hash_bytes(code)).expect("an expanded state's successors are stored"));
-            }
-            sort_dedup(&mut sc.ids);
-            out.extend_from_slice(&sc.ids);
-        })
+        if out.is_empty() {
+            self.succs_listed(s, out);
+            sort_dedup(out);
+        } else {
+            let mut ids = Vec::new();
+            self.succs_listed(s, &mut ids);
+            sort_dedup(&mut ids);
+            out.extend_from_slice(&ids);
+        }
     }
     fn path_to(&self, s: u32) -> Vec<u32> {
         self.g.path_to(s)
@@ -102,6 +80,41 @@ impl Space for Recomputed<'_> {
                 .collect::<Vec<_>>()
         });
         chunks.into_iter().flatten().collect()
+    }
+}
+
+impl Recomputed<'_> {
+    /// Every successor of the expanded state `s` as the successor function lists it, one id per
+    /// transition (so with multiplicity, in the function's order), appended to `out`: the rows of
+    /// the Markov chain of `probability`.
+    pub(crate) fn succs_listed(&self, s: u32, out: &mut Vec<u32>) {
+        debug_assert!(self.g.is_expanded(s), "only an expanded state's successors are all stored");
+        let store = &self.g.store;
+        let (width, wb, sb) = (store.width(), store.work_bytes(), store.state_bytes());
+        SCRATCH.with_borrow_mut(|sc| {
+            store.get_work(s, &mut sc.state, &mut sc.parent);
+            sc.encs.clear();
+            // The exploration expanded `s` without an error, and stored every successor with
+            // these widths.
+            let n = self
+                .stepper
+                .successors_packed(&sc.state, &sc.parent, width, &mut sc.work, &mut sc.encs)
+                .unwrap_or_else(|_| panic!("state {s} was expanded without an error"));
+            sc.code.resize(sb, 0);
+            for enc in sc.encs.chunks_exact_mut(wb).take(n) {
+                if let Some(g) = self.symmetry {
+                    g.canonicalise(&self.stepper.lay, width, enc, &mut sc.canon);
+                }
+                let code: &[u8] = if store.is_compact() {
+                    let fits = store.pack_from(&sc.parent, s, enc, &mut sc.code);
+                    debug_assert!(fits, "an expanded state's successors are stored");
+                    &sc.code
+                } else {
+                    enc
+                };
+                out.push(store.id_of(code, hash_bytes(code)).expect("an expanded state's successors are stored"));
+            }
+        })
     }
 }
 

@@ -468,6 +468,12 @@ impl<'a> Stepper<'a> {
         self.linked(st, s, r, k, false, sc)
     }
 
+    /// Whether `q` holds in `st`, or the run-time error it meets (for the tests' oracles).
+    #[cfg(feature = "test-support")]
+    pub fn predicate_holds(&self, st: &[i32], q: &crate::model::QPred) -> Result<bool, String> {
+        self.eval_pred(st, &mut Scratch::default(), q).map_err(|e| e.0)
+    }
+
     /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
     pub(crate) fn eval_pred(
         &self,

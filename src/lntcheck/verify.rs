@@ -205,7 +205,7 @@ pub fn verify(
     }
     let stats = Stats { seconds: start.elapsed().as_secs_f64(), peak_rss_mib: peak_rss_mib(), ..Default::default() };
     Ok(Report {
-        verify: VerifyReport { results, stats, stopped },
+        verify: VerifyReport { results, stats, stopped, probabilities: None },
         workflow,
         dialect,
         script,

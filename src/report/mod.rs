@@ -141,7 +141,12 @@ pub fn verify_page(
             })
         })
         .collect();
-    page(meta, Some(&Verdicts { rows, stats }), sections)
+    let mut html = page(meta, Some(&Verdicts { rows, stats }), sections);
+    if let Some(p) = &r.probabilities {
+        let at = html.rfind("</main>").unwrap_or(html.len());
+        html.insert_str(at, &probability::exact_sections(p));
+    }
+    html
 }
 
 /// The page of `labs simulate`; `seed(i)` is the seed run `i` was drawn with.

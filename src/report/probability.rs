@@ -148,6 +148,65 @@ pub(crate) fn table(p: &[f64], band: Option<&[(f64, f64)]>) -> String {
     s
 }
 
+/// `verify --probability --report`: a table of every property's probability and expected
+/// steps, then for each `finally` property (and `fairly`, read as `finally`) the exact
+/// probability of reaching ψ within `k` steps against `k`.
+pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport) -> String {
+    use crate::engine::probability::{Interval, Steps};
+    let iv = |i: &Interval| format!("{:.6} [{:.6}, {:.6}]", (i.lower + i.upper) / 2.0 + 0.0, i.lower + 0.0, i.upper);
+    let steps = |s: &Option<Steps>| match s {
+        None => "—".to_string(),
+        Some(Steps::Infinite) => "infinite".to_string(),
+        Some(Steps::Within(i)) if i.upper.is_infinite() => format!("at least {:.3}", i.lower),
+        Some(Steps::Within(i)) => iv(i),
+    };
+    let mut s = String::from(
+        "<section><h2>Probabilities</h2><p class=\"note-text\">The probability that a random run (drawn as \
+         <code>labs simulate</code> draws it) satisfies each property, as an interval that contains the exact \
+         value; for finally ψ, the expected steps to ψ.</p><table class=\"verdicts\"><thead><tr><th>property</th>\
+         <th>probability</th><th>expected steps</th><th>among the runs that reach ψ</th></tr></thead><tbody>",
+    );
+    for p in &r.properties {
+        let prob = match (&p.probability, &p.why_not) {
+            (Some(i), _) => {
+                let mut t = iv(i);
+                if let Some(reading) = p.reading {
+                    t += &format!(" (of {reading} ψ)");
+                }
+                if !p.converged {
+                    t += " (stopped before the precision was reached)";
+                }
+                t
+            }
+            (None, Some(why)) => format!("not computed: {why}"),
+            (None, None) => "—".to_string(),
+        };
+        let _ = write!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&p.property),
+            esc(&prob),
+            esc(&steps(&p.expected_steps)),
+            esc(&steps(&p.expected_steps_if_reached))
+        );
+    }
+    s.push_str("</tbody></table></section>");
+    for p in r.properties.iter().filter(|p| !p.within.is_empty()) {
+        let title = format!("Exact probability of reaching {} within k steps", p.property);
+        let _ = write!(
+            s,
+            "<section class=\"estimate\"><h2>{}</h2><ul class=\"notes\"><li>Computed on the explored chain, up to \
+             the step where it comes within 10^-4 of the probability of ever reaching ψ (at most {} steps).</li></ul>\
+             <div class=\"plot\">{}</div><details><summary>Values</summary>{}</details></section>",
+            esc(&title),
+            crate::engine::probability::CURVE_STEPS,
+            plot(&p.within, None, &title),
+            table(&p.within, None).replacen("<th>estimate</th>", "<th>probability</th>", 1)
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,9 @@ fn help_prints_the_usage_and_runs_nothing() {
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let out = text(&o.stdout);
         assert!(out.contains("Usage: labs-bench"), "{out}");
-        for option in ["--quick", "--threads N", "--runs N", "--benchmarks DIR", "--lts-table", "--mcl-table", "--lnt-table"] {
+        for option in
+            ["--quick", "--threads N", "--runs N", "--benchmarks DIR", "--lts-table", "--mcl-table", "--lnt-table"]
+        {
             assert!(out.contains(option), "{option} missing from:\n{out}");
         }
         assert!(!out.contains("| leader5"), "--help ran the benchmark:\n{out}");

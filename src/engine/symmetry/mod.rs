@@ -97,19 +97,23 @@ impl Symmetry {
 /// which maps of values are symmetries.
 pub fn analyse(model: &Model, behs: &[Behaviour], fair: bool) -> Symmetry {
     let va = crate::analysis::values::analyse(model, behs);
-    analyse_with(model, behs, fair, &va, &crate::analysis::fallible::analyse(model, behs, &va))
+    analyse_with(model, behs, fair, &va, &crate::analysis::fallible::analyse(model, behs, &va), false)
 }
 
-/// `analyse` with the value analysis `va` of the model and where it may fail, `fallible`.
+/// `analyse` with the value analysis `va` of the model and where it may fail, `fallible`;
+/// with `counted`, only the maps of values that keep the number of transitions into each
+/// successor too (for the probabilities of `verify --probability`; permutations of agents
+/// always do).
 pub(crate) fn analyse_with(
     model: &Model,
     behs: &[Behaviour],
     fair: bool,
     va: &crate::analysis::values::ValueAnalysis,
     fallible: &Fallibility,
+    counted: bool,
 ) -> Symmetry {
     let stepper = crate::engine::step::Stepper::new(model, behs, fair);
-    let values = values::find(model, behs, &stepper, va);
+    let values = values::find(model, behs, &stepper, va, counted);
     let mut broken = analysis::asymmetries(model, behs);
     // A quantifier stops at the first agent that decides it, in id order: where its body may
     // fail, whether it fails depends on which agent comes first.

@@ -255,6 +255,10 @@ struct Finder<'a> {
     too_big: Option<String>,
     work: Work,
     sc: Scratch,
+    /// Compare the steps from a state and from its image as lists with repetitions, not as
+    /// sets: the symmetry then also keeps the number of transitions into each successor,
+    /// which the probabilities of `verify --probability` count (docs/reductions.md).
+    counted: bool,
 }
 
 impl Finder<'_> {
@@ -476,9 +480,11 @@ impl Finder<'_> {
                     match (x, y) {
                         (Ok(()), Ok(())) => {
                             want.sort_unstable();
-                            want.dedup();
                             got.sort_unstable();
-                            got.dedup();
+                            if !f.counted {
+                                want.dedup();
+                                got.dedup();
+                            }
                             want == got
                         }
                         (Err(_), Err(_)) => true,
@@ -561,7 +567,13 @@ fn closure(gens: &[VarMap], n: usize) -> Option<Vec<VarMap>> {
 }
 
 /// The symmetries of values of `model`, checked on `stepper`'s steps.
-pub(crate) fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values: &ValueAnalysis) -> ValueSymmetries {
+pub(crate) fn find(
+    model: &Model,
+    behs: &[Behaviour],
+    stepper: &Stepper,
+    values: &ValueAnalysis,
+    counted: bool,
+) -> ValueSymmetries {
     let n = model.vars.len();
     let domain_set = |v: VarId| -> IntervalSet {
         match model.vars[v].store {
@@ -697,6 +709,7 @@ pub(crate) fn find(model: &Model, behs: &[Behaviour], stepper: &Stepper, values:
         too_big: None,
         work: Work::default(),
         sc: Scratch::default(),
+        counted,
     };
     f.all_slots = (0..n)
         .map(|v| {
