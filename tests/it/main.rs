@@ -51,6 +51,7 @@ mod engine_symmetry;
 mod engine_value_symmetry;
 mod estimate;
 mod estimate_cli;
+mod fairness;
 mod hidden_errors;
 mod hostile;
 mod hostile_input;
