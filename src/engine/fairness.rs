@@ -169,27 +169,13 @@ pub(crate) fn check(
     succ: &Succ,
     enabled: &(dyn Fn(u32) -> u64 + Sync),
     aut: &Automaton,
+    accepts_formula: bool,
     bits: &[&[bool]],
     stopped: &dyn Fn() -> bool,
 ) -> FairOutcome {
-    let made;
-    let aut = match notion {
-        Fairness::AlmostSure if !aut.deterministic() => match aut.determinised() {
-            Some(d) => {
-                made = d;
-                &made
-            }
-            None => {
-                return FairOutcome::Unknown(Some(
-                    "not checked: almost-sure needs a deterministic automaton of the negated formula, and this \
-                     formula's could not be made one (docs/semantics.md, D15)"
-                        .into(),
-                ));
-            }
-        },
-        _ => aut,
-    };
-    debug_assert!(notion != Fairness::AlmostSure || aut.deterministic());
+    if notion == Fairness::AlmostSure {
+        assert!(aut.deterministic(), "almost-sure reads a deterministic automaton");
+    }
     let Some(p) = product(initial, succ, aut, bits, stopped) else { return FairOutcome::Unknown(None) };
     let all = aut.all();
     let m = p.node.len();
@@ -238,6 +224,24 @@ pub(crate) fn check(
                     }
                 }
             }
+            if accepts_formula {
+                // The automaton of the formula itself (deterministic): a run that reaches a
+                // bottom component missing an acceptance set, or a node where the automaton
+                // has no transition, violates it, with positive probability.
+                let dead = members.iter().copied().find(|&v| !p.live[v as usize]);
+                let entry = match dead {
+                    Some(v) => Some(vec![v]),
+                    None if bottom && cyclic && acc & all != all => Some(members.clone()),
+                    None => None,
+                };
+                if let Some(mut e) = entry {
+                    e.sort_unstable();
+                    if found.as_ref().is_none_or(|f| e[0] < f[0]) {
+                        found = Some(e);
+                    }
+                }
+                continue;
+            }
             if !cyclic || acc & all != all {
                 continue;
             }
@@ -265,8 +269,11 @@ pub(crate) fn check(
         }
     }
     let Some(members) = found else { return FairOutcome::Holds };
-    let lasso = fair_loop(&p, notion, &members, all, &en);
     let entry = members[0];
+    if accepts_formula && !p.live[entry as usize] {
+        return FairOutcome::Violated(past_bad_prefix(&p, entry, succ), vec![]);
+    }
+    let lasso = fair_loop(&p, notion, &members, if accepts_formula { 0 } else { all }, &en);
     let mut prefix = vec![entry];
     while p.parent[*prefix.last().expect("a node") as usize] != NO_PARENT {
         prefix.push(p.parent[*prefix.last().expect("a node") as usize]);
@@ -289,6 +296,36 @@ pub(crate) fn check(
         actors.push(who);
     }
     FairOutcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false }, actors)
+}
+
+/// A run through the product node `entry`, where the formula's automaton has no transition:
+/// every continuation violates the formula, so the path to it goes on along the first
+/// successor of each state until a state repeats (a lasso) or a deadlock.
+fn past_bad_prefix(p: &Product, entry: u32, succ: &Succ) -> Cex {
+    let mut prefix = vec![entry];
+    while p.parent[*prefix.last().expect("a node") as usize] != NO_PARENT {
+        prefix.push(p.parent[*prefix.last().expect("a node") as usize]);
+    }
+    let mut path: Vec<u32> = prefix.iter().rev().map(|&i| p.state(i)).collect();
+    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, &s) in path.iter().enumerate() {
+        at.entry(s).or_insert(i);
+    }
+    let mut next = Vec::new();
+    loop {
+        let s = *path.last().expect("a state");
+        next.clear();
+        succ(s, &mut next);
+        let Some(&(t, _)) = next.first() else {
+            return Cex { path, loop_start: None, deadlock: true };
+        };
+        if let Some(&i) = at.get(&t) {
+            path.push(t);
+            return Cex { path, loop_start: Some(i), deadlock: false };
+        }
+        at.insert(t, path.len());
+        path.push(t);
+    }
 }
 
 fn is_dead(succ: &Succ, s: u32) -> bool {

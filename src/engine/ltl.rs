@@ -220,10 +220,12 @@ impl Automaton {
 
     /// An automaton with the same language whose transitions from each state are pairwise
     /// exclusive, made by giving the overlap of two transitions to the one that is as good
-    /// there: the other's target is universal (a `true` state: a self-loop on every letter
-    /// meeting every acceptance set), or both go to the same state and it meets at least the
-    /// other's acceptance bits (a run taking the other at that position is accepted also by
-    /// taking it). `None` when two transitions overlap and neither is as good.
+    /// there: its target is universal (a `true` state looping on every letter through every
+    /// acceptance set: a run diverted there is accepted), or both go to the same state and it
+    /// meets at least the other's acceptance sets (a run that takes it at every such position
+    /// visits the same states and meets at least the same sets). Targets that merely accept
+    /// more would not do: the choice recurs at every position, and the run it makes need not
+    /// be an accepting one. `None` when two transitions overlap and neither is as good.
     pub(crate) fn determinised(&self) -> Option<Automaton> {
         const MAX_COVERS: usize = 10_000;
         let universal: Vec<bool> = (0..self.covers.len())

@@ -981,11 +981,36 @@ fn check_fair(
     };
     let stopped = || limits.stopped().is_some();
     let watch = ltl::Watch { stopped: &stopped, progress: &|_, _| {} };
-    let aut = match ltl::Automaton::within(&f, true, watch) {
-        Ok(a) => a,
-        Err(ltl::Refused::Stopped) => return Unknown(None),
-        Err(r) => return Unknown(Some(format!("not checked: {r}"))),
+    let automaton = |negate| match ltl::Automaton::within(&f, negate, watch) {
+        Ok(a) => Ok(a),
+        Err(ltl::Refused::Stopped) => Err(Unknown(None)),
+        Err(r) => Err(Unknown(Some(format!("not checked: {r}")))),
     };
+    let mut aut = match automaton(true) {
+        Ok(a) => a,
+        Err(u) => return u,
+    };
+    // Almost-sure reads a deterministic automaton: of the negation, else of the formula.
+    let mut accepts_formula = false;
+    if notion == Fairness::AlmostSure && !aut.deterministic() {
+        let pos = || automaton(false).ok().and_then(|a| if a.deterministic() { Some(a) } else { a.determinised() });
+        match (aut.determinised(), pos) {
+            (Some(d), _) => aut = d,
+            (None, pos) => match pos() {
+                Some(d) => {
+                    aut = d;
+                    accepts_formula = true;
+                }
+                None => {
+                    return Unknown(Some(
+                        "not checked: almost-sure needs a deterministic automaton of the formula or of its \
+                         negation, and neither could be made one (docs/semantics.md, D15)"
+                            .into(),
+                    ));
+                }
+            },
+        }
+    }
     let mut values = Vec::new();
     for q in predicates(p) {
         match psi(q) {
@@ -994,7 +1019,7 @@ fn check_fair(
         }
     }
     let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
-    fairness::check(notion, g.initial(), succ, enabled, &aut, &bits, &stopped)
+    fairness::check(notion, g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
 }
 
 /// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.
