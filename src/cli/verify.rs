@@ -328,8 +328,12 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport) -> String {
 fn fairness_line(f: engine::Fairness) -> String {
     let what = match f {
         engine::Fairness::Weak => "runs in which an agent stays enabled and never steps are ignored",
-        engine::Fairness::Strong => "runs in which an agent is enabled infinitely often and steps finitely often are ignored",
-        engine::Fairness::AlmostSure => "finally, scoped and linear-time properties must hold with probability 1 under the random scheduler",
+        engine::Fairness::Strong => {
+            "runs in which an agent is enabled infinitely often and steps finitely often are ignored"
+        }
+        engine::Fairness::AlmostSure => {
+            "finally, scoped and linear-time properties must hold with probability 1 under the random scheduler"
+        }
     };
     format!("{} fairness: {what} (always, fairly and fairly_inf unchanged)\n", f.as_str())
 }

@@ -117,8 +117,8 @@ fn product(
     let mut p = Product { node: vec![], parent: vec![], start: vec![0], edges: vec![], live: vec![], k };
     for s in 0..initial as u64 {
         let x = s * k;
-        if !index.contains_key(&x) {
-            index.insert(x, p.node.len() as u32);
+        if let std::collections::hash_map::Entry::Vacant(e) = index.entry(x) {
+            e.insert(p.node.len() as u32);
             p.node.push(x);
             p.parent.push(NO_PARENT);
         }
@@ -162,7 +162,10 @@ fn product(
 
 /// Decides the property whose negation `aut` accepts (`bits[a][s]`: atom `a` in state `s`) on
 /// the whole graph whose states `0..initial` are initial, under `notion`; `enabled(s)`: the
-/// agents with a step in `s`.
+/// agents with a step in `s`; `accepts_formula`: `aut` is the formula's own automaton
+/// (almost-sure only), not its negation's.
+// The graph's three views and the automaton's two are read together here only.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     notion: Fairness,
     initial: usize,
@@ -390,7 +393,10 @@ fn fair_loop(
                 let useful = if done {
                     w == entry
                 } else {
-                    acc & need_acc != 0 || who & need != 0 || (weak && need & !en(w) != 0) || (need == 0 && need_acc == 0)
+                    acc & need_acc != 0
+                        || who & need != 0
+                        || (weak && need & !en(w) != 0)
+                        || (need == 0 && need_acc == 0)
                 };
                 if useful {
                     goal = Some((u, w, acc, who));

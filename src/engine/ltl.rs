@@ -212,9 +212,9 @@ impl Automaton {
     /// is then a Markov chain (the almost-sure check, docs/semantics.md, D15).
     pub(crate) fn deterministic(&self) -> bool {
         self.covers.iter().all(|cs| {
-            cs.iter().enumerate().all(|(i, c)| {
-                cs[i + 1..].iter().all(|d| c.lits.iter().any(|&(k, b)| d.lits.contains(&(k, !b))))
-            })
+            cs.iter()
+                .enumerate()
+                .all(|(i, c)| cs[i + 1..].iter().all(|d| c.lits.iter().any(|&(k, b)| d.lits.contains(&(k, !b)))))
         })
     }
 

@@ -59,8 +59,8 @@ pub use edges::{EdgePolicy, EdgeUse};
 use eval::Scratch;
 use explore::Graph;
 pub use explore::StopReason;
-pub use fairness::{Fairness, LoopAgents};
 pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
+pub use fairness::{Fairness, LoopAgents};
 use on_the_fly::{Found, OnTheFly, Watch};
 pub use par::Workers;
 pub use reached::reachable_values;
@@ -833,9 +833,15 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                         fairness::MAX_AGENTS
                     )))
                 }
-                (Some(l), true) => {
-                    check_fair(notion, space, &|s, out| l.succs(s, out), &|s| l.enabled(s), props[k], &mut psi, &opts.limits)
-                }
+                (Some(l), true) => check_fair(
+                    notion,
+                    space,
+                    &|s, out| l.succs(s, out),
+                    &|s| l.enabled(s),
+                    props[k],
+                    &mut psi,
+                    &opts.limits,
+                ),
                 (None, true) => fairness::FairOutcome::Unknown(None),
                 (_, false) => check_fair(
                     notion,
@@ -1046,7 +1052,8 @@ fn fair_result(
     };
     t.loop_start = c.loop_start;
     t.ends_in_deadlock = c.deadlock;
-    let runtime_on = |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
+    let runtime_on =
+        |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
     let mut agents = fairness::loop_agents(stepper, &t).map_err(|e| runtime_on(&t, e))?;
     agents.notion = Some(notion);
     if !agents.fair(notion) {
