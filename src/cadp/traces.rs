@@ -55,6 +55,7 @@ pub(super) fn report(
             verdict: r.verdict,
             trace,
             reason: None,
+            fair_loop: None,
         });
     }
     if opts.cross_check {

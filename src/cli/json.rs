@@ -45,6 +45,9 @@ pub(crate) struct VerifyDoc<'a> {
     pub(crate) externs: &'a BTreeMap<String, i64>,
     pub(crate) backend: &'static str,
     pub(crate) fair: bool,
+    /// `--fairness` (`weak`, `strong`, `almost-sure`); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fairness: Option<&'static str>,
     pub(crate) results: Vec<ResultDoc>,
     pub(crate) stats: StatsDoc,
     pub(crate) stopped: Option<StopReason>,
@@ -76,6 +79,27 @@ pub(crate) struct ResultDoc {
     /// `--probability`: the property's probability and, for `finally`, expected steps.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) probability: Option<ResultProbabilityDoc>,
+    /// Under `--fairness`, a counterexample's loop: the agents acting and enabled in it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fair_loop: Option<FairLoopDoc>,
+}
+
+/// `results[].fair_loop` (docs/json.md): agent ids; all empty for a run into a deadlock.
+#[derive(Serialize)]
+pub(crate) struct FairLoopDoc {
+    pub(crate) acting: Vec<usize>,
+    pub(crate) enabled_throughout: Vec<usize>,
+    pub(crate) enabled_somewhere: Vec<usize>,
+}
+
+impl FairLoopDoc {
+    pub(crate) fn new(a: &crate::engine::LoopAgents) -> FairLoopDoc {
+        FairLoopDoc {
+            acting: a.acting.clone(),
+            enabled_throughout: a.enabled_throughout.clone(),
+            enabled_somewhere: a.enabled_somewhere.clone(),
+        }
+    }
 }
 
 /// The native engine's counts, or a script's LTSs (whose states are not LAbS states).
@@ -217,6 +241,7 @@ impl<'a> VerifyDoc<'a> {
                 mcl: None,
                 lts: None,
                 probability: ResultProbabilityDoc::of(r, &x.property),
+                fair_loop: x.fair_loop.as_ref().map(FairLoopDoc::new),
             })
             .collect();
         let st = &r.stats;
@@ -225,6 +250,7 @@ impl<'a> VerifyDoc<'a> {
             externs: &l.model.externs,
             backend: "native",
             fair,
+            fairness: None,
             results,
             stats: StatsDoc::Native {
                 states: st.states,

@@ -48,6 +48,27 @@ struct SpecArgs {
     externs: Vec<String>,
 }
 
+/// `--fairness`: which runs the properties on runs must hold on (docs/semantics.md, D15).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum FairnessArg {
+    /// Ignore runs in which an agent is enabled from some point on and never steps
+    Weak,
+    /// Ignore runs in which an agent is enabled infinitely often and steps finitely often
+    Strong,
+    /// Hold with probability 1 under the uniform random scheduler of `simulate`
+    AlmostSure,
+}
+
+impl FairnessArg {
+    fn notion(self) -> crate::engine::Fairness {
+        match self {
+            FairnessArg::Weak => crate::engine::Fairness::Weak,
+            FairnessArg::Strong => crate::engine::Fairness::Strong,
+            FairnessArg::AlmostSure => crate::engine::Fairness::AlmostSure,
+        }
+    }
+}
+
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
     /// The embedded explicit-state engine
@@ -102,6 +123,10 @@ enum Command {
         /// Round-robin scheduling of agent steps, in id order
         #[arg(long)]
         fair: bool,
+        /// With the native engine: check `finally`, scoped and linear-time properties only on
+        /// the runs fair to every agent (weak, strong), or with probability 1 (almost-sure)
+        #[arg(long, value_enum, value_name = "NOTION")]
+        fairness: Option<FairnessArg>,
         /// Who decides the verdicts: the native engine, CADP, or labs's LNT interpreter on the
         /// emitted files; an option of another back end is an error
         #[arg(long, value_enum, default_value = "native")]
@@ -523,6 +548,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             spec,
             properties,
             fair,
+            fairness,
             backend,
             workflow,
             lnt_dialect,
@@ -558,6 +584,29 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             if let Some(d) = &keep_files {
                 crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
+            }
+            if let Some(f) = fairness {
+                let name = f.notion().as_str();
+                if fair {
+                    return Err(Failure::new(
+                        exit::USAGE,
+                        format!(
+                            "error: --fairness {name} cannot be combined with --fair: round-robin scheduling \
+                             already decides who moves, so no run is left for a fairness assumption to exclude \
+                             (docs/semantics.md, D15)\n"
+                        ),
+                    ));
+                }
+                if backend != Backend::Native {
+                    let b = if backend == Backend::Lnt { "lnt" } else { "cadp" };
+                    return Err(Failure::new(
+                        exit::USAGE,
+                        format!(
+                            "error: --fairness {name} is not supported by --backend {b}: the LNT encoding and its \
+                             queries assume no fairness; use the native engine (docs/semantics.md, D15)\n"
+                        ),
+                    ));
+                }
             }
             let limits = bounds::limits(timeout, max_states, memory);
             // The native engine's threads start up while the model loads.
@@ -626,6 +675,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let args = verify::VerifyArgs {
                 properties,
                 fair,
+                fairness: fairness.map(FairnessArg::notion),
                 json,
                 workers,
                 max_states,

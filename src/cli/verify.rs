@@ -14,6 +14,8 @@ use std::sync::Arc;
 pub(crate) struct VerifyArgs {
     pub(crate) properties: Vec<String>,
     pub(crate) fair: bool,
+    /// `--fairness` (docs/semantics.md, D15).
+    pub(crate) fairness: Option<engine::Fairness>,
     pub(crate) json: bool,
     /// The exploration's threads, already started.
     pub(crate) workers: Option<Arc<Workers>>,
@@ -111,6 +113,7 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
     let show_progress = super::status::wanted(a.json);
     let opts = VerifyOptions {
         fair: a.fair,
+        fairness: a.fairness,
         properties: if a.properties.is_empty() { None } else { Some(a.properties.clone()) },
         threads: a.workers.as_ref().map_or(1, |w| w.threads()),
         workers: a.workers.clone(),
@@ -140,8 +143,13 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         );
     }
     if a.json {
-        super::json::print_pretty(&VerifyDoc::new(l, spec_name, a.fair, &report));
+        let mut doc = VerifyDoc::new(l, spec_name, a.fair, &report);
+        doc.fairness = a.fairness.map(engine::Fairness::as_str);
+        super::json::print_pretty(&doc);
     } else {
+        if let Some(f) = a.fairness {
+            out!("{}", fairness_line(f));
+        }
         out!("{}", verify_text(l, &report, a.probability.unwrap_or(0.0)));
     }
     if let Some(r) = report.stopped {
@@ -334,9 +342,43 @@ pub(super) fn results_text(l: &Loaded, r: &VerifyReport, precision: f64) -> Stri
         if let Some(t) = &x.trace {
             let _ = writeln!(s, "\ncounterexample for {} ({}):", x.property, x.modality);
             s += &trace::render(&l.model, &l.behaviours, t);
+            if let Some(f) = &x.fair_loop {
+                s += &fair_loop_text(f);
+            }
         }
     }
     s
+}
+
+/// What `--fairness` assumes, above the verdicts.
+fn fairness_line(f: engine::Fairness) -> String {
+    let what = match f {
+        engine::Fairness::Weak => "runs in which an agent stays enabled and never steps are ignored",
+        engine::Fairness::Strong => {
+            "runs in which an agent is enabled infinitely often and steps finitely often are ignored"
+        }
+        engine::Fairness::AlmostSure => {
+            "finally, scoped and linear-time properties must hold with probability 1 under the random scheduler"
+        }
+    };
+    format!("{} fairness: {what} (always, fairly and fairly_inf unchanged)\n", f.as_str())
+}
+
+/// The agents acting and enabled in a fair counterexample's loop.
+fn fair_loop_text(f: &engine::LoopAgents) -> String {
+    let ids = |v: &[usize]| {
+        if v.is_empty() { "none".to_string() } else { v.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ") }
+    };
+    let notion = f.notion.map_or("", engine::Fairness::as_str);
+    if f.acting.is_empty() && f.enabled_somewhere.is_empty() {
+        return format!("{notion} fair: the run ends in a deadlock, where no agent is enabled\n");
+    }
+    format!(
+        "{notion} fair loop: agents acting {}; enabled throughout {}; enabled somewhere {}\n",
+        ids(&f.acting),
+        ids(&f.enabled_throughout),
+        ids(&f.enabled_somewhere)
+    )
 }
 
 /// `1 state`, `2 states`.

@@ -207,6 +207,74 @@ impl Automaton {
         self.atoms
     }
 
+    /// Whether every state has at most one transition for each valuation of the atoms: any
+    /// two transitions of a state disagree on some literal. Its product with a Markov chain
+    /// is then a Markov chain (the almost-sure check, docs/semantics.md, D15).
+    pub(crate) fn deterministic(&self) -> bool {
+        self.covers.iter().all(|cs| {
+            cs.iter()
+                .enumerate()
+                .all(|(i, c)| cs[i + 1..].iter().all(|d| c.lits.iter().any(|&(k, b)| d.lits.contains(&(k, !b)))))
+        })
+    }
+
+    /// An automaton with the same language whose transitions from each state are pairwise
+    /// exclusive, made by giving the overlap of two transitions to the one that is as good
+    /// there: its target is universal (a `true` state looping on every letter through every
+    /// acceptance set: a run diverted there is accepted), or both go to the same state and it
+    /// meets at least the other's acceptance sets (a run that takes it at every such position
+    /// visits the same states and meets at least the same sets). Targets that merely accept
+    /// more would not do: the choice recurs at every position, and the run it makes need not
+    /// be an accepting one. `None` when two transitions overlap and neither is as good.
+    pub(crate) fn determinised(&self) -> Option<Automaton> {
+        const MAX_COVERS: usize = 10_000;
+        let universal: Vec<bool> = (0..self.covers.len())
+            .map(|q| self.covers[q].iter().any(|c| c.lits.is_empty() && c.next == q as u32 && c.accepts == self.all))
+            .collect();
+        let as_good = |c: &Cover, d: &Cover| {
+            universal[c.next as usize] || (c.next == d.next && c.accepts & d.accepts == d.accepts)
+        };
+        let overlap = |c: &Cover, d: &Cover| !c.lits.iter().any(|&(k, b)| d.lits.contains(&(k, !b)));
+        let mut covers = Vec::with_capacity(self.covers.len());
+        for cs in &self.covers {
+            let mut cs = cs.clone();
+            'again: loop {
+                if cs.len() > MAX_COVERS {
+                    return None;
+                }
+                for i in 0..cs.len() {
+                    for j in 0..cs.len() {
+                        if i == j || !overlap(&cs[i], &cs[j]) {
+                            continue;
+                        }
+                        if !as_good(&cs[i], &cs[j]) {
+                            if as_good(&cs[j], &cs[i]) {
+                                continue;
+                            }
+                            return None;
+                        }
+                        // `j` keeps only where `i` does not apply: one piece per literal of
+                        // `i` it does not have, that literal negated after the earlier ones.
+                        let d = cs.swap_remove(j);
+                        let c = if i == cs.len() { cs[j].clone() } else { cs[i].clone() };
+                        let mut kept = d.lits.clone();
+                        for &(k, b) in c.lits.iter().filter(|l| !d.lits.contains(l)) {
+                            let mut lits = kept.clone();
+                            lits.push((k, !b));
+                            lits.sort_unstable();
+                            cs.push(Cover { lits, next: d.next, accepts: d.accepts });
+                            kept.push((k, b));
+                        }
+                        continue 'again;
+                    }
+                }
+                break;
+            }
+            covers.push(cs);
+        }
+        Some(Automaton { covers, all: self.all, atoms: self.atoms })
+    }
+
     /// Every acceptance bit.
     pub(crate) fn all(&self) -> u64 {
         self.all

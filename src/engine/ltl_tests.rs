@@ -444,3 +444,63 @@ fn the_translation_is_bounded() {
     let stopped = Watch { stopped: &|| true, progress: &|_, _| {} };
     assert!(matches!(Automaton::within(&f, true, stopped), Err(Refused::Stopped)));
 }
+
+/// Whether the deterministic automaton `aut` accepts the lasso word (positions `0..n`, the
+/// last followed by `loop_start`): its one run, followed until a (state, position) pair
+/// repeats, meets every acceptance set on the repeating part; no transition rejects.
+fn deterministic_accepts(aut: &Automaton, n: usize, loop_start: usize, value: &dyn Fn(usize, usize) -> bool) -> bool {
+    let mut seen: HashMap<(u32, usize), usize> = HashMap::new();
+    let mut accs: Vec<u64> = Vec::new();
+    let (mut q, mut i) = (0u32, 0usize);
+    loop {
+        if let Some(&at) = seen.get(&(q, i)) {
+            return accs[at..].iter().fold(0, |a, b| a | b) & aut.all() == aut.all();
+        }
+        seen.insert((q, i), accs.len());
+        let mut moves = Vec::new();
+        aut.transitions(q, &|k| value(k, i), &mut |t, a| moves.push((t, a)));
+        assert!(moves.len() <= 1, "a deterministic automaton has at most one move");
+        let Some(&(t, a)) = moves.first() else { return false };
+        accs.push(a);
+        q = t;
+        i = if i + 1 < n { i + 1 } else { loop_start };
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// A determinised automaton (of a formula's negation, or of the formula) is
+    /// deterministic and accepts exactly the short lassos the original language has, judged
+    /// directly by `holds_on_lasso` (the almost-sure check, docs/semantics.md, D15).
+    #[test]
+    fn determinised_automata_keep_their_language(f in formula()) {
+        let atoms = f.atoms();
+        for negate in [true, false] {
+            let aut = if negate { Automaton::of_negation(&f) } else { Automaton::of_formula(&f) }.unwrap();
+            let Some(d) = aut.determinised() else { continue };
+            prop_assert!(d.deterministic(), "{:?}", f);
+            for (w, l) in short_lassos() {
+                let value = |k: usize, i: usize| w[i][*atoms[k]];
+                let holds = holds_on_lasso(&f, w.len(), Some(l), &value);
+                prop_assert_eq!(deterministic_accepts(&d, w.len(), l, &value), holds != negate,
+                    "{:?} (negated: {}) on {:?} looping at {}", f, negate, w, l);
+            }
+        }
+    }
+}
+
+/// The formulas the almost-sure check reads deterministically: `finally`, `until` and
+/// `always finally` (the negation's or the formula's automaton), not `finally always`'s
+/// negation.
+#[test]
+fn determinisable_forms() {
+    let det = |f: &Ltl<usize>, negate: bool| {
+        let a = if negate { Automaton::of_negation(f) } else { Automaton::of_formula(f) }.unwrap();
+        a.deterministic() || a.determinised().is_some()
+    };
+    assert!(det(&Ltl::Finally(b(atom(0))), true));
+    assert!(det(&Ltl::Until(b(atom(0)), b(atom(1))), true));
+    assert!(det(&Ltl::Always(b(Ltl::Finally(b(atom(0))))), false));
+    assert!(!det(&Ltl::Always(b(Ltl::Finally(b(atom(0))))), true));
+}

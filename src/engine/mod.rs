@@ -24,6 +24,7 @@ pub(crate) mod check;
 pub(crate) mod edges;
 test_visible_mod!(estimate);
 pub(crate) mod eval;
+pub mod fairness;
 test_visible_mod!(explore);
 mod fast;
 mod hugepages;
@@ -60,6 +61,7 @@ use eval::Scratch;
 use explore::Graph;
 pub use explore::StopReason;
 pub(crate) use explore::{ExploreOptions, Progress, ProgressFn};
+pub use fairness::{Fairness, LoopAgents};
 use on_the_fly::{Found, OnTheFly, Watch};
 pub use par::Workers;
 pub use reached::reachable_values;
@@ -73,6 +75,9 @@ use step::{RuntimeError, Stepper, Work};
 pub struct VerifyOptions {
     /// Round-robin scheduling (docs/semantics.md, D8).
     pub fair: bool,
+    /// A fairness assumption on the runs of the linear-time properties (`--fairness`,
+    /// docs/semantics.md, D15); not with `fair`.
+    pub fairness: Option<Fairness>,
     /// Property names to check (`None`: all, in declaration order).
     pub properties: Option<Vec<String>>,
     /// Worker threads for exploration (0 or 1: single-threaded).
@@ -136,6 +141,8 @@ pub struct PropertyResult {
     /// Why this property alone is `unknown` (its automaton refused: docs/semantics.md, D14);
     /// `None` for the other verdicts and when the run's stop (`VerifyReport::stopped`) is why.
     pub reason: Option<String>,
+    /// Under `--fairness`, the agents acting and enabled in the counterexample's loop.
+    pub fair_loop: Option<LoopAgents>,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -685,7 +692,14 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     let va = crate::analysis::values::analyse(model, behs);
     let fallibility = crate::analysis::fallible::analyse(model, behs, &va);
     let counted = opts.probability.is_some();
-    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
+    if opts.fair && opts.fairness.is_some() {
+        return Err(EngineError::Internal("a fairness assumption with round-robin scheduling (D15)".into()));
+    }
+    // Weak and strong fairness follow agents by id, which the reduction's quotient does not
+    // (docs/semantics.md, D15).
+    let by_id = opts.fairness.is_some_and(Fairness::tracks_agents);
+    let sym =
+        (opts.symmetry && !by_id).then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
     // D9: a run-time error reachable in the system is reported whatever the properties, so
     // the exploration may stop at the violations only where none can lie beyond them.
     let fallible = fallibility.first(model, &props).cloned();
@@ -720,7 +734,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         (false, Some(_)) => Watch::Search,
         (false, None) => Watch::Stop,
     };
-    let mut otf = OnTheFly::applies(&props).then(|| {
+    // A fairness assumption is decided on the whole graph (the searches on the fly find
+    // unfair lassos too).
+    let mut otf = (OnTheFly::applies(&props) && opts.fairness.is_none()).then(|| {
         OnTheFly::new(&stepper, group, &props, &negations, &workers, &opts.limits, watch, on_the_fly::SEARCH_BUDGET)
     });
     let g = match &mut otf {
@@ -813,9 +829,15 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         None if g.has_edges => &g,
         None => &recomputed,
     };
-    let searched: Vec<Outcome> = workers.in_chunks(props.len(), |k| {
+    let labelled = match opts.fairness {
+        Some(f) if f.tracks_agents() && g.complete() && props.iter().any(|p| fair_applies(p)) => {
+            fairness::Labelled::of(&stepper, &g, &opts.limits)
+        }
+        _ => None,
+    };
+    let searched: Vec<Searched> = workers.in_chunks(props.len(), |k| {
         if decided[k].is_some() {
-            return Outcome::Unknown;
+            return Searched::Plain(Outcome::Unknown);
         }
         let mut mine = std::mem::take(&mut *values[k].lock().unwrap_or_else(|e| e.into_inner()));
         // A predicate missing: the run stopped while evaluating it.
@@ -823,7 +845,46 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Some(i) => Ok(mine.swap_remove(i).1),
             None => Err(()),
         };
-        check_translated(space, props[k], &mut psi, &opts.limits, translations[k].as_ref()).unwrap_or(Outcome::Unknown)
+        if let Some(notion) = opts.fairness.filter(|_| fair_applies(props[k])) {
+            let agents = model.n_agents();
+            let fair = match (&labelled, notion.tracks_agents()) {
+                _ if notion.tracks_agents() && agents > fairness::MAX_AGENTS => {
+                    fairness::FairOutcome::Unknown(Some(format!(
+                        "not checked: {} fairness follows at most {} agents, the system has {agents}",
+                        notion.as_str(),
+                        fairness::MAX_AGENTS
+                    )))
+                }
+                (Some(l), true) => check_fair(
+                    notion,
+                    space,
+                    &|s, out| l.succs(s, out),
+                    &|s| l.enabled(s),
+                    props[k],
+                    &mut psi,
+                    &opts.limits,
+                ),
+                (None, true) => fairness::FairOutcome::Unknown(None),
+                (_, false) => check_fair(
+                    notion,
+                    space,
+                    &|s, out| {
+                        let mut v = Vec::new();
+                        space.succs(s, &mut v);
+                        out.extend(v.into_iter().map(|t| (t, 0)));
+                    },
+                    &|_| 0,
+                    props[k],
+                    &mut psi,
+                    &opts.limits,
+                ),
+            };
+            return Searched::Fair(notion, fair);
+        }
+        Searched::Plain(
+            check_translated(space, props[k], &mut psi, &opts.limits, translations[k].as_ref())
+                .unwrap_or(Outcome::Unknown),
+        )
     });
     let probabilities = match (&chain, &opts.probability) {
         (Some(c), Some(po)) => Some(probability::compute(c, &stepper, &g, group, &props, &workers, &opts.limits, po)?),
@@ -833,6 +894,22 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     for (((p, direct), searched), translation) in props.into_iter().zip(decided).zip(searched).zip(&translations) {
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
         let early = matches!(direct, Some(Ok(Outcome::Violated(_)) | Err(_)));
+        let searched = match searched {
+            Searched::Plain(o) => o,
+            Searched::Fair(notion, fair) if direct.is_none() => {
+                let (verdict, trace, reason, fair_loop) = fair_result(&stepper, &g, group, p, notion, fair)?;
+                results.push(PropertyResult {
+                    property: p.name.clone(),
+                    modality: p.keyword.clone(),
+                    verdict,
+                    trace,
+                    reason,
+                    fair_loop,
+                });
+                continue;
+            }
+            Searched::Fair(..) => Outcome::Unknown,
+        };
         let outcome = direct.unwrap_or(Ok(searched));
         let runtime_on =
             |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
@@ -866,7 +943,14 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             }
         };
         let reason = translation.as_ref().and_then(Translation::refusal).filter(|_| verdict == Verdict::Unknown);
-        results.push(PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace, reason });
+        results.push(PropertyResult {
+            property: p.name.clone(),
+            modality: p.keyword.clone(),
+            verdict,
+            trace,
+            reason,
+            fair_loop: None,
+        });
     }
     let stats = Stats {
         states: g.states() as u64,
@@ -890,4 +974,121 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     };
     // A stop during the check leaves the later properties `unknown`: it is the run's reason.
     Ok(VerifyReport { results, stats, stopped: g.stopped.or(opts.limits.stopped()), probabilities })
+}
+
+/// What the search of one property gave: a plain check's outcome, or the fair check's.
+enum Searched {
+    Plain(Outcome),
+    Fair(Fairness, fairness::FairOutcome),
+}
+
+/// Whether `--fairness` changes the check of `p`: the properties on runs (not `always`, a
+/// safety property, nor the branching `fairly` and `fairly_inf`: docs/semantics.md, D15).
+fn fair_applies(p: &Property) -> bool {
+    matches!(p.modality, Modality::Finally | Modality::Ltl(_) | Modality::Between { .. } | Modality::FromUntil { .. })
+}
+
+/// The fair check of `p` on the whole graph `g` (successors `succ` with the agents making
+/// them, `enabled(s)` the agents enabled in `s`).
+fn check_fair(
+    notion: Fairness,
+    g: &dyn check::Space,
+    succ: &fairness::Succ,
+    enabled: &(dyn Fn(u32) -> u64 + Sync),
+    p: &Property,
+    psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, ()>,
+    limits: &Limits,
+) -> fairness::FairOutcome {
+    use fairness::FairOutcome::Unknown;
+    if !g.complete() || limits.stopped().is_some() {
+        return Unknown(None);
+    }
+    // `finally ψ` is the formula over its one predicate.
+    let f = match &p.modality {
+        Modality::Finally => Ltl::Finally(Box::new(Ltl::Atom(0usize))),
+        _ => match formula_over_predicates(p) {
+            Some(f) => f,
+            None => return Unknown(None),
+        },
+    };
+    let stopped = || limits.stopped().is_some();
+    let watch = ltl::Watch { stopped: &stopped, progress: &|_, _| {} };
+    let automaton = |negate| match ltl::Automaton::within(&f, negate, watch) {
+        Ok(a) => Ok(a),
+        Err(ltl::Refused::Stopped) => Err(Unknown(None)),
+        Err(r) => Err(Unknown(Some(format!("not checked: {r}")))),
+    };
+    let mut aut = match automaton(true) {
+        Ok(a) => a,
+        Err(u) => return u,
+    };
+    // Almost-sure reads a deterministic automaton: of the negation, else of the formula.
+    let mut accepts_formula = false;
+    if notion == Fairness::AlmostSure && !aut.deterministic() {
+        let pos = || automaton(false).ok().and_then(|a| if a.deterministic() { Some(a) } else { a.determinised() });
+        match (aut.determinised(), pos) {
+            (Some(d), _) => aut = d,
+            (None, pos) => match pos() {
+                Some(d) => {
+                    aut = d;
+                    accepts_formula = true;
+                }
+                None => {
+                    return Unknown(Some(
+                        "not checked: almost-sure needs a deterministic automaton of the formula or of its \
+                         negation, and neither could be made one (docs/semantics.md, D15)"
+                            .into(),
+                    ));
+                }
+            },
+        }
+    }
+    let mut values = Vec::new();
+    for q in predicates(p) {
+        match psi(q) {
+            Ok(v) => values.push(v),
+            Err(()) => return Unknown(None),
+        }
+    }
+    let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
+    fairness::check(notion, g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
+}
+
+/// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.
+#[allow(clippy::type_complexity)]
+fn fair_result(
+    stepper: &Stepper,
+    g: &Graph,
+    group: Option<&symmetry::Group>,
+    p: &Property,
+    notion: Fairness,
+    fair: fairness::FairOutcome,
+) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
+    let (c, actors) = match fair {
+        fairness::FairOutcome::Holds => return Ok((Verdict::Holds, None, None, None)),
+        fairness::FairOutcome::Unknown(why) => return Ok((Verdict::Unknown, None, why, None)),
+        fairness::FairOutcome::Violated(c, actors) => (c, actors),
+    };
+    let mut t = match group {
+        None => {
+            let states: Vec<Vec<i32>> = c.path.iter().map(|&i| g.store.get(i)).collect();
+            fairness::trace_with_actors(stepper, &states, &actors)
+        }
+        Some(_) => concrete_trace(stepper, g, group, &c.path, c.loop_start)?,
+    };
+    t.loop_start = c.loop_start;
+    t.ends_in_deadlock = c.deadlock;
+    let runtime_on =
+        |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
+    let mut agents = fairness::loop_agents(stepper, &t).map_err(|e| runtime_on(&t, e))?;
+    agents.notion = Some(notion);
+    if !agents.fair(notion) {
+        return Err(EngineError::Internal(format!(
+            "the counterexample for {} is not a {} fair run: {agents:?}",
+            p.name,
+            notion.as_str()
+        )));
+    }
+    t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
+    Ok((Verdict::Violated, Some(t), None, Some(agents)))
 }

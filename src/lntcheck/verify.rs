@@ -187,6 +187,7 @@ pub fn verify(
             verdict,
             trace,
             reason: None,
+            fair_loop: None,
         });
     }
     if stopped.is_some() {

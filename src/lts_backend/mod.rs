@@ -191,6 +191,7 @@ pub(crate) fn all_unknown(selected: &[&Property]) -> Vec<PropertyResult> {
             verdict: Verdict::Unknown,
             trace: None,
             reason: None,
+            fair_loop: None,
         })
         .collect()
 }

@@ -55,6 +55,7 @@ mod estimate_cli;
 mod explore_api;
 mod explore_browser;
 mod explore_server;
+mod fairness;
 mod hidden_errors;
 mod hostile;
 mod hostile_input;

@@ -1,0 +1,583 @@
+//! Fairness assumptions on runs (`--fairness`, docs/semantics.md, D15): which runs a
+//! linear-time property (`finally`, `until`, scoped patterns, D14 formulas) must hold on.
+//!
+//! The fair unit is an agent: its steps are its agent steps and the messages it sends. A
+//! violation is an accepting cycle of the product of the state graph with the automaton of
+//! the negated formula (a deadlock repeats itself and is fair: nothing is enabled there):
+//!
+//! - weak: a strongly connected component of the product is a fair violation when its inner
+//!   edges meet every acceptance set and every agent enabled in all its nodes makes one of
+//!   its inner edges (a loop through the whole component is then fair; no smaller one can
+//!   be, since its nodes and edges are a subset);
+//! - strong: the same with "enabled in some node"; a component failing only that is refined
+//!   as Emerson and Lei do: the nodes where a starved agent is enabled are removed, and the
+//!   components of the rest are searched again;
+//! - almost-sure: the property fails with positive probability under the random scheduler
+//!   (docs/statistical.md) exactly when a reachable bottom component of the product with a
+//!   *deterministic* automaton accepts (a run reaches it with positive probability and then
+//!   takes every edge of it infinitely often). The automaton of the negation must be
+//!   deterministic: the property is `unknown` with the reason otherwise.
+//!
+//! The loop of a counterexample visits, for each requirement (an acceptance set; an agent to
+//! step, or for weak fairness to be disabled somewhere), an edge or node that meets it, and
+//! each step records the agent it stands for, so that the trace shows a fair loop.
+
+use super::check::Cex;
+use super::explore::{Graph, NO_PARENT};
+use super::ltl::Automaton;
+use super::path::{Trace, TraceStep};
+use super::step::{Event, RuntimeError, Stepper, Work};
+use crate::limits::Limits;
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// A fairness assumption (`--fairness`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fairness {
+    /// No agent is enabled continuously from some point on without stepping.
+    Weak,
+    /// No agent is enabled infinitely often while stepping finitely often.
+    Strong,
+    /// The property holds with probability 1 under the uniform random scheduler.
+    AlmostSure,
+}
+
+impl Fairness {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fairness::Weak => "weak",
+            Fairness::Strong => "strong",
+            Fairness::AlmostSure => "almost-sure",
+        }
+    }
+
+    /// Whether the check follows agents by id (weak, strong): the symmetry reduction's quotient
+    /// does not (a loop of orbits lifts to a run where the agents' roles rotate).
+    pub(crate) fn tracks_agents(self) -> bool {
+        !matches!(self, Fairness::AlmostSure)
+    }
+}
+
+/// The agent that makes a step: the acting agent, or a message's sender.
+pub(crate) fn actor(e: &Event) -> usize {
+    match e {
+        Event::Agent { agent, .. } => *agent,
+        Event::Message { sender, .. } => *sender,
+    }
+}
+
+/// The most agents the checks follow (one bit each).
+pub(crate) const MAX_AGENTS: usize = 64;
+
+/// A state's successors, each with the agents whose steps lead there (a bit per agent).
+pub(crate) type Succ<'a> = dyn Fn(u32, &mut Vec<(u32, u64)>) + Sync + 'a;
+
+/// What the fair check decided.
+pub(crate) enum FairOutcome {
+    Holds,
+    /// A fair lasso (or a path into a deadlock), with the agent each step stands for (`None`:
+    /// any step between the two states).
+    Violated(Cex, Vec<Option<usize>>),
+    /// Stopped by the run's limits, or refused with the reason.
+    Unknown(Option<String>),
+}
+
+/// The reachable part of the product of the graph with an automaton, its edges kept.
+struct Product {
+    /// Product node of each index (`state · k + automaton state`), in breadth-first order.
+    node: Vec<u64>,
+    parent: Vec<u32>,
+    start: Vec<usize>,
+    /// (target index, acceptance bits, agents).
+    edges: Vec<(u32, u64, u64)>,
+    /// Whether the node's state has a satisfied transition of the automaton (otherwise its
+    /// runs leave the automaton: rejected).
+    live: Vec<bool>,
+    k: u64,
+}
+
+impl Product {
+    fn out(&self, i: u32) -> &[(u32, u64, u64)] {
+        &self.edges[self.start[i as usize]..self.start[i as usize + 1]]
+    }
+    fn state(&self, i: u32) -> u32 {
+        (self.node[i as usize] / self.k) as u32
+    }
+}
+
+fn product(
+    initial: usize,
+    succ: &Succ,
+    aut: &Automaton,
+    bits: &[&[bool]],
+    stopped: &dyn Fn() -> bool,
+) -> Option<Product> {
+    let k = aut.states() as u64;
+    let mut index: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+    let mut p = Product { node: vec![], parent: vec![], start: vec![0], edges: vec![], live: vec![], k };
+    for s in 0..initial as u64 {
+        let x = s * k;
+        if let std::collections::hash_map::Entry::Vacant(e) = index.entry(x) {
+            e.insert(p.node.len() as u32);
+            p.node.push(x);
+            p.parent.push(NO_PARENT);
+        }
+    }
+    let mut targets = Vec::new();
+    let mut head = 0;
+    while head < p.node.len() {
+        if head % 4096 == 0 && stopped() {
+            return None;
+        }
+        let x = p.node[head];
+        let (s, q) = ((x / k) as u32, (x % k) as u32);
+        targets.clear();
+        succ(s, &mut targets);
+        if targets.is_empty() {
+            // A deadlock repeats forever, and nothing is enabled in it.
+            targets.push((s, 0));
+        }
+        let mut live = false;
+        let mut found = Vec::new();
+        aut.transitions(q, &|a| bits[a][s as usize], &mut |nq, acc| {
+            live = true;
+            for &(t, who) in &targets {
+                found.push((t as u64 * k + nq as u64, acc, who));
+            }
+        });
+        p.live.push(live);
+        for (y, acc, who) in found {
+            let j = *index.entry(y).or_insert_with(|| {
+                p.node.push(y);
+                p.parent.push(head as u32);
+                (p.node.len() - 1) as u32
+            });
+            p.edges.push((j, acc, who));
+        }
+        p.start.push(p.edges.len());
+        head += 1;
+    }
+    Some(p)
+}
+
+/// Decides the property whose negation `aut` accepts (`bits[a][s]`: atom `a` in state `s`) on
+/// the whole graph whose states `0..initial` are initial, under `notion`; `enabled(s)`: the
+/// agents with a step in `s`; `accepts_formula`: `aut` is the formula's own automaton
+/// (almost-sure only), not its negation's.
+// The graph's three views and the automaton's two are read together here only.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check(
+    notion: Fairness,
+    initial: usize,
+    succ: &Succ,
+    enabled: &(dyn Fn(u32) -> u64 + Sync),
+    aut: &Automaton,
+    accepts_formula: bool,
+    bits: &[&[bool]],
+    stopped: &dyn Fn() -> bool,
+) -> FairOutcome {
+    if notion == Fairness::AlmostSure {
+        assert!(aut.deterministic(), "almost-sure reads a deterministic automaton");
+    }
+    let Some(p) = product(initial, succ, aut, bits, stopped) else { return FairOutcome::Unknown(None) };
+    let all = aut.all();
+    let m = p.node.len();
+    let en = |i: u32| enabled(p.state(i));
+    // The fair component nearest to an initial node (its least breadth-first index).
+    let mut found: Option<Vec<u32>> = None;
+    let mut alive = vec![false; m];
+    let mut work: Vec<Vec<u32>> = vec![(0..m as u32).collect()];
+    while let Some(set) = work.pop() {
+        if stopped() {
+            return FairOutcome::Unknown(None);
+        }
+        for &v in &set {
+            alive[v as usize] = true;
+        }
+        let comp = super::scc::components(m, set.iter().copied(), |v, f| {
+            for &(w, _, _) in p.out(v) {
+                if alive[w as usize] {
+                    f(w);
+                }
+            }
+        })
+        .comp;
+        let mut groups: rustc_hash::FxHashMap<u32, Vec<u32>> = rustc_hash::FxHashMap::default();
+        for &v in &set {
+            groups.entry(comp[v as usize]).or_default().push(v);
+        }
+        for &v in &set {
+            alive[v as usize] = false;
+        }
+        for (c, members) in groups {
+            let (mut acc, mut steps, mut cyclic, mut bottom) = (0u64, 0u64, false, true);
+            let (mut en_or, mut en_and) = (0u64, u64::MAX);
+            for &v in &members {
+                let e = en(v);
+                en_or |= e;
+                en_and &= e;
+                bottom &= p.live[v as usize];
+                for &(w, a, who) in p.out(v) {
+                    if comp[w as usize] == c {
+                        acc |= a;
+                        steps |= who;
+                        cyclic = true;
+                    } else {
+                        bottom = false;
+                    }
+                }
+            }
+            if accepts_formula {
+                // The automaton of the formula itself (deterministic): a run that reaches a
+                // bottom component missing an acceptance set, or a node where the automaton
+                // has no transition, violates it, with positive probability.
+                let dead = members.iter().copied().find(|&v| !p.live[v as usize]);
+                let entry = match dead {
+                    Some(v) => Some(vec![v]),
+                    None if bottom && cyclic && acc & all != all => Some(members.clone()),
+                    None => None,
+                };
+                if let Some(mut e) = entry {
+                    e.sort_unstable();
+                    if found.as_ref().is_none_or(|f| e[0] < f[0]) {
+                        found = Some(e);
+                    }
+                }
+                continue;
+            }
+            if !cyclic || acc & all != all {
+                continue;
+            }
+            let fair = match notion {
+                Fairness::Weak => en_and & !steps == 0,
+                Fairness::Strong => {
+                    let starved = en_or & !steps;
+                    if starved != 0 {
+                        let rest: Vec<u32> = members.iter().copied().filter(|&v| en(v) & starved == 0).collect();
+                        if !rest.is_empty() {
+                            work.push(rest);
+                        }
+                    }
+                    starved == 0
+                }
+                Fairness::AlmostSure => bottom,
+            };
+            if fair {
+                let mut members = members;
+                members.sort_unstable();
+                if found.as_ref().is_none_or(|f| members[0] < f[0]) {
+                    found = Some(members);
+                }
+            }
+        }
+    }
+    let Some(members) = found else { return FairOutcome::Holds };
+    let entry = members[0];
+    if accepts_formula && !p.live[entry as usize] {
+        return FairOutcome::Violated(past_bad_prefix(&p, entry, succ), vec![]);
+    }
+    let lasso = fair_loop(&p, notion, &members, if accepts_formula { 0 } else { all }, &en);
+    let mut prefix = vec![entry];
+    while p.parent[*prefix.last().expect("a node") as usize] != NO_PARENT {
+        prefix.push(p.parent[*prefix.last().expect("a node") as usize]);
+    }
+    prefix.reverse();
+    let states: Vec<u32> = prefix.iter().map(|&i| p.state(i)).collect();
+    let loop_state = p.state(entry);
+    if members.iter().all(|&v| p.state(v) == loop_state) && enabled(loop_state) == 0 && is_dead(succ, loop_state) {
+        // A deadlock: the path to it, shown once.
+        let first = states.iter().position(|&s| s == loop_state).expect("the prefix reaches the deadlock");
+        let path = states[..=first].to_vec();
+        let actors = vec![None; path.len() - 1];
+        return FairOutcome::Violated(Cex { path, loop_start: None, deadlock: true }, actors);
+    }
+    let mut actors = vec![None; states.len() - 1];
+    let mut path = states;
+    let loop_start = path.len() - 1;
+    for (i, who) in lasso.0.iter().skip(1).zip(lasso.1) {
+        path.push(p.state(*i));
+        actors.push(who);
+    }
+    FairOutcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false }, actors)
+}
+
+/// A run through the product node `entry`, where the formula's automaton has no transition:
+/// every continuation violates the formula, so the path to it goes on along the first
+/// successor of each state until a state repeats (a lasso) or a deadlock.
+fn past_bad_prefix(p: &Product, entry: u32, succ: &Succ) -> Cex {
+    let mut prefix = vec![entry];
+    while p.parent[*prefix.last().expect("a node") as usize] != NO_PARENT {
+        prefix.push(p.parent[*prefix.last().expect("a node") as usize]);
+    }
+    let mut path: Vec<u32> = prefix.iter().rev().map(|&i| p.state(i)).collect();
+    let mut at: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, &s) in path.iter().enumerate() {
+        at.entry(s).or_insert(i);
+    }
+    let mut next = Vec::new();
+    loop {
+        let s = *path.last().expect("a state");
+        next.clear();
+        succ(s, &mut next);
+        let Some(&(t, _)) = next.first() else {
+            return Cex { path, loop_start: None, deadlock: true };
+        };
+        if let Some(&i) = at.get(&t) {
+            path.push(t);
+            return Cex { path, loop_start: Some(i), deadlock: false };
+        }
+        at.insert(t, path.len());
+        path.push(t);
+    }
+}
+
+fn is_dead(succ: &Succ, s: u32) -> bool {
+    let mut v = Vec::new();
+    succ(s, &mut v);
+    v.is_empty()
+}
+
+/// A cycle from the component's first member back to it, through its members, meeting every
+/// acceptance bit and every agent requirement of `notion`; with the agent each step stands
+/// for.
+fn fair_loop(
+    p: &Product,
+    notion: Fairness,
+    members: &[u32],
+    all: u64,
+    en: &dyn Fn(u32) -> u64,
+) -> (Vec<u32>, Vec<Option<usize>>) {
+    let inside = |v: u32| members.binary_search(&v).is_ok();
+    let entry = members[0];
+    let en_or = members.iter().fold(0u64, |a, &v| a | en(v));
+    let mut need_acc = all;
+    // Agents still to step (or, under weak fairness, to be seen disabled).
+    let mut need = match notion {
+        Fairness::AlmostSure => 0,
+        _ => en_or,
+    };
+    let weak = notion == Fairness::Weak;
+    if weak {
+        need &= en(entry);
+    }
+    let mut cycle = vec![entry];
+    let mut actors: Vec<Option<usize>> = vec![];
+    let mut cur = entry;
+    let take = |need: &mut u64, need_acc: &mut u64, acc: u64, who: u64| -> Option<usize> {
+        *need_acc &= !acc;
+        let mine = who & *need;
+        if mine != 0 {
+            let a = mine.trailing_zeros() as usize;
+            *need &= !(1 << a);
+            Some(a)
+        } else {
+            None
+        }
+    };
+    loop {
+        let done = need == 0 && need_acc == 0 && !actors.is_empty();
+        if done && cur == entry {
+            break;
+        }
+        // The shortest path inside to a useful edge (or back to the entry when done).
+        let mut parent: rustc_hash::FxHashMap<u32, (u32, u64, u64)> = rustc_hash::FxHashMap::default();
+        let mut queue = VecDeque::from([cur]);
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(cur);
+        let mut goal: Option<(u32, u32, u64, u64)> = None;
+        'bfs: while let Some(u) = queue.pop_front() {
+            for &(w, acc, who) in p.out(u) {
+                if !inside(w) {
+                    continue;
+                }
+                let useful = if done {
+                    w == entry
+                } else {
+                    acc & need_acc != 0
+                        || who & need != 0
+                        || (weak && need & !en(w) != 0)
+                        || (need == 0 && need_acc == 0)
+                };
+                if useful {
+                    goal = Some((u, w, acc, who));
+                    break 'bfs;
+                }
+                if seen.insert(w) {
+                    parent.insert(w, (u, acc, who));
+                    queue.push_back(w);
+                }
+            }
+        }
+        let (u, w, acc, who) = goal.expect("a strongly connected component meets its requirements");
+        let mut hops = vec![(w, acc, who)];
+        let mut x = u;
+        while x != cur {
+            let (px, a, h) = parent[&x];
+            hops.push((x, a, h));
+            x = px;
+        }
+        hops.reverse();
+        for (v, acc, who) in hops {
+            actors.push(take(&mut need, &mut need_acc, acc, who));
+            if weak {
+                need &= en(v);
+            }
+            cycle.push(v);
+        }
+        cur = w;
+    }
+    debug_assert_eq!(cycle.len(), actors.len() + 1);
+    (cycle, actors)
+}
+
+/// The agents that act in a loop and those enabled in it, read from the states and the
+/// steps' actors (`acting`), for the counterexample's summary and its check.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoopAgents {
+    pub notion: Option<Fairness>,
+    /// Agents that make a step of the loop.
+    pub acting: Vec<usize>,
+    /// Agents enabled in every state of the loop.
+    pub enabled_throughout: Vec<usize>,
+    /// Agents enabled in some state of the loop.
+    pub enabled_somewhere: Vec<usize>,
+}
+
+impl LoopAgents {
+    /// From each loop state's enabled agents and each loop step's actor.
+    pub fn of(enabled: &[Vec<usize>], acting: &[usize]) -> LoopAgents {
+        let mut act: Vec<usize> = acting.to_vec();
+        act.sort_unstable();
+        act.dedup();
+        let mut some: Vec<usize> = enabled.iter().flatten().copied().collect();
+        some.sort_unstable();
+        some.dedup();
+        let all: Vec<usize> = some.iter().copied().filter(|a| enabled.iter().all(|e| e.contains(a))).collect();
+        LoopAgents { notion: None, acting: act, enabled_throughout: all, enabled_somewhere: some }
+    }
+
+    /// Whether the loop is fair under `notion` (a run into a deadlock always is).
+    pub fn fair(&self, notion: Fairness) -> bool {
+        match notion {
+            Fairness::Weak => self.enabled_throughout.iter().all(|a| self.acting.contains(a)),
+            Fairness::Strong => self.enabled_somewhere.iter().all(|a| self.acting.contains(a)),
+            Fairness::AlmostSure => true,
+        }
+    }
+}
+
+/// The explored graph's successors, each with the agents whose steps lead there, and each
+/// state's enabled agents (concrete states: no symmetry reduction).
+pub(crate) struct Labelled {
+    start: Vec<usize>,
+    edges: Vec<(u32, u64)>,
+    enabled: Vec<u64>,
+}
+
+impl Labelled {
+    /// `None` when the run's limits stop it (or a step fails, which the exploration would
+    /// have reported first).
+    pub(crate) fn of(stepper: &Stepper, g: &Graph, limits: &Limits) -> Option<Labelled> {
+        let n = g.states();
+        let mut ids: FxHashMap<Vec<i32>, u32> = FxHashMap::default();
+        ids.reserve(n);
+        for i in 0..n as u32 {
+            ids.insert(g.store.get(i), i);
+        }
+        let mut l = Labelled { start: vec![0], edges: Vec::new(), enabled: Vec::with_capacity(n) };
+        let mut work = Work::default();
+        let mut st = Vec::new();
+        let mut out: Vec<(u32, u64)> = Vec::new();
+        for i in 0..n as u32 {
+            if i % 4096 == 0 && limits.stopped().is_some() {
+                return None;
+            }
+            g.store.get_into(i, &mut st);
+            out.clear();
+            let mut missing = false;
+            stepper
+                .successors(&st, &mut work, true, &mut |e, t| {
+                    let who = 1u64 << actor(e.as_ref().expect("events asked for"));
+                    match ids.get(t) {
+                        Some(&j) => out.push((j, who)),
+                        None => missing = true,
+                    }
+                })
+                .ok()?;
+            if missing {
+                return None;
+            }
+            out.sort_unstable();
+            let mut en = 0;
+            for &(j, who) in &out {
+                en |= who;
+                let base = l.start[i as usize];
+                if l.edges.len() > base && l.edges[l.edges.len() - 1].0 == j {
+                    let last = l.edges.len() - 1;
+                    l.edges[last].1 |= who;
+                } else {
+                    l.edges.push((j, who));
+                }
+            }
+            l.enabled.push(en);
+            l.start.push(l.edges.len());
+        }
+        Some(l)
+    }
+
+    pub(crate) fn succs(&self, s: u32, out: &mut Vec<(u32, u64)>) {
+        out.extend_from_slice(&self.edges[self.start[s as usize]..self.start[s as usize + 1]]);
+    }
+
+    pub(crate) fn enabled(&self, s: u32) -> u64 {
+        self.enabled[s as usize]
+    }
+}
+
+/// The trace through `states` whose step `i` is made by agent `actors[i]` where given.
+pub(crate) fn trace_with_actors(stepper: &Stepper, states: &[Vec<i32>], actors: &[Option<usize>]) -> Trace {
+    let mut w = Work::default();
+    let mut steps = Vec::new();
+    for (pair, want) in states.windows(2).zip(actors.iter().chain(std::iter::repeat(&None))) {
+        let mut ev = None;
+        let _ = stepper.successors(&pair[0], &mut w, true, &mut |e, s| {
+            if ev.is_none() && s == pair[1].as_slice() && want.is_none_or(|a| e.as_ref().is_some_and(|e| actor(e) == a))
+            {
+                ev = e;
+            }
+        });
+        steps.push(TraceStep { event: ev.expect("trace step is a successor"), state: pair[1].clone() });
+    }
+    Trace {
+        fair: stepper.fair,
+        initial: states[0].clone(),
+        steps,
+        loop_start: None,
+        ends_in_deadlock: false,
+        marks: Vec::new(),
+    }
+}
+
+/// The agents enabled in a state (those with a step there).
+pub fn enabled_agents(stepper: &Stepper, st: &[i32]) -> Result<Vec<usize>, RuntimeError> {
+    let mut v = Vec::new();
+    stepper.successors(st, &mut Work::default(), true, &mut |e, _| {
+        if let Some(e) = e {
+            v.push(actor(&e));
+        }
+    })?;
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
+/// The agents acting and enabled in the loop of `t` (a run into a deadlock: none).
+pub fn loop_agents(stepper: &Stepper, t: &Trace) -> Result<LoopAgents, RuntimeError> {
+    let Some(ls) = t.loop_start else { return Ok(LoopAgents::default()) };
+    let mut enabled = Vec::new();
+    for i in ls..t.len() {
+        enabled.push(enabled_agents(stepper, t.state(i))?);
+    }
+    let acting: Vec<usize> = t.steps[ls..].iter().map(|s| actor(&s.event)).collect();
+    Ok(LoopAgents::of(&enabled, &acting))
+}
