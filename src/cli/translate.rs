@@ -80,6 +80,8 @@ pub(crate) fn run(l: &Loaded, a: &TranslateArgs) -> Result<i32, Failure> {
     let observed_names: Vec<&str> = t.observed.iter().map(|&v| l.model.vars[v].name.as_str()).collect();
     if a.json {
         super::json::print_pretty(&TranslatedDoc {
+            spec: l.name(),
+            externs: &l.model.externs,
             labels: path.labels.len(),
             ignored_labels: t.ignored_labels,
             trailing_labels: t.trailing_labels,

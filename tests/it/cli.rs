@@ -313,7 +313,7 @@ fn simulate_is_reproducible_from_the_seed() {
     let b = labs(&args);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
-    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&a.stdout);
     assert_eq!(v["runs"].as_array().unwrap().len(), 3);
     let other = labs(&[
         "simulate",
@@ -351,7 +351,7 @@ fn each_simulation_run_is_reproducible_alone_from_its_seed() {
         assert_eq!(&alone[alone.find('\n').unwrap()..], runs[i], "run {} alone from seed {seed}", i + 1);
     }
     let json = labs(&[&base[..], &["--runs", "3", "--seed", "5", "--json"]].concat());
-    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&json.stdout);
     let seeds: Vec<u64> = v["runs"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
     assert_eq!(seeds, [5, 6, 7]);
 }
@@ -447,7 +447,7 @@ fn simulate_with_the_lnt_backend_prints_the_native_formats() {
     let a = labs(&args);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, labs(&args).stdout, "not reproducible");
-    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&a.stdout);
     assert_eq!(v["backend"], "lnt");
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
