@@ -269,8 +269,8 @@ impl<'a> Printer<'a> {
             "{} of {} runs (at most {} steps each), {} ended in a deadlock",
             self.done, self.a.runs, self.a.steps, self.deadlocks
         );
-        for (p, _, [sat, vio, und]) in &self.counts {
-            let _ = writeln!(s, "  {p}: {sat} satisfied, {vio} violated, {und} undecided");
+        for (p, m, [sat, vio, und]) in &self.counts {
+            let _ = writeln!(s, "  {p} ({m}): {sat} satisfied, {vio} violated, {und} undecided");
         }
         s
     }
