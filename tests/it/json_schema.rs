@@ -618,7 +618,7 @@ fn verify_documents_follow_their_schema() {
     assert!(matches!(lnt.stats, Stats::Lts(_)) && lnt.lnt.is_some(), "{lnt:?}");
     let ltl = fixtures::path_str("tests/cases/ltl_deadlock.labs");
     let _: VerifyDoc = doc(&["verify", &ltl, "--json"], 10);
-    let stopped: VerifyDoc = doc(&["verify", &leader, "n=3", "--max-states", "5", "--json"], 5);
+    let stopped: VerifyDoc = doc(&["verify", &leader, "n=3", "--max-states", "5", "--property", "LeaderIsMax", "--json"], 5);
     assert!(matches!(stopped.stopped, Some(Stopped::MaxStates)), "{stopped:?}");
 }
 

@@ -495,3 +495,16 @@ fn the_quoted_output_reader_checks_lines_in_order_and_ellipses() {
     assert!(check_output(&q[0], "last 3\nfirst run\n").is_err(), "order");
     assert!(check_output(&q[0], "first run\nlast 4\n").is_err(), "a figure that differs");
 }
+
+/// `simulate --help` names both back ends of `--estimate` and `--sprt`, and says the
+/// confidence is per property, as docs/statistical.md does.
+#[test]
+fn the_statistical_options_help_matches_the_docs() {
+    let help = fixtures::stdout(&fixtures::labs(&["simulate", "--help"]));
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(flat.matches("native engine or --backend lnt").count(), 2, "{help}");
+    assert!(!flat.contains("native only") && !flat.contains("every estimate"), "{help}");
+    assert!(flat.contains("the probability that each property's interval holds"), "{help}");
+    let doc = fixtures::read("docs/statistical.md");
+    assert!(doc.contains("The guarantee holds per property"), "docs/statistical.md");
+}

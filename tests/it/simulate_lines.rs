@@ -100,7 +100,7 @@ fn each_line_parses_alone_and_the_lines_equal_the_runs() {
     assert_eq!(summary["externs"]["_n"], 3);
     for p in summary["properties"].as_array().unwrap() {
         let c = counts[p["property"].as_str().unwrap()];
-        assert_eq!([&p["satisfied"], &p["violated"], &p["undecided"]], c.map(Value::from).each_ref(), "{p}");
+        assert_eq!([&p["satisfied"], &p["violated"], &p["undecided"]].map(Value::as_u64), c.map(Some), "{p}");
     }
     // --traces none: the same lines without `trace`.
     let out = labs_command()
@@ -135,9 +135,10 @@ fn many_runs_print_an_outcome_line_each_and_a_summary() {
 /// The peak resident memory (KiB) of the finished child `pid`, from the kernel's accounting.
 fn wait_peak_kib(child: std::process::Child) -> (i32, i64) {
     let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 writes one into it and reaps our own child.
+    // SAFETY: rusage is plain integers, for which all zeros is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = child.id() as libc::pid_t;
+    // SAFETY: wait4 reaps our own child and writes its status and usage into the two locals.
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(r, pid, "wait4");
     std::mem::forget(child);
