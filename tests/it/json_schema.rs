@@ -618,7 +618,8 @@ fn verify_documents_follow_their_schema() {
     assert!(matches!(lnt.stats, Stats::Lts(_)) && lnt.lnt.is_some(), "{lnt:?}");
     let ltl = fixtures::path_str("tests/cases/ltl_deadlock.labs");
     let _: VerifyDoc = doc(&["verify", &ltl, "--json"], 10);
-    let stopped: VerifyDoc = doc(&["verify", &leader, "n=3", "--max-states", "5", "--property", "LeaderIsMax", "--json"], 5);
+    let stopped: VerifyDoc =
+        doc(&["verify", &leader, "n=3", "--max-states", "5", "--property", "LeaderIsMax", "--json"], 5);
     assert!(matches!(stopped.stopped, Some(Stopped::MaxStates)), "{stopped:?}");
 }
 
@@ -626,12 +627,15 @@ fn verify_documents_follow_their_schema() {
 fn simulate_documents_follow_their_schema() {
     let leader = fixtures::example("leader.labs");
     for extra in [&[][..], &["--fair"], &["--traces", "none"]] {
-        let args = [&["simulate", leader.as_str(), "n=3", "--runs", "3", "--steps", "20", "--json"][..], extra].concat();
+        let args =
+            [&["simulate", leader.as_str(), "n=3", "--runs", "3", "--steps", "20", "--json"][..], extra].concat();
         let o = labs_command().args(&args).output().expect("run labs");
         assert_eq!(o.status.code(), Some(0), "{}", fixtures::stderr(&o));
         let lines: Vec<SimulateLine> = fixtures::stdout(&o)
             .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: not the documented schema: {e}\n{l}")))
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: not the documented schema: {e}\n{l}"))
+            })
             .collect();
         assert_eq!(lines.len(), 4);
         assert!(matches!(lines[3], SimulateLine::Summary { runs: 3, .. }));

@@ -406,7 +406,13 @@ fn quoted_commands(file: &str, text: &str) -> Vec<Quoted> {
             assert!(!cmd.contains(['|', '>', '<', '\'', '"', '&', ';']), "{file}: not a plain command line: {cmd}");
             let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
             assert_eq!(words.first().map(String::as_str), Some("labs"), "{file}: {cmd}");
-            out.push(Quoted { file: file.into(), command: words[1..].to_vec(), expected: vec![], exit: 0, slow: false });
+            out.push(Quoted {
+                file: file.into(),
+                command: words[1..].to_vec(),
+                expected: vec![],
+                exit: 0,
+                slow: false,
+            });
         } else {
             let q = out.last_mut().unwrap_or_else(|| panic!("{file}: output before any `$ labs` line: {line}"));
             if let Some(code) = line.strip_prefix("# exit ") {
