@@ -182,7 +182,7 @@ struct LtsSize {
 #[serde(untagged)]
 #[allow(dead_code)]
 enum Stats {
-    Native(NativeStats),
+    Native(Box<NativeStats>),
     Lts(LtsStats),
 }
 
