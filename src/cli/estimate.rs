@@ -94,6 +94,8 @@ pub(crate) fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<
     if a.json {
         super::json::print_pretty(&EstimateDoc {
             spec: spec_name,
+            externs: &l.model.externs,
+            backend: if a.backend == Backend::Lnt { "lnt" } else { "native" },
             fair: a.fair,
             seed: a.seed,
             steps: a.steps,
@@ -123,6 +125,8 @@ pub(crate) fn estimate(l: &Loaded, spec_name: &str, a: &EstimateArgs) -> Result<
 #[derive(Serialize)]
 struct EstimateDoc<'a> {
     spec: &'a str,
+    externs: &'a std::collections::BTreeMap<String, i64>,
+    backend: &'static str,
     fair: bool,
     seed: u64,
     steps: usize,

@@ -5,8 +5,8 @@
 
 use super::load::Loaded;
 use crate::engine::probability::{Interval, Steps};
+use crate::engine::VerifyReport;
 use crate::engine::symmetry::TypeSymmetry;
-use crate::engine::{SimulateReport, VerifyReport};
 use crate::limits::StopReason;
 use crate::model::{Store, print};
 use crate::stdout::outln;
@@ -279,41 +279,48 @@ impl<'a> VerifyDoc<'a> {
     }
 }
 
-/// `labs simulate --json`.
+/// `labs simulate --json`: one line per run as it finishes (docs/json.md).
 #[derive(Serialize)]
-pub(crate) struct SimulateDoc<'a> {
+pub(crate) struct RunLine<'a> {
+    pub(crate) kind: &'static str,
+    /// From 1, as in the text header `run I of N`.
+    pub(crate) run: usize,
+    /// The seed that draws this run alone (`--seed SEED --runs 1`).
+    pub(crate) seed: u64,
+    pub(crate) deadlock: bool,
+    pub(crate) steps: usize,
+    pub(crate) properties: &'a [crate::engine::simulate::SimProperty],
+    /// Absent with `--traces none`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) trace: Option<crate::trace::ChangesJson>,
+}
+
+/// `labs simulate --json`: the last line, after every run.
+#[derive(Serialize)]
+pub(crate) struct SummaryLine<'a> {
+    pub(crate) kind: &'static str,
     pub(crate) spec: &'a str,
     pub(crate) externs: &'a BTreeMap<String, i64>,
     pub(crate) backend: &'static str,
     pub(crate) fair: bool,
     pub(crate) seed: u64,
     pub(crate) steps: usize,
-    pub(crate) runs: Vec<RunDoc<'a>>,
+    pub(crate) runs_planned: usize,
+    pub(crate) runs: usize,
+    pub(crate) deadlocks: usize,
+    pub(crate) no_initial_state: bool,
+    pub(crate) properties: Vec<PropertyCounts<'a>>,
     pub(crate) stopped: Option<StopReason>,
 }
 
+/// How many runs satisfied, violated and left undecided one property.
 #[derive(Serialize)]
-pub(crate) struct RunDoc<'a> {
-    pub(crate) trace: crate::trace::TraceJson,
-    pub(crate) properties: &'a [crate::engine::simulate::SimProperty],
-    pub(crate) deadlock: bool,
-    /// The seed that draws this run alone (`--seed SEED --runs 1`).
-    pub(crate) seed: u64,
-}
-
-impl<'a> RunDoc<'a> {
-    pub(crate) fn runs(l: &Loaded, r: &'a SimulateReport, seed: u64) -> Vec<RunDoc<'a>> {
-        r.runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| RunDoc {
-                seed: crate::engine::simulate::run_seed(seed, i),
-                trace: trace::to_json(&l.model, &l.behaviours, &run.trace),
-                properties: &run.properties,
-                deadlock: run.deadlock,
-            })
-            .collect()
-    }
+pub(crate) struct PropertyCounts<'a> {
+    pub(crate) property: &'a str,
+    pub(crate) modality: &'a str,
+    pub(crate) satisfied: usize,
+    pub(crate) violated: usize,
+    pub(crate) undecided: usize,
 }
 
 /// A run-time error of the model met by `verify` or `simulate`, with the trace reaching it.
@@ -587,6 +594,8 @@ impl BoundDoc {
 /// `labs translate-trace --json`.
 #[derive(Serialize)]
 pub(crate) struct TranslatedDoc<'a> {
+    pub(crate) spec: &'a str,
+    pub(crate) externs: &'a BTreeMap<String, i64>,
     pub(crate) labels: usize,
     pub(crate) ignored_labels: usize,
     pub(crate) trailing_labels: usize,

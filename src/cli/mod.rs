@@ -244,9 +244,15 @@ enum Command {
         /// interpreter (step by step; same output), or CADP's Executor
         #[arg(long, value_enum, default_value = "native")]
         backend: Backend,
-        /// One JSON document on stdout
+        /// JSON on stdout: one line per run as it finishes, then a summary line (JSON Lines);
+        /// with --estimate or --sprt, one document
         #[arg(long)]
         json: bool,
+        /// Whether each run is printed with its whole trace: `auto` prints traces for up to 10
+        /// runs in text (beyond, one outcome line per run) and always in JSON; `--traces`
+        /// alone means `all`
+        #[arg(long, value_enum, value_name = "WHEN", default_value = "auto", num_args = 0..=1, default_missing_value = "all")]
+        traces: simulate::Traces,
         /// Stop after this many seconds and print the runs finished so far (exit 124)
         #[arg(long, value_name = "SECONDS", value_parser = bounds::parse_timeout)]
         timeout: Option<f64>,
@@ -712,6 +718,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             check_analysis,
             quiet,
             report,
+            traces,
             estimate,
             epsilon,
             confidence,
@@ -773,6 +780,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 limits,
                 report,
                 check_analysis,
+                traces,
             };
             simulate::simulate(&loaded, loaded.name(), &args)
         }

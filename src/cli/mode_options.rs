@@ -33,6 +33,7 @@ const OWNERS: &[(&str, &[Mode])] = &[
     ("max_runs", STATISTICAL),
     ("threads", STATISTICAL),
     ("check_analysis", RUNS),
+    ("traces", RUNS),
 ];
 
 fn mode_name(m: Mode) -> &'static str {

@@ -161,6 +161,8 @@ fn finish(
 ) -> Result<i32, Failure> {
     if a.json {
         super::json::print_pretty(&TranslatedDoc {
+            spec: l.name(),
+            externs: &l.model.externs,
             labels: read.labels,
             ignored_labels: read.ignored_labels,
             trailing_labels: read.trailing_labels,

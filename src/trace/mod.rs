@@ -2,6 +2,7 @@
 //! docs/trace-format.md or as JSON (docs/json.md), and an independent replay checker.
 
 pub mod cadp;
+mod changes;
 test_visible_mod!(checked);
 mod errors;
 test_visible_mod!(from_labels);
@@ -15,6 +16,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+pub use changes::{ChangesJson, apply_changes, to_changes_json};
 pub use errors::{ReplayError, ShownTraceError, TranslateError};
 
 pub use crate::engine::path::{Mark, Trace, TraceStep};

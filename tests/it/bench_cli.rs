@@ -59,4 +59,7 @@ fn a_wrong_verdict_or_a_missing_file_is_exit_1() {
     }
     assert!(err.contains("twophase2: "), "{err}");
     assert!(err.contains("value analysis of twophase.labs: "), "{err}");
+    // --quick runs no flock instance, in the value-analysis table either.
+    assert!(!text(&o.stdout).contains("flock"), "{}", text(&o.stdout));
+    assert!(!err.contains("flock"), "{err}");
 }

@@ -546,7 +546,7 @@ fn simulation_runs_executor_with_one_seed_per_run() {
     for (r, seed) in ran.iter().zip([7, 8]) {
         assert!(r.starts_with("lnt.open leader.lnt executor ") && r.ends_with(&format!(" 3 {seed}")), "{r}");
     }
-    let doc = json(&o);
+    let doc = crate::fixtures::simulate_doc(&o.stdout);
     assert_eq!(doc["backend"], "cadp");
     let runs = doc["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
@@ -558,7 +558,7 @@ fn simulation_runs_executor_with_one_seed_per_run() {
     // Cut to --steps: the violation is not reached in one step.
     let o = cadp.labs(&["simulate", &spec, "n=3", "--backend", "cadp", "--seed", "7", "--steps", "1", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let doc = json(&o);
+    let doc = crate::fixtures::simulate_doc(&o.stdout);
     let run = &doc["runs"][0];
     assert_eq!(run["trace"]["steps"].as_array().unwrap().len(), 1);
     let not0 = run["properties"].as_array().unwrap().iter().find(|p| p["property"] == "LeaderNot0").unwrap();

@@ -313,7 +313,7 @@ fn simulate_is_reproducible_from_the_seed() {
     let b = labs(&args);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, b.stdout);
-    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&a.stdout);
     assert_eq!(v["runs"].as_array().unwrap().len(), 3);
     let other = labs(&[
         "simulate",
@@ -341,7 +341,9 @@ fn each_simulation_run_is_reproducible_alone_from_its_seed() {
     for (i, seed) in [(1, 5), (2, 6), (3, 7)] {
         assert!(text.contains(&format!("=== run {i} of 3 (seed {seed},")), "{text}");
     }
-    let runs: Vec<&str> = text.split("=== run ").skip(1).map(|r| &r[r.find('\n').unwrap()..]).collect();
+    // The runs, without the summary that follows them.
+    let body = &text[..text.find("3 of 3 runs (").expect("a summary")];
+    let runs: Vec<&str> = body.split("=== run ").skip(1).map(|r| &r[r.find('\n').unwrap()..]).collect();
     assert_eq!(runs.len(), 3);
     assert!(runs[0] != runs[1] || runs[1] != runs[2], "the runs of one simulation differ");
     for (i, seed) in ["5", "6", "7"].iter().enumerate() {
@@ -351,7 +353,7 @@ fn each_simulation_run_is_reproducible_alone_from_its_seed() {
         assert_eq!(&alone[alone.find('\n').unwrap()..], runs[i], "run {} alone from seed {seed}", i + 1);
     }
     let json = labs(&[&base[..], &["--runs", "3", "--seed", "5", "--json"]].concat());
-    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&json.stdout);
     let seeds: Vec<u64> = v["runs"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
     assert_eq!(seeds, [5, 6, 7]);
 }
@@ -365,7 +367,11 @@ fn every_json_document_names_the_spec_alike() {
             .args([cmd, "examples/leader.labs", "n=3", "--json"])
             .output()
             .expect("run labs");
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{cmd}: {e}"));
+        let v: serde_json::Value = if cmd == "simulate" {
+            fixtures::simulate_doc(&o.stdout)
+        } else {
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{cmd}: {e}"))
+        };
         assert_eq!(v["spec"], "leader.labs", "{cmd}");
     }
 }
@@ -447,7 +453,7 @@ fn simulate_with_the_lnt_backend_prints_the_native_formats() {
     let a = labs(&args);
     assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
     assert_eq!(a.stdout, labs(&args).stdout, "not reproducible");
-    let v: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
+    let v = crate::fixtures::simulate_doc(&a.stdout);
     assert_eq!(v["backend"], "lnt");
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);

@@ -84,6 +84,24 @@ pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The JSON Lines of `labs simulate --json` (docs/json.md) as one object: the summary line's
+/// fields, with `runs` replaced by the run lines in order. Each line must be one JSON object
+/// with `kind` "run" (all but the last) or "summary" (the last).
+pub fn simulate_doc(stdout: &[u8]) -> serde_json::Value {
+    let text = std::str::from_utf8(stdout).expect("UTF-8 output");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: not one JSON object per line: {l}")))
+        .collect();
+    let (summary, runs) = lines.split_last().unwrap_or_else(|| panic!("no summary line: {text}"));
+    assert_eq!(summary["kind"], "summary", "{text}");
+    assert!(runs.iter().all(|r| r["kind"] == "run"), "{text}");
+    assert_eq!(summary["runs"].as_u64(), Some(runs.len() as u64), "{text}");
+    let mut doc = summary.clone();
+    doc["runs"] = serde_json::Value::Array(runs.to_vec());
+    doc
+}
+
 /// A finished command's standard output, as text.
 pub fn stdout(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -140,7 +140,9 @@ fn simulate_timeout_keeps_the_finished_runs() {
     assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
     tier::assert_within(t, Duration::from_millis(2500), "simulate --timeout 1");
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains("=== run 1 of "), "{out:.300}");
+    // Beyond 10 runs, one outcome line per run, then the summary of the runs made.
+    assert!(out.starts_with("run 1 of 1000000 (seed 0): "), "{out:.300}");
+    assert!(out.contains(" of 1000000 runs (at most 200 steps each)"), "{out:.300}");
     assert!(stderr(&o).contains("the finished runs are shown"), "{}", stderr(&o));
 }
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 fn statuses(args: &[&str]) -> Vec<(String, String)> {
     let out = labs_command().arg("simulate").args(args).args(["--json", "-q"]).output().expect("run labs");
-    let doc: Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = fixtures::simulate_doc(&out.stdout);
     doc["runs"][0]["properties"]
         .as_array()
         .expect("properties")

@@ -387,3 +387,137 @@ fn the_exit_codes_of_the_readme_are_those_of_help_and_the_manual() {
         assert_eq!(listed, rows, "the exit codes after --help (or in the manual) and the README's differ");
     }
 }
+
+/// A command line quoted in a `console` block of the README or docs/*.md: `$ labs …`, then the
+/// lines it prints (`…` for any text), `# exit N` (default 0) and `# slow`.
+struct Quoted {
+    file: String,
+    command: Vec<String>,
+    expected: Vec<String>,
+    exit: i32,
+    slow: bool,
+}
+
+fn quoted_commands(file: &str, text: &str) -> Vec<Quoted> {
+    let mut out: Vec<Quoted> = vec![];
+    let mut in_console = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            in_console = !in_console && line.trim() == "```console";
+            continue;
+        }
+        if !in_console {
+            continue;
+        }
+        if let Some(cmd) = line.strip_prefix("$ ") {
+            assert!(!cmd.contains(['|', '>', '<', '\'', '"', '&', ';']), "{file}: not a plain command line: {cmd}");
+            let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+            assert_eq!(words.first().map(String::as_str), Some("labs"), "{file}: {cmd}");
+            out.push(Quoted {
+                file: file.into(),
+                command: words[1..].to_vec(),
+                expected: vec![],
+                exit: 0,
+                slow: false,
+            });
+        } else {
+            let q = out.last_mut().unwrap_or_else(|| panic!("{file}: output before any `$ labs` line: {line}"));
+            if let Some(code) = line.strip_prefix("# exit ") {
+                q.exit = code.trim().parse().unwrap_or_else(|_| panic!("{file}: {line}"));
+            } else if line.trim() == "# slow" {
+                q.slow = true;
+            } else {
+                q.expected.push(line.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `got` is the quoted line `want`, where each `…` of `want` stands for any text.
+fn line_matches(want: &str, got: &str) -> bool {
+    let pattern: Vec<String> = want.split('…').map(regex::escape).collect();
+    regex::Regex::new(&format!("^{}$", pattern.join(".*"))).unwrap().is_match(got.trim_end())
+}
+
+/// Every quoted line is a line of the output, in order (a lone `…` skips any lines).
+fn check_output(q: &Quoted, got: &str) -> Result<(), String> {
+    let lines: Vec<&str> = got.lines().collect();
+    let mut at = 0;
+    for want in q.expected.iter().filter(|w| w.trim() != "…") {
+        match lines[at..].iter().position(|g| line_matches(want, g)) {
+            Some(k) => at += k + 1,
+            None => return Err(format!("line not printed (in this order): {want}")),
+        }
+    }
+    Ok(())
+}
+
+fn all_quoted_commands() -> Vec<Quoted> {
+    let mut files = vec![fixtures::root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(fixtures::root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    let mut out = vec![];
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let name = f.strip_prefix(fixtures::root()).unwrap().display().to_string();
+        out.extend(quoted_commands(&name, &text));
+    }
+    out
+}
+
+/// The docs cannot drift from the tool: each quoted command line runs with the exit code and
+/// prints the lines quoted beside it.
+#[test]
+fn every_quoted_command_line_prints_what_the_docs_say() {
+    let all = all_quoted_commands();
+    assert!(all.len() >= 3, "the console blocks were not found");
+    let slow = all.iter().any(|q| q.slow) && tier::slow("the docs' command lines marked `# slow`, about a minute");
+    let mut failures = vec![];
+    for q in all.iter().filter(|q| slow || !q.slow) {
+        let o = labs_in(fixtures::root(), &q.command);
+        let got = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        let mut problems = vec![];
+        if o.status.code() != Some(q.exit) {
+            problems.push(format!("exit {:?}, the docs say {}", o.status.code(), q.exit));
+        }
+        if let Err(e) = check_output(q, &got) {
+            problems.push(e);
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{}: labs {}: {}\n{got}", q.file, q.command.join(" "), problems.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn the_quoted_output_reader_checks_lines_in_order_and_ellipses() {
+    let q = quoted_commands(
+        "t.md",
+        "```console\n$ labs verify x\nfirst …\n…\nlast 3\n# exit 10\n# slow\n```\n```text\n$ labs no\n```\n",
+    );
+    assert_eq!(q.len(), 1);
+    assert_eq!((q[0].exit, q[0].slow, q[0].command.clone()), (10, true, vec!["verify".to_string(), "x".to_string()]));
+    assert!(check_output(&q[0], "first run\nmiddle\nlast 3\n").is_ok());
+    assert!(check_output(&q[0], "last 3\nfirst run\n").is_err(), "order");
+    assert!(check_output(&q[0], "first run\nlast 4\n").is_err(), "a figure that differs");
+}
+
+/// `simulate --help` names both back ends of `--estimate` and `--sprt`, and says the
+/// confidence is per property, as docs/statistical.md does.
+#[test]
+fn the_statistical_options_help_matches_the_docs() {
+    let help = fixtures::stdout(&fixtures::labs(&["simulate", "--help"]));
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(flat.matches("native engine or --backend lnt").count(), 2, "{help}");
+    assert!(!flat.contains("native only") && !flat.contains("every estimate"), "{help}");
+    assert!(flat.contains("the probability that each property's interval holds"), "{help}");
+    let doc = fixtures::read("docs/statistical.md");
+    assert!(doc.contains("The guarantee holds per property"), "docs/statistical.md");
+}

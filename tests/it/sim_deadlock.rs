@@ -52,7 +52,9 @@ fn a_run_ending_in_a_deadlock_decides_every_property_as_verify_does() {
                 if fair {
                     args.push("--fair");
                 }
-                let doc = json(&args);
+                let out = labs_command().args(&args).args(["--json", "-q"]).output().expect("run labs");
+                assert!(out.status.success(), "labs {args:?}: {}", fixtures::stderr(&out));
+                let doc = fixtures::simulate_doc(&out.stdout);
                 let run = &doc["runs"][0];
                 assert_eq!(run["deadlock"], true, "{rel} {backend}");
                 for (name, verdict) in verdicts(rel, fair) {
