@@ -4,8 +4,8 @@
 //! them: the field order of these types does not matter.
 
 use super::load::Loaded;
-use crate::engine::probability::{Interval, Steps};
 use crate::engine::VerifyReport;
+use crate::engine::probability::{Interval, Steps};
 use crate::engine::symmetry::TypeSymmetry;
 use crate::limits::StopReason;
 use crate::model::{Store, print};
