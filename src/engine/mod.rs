@@ -49,7 +49,7 @@ test_visible_mod!(symmetry);
 pub(crate) mod sysalloc;
 
 use crate::behaviour::Behaviour;
-use crate::engine::path::{Mark, Trace, TraceStep};
+use crate::engine::path::{Mark, Trace};
 use crate::limits::Limits;
 use crate::model::scoped::{Inner, scoped_ltl};
 use crate::model::{Modality, Model, Pattern, Property, QPred};
@@ -318,25 +318,7 @@ fn concrete_trace(
 }
 
 pub(crate) fn trace_of_states(stepper: &Stepper, states: &[Vec<i32>]) -> Trace {
-    let mut w = Work::default();
-    let mut steps = Vec::new();
-    for pair in states.windows(2) {
-        let mut ev = None;
-        let _ = stepper.successors(&pair[0], &mut w, true, &mut |e, s| {
-            if ev.is_none() && s == pair[1].as_slice() {
-                ev = e;
-            }
-        });
-        steps.push(TraceStep { event: ev.expect("trace step is a successor"), state: pair[1].clone() });
-    }
-    Trace {
-        fair: stepper.fair,
-        initial: states[0].clone(),
-        steps,
-        loop_start: None,
-        ends_in_deadlock: false,
-        marks: Vec::new(),
-    }
+    fairness::trace_with_actors(stepper, states, &[])
 }
 
 /// Evaluates a quantified predicate on a state (Pred mode: ⊥ index reads ⊥).
