@@ -234,8 +234,6 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         let mut hold = vec![];
         let mut prio = vec![];
         if program.has_tuples {
-            hold.push("REQ".to_string());
-            prio.push((0..n).map(|i| format!("REQ !{i} .*")).collect());
             for g in gates.iter().filter(|g| g.starts_with("L_")) {
                 hold.push(g.clone());
                 prio.push((0..n).map(|i| format!("{g} !{i} .*")).collect());

@@ -68,6 +68,7 @@ mod lnt_backend_files;
 mod lnt_jobs;
 mod lnt_observers;
 mod lnt_remote_reads;
+mod lnt_state_ratio;
 mod lntcheck_case;
 mod lntcheck_checker;
 mod lntcheck_diff;

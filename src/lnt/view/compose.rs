@@ -145,16 +145,23 @@ pub(super) fn components(
             agents: false,
         });
     }
+    // Timestamps takes part in every message: it offers the comparisons of the timestamps
+    // and receives the linked receivers (docs/lnt-encoding.md §3, Propagation)
+    let mut msg_sync = vec!["REFRESH".to_string()];
+    for k in 0..model.tuples.len() {
+        msg_sync.push(names::put_gate(k));
+        msg_sync.push(names::qry_gate(k));
+    }
     if has_tuples {
         out.push(Component {
             comment: "timestamps, one process per tuple".into(),
-            sync: vec!["REFRESH".into(), "REQ".into()],
+            sync: msg_sync.clone(),
             inner_sync: vec![],
             instances: (0..model.tuples.len())
                 .map(|k| Instance {
                     process: "Timestamps".into(),
                     iface: vec![],
-                    gates: vec!["REFRESH".into(), "REQ".into()],
+                    gates: vec!["REFRESH".into(), names::put_gate(k), names::qry_gate(k)],
                     arg: Some(k),
                     obs_gates: vec![],
                 })
@@ -170,8 +177,7 @@ pub(super) fn components(
         sync.push("SETENV".into());
     }
     if has_tuples {
-        sync.push("REFRESH".into());
-        sync.push("REQ".into());
+        sync.extend(msg_sync);
     }
     let mut inner = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
     for k in 0..model.tuples.len() {
