@@ -356,7 +356,7 @@ check { }
     // Timestamps gives a newer sender's timestamp to the linked receivers only.
     assert!(
         t.contains(
-            "PUT (s, g, ?x_0, ?x_1, ?f_0, ?ln) where dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0) and (ln < N_MASKS) and sub_mask (ln, rcv_mask (k, s));\n               r := ranks_copy (r, s, g, ln)"
+            "PUT_0 (s, g, ?x_0, ?x_1, ?f_0, ?ln) where dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0) and (ln < N_MASKS) and sub_mask (ln, rcv_mask (k, s));\n               r := ranks_copy (r, s, g, ln)"
         ),
         "{t}"
     );

@@ -161,7 +161,9 @@ pub(super) fn components(
                 .map(|k| Instance {
                     process: "Timestamps".into(),
                     iface: vec![],
-                    gates: vec!["REFRESH".into(), names::put_gate(k), names::qry_gate(k)],
+                    // every tuple's message gates (one arity per gate), of which it offers
+                    // its own tuple's: the instances interleave
+                    gates: msg_sync.clone(),
                     arg: Some(k),
                     obs_gates: vec![],
                 })
