@@ -536,7 +536,8 @@ fn numbered(l: &Lts) -> (u32, usize, Vec<(u32, String, u32)>) {
 /// order), also when the state bound stops the generation at the same state.
 #[test]
 fn several_threads_generate_and_compose_the_one_thread_lts() {
-    for (path, externs) in [(bench("twophase.labs"), &["workers=2"][..]), (ex("majority.labs"), &["yes=2", "no=3"][..])] {
+    for (path, externs) in [(bench("twophase.labs"), &["workers=2"][..]), (ex("majority.labs"), &["yes=2", "no=3"][..])]
+    {
         let (m, b) = load(&path, externs);
         let analysis = analyse(&m, &b);
         let (lnt, script) = svl::emit_program(&m, &b, &analysis, "spec", false, Dialect::V2025).unwrap();
