@@ -246,7 +246,11 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, 
                     p.within.len(),
                     Some(&band),
                     &[
-                        (&curve, "estimate", &format!("simulation estimate ({} runs)", q.runs)),
+                        (
+                            &curve,
+                            "estimate",
+                            &format!("simulation estimate ({} runs), its {}% interval", q.runs, confidence * 100.0),
+                        ),
                         (&p.within, "exact", "exact probability"),
                     ],
                     &title,
