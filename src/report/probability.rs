@@ -174,10 +174,9 @@ pub(crate) fn table(p: &[f64], band: Option<&[(f64, f64)]>) -> String {
 /// `verify --probability --report`: a table of every property's probability and expected
 /// steps, then for each `finally` property (and `fairly`, read as `finally`) the exact
 /// probability of reaching ψ within `k` steps against `k`, with the simulation estimate of
-/// the same curve beside it where `estimate` has the property (its runs' fraction at each `k`
-/// and the exact interval of that fraction at `confidence`).
+/// the same curve beside it where `sim` has the property (its runs' fraction at each `k` and
+/// the exact interval of that fraction at its confidence).
 pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, sim: Option<&Simulated>) -> String {
-    let estimate = sim.map(|s| s.report);
     use crate::engine::probability::{Interval, Steps};
     let iv = |i: &Interval| format!("{:.6} [{:.6}, {:.6}]", (i.lower + i.upper) / 2.0 + 0.0, i.lower + 0.0, i.upper);
     let steps = |s: &Option<Steps>| match s {
@@ -220,17 +219,19 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, 
     for p in r.properties.iter().filter(|p| !p.within.is_empty()) {
         let title = format!("Exact probability of reaching {} within k steps", p.property);
         let steps = p.within.len() - 1;
-        let simulated =
-            estimate.and_then(|e| e.properties.iter().find(|q| q.property == p.property && q.estimated && q.runs > 0));
+        let simulated = sim.and_then(|sm| {
+            let q = sm.report.properties.iter().find(|q| q.property == p.property && q.estimated && q.runs > 0)?;
+            Some((sm, q))
+        });
         let mut notes = format!(
             "<li>Computed on the explored chain, up to the step where it comes within 10^-4 of the probability of \
              ever reaching ψ (at most {} steps).</li>",
             crate::engine::probability::CURVE_STEPS
         );
         let (svg, values) = match simulated {
-            Some(q) => {
+            Some((sm, q)) => {
                 let curve = cumulative(&q.reached, q.runs, steps);
-                let confidence = sim.map_or(0.95, |s| s.confidence);
+                let confidence = sm.confidence;
                 let band = band(&q.reached, q.runs, steps, confidence);
                 let _ = write!(
                     notes,
@@ -238,9 +239,7 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, 
                      --steps {steps} --max-runs {} --seed {}</code> draws the same runs): their fraction that reached ψ \
                      within k steps, and its exact interval at confidence {confidence} at each k on its own (not at \
                      every k at once).</li>",
-                    q.runs,
-                    q.runs,
-                    sim.map_or(0, |s| s.seed)
+                    q.runs, q.runs, sm.seed
                 );
                 let svg = plot_curves(
                     p.within.len(),
@@ -258,8 +257,8 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, 
                 (svg, compared_table(&p.within, &curve, &band))
             }
             None => {
-                if estimate.is_some() {
-                    notes.push_str("<li>No simulation estimate: the runs estimate `finally` properties only.</li>");
+                if sim.is_some() {
+                    notes.push_str("<li>No simulation estimate: the runs estimate finally properties only.</li>");
                 }
                 (
                     plot_curves(p.within.len(), None, &[(&p.within, "exact alone", "")], &title),
