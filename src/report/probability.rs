@@ -132,7 +132,7 @@ fn plot_curves(points: usize, band: Option<&[(f64, f64)]>, curves: &[(&[f64], &s
     let legend: Vec<_> = curves.iter().filter(|c| !c.2.is_empty()).collect();
     for (i, (_, class, text)) in legend.iter().enumerate() {
         let ly = TOP + h - 12.0 - 18.0 * (legend.len() - 1 - i) as f64;
-        let lx = LEFT + w - 250.0;
+        let lx = LEFT + w - 340.0;
         let _ = write!(
             s,
             "<line class=\"{class}\" x1=\"{lx:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\"/>\
@@ -258,7 +258,9 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, 
             }
             None => {
                 if sim.is_some() {
-                    notes.push_str("<li>No simulation estimate: the runs estimate finally properties only.</li>");
+                    notes.push_str(
+                        "<li>No simulation estimate: simulation estimates finally properties, not fairly ones.</li>",
+                    );
                 }
                 (
                     plot_curves(p.within.len(), None, &[(&p.within, "exact alone", "")], &title),
