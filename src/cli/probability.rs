@@ -22,8 +22,11 @@ pub(crate) const ESTIMATE_CONFIDENCE: f64 = 0.95;
 pub(crate) fn curve_estimate(
     l: &super::load::Loaded,
     r: &VerifyReport,
-    a: &super::verify::VerifyArgs,
-) -> Result<Option<crate::engine::estimate::EstimateReport>, Failure> {
+    fair: bool,
+    runs: u64,
+    threads: usize,
+    limits: &crate::limits::Limits,
+) -> Result<Option<crate::engine::estimate::EstimateReport>, crate::engine::EngineError> {
     use crate::engine::estimate::{EstimateOptions, Method};
     let Some(p) = &r.probabilities else { return Ok(None) };
     let finally: Vec<&crate::engine::probability::PropertyProbability> = p
@@ -36,23 +39,21 @@ pub(crate) fn curve_estimate(
                 .any(|x| x.property == q.property && matches!(x.modality.as_str(), "finally" | "eventually"))
         })
         .collect();
-    if finally.is_empty() || a.estimate_runs == 0 || r.stopped.is_some() {
+    if finally.is_empty() || runs == 0 || r.stopped.is_some() {
         return Ok(None);
     }
     let steps = finally.iter().map(|q| q.within.len() - 1).max().unwrap_or(0);
     let opts = EstimateOptions {
-        fair: a.fair,
+        fair,
         steps,
         seed: ESTIMATE_SEED,
         properties: Some(finally.iter().map(|q| q.property.clone()).collect()),
         // The runs asked for, whatever precision they give: their interval is drawn.
-        method: Method::Interval { epsilon: 1e-3, confidence: ESTIMATE_CONFIDENCE, max_runs: Some(a.estimate_runs) },
-        threads: a.workers.as_ref().map_or(1, |w| w.threads()),
-        limits: a.limits.clone(),
+        method: Method::Interval { epsilon: 1e-3, confidence: ESTIMATE_CONFIDENCE, max_runs: Some(runs) },
+        threads,
+        limits: limits.clone(),
     };
-    let e = crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts)
-        .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
-    Ok(Some(e))
+    crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts).map(Some)
 }
 
 /// `--precision E`: a number in (0, 0.5].

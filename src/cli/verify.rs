@@ -158,7 +158,9 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
-        let estimate = super::probability::curve_estimate(l, &report, a)?;
+        let threads = a.workers.as_ref().map_or(1, |w| w.threads());
+        let estimate = super::probability::curve_estimate(l, &report, a.fair, a.estimate_runs, threads, &a.limits)
+            .map_err(|e| engine_failure(l, e, a.json))?;
         let sim = estimate.as_ref().map(|e| crate::report::Simulated {
             report: e,
             seed: super::probability::ESTIMATE_SEED,
