@@ -27,6 +27,8 @@
 mod lnt_scale;
 #[path = "bench/memory.rs"]
 mod memory;
+#[path = "bench/probability.rs"]
+mod probability;
 #[path = "bench/reduction.rs"]
 mod reduction;
 #[path = "bench/spin_peer.rs"]
@@ -170,6 +172,7 @@ Usage: labs-bench [--quick] [--no-reduction] [--exhaustive] [--threads N] [--run
        labs-bench --lnt-table [--quick]
        labs-bench --reduction-table [--quick] [--threads N]
        labs-bench --memory-table [--threads N]
+       labs-bench --probability-table [--quick] [--threads N]
        labs-bench --peer spin [--n N] [--runs N] [--benchmarks DIR]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
@@ -203,6 +206,11 @@ Options:
   --memory-table     instead: states, bytes per state, store, peak memory per state and seconds
                      of whole explorations (philosophers n=9, leader n=9, flock), with and
                      without symmetry reduction
+  --probability-table
+                     instead: `verify --probability` on majority yes=3 no=4, leader n=7 and
+                     flock (free and --fair): each property's interval and width, expected
+                     steps, seconds, peak memory beside `verify --exhaustive`'s, states
+                     (--quick: small instances of the same systems)
   --peer spin        instead: SPIN's BFS (1 and 2 cores) on benchmarks/peers/philosophers.pml
                      and labs (1 and 2 threads) on philosophers.labs, same instance; checks
                      the state counts are equal; exits with 2 without `spin` or `cc`
@@ -219,6 +227,7 @@ struct Options {
     lnt_table: bool,
     reduction_table: bool,
     memory_table: bool,
+    probability_table: bool,
     no_reduction: bool,
     /// `--exhaustive`: every state explored, even where a violation decides earlier.
     exhaustive: bool,
@@ -244,6 +253,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         lnt_table: false,
         reduction_table: false,
         memory_table: false,
+        probability_table: false,
         no_reduction: false,
         exhaustive: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -264,6 +274,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--lnt-table" => o.lnt_table = true,
             "--reduction-table" => o.reduction_table = true,
             "--memory-table" => o.memory_table = true,
+            "--probability-table" => o.probability_table = true,
             "--no-reduction" => o.no_reduction = true,
             "--exhaustive" => o.exhaustive = true,
             "--threads" => {
@@ -345,6 +356,8 @@ fn main() {
         reduction::reduction_table(&labs_binary(), o.threads, o.quick)
     } else if o.memory_table {
         memory::memory_table(&labs_binary(), o.threads)
+    } else if o.probability_table {
+        probability::probability_table(&labs_binary(), o.threads, o.quick)
     } else {
         let labs = labs_binary();
         if !labs.exists() {

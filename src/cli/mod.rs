@@ -219,6 +219,10 @@ enum Command {
         /// probabilities, relative for expected steps; default 1e-6)
         #[arg(long, value_name = "E", requires = "probability", value_parser = probability::parse_precision)]
         precision: Option<f64>,
+        /// With --probability and --report: the simulation runs (seed 0) whose estimate the
+        /// report draws beside each exact curve of a finally property (default 1000; 0: none)
+        #[arg(long, value_name = "N", requires = "probability", requires = "report")]
+        estimate_runs: Option<u64>,
     },
     /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
@@ -577,6 +581,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             report,
             probability,
             precision,
+            estimate_runs,
         } => {
             status::set_quiet(quiet);
             if let Some(p) = &report {
@@ -701,6 +706,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 },
                 check_analysis,
                 probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
+                estimate_runs: estimate_runs.unwrap_or(probability::DEFAULT_ESTIMATE_RUNS),
             };
             verify::verify(&loaded, loaded.name(), &args)
         }

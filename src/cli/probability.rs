@@ -9,6 +9,53 @@ use std::fmt::Write;
 /// `--precision` when not given.
 pub(crate) const DEFAULT_PRECISION: f64 = 1e-6;
 
+/// `--estimate-runs` when not given: the report's estimate beside each exact curve.
+pub(crate) const DEFAULT_ESTIMATE_RUNS: u64 = 1000;
+
+/// The seed of those runs, and the confidence of the intervals drawn around their estimate.
+pub(crate) const ESTIMATE_SEED: u64 = 0;
+pub(crate) const ESTIMATE_CONFIDENCE: f64 = 0.95;
+
+/// `verify --probability --report`: the simulation estimate of each `finally` property whose
+/// exact curve the page plots, from `--estimate-runs` runs as long as the longest curve
+/// (`None` without such a curve, without runs, or after a stopped verification).
+pub(crate) fn curve_estimate(
+    l: &super::load::Loaded,
+    r: &VerifyReport,
+    fair: bool,
+    runs: u64,
+    threads: usize,
+    limits: &crate::limits::Limits,
+) -> Result<Option<crate::engine::estimate::EstimateReport>, crate::engine::EngineError> {
+    use crate::engine::estimate::{EstimateOptions, Method};
+    let Some(p) = &r.probabilities else { return Ok(None) };
+    let finally: Vec<&crate::engine::probability::PropertyProbability> = p
+        .properties
+        .iter()
+        .filter(|q| !q.within.is_empty())
+        .filter(|q| {
+            r.results
+                .iter()
+                .any(|x| x.property == q.property && matches!(x.modality.as_str(), "finally" | "eventually"))
+        })
+        .collect();
+    if finally.is_empty() || runs == 0 || r.stopped.is_some() {
+        return Ok(None);
+    }
+    let steps = finally.iter().map(|q| q.within.len() - 1).max().unwrap_or(0);
+    let opts = EstimateOptions {
+        fair,
+        steps,
+        seed: ESTIMATE_SEED,
+        properties: Some(finally.iter().map(|q| q.property.clone()).collect()),
+        // The runs asked for, whatever precision they give: their interval is drawn.
+        method: Method::Interval { epsilon: 1e-3, confidence: ESTIMATE_CONFIDENCE, max_runs: Some(runs) },
+        threads,
+        limits: limits.clone(),
+    };
+    crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts).map(Some)
+}
+
 /// `--precision E`: a number in (0, 0.5].
 pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
     let e: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number"))?;

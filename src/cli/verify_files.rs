@@ -93,7 +93,7 @@ pub(crate) fn verify_files(
             format!("{} ({})", report.workflow.as_str(), report.script)
         };
         let stats = super::report::lts_stats(workflow, &report);
-        super::report::write_verify(l, &meta, &report.verify, stats, p)?;
+        super::report::write_verify(l, &meta, &report.verify, stats, None, p)?;
     }
     Ok(verify_exit_code(&report.verify))
 }
