@@ -32,16 +32,6 @@ pub(crate) fn cadp_refused() -> Failure {
     )
 }
 
-/// `--probability --backend lnt`.
-pub(crate) fn lnt_refused() -> Failure {
-    Failure::new(
-        exit::USAGE,
-        "`--probability` applies to the native engine (--backend native), not to --backend lnt: the LNT \
-         interpreter's LTS is not read as a Markov chain (docs/probability.md, \"What is not computed\")"
-            .to_string(),
-    )
-}
-
 /// The digits after the point that show an interval of width `precision`.
 fn digits(precision: f64) -> usize {
     ((-precision.log10()).ceil().max(1.0) as usize).min(15)
@@ -131,4 +121,37 @@ pub(crate) fn chain_text(r: &VerifyReport) -> Option<String> {
             c.seconds
         )
     })
+}
+
+/// With `--backend lnt`: the line after the statistics, the LNT program's chain and whether it
+/// is the native engine's.
+pub(crate) fn lnt_chain_text(r: &VerifyReport) -> Option<String> {
+    let p = r.probabilities.as_ref()?;
+    let Some(c) = &p.lnt else {
+        return Some("probabilities: the run was stopped while the LNT program's chain was explored".into());
+    };
+    let mut s = format!(
+        "probabilities on the LNT program's chain: {} states ({} initial), {} entries, explored in {:.2} s; \
+         computed in {:.2} s",
+        c.states, c.initial_states, p.chain.entries, p.chain.build_seconds, p.chain.seconds
+    );
+    if c.same_distribution {
+        s += "; the same distribution as the native engine's chain";
+    } else {
+        s += "; its distribution is not the native engine's (docs/probability.md, \"The LNT program's chain\"):";
+        if c.differing_states > 0 {
+            let _ = write!(
+                s,
+                " at {} of its states two steps of one agent of the same kind reach the same state, which the \
+                 native engine counts twice and the LNT program once;",
+                c.differing_states
+            );
+        }
+        if c.initial_differs {
+            s += " the native engine lists some initial states more than once (an initialiser repeats a value), \
+                  the LNT program each once;";
+        }
+        s += " the probabilities are those of the LNT program's chain";
+    }
+    Some(s)
 }
