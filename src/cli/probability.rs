@@ -2,6 +2,7 @@
 //! progress line, and the refusal of `--backend cadp` (docs/probability.md).
 
 use super::{Failure, exit};
+use crate::diagnostics::plural;
 use crate::engine::VerifyReport;
 use crate::engine::probability::{Interval, Steps, SweepProgress};
 use std::fmt::Write;
@@ -128,12 +129,17 @@ pub(crate) fn chain_text(r: &VerifyReport) -> Option<String> {
 pub(crate) fn lnt_chain_text(r: &VerifyReport) -> Option<String> {
     let p = r.probabilities.as_ref()?;
     let Some(c) = &p.lnt else {
-        return Some("probabilities: the run was stopped while the LNT program's chain was explored".into());
+        return Some(
+            "probabilities: not computed, the run was stopped before the LNT program's chain was explored whole".into(),
+        );
     };
     let mut s = format!(
-        "probabilities on the LNT program's chain: {} states ({} initial), {} entries, explored in {:.2} s; \
-         computed in {:.2} s",
-        c.states, c.initial_states, p.chain.entries, p.chain.build_seconds, p.chain.seconds
+        "probabilities on the LNT program's chain: {} ({} initial), {}, explored in {:.2} s; computed in {:.2} s",
+        plural(c.states as usize, "state", "states"),
+        c.initial_states,
+        plural(p.chain.entries as usize, "entry", "entries"),
+        p.chain.build_seconds,
+        p.chain.seconds
     );
     if c.same_distribution {
         s += "; the same distribution as the native engine's chain";

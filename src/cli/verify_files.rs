@@ -53,6 +53,7 @@ pub(crate) fn verify_files(
     opts.source = crate::lnt::source_text(&l.file.name, &l.model);
     let cadp = a.backend == Backend::Cadp;
     let show_progress = super::status::wanted(a.json);
+    let mut script_stopped = true;
     let report = if cadp {
         if show_progress {
             opts.progress = Some(std::sync::Arc::new(|line: &str| eprintln!("cadp: {line}")));
@@ -70,12 +71,15 @@ pub(crate) fn verify_files(
         let report = crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts);
         super::status::clear();
         let mut report = report.map_err(|e| lnt_failure(l, e, a.json))?;
+        script_stopped = report.verify.stopped.is_some();
         if let Some(precision) = a.probability {
-            lnt_probabilities(l, &analysis, &opts, precision, show_progress, &mut report)
+            lnt_probabilities(l, &analysis, &opts, precision, show_progress, a.report.is_some(), &mut report)
                 .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
         }
         report
     };
+    // A stop after the script: while the probabilities were computed.
+    let in_probabilities = report.verify.stopped.is_some() && !script_stopped;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -87,10 +91,15 @@ pub(crate) fn verify_files(
     if a.json {
         super::json::print_pretty(&json_doc(l, spec_name, &opts, &report, cadp));
     } else {
-        out!("{}", text(l, &report, cadp, a.probability.unwrap_or(0.0)));
+        out!("{}", text(l, &report, cadp, a.probability.unwrap_or(0.0), in_probabilities));
     }
     if let (Some(r), false) = (report.verify.stopped, cadp) {
-        eprintln!("warning: {} while {} ran", super::bounds::stop_text(&opts.limits, r), report.script);
+        let phase = if in_probabilities {
+            "the probabilities were computed".to_string()
+        } else {
+            format!("{} ran", report.script)
+        };
+        eprintln!("warning: {} while {phase}", super::bounds::stop_text(&opts.limits, r));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, backend, opts.fair);
@@ -114,6 +123,7 @@ fn lnt_probabilities(
     opts: &Options,
     precision: f64,
     show_progress: bool,
+    curve: bool,
     report: &mut Report,
 ) -> Result<(), crate::engine::EngineError> {
     let src = crate::lntcheck::backend::emit_lnt(
@@ -127,7 +137,7 @@ fn lnt_probabilities(
     .map_err(|e| crate::engine::EngineError::Internal(e.to_string()))?;
     let popts = crate::engine::probability::ProbabilityOptions {
         precision,
-        curve: false,
+        curve,
         progress: if show_progress { Some(std::sync::Arc::new(super::probability::progress_line)) } else { None },
     };
     let progress = if show_progress { opts.phase_progress.as_ref() } else { None };
@@ -196,7 +206,7 @@ fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report
 
 /// The verdicts and counterexamples as the native back end prints them; the statistics are
 /// those of the script's LTSs (not LAbS states: the reductions merge them).
-fn text(l: &Loaded, r: &Report, cadp: bool, precision: f64) -> String {
+fn text(l: &Loaded, r: &Report, cadp: bool, precision: f64, in_probabilities: bool) -> String {
     let mut s = results_text(l, &r.verify, precision);
     if cadp {
         let _ = write!(s, "\nCADP, {} workflow: ", r.workflow.as_str());
@@ -226,8 +236,7 @@ fn text(l: &Loaded, r: &Report, cadp: bool, precision: f64) -> String {
     if let Some(c) = super::probability::lnt_chain_text(&r.verify) {
         let _ = writeln!(s, "{c}");
     }
-    let probabilities_cut = r.verify.probabilities.as_ref().is_some_and(|p| p.properties.iter().any(|p| !p.converged));
-    if let (Some(stop), true) = (r.verify.stopped, probabilities_cut) {
+    if let (Some(stop), true) = (r.verify.stopped, in_probabilities) {
         let _ = writeln!(
             s,
             "probabilities stopped early: {}; the intervals printed are the ones reached, wider than --precision",

@@ -182,7 +182,11 @@ pub fn probabilities(
     let net = super::interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let mut walk = LntWalk::new(model, behs, fair, &prog, &net);
     let tracer = Stepper::new(model, behs, fair);
-    let Some(ex) = explore(&mut walk, &tracer, limits, progress)? else {
+    let explored = match limits.stopped() {
+        Some(_) => None,
+        None => explore(&mut walk, &tracer, limits, progress)?,
+    };
+    let Some(ex) = explored else {
         let properties = props
             .iter()
             .map(|p| PropertyProbability {
@@ -191,7 +195,7 @@ pub fn probabilities(
                 probability: None,
                 expected_steps: None,
                 expected_steps_if_reached: None,
-                why_not: Some("the run was stopped while the LNT program's chain was explored".into()),
+                why_not: Some("the run was stopped before the LNT program's chain was explored whole".into()),
                 within: vec![],
                 sweeps: 0,
                 converged: false,
