@@ -123,7 +123,10 @@ fn explore(
         let s = next as u32;
         next += 1;
         let cur = ex.states[s as usize].clone();
-        let (steps, native) = walk.checked_steps(&real, &cur, &|| ex.trace_to(tracer, s))?;
+        let (steps, native) = match walk.checked_steps(&real, &cur, &|| ex.trace_to(tracer, s)) {
+            Err(_) if limits.stopped().is_some() => return Ok(None),
+            r => r?,
+        };
         ids.clear();
         for step in steps {
             let t = match index.get(&step.state) {
@@ -181,6 +184,7 @@ pub fn probabilities(
     }
     let net = super::interp::build_net(&prog, "MAIN").map_err(emitted)?;
     let mut walk = LntWalk::new(model, behs, fair, &prog, &net);
+    walk.limits = Some(limits.clone());
     let tracer = Stepper::new(model, behs, fair);
     let explored = match limits.stopped() {
         Some(_) => None,
@@ -212,7 +216,7 @@ pub fn probabilities(
     let mut atoms = |q: &QPred| -> Result<Option<Vec<bool>>, EngineError> {
         let mut out = Vec::with_capacity(ex.states.len());
         for (s, st) in ex.states.iter().enumerate() {
-            if s % 4096 == 0 && limits.stopped().is_some() {
+            if s.is_multiple_of(4096) && limits.stopped().is_some() {
                 return Ok(None);
             }
             match tracer.eval_pred(st, &mut sc, q) {

@@ -170,6 +170,12 @@ fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
 /// A LAbS step of the program: its skeleton and the real state it reaches.
 pub(crate) type SkeletonStep = (Skeleton, SysState);
 
+/// The native steps from a state, listed with multiplicity.
+pub(crate) type NativeSteps = Vec<(Event, Vec<i32>)>;
+
+/// An initial LAbS state of the program, with a state of the program that has it.
+pub(crate) type InitialState = (Vec<i32>, SysState);
+
 /// A LAbS step of the program checked against the native semantics (`LntWalk::checked_steps`).
 pub(crate) struct CheckedStep {
     /// The native step it is.
@@ -194,6 +200,8 @@ pub(crate) struct LntWalk<'a> {
     cur: Option<SysState>,
     /// Most intermediate states explored for one LAbS step so far (statistics).
     pub(crate) widest_step: usize,
+    /// The run's limits, checked within a step (`None`: the caller checks between steps).
+    pub(crate) limits: Option<crate::limits::Limits>,
 }
 
 impl<'a> LntWalk<'a> {
@@ -218,6 +226,7 @@ impl<'a> LntWalk<'a> {
             pending: vec![],
             cur: None,
             widest_step: 0,
+            limits: None,
         }
     }
 
@@ -235,7 +244,12 @@ impl<'a> LntWalk<'a> {
         let mut stack = vec![(Skeleton::default(), from.clone())];
         visited.insert(fingerprint(&(&Skeleton::default(), from)));
         let mut first = true;
+        let mut popped = 0u64;
         while let Some((sk, st)) = stack.pop() {
+            popped += 1;
+            if popped.is_multiple_of(1024) && self.limits.as_ref().is_some_and(|l| l.stopped().is_some()) {
+                return Err(encoding("stopped by the run's limits within a step".into()));
+            }
             let succ: Vec<Trans> =
                 self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
             if succ.is_empty() && !first {
@@ -288,7 +302,7 @@ impl<'a> LntWalk<'a> {
         from: &SysState,
         cur: &[i32],
         trace: &dyn Fn() -> Trace,
-    ) -> Result<(Vec<CheckedStep>, Vec<(Event, Vec<i32>)>), EngineError> {
+    ) -> Result<(Vec<CheckedStep>, NativeSteps), EngineError> {
         let internal = |m: String| EngineError::Internal(format!("--backend lnt: {m}"));
         let internal_lnt = |e: LntcheckError| internal(e.to_string());
         let (steps, error) = self.labs_steps(from).map_err(|m| EngineError::Runtime {
@@ -393,7 +407,7 @@ impl<'a> LntWalk<'a> {
     pub(crate) fn initial_states(
         &mut self,
         limits: &crate::limits::Limits,
-    ) -> Result<Option<Vec<(Vec<i32>, SysState)>>, LntcheckError> {
+    ) -> Result<Option<Vec<InitialState>>, LntcheckError> {
         let init = self.ex.initial().map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
         let mut visited: FxHashSet<u128> = FxHashSet::default();
         let mut found: FxHashSet<Vec<i32>> = FxHashSet::default();
@@ -402,7 +416,7 @@ impl<'a> LntWalk<'a> {
         let mut popped = 0u64;
         while let Some(st) = stack.pop() {
             popped += 1;
-            if popped % 1024 == 0 && limits.stopped().is_some() {
+            if popped.is_multiple_of(1024) && limits.stopped().is_some() {
                 return Ok(None);
             }
             let succ: Vec<Trans> =

@@ -228,6 +228,9 @@ pub(crate) fn compute(
     Ok(ProbabilityReport { properties: out, chain: stats, lnt: None })
 }
 
+/// A predicate's value on every state of a chain (`Ok(None)`: the run was stopped first).
+pub(crate) type AtomsFn<'a> = dyn FnMut(&QPred) -> Result<Option<Vec<bool>>, EngineError> + 'a;
+
 /// The probability of every property of `props` on the chain `rows` with the initial
 /// distribution `initial` (the native engine's chain, or the LNT program's); `atoms` gives a
 /// predicate's value on every state of the chain (`Ok(None)`: the run was stopped first).
@@ -235,7 +238,7 @@ pub(crate) fn on_chain(
     rows: &dyn Rows,
     initial: &[(u32, f64)],
     props: &[&Property],
-    atoms: &mut dyn FnMut(&QPred) -> Result<Option<Vec<bool>>, EngineError>,
+    atoms: &mut AtomsFn,
     workers: &Workers,
     limits: &Limits,
     opts: &ProbabilityOptions,
