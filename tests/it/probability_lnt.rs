@@ -164,7 +164,7 @@ fn check_random_specs(count: usize) -> (usize, usize, usize) {
             let what = |p: &str| format!("seed {} fair={fair} {p}\n{}", g.seed, g.text);
             // The interpreter takes seconds on a few specs whose steps pass through many
             // intermediate states: those are left out.
-            let limits = Limits::new(Some(std::time::Duration::from_secs(3)), None, None, None);
+            let limits = Limits::new(Some(std::time::Duration::from_secs(1)), None, None, None);
             let r = match lnt_within(&m, &b, fair, precision, &limits) {
                 Ok(r) => r,
                 // A predicate that fails on a reachable state: the model's run-time error.
@@ -232,8 +232,8 @@ fn check_random_specs(count: usize) -> (usize, usize, usize) {
 
 #[test]
 fn random_specs_lnt_chain_against_gaussian_elimination_and_the_native_engine() {
-    let (checked, fractional, _) = check_random_specs(6);
-    assert!(fractional >= 8, "{fractional} of {checked} probabilities strictly between 0 and 1");
+    let (checked, fractional, _) = check_random_specs(4);
+    assert!(fractional >= 5, "{fractional} of {checked} probabilities strictly between 0 and 1");
 }
 
 #[test]

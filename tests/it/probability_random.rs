@@ -39,10 +39,14 @@ fn explicit(m: &Model, b: &[Behaviour], fair: bool) -> Option<Explicit> {
     explicit_counted(m, b, fair, false)
 }
 
+/// The acting agent, the tuples written, the message (sender, tuple, confirmation), the
+/// receivers that copy and those that refresh.
+type Shown = (Option<usize>, Vec<usize>, Option<(usize, usize, bool)>, Vec<usize>, Vec<usize>);
+
 /// What the labels of the emitted LNT program show of a step (docs/probability.md, "The LNT
 /// program's chain"): the acting agent and the tuples it writes, or the message with its
 /// copying and refreshing receivers; a branch of the behaviour is not shown.
-fn shown(e: &Event) -> (Option<usize>, Vec<usize>, Option<(usize, usize, bool)>, Vec<usize>, Vec<usize>) {
+fn shown(e: &Event) -> Shown {
     let sorted = |v: &[usize]| {
         let mut v = v.to_vec();
         v.sort_unstable();
