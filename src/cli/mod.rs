@@ -590,9 +590,6 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             if probability && backend == Backend::Cadp {
                 return Err(probability::cadp_refused());
             }
-            if probability && backend == Backend::Lnt {
-                return Err(probability::lnt_refused());
-            }
             if let Some(d) = &keep_files {
                 crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
             }
@@ -680,7 +677,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     cross_check,
                     ..Default::default()
                 };
-                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report };
+                let args = verify_files::FilesVerifyArgs {
+                    backend,
+                    json,
+                    workflow,
+                    report,
+                    probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
+                };
                 return verify_files::verify_files(&loaded, loaded.name(), opts, &args);
             }
             let args = verify::VerifyArgs {

@@ -2,6 +2,7 @@
 //! progress line, and the refusal of `--backend cadp` (docs/probability.md).
 
 use super::{Failure, exit};
+use crate::diagnostics::plural;
 use crate::engine::VerifyReport;
 use crate::engine::probability::{Interval, Steps, SweepProgress};
 use std::fmt::Write;
@@ -75,16 +76,6 @@ pub(crate) fn cadp_refused() -> Failure {
         "`--probability` applies to the native engine (--backend native), not to --backend cadp: CADP's \
          Markov-chain tools (bcg_transient, bcg_steady) read a model with rates, which labs does not emit \
          (docs/probability.md says how to build one by hand)"
-            .to_string(),
-    )
-}
-
-/// `--probability --backend lnt`.
-pub(crate) fn lnt_refused() -> Failure {
-    Failure::new(
-        exit::USAGE,
-        "`--probability` applies to the native engine (--backend native), not to --backend lnt: the LNT \
-         interpreter's LTS is not read as a Markov chain (docs/probability.md, \"What is not computed\")"
             .to_string(),
     )
 }
@@ -178,4 +169,42 @@ pub(crate) fn chain_text(r: &VerifyReport) -> Option<String> {
             c.seconds
         )
     })
+}
+
+/// With `--backend lnt`: the line after the statistics, the LNT program's chain and whether it
+/// is the native engine's.
+pub(crate) fn lnt_chain_text(r: &VerifyReport) -> Option<String> {
+    let p = r.probabilities.as_ref()?;
+    let Some(c) = &p.lnt else {
+        return Some(
+            "probabilities: not computed, the run was stopped before the LNT program's chain was explored whole".into(),
+        );
+    };
+    let mut s = format!(
+        "probabilities on the LNT program's chain: {} ({} initial), {}, explored in {:.2} s; computed in {:.2} s",
+        plural(c.states as usize, "state", "states"),
+        c.initial_states,
+        plural(p.chain.entries as usize, "entry", "entries"),
+        p.chain.build_seconds,
+        p.chain.seconds
+    );
+    if c.same_distribution {
+        s += "; the same distribution as the native engine's chain";
+    } else {
+        s += "; its distribution is not the native engine's (docs/probability.md, \"The LNT program's chain\"):";
+        if c.differing_states > 0 {
+            let _ = write!(
+                s,
+                " at {} of its states two steps of one agent of the same kind reach the same state, which the \
+                 native engine counts twice and the LNT program once;",
+                c.differing_states
+            );
+        }
+        if c.initial_differs {
+            s += " the native engine lists some initial states more than once (an initialiser repeats a value), \
+                  the LNT program each once;";
+        }
+        s += " the probabilities are those of the LNT program's chain";
+    }
+    Some(s)
 }

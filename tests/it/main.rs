@@ -91,6 +91,7 @@ mod parser_errors;
 mod parser_formulas;
 mod parser_props;
 mod probability;
+mod probability_lnt;
 mod probability_random;
 mod random_differential;
 mod reader_limits;
