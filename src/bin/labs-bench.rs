@@ -23,6 +23,8 @@
 //! over `LONG_RUN_SECONDS` runs once. The machine's noise is one-sided (a run is slowed, never
 //! sped up), so the fastest run is the best estimate of the program's own speed.
 
+#[path = "bench/fairness.rs"]
+mod fairness;
 #[path = "bench/lnt_scale.rs"]
 mod lnt_scale;
 #[path = "bench/memory.rs"]
@@ -173,6 +175,7 @@ Usage: labs-bench [--quick] [--no-reduction] [--exhaustive] [--threads N] [--run
        labs-bench --reduction-table [--quick] [--threads N]
        labs-bench --memory-table [--threads N]
        labs-bench --probability-table [--quick] [--threads N]
+       labs-bench --fairness-table [--quick] [--threads N]
        labs-bench --peer spin [--n N] [--runs N] [--benchmarks DIR]
 
 Runs each instance of benchmarks/README.md in its own `labs verify --json` process (the
@@ -211,6 +214,9 @@ Options:
                      flock (free and --fair): each property's interval and width, expected
                      steps, seconds, peak memory beside `verify --exhaustive`'s, states
                      (--quick: small instances of the same systems)
+  --fairness-table   instead: --fairness weak, almost-sure (strong) next to the free check on
+                     the same space: flock 3 birds 5x5, philosophers n=7 liveness (--quick:
+                     philosophers n=5 only)
   --peer spin        instead: SPIN's BFS (1 and 2 cores) on benchmarks/peers/philosophers.pml
                      and labs (1 and 2 threads) on philosophers.labs, same instance; checks
                      the state counts are equal; exits with 2 without `spin` or `cc`
@@ -228,6 +234,7 @@ struct Options {
     reduction_table: bool,
     memory_table: bool,
     probability_table: bool,
+    fairness_table: bool,
     no_reduction: bool,
     /// `--exhaustive`: every state explored, even where a violation decides earlier.
     exhaustive: bool,
@@ -254,6 +261,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
         reduction_table: false,
         memory_table: false,
         probability_table: false,
+        fairness_table: false,
         no_reduction: false,
         exhaustive: false,
         threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -275,6 +283,7 @@ fn options(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, St
             "--reduction-table" => o.reduction_table = true,
             "--memory-table" => o.memory_table = true,
             "--probability-table" => o.probability_table = true,
+            "--fairness-table" => o.fairness_table = true,
             "--no-reduction" => o.no_reduction = true,
             "--exhaustive" => o.exhaustive = true,
             "--threads" => {
@@ -358,6 +367,8 @@ fn main() {
         memory::memory_table(&labs_binary(), o.threads)
     } else if o.probability_table {
         probability::probability_table(&labs_binary(), o.threads, o.quick)
+    } else if o.fairness_table {
+        fairness::fairness_table(&labs_binary(), o.threads, o.quick)
     } else {
         let labs = labs_binary();
         if !labs.exists() {

@@ -25,6 +25,7 @@ mod backend_agreement;
 mod backend_options;
 mod behaviour;
 mod bench_cli;
+mod bench_fairness;
 mod bench_peer;
 mod cadp_driver;
 mod cli;
