@@ -36,10 +36,39 @@ pub struct Net {
     pub tree: TNode,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A leaf's local state at a choice point: its control node and its live variables. Shared
+/// (the variables behind one reference count) and hashed once, when made: the states of a
+/// network repeat each leaf state many times, and copying, hashing and comparing them is what
+/// numbering the network's states costs.
+#[derive(Clone, Debug)]
 pub struct LeafState {
     pub(crate) node: u32,
-    pub(crate) env: Env,
+    pub(crate) env: Arc<[Option<Value>]>,
+    hash: u64,
+}
+
+impl LeafState {
+    pub(crate) fn new(node: u32, env: Env) -> LeafState {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        node.hash(&mut h);
+        env.hash(&mut h);
+        LeafState { node, env: env.into(), hash: h.finish() }
+    }
+}
+
+impl PartialEq for LeafState {
+    fn eq(&self, other: &LeafState) -> bool {
+        self.hash == other.hash && self.node == other.node && self.env == other.env
+    }
+}
+
+impl Eq for LeafState {}
+
+impl std::hash::Hash for LeafState {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 pub(crate) type SysState = Vec<LeafState>;
@@ -377,14 +406,14 @@ impl<'a> Explorer<'a> {
                 *v = None;
             }
         }
-        Ok(LeafState { node, env })
+        Ok(LeafState::new(node, env))
     }
 
     /// The communications a leaf can take from a stable state (through `alt`, `any`, …).
     fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<(u32, Env)>> {
         let cp = self.net.leaves[leaf].proc.clone();
         let mut out = vec![];
-        let mut stack = vec![(st.node, st.env.clone())];
+        let mut stack = vec![(st.node, st.env.to_vec())];
         let mut n = 0u64;
         while let Some((node, mut env)) = stack.pop() {
             n += 1;
@@ -431,7 +460,7 @@ impl<'a> Explorer<'a> {
                 _ => {
                     let s = self.advance(leaf, node, env)?;
                     // advance stops at a choice point; do not clear dead variables here
-                    stack.push((s.node, s.env));
+                    stack.push((s.node, s.env.to_vec()));
                 }
             }
         }
