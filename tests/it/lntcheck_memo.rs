@@ -21,7 +21,7 @@ fn program(text: &str, externs: &[String], fair: bool, dialect: Dialect) -> Opti
 
 #[test]
 fn benchmarks_agree() {
-    for (file, externs) in [("leader.labs", "n=3"), ("philosophers.labs", "n=3"), ("twophase.labs", "workers=1")] {
+    for (file, externs) in [("leader.labs", "n=3"), ("philosophers.labs", "n=3"), ("leader.labs", "n=4")] {
         let text = std::fs::read_to_string(bench(file)).unwrap();
         for fair in [false, true] {
             let src = program(&text, &[externs.to_string()], fair, Dialect::V2025).expect("the benchmark loads");
