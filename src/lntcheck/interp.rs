@@ -854,7 +854,7 @@ const AHEAD: usize = 128;
 /// States are numbered in breadth-first order whatever `opts.threads`: successors are
 /// computed on the threads ahead of the numbering, which takes them in state order on this
 /// thread (an error is the one the first failing state gives, as in a sequential run).
-pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, StateStore)> {
+pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, StateStore<LeafState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
     let mut explorers: Vec<Explorer> = (0..opts.threads.max(1)).map(|_| Explorer::new(p, net)).collect();
     let init = explorers[0].initial()?;

@@ -18,7 +18,7 @@ test_visible_mod!(reduce);
 mod refine;
 pub(crate) mod sem;
 test_visible_mod!(simulate);
-pub mod store;
+pub(crate) mod store;
 pub mod svl;
 mod verify;
 

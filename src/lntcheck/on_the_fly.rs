@@ -165,7 +165,7 @@ pub(crate) struct ProgramLts<'p> {
     file: String,
     prog: &'p Program,
     explorer: Explorer<'p>,
-    states: StateStore,
+    states: StateStore<interp::LeafState>,
     /// Per state, its edges once expanded.
     succ: Vec<Option<Edges>>,
     labels: Vec<String>,

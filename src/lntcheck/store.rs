@@ -3,7 +3,6 @@
 //! numbers in a single flat vector, and open-addressing indexes of numbers (no key stored twice,
 //! no allocation per system state).
 
-use super::interp::{LeafState, SysState};
 use rustc_hash::FxHasher;
 use std::hash::{Hash, Hasher};
 
@@ -74,14 +73,13 @@ fn hash_of<T: Hash + ?Sized>(x: &T) -> u64 {
 }
 
 /// One leaf's local states, each stored once, numbered in the order met.
-#[derive(Default)]
-struct LeafStates {
-    states: Vec<LeafState>,
+struct LeafStates<L> {
+    states: Vec<L>,
     index: Index,
 }
 
-impl LeafStates {
-    fn number(&mut self, s: &LeafState) -> u32 {
+impl<L: Hash + Eq + Clone> LeafStates<L> {
+    fn number(&mut self, s: &L) -> u32 {
         let fresh = self.states.len() as u32;
         let states = &self.states;
         let (id, new) = self.index.find_or_insert(
@@ -98,8 +96,8 @@ impl LeafStates {
 }
 
 /// The system states met so far, numbered in the order met (0 the first).
-pub struct StateStore {
-    leaves: Vec<LeafStates>,
+pub struct StateStore<L> {
+    leaves: Vec<LeafStates<L>>,
     /// Row `i` (`width` numbers from `i * width`): state `i`'s leaf-state numbers.
     rows: Vec<u32>,
     width: usize,
@@ -108,12 +106,12 @@ pub struct StateStore {
     row: Vec<u32>,
 }
 
-impl StateStore {
+impl<L: Hash + Eq + Clone> StateStore<L> {
     /// A store holding `initial` as state 0.
-    pub(crate) fn new(initial: &SysState) -> StateStore {
+    pub(crate) fn new(initial: &[L]) -> StateStore<L> {
         let width = initial.len();
         let mut s = StateStore {
-            leaves: (0..width).map(|_| LeafStates::default()).collect(),
+            leaves: (0..width).map(|_| LeafStates { states: vec![], index: Index::default() }).collect(),
             rows: vec![],
             width,
             index: Index::default(),
@@ -125,7 +123,7 @@ impl StateStore {
     }
 
     /// The number of `st`, and whether it was new.
-    pub(crate) fn number(&mut self, st: &SysState) -> (u32, bool) {
+    pub(crate) fn number(&mut self, st: &[L]) -> (u32, bool) {
         debug_assert_eq!(st.len(), self.width);
         self.row.clear();
         for (k, l) in st.iter().enumerate() {
@@ -144,7 +142,7 @@ impl StateStore {
     }
 
     /// State `i` (a copy of its leaves' states).
-    pub(crate) fn get(&self, i: u32) -> SysState {
+    pub(crate) fn get(&self, i: u32) -> Vec<L> {
         let w = self.width;
         self.rows[i as usize * w..(i as usize + 1) * w]
             .iter()
