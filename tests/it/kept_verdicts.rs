@@ -94,9 +94,9 @@ fn the_time_limit_keeps_the_verdicts_decided() {
 
 #[test]
 fn the_memory_bound_keeps_the_verdicts_decided() {
-    // labs starts within about 30 MiB; Slow's LTS needs far more.
+    // labs starts within about 20 MiB; Slow's LTS needs far more.
     let (s, tmp) = (spec(), scratch_tmp());
-    let o = on_the_fly(&s, &tmp, &["--memory", "150", "--timeout", "120", "--json"]).output().unwrap();
+    let o = on_the_fly(&s, &tmp, &["--memory", "60", "--timeout", "120", "--json"]).output().unwrap();
     assert_kept(&o, "memory");
     assert!(leftovers(&tmp).is_empty(), "{:?}", leftovers(&tmp));
 }
