@@ -19,6 +19,7 @@ test_visible_mod!(reduce);
 mod refine;
 pub(crate) mod sem;
 test_visible_mod!(simulate);
+pub(crate) mod store;
 pub mod svl;
 mod verify;
 

@@ -3,7 +3,7 @@
 //! removes its temporary working directory (or keeps `--keep-files`, named in the output).
 //! The spec puts first a property the on-the-fly workflow decides within a few hundred states
 //! (`Quick`, violated: the native engine's verdict, checked here too) before one that needs the
-//! whole LTS of leader n=5 (`Slow`, tens of seconds and hundreds of MiB).
+//! whole LTS of leader n=8 (`Slow`, over a million program states).
 
 use crate::fixtures::{self, BENCH, stderr};
 use crate::scratch::Scratch;
@@ -23,7 +23,7 @@ fn spec() -> Scratch {
 
 fn on_the_fly(spec: &Scratch, tmp: &Scratch, extra: &[&str]) -> Command {
     let mut c = fixtures::labs_command();
-    c.args(["verify", spec.as_str(), "n=5", "--backend", "lnt", "--workflow", "on-the-fly"])
+    c.args(["verify", spec.as_str(), "n=8", "--backend", "lnt", "--workflow", "on-the-fly"])
         .args(extra)
         .env("CADP_TMP", &**tmp);
     c
@@ -72,7 +72,7 @@ fn assert_kept(o: &Output, stop: &str) {
 #[test]
 fn quick_is_violated_natively() {
     let s = spec();
-    let o = fixtures::labs(&["verify", s.as_str(), "n=5", "--property", "Quick", "--json"]);
+    let o = fixtures::labs(&["verify", s.as_str(), "n=8", "--property", "Quick", "--json"]);
     assert_eq!(verdicts(&json(&o)).0, [("Quick".into(), "violated".into())]);
 }
 
@@ -94,9 +94,9 @@ fn the_time_limit_keeps_the_verdicts_decided() {
 
 #[test]
 fn the_memory_bound_keeps_the_verdicts_decided() {
-    // labs starts within about 30 MiB; Slow's LTS needs hundreds.
+    // labs starts within about 20 MiB; Slow's LTS needs far more.
     let (s, tmp) = (spec(), scratch_tmp());
-    let o = on_the_fly(&s, &tmp, &["--memory", "150", "--timeout", "120", "--json"]).output().unwrap();
+    let o = on_the_fly(&s, &tmp, &["--memory", "60", "--timeout", "120", "--json"]).output().unwrap();
     assert_kept(&o, "memory");
     assert!(leftovers(&tmp).is_empty(), "{:?}", leftovers(&tmp));
 }

@@ -72,6 +72,7 @@ mod lnt_remote_reads;
 mod lntcheck_case;
 mod lntcheck_checker;
 mod lntcheck_diff;
+mod lntcheck_memo;
 mod lntcheck_reduce;
 mod lntcheck_simulate;
 mod lntcheck_svl;
