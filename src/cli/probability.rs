@@ -73,7 +73,7 @@ pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
 pub(crate) fn cadp_refused() -> Failure {
     Failure::new(
         exit::USAGE,
-        "`--probability` applies to the native engine (--backend native), not to --backend cadp: CADP's \
+        "`--probability` applies to the native engine and to --backend lnt, not to --backend cadp: CADP's \
          Markov-chain tools (bcg_transient, bcg_steady) read a model with rates, which labs does not emit \
          (docs/probability.md says how to build one by hand)"
             .to_string(),

@@ -116,17 +116,23 @@ impl Product<'_> {
     fn each_out(&self, i: u32, buf: &mut Vec<(u32, u64)>, f: &mut dyn FnMut(u32, u64, u64)) {
         let x = self.node[i as usize];
         let (s, q) = ((x / self.k) as u32, (x % self.k) as u32);
-        buf.clear();
-        (self.succ)(s, buf);
-        if buf.is_empty() {
-            buf.push((s, 0));
-        }
+        out_edges(self.succ, s, buf);
         let k = self.k;
         self.aut.transitions(q, &|a| self.bits[a][s as usize], &mut |nq, acc| {
             for &(t, who) in buf.iter() {
                 f(self.index[(t as u64 * k + nq as u64) as usize], acc, who);
             }
         });
+    }
+}
+
+/// The successors of `s` with the agents that step to each, into `buf`; a deadlock repeats
+/// its state, and nothing steps.
+fn out_edges(succ: &Succ, s: u32, buf: &mut Vec<(u32, u64)>) {
+    buf.clear();
+    succ(s, buf);
+    if buf.is_empty() {
+        buf.push((s, 0));
     }
 }
 
@@ -165,11 +171,7 @@ fn product<'a>(
         }
         let x = p.node[head];
         let (s, q) = ((x / k) as u32, (x % k) as u32);
-        targets.clear();
-        succ(s, &mut targets);
-        if targets.is_empty() {
-            targets.push((s, 0));
-        }
+        out_edges(succ, s, &mut targets);
         let mut live = false;
         let (index, node, parent) = (&mut p.index, &mut p.node, &mut p.parent);
         aut.transitions(q, &|a| bits[a][s as usize], &mut |nq, _| {
