@@ -146,6 +146,9 @@ pub(crate) enum StatsDoc {
 #[derive(Serialize)]
 pub(crate) struct ProbabilityRunDoc {
     pub(crate) chain: crate::engine::probability::ChainStats,
+    /// `--backend lnt`: the LNT program's chain, and whether it is the native engine's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) lnt: Option<crate::engine::probability::LntChain>,
 }
 
 /// `--probability`: one property's figures (docs/json.md, "Probabilities").
@@ -274,7 +277,10 @@ impl<'a> VerifyDoc<'a> {
             stopped: r.stopped,
             lnt: None,
             cadp: None,
-            probability: r.probabilities.as_ref().map(|p| ProbabilityRunDoc { chain: p.chain.clone() }),
+            probability: r
+                .probabilities
+                .as_ref()
+                .map(|p| ProbabilityRunDoc { chain: p.chain.clone(), lnt: p.lnt.clone() }),
         }
     }
 }

@@ -219,6 +219,10 @@ enum Command {
         /// probabilities, relative for expected steps; default 1e-6)
         #[arg(long, value_name = "E", requires = "probability", value_parser = probability::parse_precision)]
         precision: Option<f64>,
+        /// With --probability and --report: the simulation runs (seed 0) whose estimate the
+        /// report draws beside each exact curve of a finally property (default 1000; 0: none)
+        #[arg(long, value_name = "N", requires = "probability", requires = "report")]
+        estimate_runs: Option<u64>,
     },
     /// Random runs, reproducible from the seed (native engine; the LNT program with --backend lnt or cadp)
     Simulate {
@@ -577,6 +581,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             report,
             probability,
             precision,
+            estimate_runs,
         } => {
             status::set_quiet(quiet);
             if let Some(p) = &report {
@@ -584,9 +589,6 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             if probability && backend == Backend::Cadp {
                 return Err(probability::cadp_refused());
-            }
-            if probability && backend == Backend::Lnt {
-                return Err(probability::lnt_refused());
             }
             if let Some(d) = &keep_files {
                 crate::lts_backend::WorkDir::check_kept(d).map_err(|e| Failure::new(exit::USAGE, e.to_string()))?;
@@ -675,7 +677,13 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     cross_check,
                     ..Default::default()
                 };
-                let args = verify_files::FilesVerifyArgs { backend, json, workflow, report };
+                let args = verify_files::FilesVerifyArgs {
+                    backend,
+                    json,
+                    workflow,
+                    report,
+                    probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
+                };
                 return verify_files::verify_files(&loaded, loaded.name(), opts, &args);
             }
             let args = verify::VerifyArgs {
@@ -701,6 +709,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 },
                 check_analysis,
                 probability: probability.then(|| precision.unwrap_or(probability::DEFAULT_PRECISION)),
+                estimate_runs: estimate_runs.unwrap_or(probability::DEFAULT_ESTIMATE_RUNS),
             };
             verify::verify(&loaded, loaded.name(), &args)
         }

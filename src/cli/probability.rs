@@ -2,12 +2,60 @@
 //! progress line, and the refusal of `--backend cadp` (docs/probability.md).
 
 use super::{Failure, exit};
+use crate::diagnostics::plural;
 use crate::engine::VerifyReport;
 use crate::engine::probability::{Interval, Steps, SweepProgress};
 use std::fmt::Write;
 
 /// `--precision` when not given.
 pub(crate) const DEFAULT_PRECISION: f64 = 1e-6;
+
+/// `--estimate-runs` when not given: the report's estimate beside each exact curve.
+pub(crate) const DEFAULT_ESTIMATE_RUNS: u64 = 1000;
+
+/// The seed of those runs, and the confidence of the intervals drawn around their estimate.
+pub(crate) const ESTIMATE_SEED: u64 = 0;
+pub(crate) const ESTIMATE_CONFIDENCE: f64 = 0.95;
+
+/// `verify --probability --report`: the simulation estimate of each `finally` property whose
+/// exact curve the page plots, from `--estimate-runs` runs as long as the longest curve
+/// (`None` without such a curve, without runs, or after a stopped verification).
+pub(crate) fn curve_estimate(
+    l: &super::load::Loaded,
+    r: &VerifyReport,
+    fair: bool,
+    runs: u64,
+    threads: usize,
+    limits: &crate::limits::Limits,
+) -> Result<Option<crate::engine::estimate::EstimateReport>, crate::engine::EngineError> {
+    use crate::engine::estimate::{EstimateOptions, Method};
+    let Some(p) = &r.probabilities else { return Ok(None) };
+    let finally: Vec<&crate::engine::probability::PropertyProbability> = p
+        .properties
+        .iter()
+        .filter(|q| !q.within.is_empty())
+        .filter(|q| {
+            r.results
+                .iter()
+                .any(|x| x.property == q.property && matches!(x.modality.as_str(), "finally" | "eventually"))
+        })
+        .collect();
+    if finally.is_empty() || runs == 0 || r.stopped.is_some() {
+        return Ok(None);
+    }
+    let steps = finally.iter().map(|q| q.within.len() - 1).max().unwrap_or(0);
+    let opts = EstimateOptions {
+        fair,
+        steps,
+        seed: ESTIMATE_SEED,
+        properties: Some(finally.iter().map(|q| q.property.clone()).collect()),
+        // The runs asked for, whatever precision they give: their interval is drawn.
+        method: Method::Interval { epsilon: 1e-3, confidence: ESTIMATE_CONFIDENCE, max_runs: Some(runs) },
+        threads,
+        limits: limits.clone(),
+    };
+    crate::engine::estimate::estimate(&l.model, &l.behaviours, &opts).map(Some)
+}
 
 /// `--precision E`: a number in (0, 0.5].
 pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
@@ -25,19 +73,9 @@ pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
 pub(crate) fn cadp_refused() -> Failure {
     Failure::new(
         exit::USAGE,
-        "`--probability` applies to the native engine (--backend native), not to --backend cadp: CADP's \
+        "`--probability` applies to the native engine and to --backend lnt, not to --backend cadp: CADP's \
          Markov-chain tools (bcg_transient, bcg_steady) read a model with rates, which labs does not emit \
          (docs/probability.md says how to build one by hand)"
-            .to_string(),
-    )
-}
-
-/// `--probability --backend lnt`.
-pub(crate) fn lnt_refused() -> Failure {
-    Failure::new(
-        exit::USAGE,
-        "`--probability` applies to the native engine (--backend native), not to --backend lnt: the LNT \
-         interpreter's LTS is not read as a Markov chain (docs/probability.md, \"What is not computed\")"
             .to_string(),
     )
 }
@@ -131,4 +169,42 @@ pub(crate) fn chain_text(r: &VerifyReport) -> Option<String> {
             c.seconds
         )
     })
+}
+
+/// With `--backend lnt`: the line after the statistics, the LNT program's chain and whether it
+/// is the native engine's.
+pub(crate) fn lnt_chain_text(r: &VerifyReport) -> Option<String> {
+    let p = r.probabilities.as_ref()?;
+    let Some(c) = &p.lnt else {
+        return Some(
+            "probabilities: not computed, the run was stopped before the LNT program's chain was explored whole".into(),
+        );
+    };
+    let mut s = format!(
+        "probabilities on the LNT program's chain: {} ({} initial), {}, explored in {:.2} s; computed in {:.2} s",
+        plural(c.states as usize, "state", "states"),
+        c.initial_states,
+        plural(p.chain.entries as usize, "entry", "entries"),
+        p.chain.build_seconds,
+        p.chain.seconds
+    );
+    if c.same_distribution {
+        s += "; the same distribution as the native engine's chain";
+    } else {
+        s += "; its distribution is not the native engine's (docs/probability.md, \"The LNT program's chain\"):";
+        if c.differing_states > 0 {
+            let _ = write!(
+                s,
+                " at {} of its states two steps of one agent of the same kind reach the same state, which the \
+                 native engine counts twice and the LNT program once;",
+                c.differing_states
+            );
+        }
+        if c.initial_differs {
+            s += " the native engine lists some initial states more than once (an initialiser repeats a value), \
+                  the LNT program each once;";
+        }
+        s += " the probabilities are those of the LNT program's chain";
+    }
+    Some(s)
 }

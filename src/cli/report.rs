@@ -40,15 +40,17 @@ fn write(path: &Path, page: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::new(exit::BACKEND, format!("cannot write the report `{}`: {e}", path.display())))
 }
 
-/// The page of `verify`; `backend_stats` are what the back end adds to the statistics.
+/// The page of `verify`; `backend_stats` are what the back end adds to the statistics, `sim`
+/// the simulation estimate drawn beside the exact curves of `--probability`.
 pub(crate) fn write_verify(
     l: &Loaded,
     meta: &Meta,
     r: &VerifyReport,
     backend_stats: Vec<(String, String)>,
+    sim: Option<&report::Simulated>,
     path: &Path,
 ) -> Result<(), Failure> {
-    write(path, &report::verify_page(&l.model, &l.behaviours, meta, r, super::run_seconds(), backend_stats))
+    write(path, &report::verify_page_with(&l.model, &l.behaviours, meta, r, super::run_seconds(), backend_stats, sim))
 }
 
 /// The statistics of a script's LTSs for a report: the workflow, each property's query and

@@ -36,6 +36,8 @@ pub(crate) struct VerifyArgs {
     pub(crate) check_analysis: bool,
     /// `--probability`, with its precision.
     pub(crate) probability: Option<f64>,
+    /// `--estimate-runs`: the runs of the estimate the report draws beside the exact curves.
+    pub(crate) estimate_runs: u64,
 }
 
 fn progress_line(p: &Progress) {
@@ -156,11 +158,20 @@ pub(crate) fn verify(l: &Loaded, spec_name: &str, a: &VerifyArgs) -> Result<i32,
         eprintln!("warning: {}", super::bounds::stop_text(&a.limits, r));
     }
     if let Some(p) = &a.report {
+        let threads = a.workers.as_ref().map_or(1, |w| w.threads());
+        let estimate = super::probability::curve_estimate(l, &report, a.fair, a.estimate_runs, threads, &a.limits)
+            .map_err(|e| engine_failure(l, e, a.json))?;
+        let sim = estimate.as_ref().map(|e| crate::report::Simulated {
+            report: e,
+            seed: super::probability::ESTIMATE_SEED,
+            confidence: super::probability::ESTIMATE_CONFIDENCE,
+        });
         super::report::write_verify(
             l,
             &super::report::meta(l, "verify", spec_name, "native", a.fair),
             &report,
             vec![],
+            sim.as_ref(),
             p,
         )?;
     }

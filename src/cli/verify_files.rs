@@ -22,6 +22,8 @@ pub(crate) struct FilesVerifyArgs {
     pub(crate) workflow: Option<crate::lts_backend::Workflow>,
     /// `--report FILE.html`.
     pub(crate) report: Option<PathBuf>,
+    /// `--probability`, with its precision (`--backend lnt` only).
+    pub(crate) probability: Option<f64>,
 }
 
 /// Verifies by the emitted files with `a.backend` (`Lnt` or `Cadp`); `opts.workflow`,
@@ -51,6 +53,7 @@ pub(crate) fn verify_files(
     opts.source = crate::lnt::source_text(&l.file.name, &l.model);
     let cadp = a.backend == Backend::Cadp;
     let show_progress = super::status::wanted(a.json);
+    let mut script_stopped = true;
     let report = if cadp {
         if show_progress {
             opts.progress = Some(std::sync::Arc::new(|line: &str| eprintln!("cadp: {line}")));
@@ -67,8 +70,16 @@ pub(crate) fn verify_files(
         }
         let report = crate::lntcheck::verify(&l.model, &l.behaviours, &analysis, &opts);
         super::status::clear();
-        report.map_err(|e| lnt_failure(l, e, a.json))?
+        let mut report = report.map_err(|e| lnt_failure(l, e, a.json))?;
+        script_stopped = report.verify.stopped.is_some();
+        if let Some(precision) = a.probability {
+            lnt_probabilities(l, &analysis, &opts, precision, show_progress, a.report.is_some(), &mut report)
+                .map_err(|e| super::verify::engine_failure(l, e, a.json))?;
+        }
+        report
     };
+    // A stop after the script: while the probabilities were computed.
+    let in_probabilities = report.verify.stopped.is_some() && !script_stopped;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -80,10 +91,15 @@ pub(crate) fn verify_files(
     if a.json {
         super::json::print_pretty(&json_doc(l, spec_name, &opts, &report, cadp));
     } else {
-        out!("{}", text(l, &report, cadp));
+        out!("{}", text(l, &report, cadp, a.probability.unwrap_or(0.0), in_probabilities));
     }
     if let (Some(r), false) = (report.verify.stopped, cadp) {
-        eprintln!("warning: {} while {} ran", super::bounds::stop_text(&opts.limits, r), report.script);
+        let phase = if in_probabilities {
+            "the probabilities were computed".to_string()
+        } else {
+            format!("{} ran", report.script)
+        };
+        eprintln!("warning: {} while {phase}", super::bounds::stop_text(&opts.limits, r));
     }
     if let Some(p) = &a.report {
         let meta = super::report::meta(l, "verify", spec_name, backend, opts.fair);
@@ -93,9 +109,52 @@ pub(crate) fn verify_files(
             format!("{} ({})", report.workflow.as_str(), report.script)
         };
         let stats = super::report::lts_stats(workflow, &report);
-        super::report::write_verify(l, &meta, &report.verify, stats, p)?;
+        super::report::write_verify(l, &meta, &report.verify, stats, None, p)?;
     }
     Ok(verify_exit_code(&report.verify))
+}
+
+/// `--probability` with `--backend lnt`: the probabilities on the chain of the emitted LNT
+/// program, run by the interpreter (docs/probability.md, "The LNT program's chain"); a stop
+/// while they are computed is the run's stop.
+fn lnt_probabilities(
+    l: &Loaded,
+    analysis: &crate::analysis::values::ValueAnalysis,
+    opts: &Options,
+    precision: f64,
+    show_progress: bool,
+    curve: bool,
+    report: &mut Report,
+) -> Result<(), crate::engine::EngineError> {
+    let src = crate::lntcheck::backend::emit_lnt(
+        &l.model,
+        &l.behaviours,
+        analysis,
+        &l.stem(),
+        opts.fair,
+        crate::lnt::Dialect::FALLBACK,
+    )
+    .map_err(|e| crate::engine::EngineError::Internal(e.to_string()))?;
+    let popts = crate::engine::probability::ProbabilityOptions {
+        precision,
+        curve,
+        progress: if show_progress { Some(std::sync::Arc::new(super::probability::progress_line)) } else { None },
+    };
+    let progress = if show_progress { opts.phase_progress.as_ref() } else { None };
+    let p = crate::lntcheck::probability::probabilities(
+        &l.model,
+        &l.behaviours,
+        &src,
+        &opts.properties,
+        opts.fair,
+        &opts.limits,
+        &popts,
+        progress,
+    );
+    super::status::clear();
+    report.verify.probabilities = Some(p?);
+    report.verify.stopped = report.verify.stopped.or(opts.limits.stopped());
+    Ok(())
 }
 
 /// One line of progress of labs's interpreters, rewritten in place (as the native engine's):
@@ -147,8 +206,8 @@ fn json_doc<'a>(l: &'a Loaded, spec_name: &'a str, opts: &Options, r: &'a Report
 
 /// The verdicts and counterexamples as the native back end prints them; the statistics are
 /// those of the script's LTSs (not LAbS states: the reductions merge them).
-fn text(l: &Loaded, r: &Report, cadp: bool) -> String {
-    let mut s = results_text(l, &r.verify, 0.0);
+fn text(l: &Loaded, r: &Report, cadp: bool, precision: f64, in_probabilities: bool) -> String {
+    let mut s = results_text(l, &r.verify, precision);
     if cadp {
         let _ = write!(s, "\nCADP, {} workflow: ", r.workflow.as_str());
     } else {
@@ -174,7 +233,16 @@ fn text(l: &Loaded, r: &Report, cadp: bool) -> String {
     if let Some(d) = &r.kept_files {
         let _ = writeln!(s, "files kept in {}", d.display());
     }
-    if let Some(stop) = r.verify.stopped {
+    if let Some(c) = super::probability::lnt_chain_text(&r.verify) {
+        let _ = writeln!(s, "{c}");
+    }
+    if let (Some(stop), true) = (r.verify.stopped, in_probabilities) {
+        let _ = writeln!(
+            s,
+            "probabilities stopped early: {}; the intervals printed are the ones reached, wider than --precision",
+            super::bounds::reason_text(stop)
+        );
+    } else if let Some(stop) = r.verify.stopped {
         let who = if cadp { "CADP" } else { "the script" };
         let _ = writeln!(
             s,

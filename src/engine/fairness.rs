@@ -25,7 +25,9 @@
 use super::check::Cex;
 use super::explore::{Graph, NO_PARENT};
 use super::ltl::Automaton;
+use super::par::Workers;
 use super::path::{Trace, TraceStep};
+use super::state::hash_bytes;
 use super::step::{Event, RuntimeError, Stepper, Work};
 use crate::limits::Limits;
 use rustc_hash::FxHashMap;
@@ -82,43 +84,81 @@ pub(crate) enum FairOutcome {
     Unknown(Option<String>),
 }
 
-/// The reachable part of the product of the graph with an automaton, its edges kept.
-struct Product {
+/// The reachable part of the product of the graph with an automaton: its nodes, in
+/// breadth-first order, and their breadth-first parents; its edges are computed again from the
+/// graph's successors and the automaton's transitions wherever they are read, so that the
+/// product costs a few words per node and nothing per edge.
+struct Product<'a> {
     /// Product node of each index (`state · k + automaton state`), in breadth-first order.
     node: Vec<u64>,
     parent: Vec<u32>,
-    start: Vec<usize>,
-    /// (target index, acceptance bits, agents).
-    edges: Vec<(u32, u64, u64)>,
+    /// The index of each product node (`NONE`: not reached).
+    index: Vec<u32>,
     /// Whether the node's state has a satisfied transition of the automaton (otherwise its
     /// runs leave the automaton: rejected).
     live: Vec<bool>,
     k: u64,
+    succ: &'a Succ<'a>,
+    aut: &'a Automaton,
+    bits: &'a [&'a [bool]],
 }
 
-impl Product {
-    fn out(&self, i: u32) -> &[(u32, u64, u64)] {
-        &self.edges[self.start[i as usize]..self.start[i as usize + 1]]
-    }
+/// `Product::index` of a node not reached.
+const NONE: u32 = u32::MAX;
+
+impl Product<'_> {
     fn state(&self, i: u32) -> u32 {
         (self.node[i as usize] / self.k) as u32
     }
+
+    /// The edges out of node `i`: `f(target index, acceptance bits, agents)`; `buf` is
+    /// scratch. A deadlock repeats forever, and nothing is enabled in it.
+    fn each_out(&self, i: u32, buf: &mut Vec<(u32, u64)>, f: &mut dyn FnMut(u32, u64, u64)) {
+        let x = self.node[i as usize];
+        let (s, q) = ((x / self.k) as u32, (x % self.k) as u32);
+        out_edges(self.succ, s, buf);
+        let k = self.k;
+        self.aut.transitions(q, &|a| self.bits[a][s as usize], &mut |nq, acc| {
+            for &(t, who) in buf.iter() {
+                f(self.index[(t as u64 * k + nq as u64) as usize], acc, who);
+            }
+        });
+    }
 }
 
-fn product(
+/// The successors of `s` with the agents that step to each, into `buf`; a deadlock repeats
+/// its state, and nothing steps.
+fn out_edges(succ: &Succ, s: u32, buf: &mut Vec<(u32, u64)>) {
+    buf.clear();
+    succ(s, buf);
+    if buf.is_empty() {
+        buf.push((s, 0));
+    }
+}
+
+fn product<'a>(
+    states: usize,
     initial: usize,
-    succ: &Succ,
-    aut: &Automaton,
-    bits: &[&[bool]],
+    succ: &'a Succ<'a>,
+    aut: &'a Automaton,
+    bits: &'a [&'a [bool]],
     stopped: &dyn Fn() -> bool,
-) -> Option<Product> {
+) -> Option<Product<'a>> {
     let k = aut.states() as u64;
-    let mut index: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
-    let mut p = Product { node: vec![], parent: vec![], start: vec![0], edges: vec![], live: vec![], k };
+    let mut p = Product {
+        node: vec![],
+        parent: vec![],
+        index: vec![NONE; states * k as usize],
+        live: vec![],
+        k,
+        succ,
+        aut,
+        bits,
+    };
     for s in 0..initial as u64 {
         let x = s * k;
-        if let std::collections::hash_map::Entry::Vacant(e) = index.entry(x) {
-            e.insert(p.node.len() as u32);
+        if p.index[x as usize] == NONE {
+            p.index[x as usize] = p.node.len() as u32;
             p.node.push(x);
             p.parent.push(NO_PARENT);
         }
@@ -131,30 +171,21 @@ fn product(
         }
         let x = p.node[head];
         let (s, q) = ((x / k) as u32, (x % k) as u32);
-        targets.clear();
-        succ(s, &mut targets);
-        if targets.is_empty() {
-            // A deadlock repeats forever, and nothing is enabled in it.
-            targets.push((s, 0));
-        }
+        out_edges(succ, s, &mut targets);
         let mut live = false;
-        let mut found = Vec::new();
-        aut.transitions(q, &|a| bits[a][s as usize], &mut |nq, acc| {
+        let (index, node, parent) = (&mut p.index, &mut p.node, &mut p.parent);
+        aut.transitions(q, &|a| bits[a][s as usize], &mut |nq, _| {
             live = true;
-            for &(t, who) in &targets {
-                found.push((t as u64 * k + nq as u64, acc, who));
+            for &(t, _) in &targets {
+                let y = t as u64 * k + nq as u64;
+                if index[y as usize] == NONE {
+                    index[y as usize] = node.len() as u32;
+                    node.push(y);
+                    parent.push(head as u32);
+                }
             }
         });
         p.live.push(live);
-        for (y, acc, who) in found {
-            let j = *index.entry(y).or_insert_with(|| {
-                p.node.push(y);
-                p.parent.push(head as u32);
-                (p.node.len() - 1) as u32
-            });
-            p.edges.push((j, acc, who));
-        }
-        p.start.push(p.edges.len());
         head += 1;
     }
     Some(p)
@@ -168,6 +199,7 @@ fn product(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     notion: Fairness,
+    states: usize,
     initial: usize,
     succ: &Succ,
     enabled: &(dyn Fn(u32) -> u64 + Sync),
@@ -179,97 +211,114 @@ pub(crate) fn check(
     if notion == Fairness::AlmostSure {
         assert!(aut.deterministic(), "almost-sure reads a deterministic automaton");
     }
-    let Some(p) = product(initial, succ, aut, bits, stopped) else { return FairOutcome::Unknown(None) };
+    let Some(p) = product(states, initial, succ, aut, bits, stopped) else { return FairOutcome::Unknown(None) };
     let all = aut.all();
     let m = p.node.len();
     let en = |i: u32| enabled(p.state(i));
     // The fair component nearest to an initial node (its least breadth-first index).
     let mut found: Option<Vec<u32>> = None;
-    let mut alive = vec![false; m];
-    let mut work: Vec<Vec<u32>> = vec![(0..m as u32).collect()];
+    // The nodes of the set searched (at first every node), and the component each node was
+    // last completed in (a stamp per component).
+    let mut alive = vec![true; m];
+    let mut mark = vec![NONE; m];
+    let mut stamp = 0u32;
+    let (mut buf_search, mut buf_comp) = (Vec::new(), Vec::new());
+    // `None`: every node.
+    let mut work: Vec<Option<Vec<u32>>> = vec![None];
     while let Some(set) = work.pop() {
         if stopped() {
             return FairOutcome::Unknown(None);
         }
-        for &v in &set {
-            alive[v as usize] = true;
-        }
-        let comp = super::scc::components(m, set.iter().copied(), |v, f| {
-            for &(w, _, _) in p.out(v) {
-                if alive[w as usize] {
-                    f(w);
-                }
+        if let Some(set) = &set {
+            for &v in set {
+                alive[v as usize] = true;
             }
-        })
-        .comp;
-        let mut groups: rustc_hash::FxHashMap<u32, Vec<u32>> = rustc_hash::FxHashMap::default();
-        for &v in &set {
-            groups.entry(comp[v as usize]).or_default().push(v);
         }
-        for &v in &set {
-            alive[v as usize] = false;
-        }
-        for (c, members) in groups {
-            let (mut acc, mut steps, mut cyclic, mut bottom) = (0u64, 0u64, false, true);
-            let (mut en_or, mut en_and) = (0u64, u64::MAX);
-            for &v in &members {
-                let e = en(v);
-                en_or |= e;
-                en_and &= e;
-                bottom &= p.live[v as usize];
-                for &(w, a, who) in p.out(v) {
-                    if comp[w as usize] == c {
-                        acc |= a;
-                        steps |= who;
-                        cyclic = true;
-                    } else {
-                        bottom = false;
+        let roots: Box<dyn Iterator<Item = u32>> = match &set {
+            None => Box::new(0..m as u32),
+            Some(s) => Box::new(s.iter().copied()),
+        };
+        let mut refine: Vec<Vec<u32>> = Vec::new();
+        super::scc::components_noting(
+            m,
+            roots,
+            |v, f| {
+                p.each_out(v, &mut buf_search, &mut |w, _, _| {
+                    if alive[w as usize] {
+                        f(w)
                     }
+                })
+            },
+            |members| {
+                stamp += 1;
+                for &v in members {
+                    mark[v as usize] = stamp;
                 }
-            }
-            if accepts_formula {
-                // The automaton of the formula itself (deterministic): a run that reaches a
-                // bottom component missing an acceptance set, or a node where the automaton
-                // has no transition, violates it, with positive probability.
-                let dead = members.iter().copied().find(|&v| !p.live[v as usize]);
-                let entry = match dead {
-                    Some(v) => Some(vec![v]),
-                    None if bottom && cyclic && acc & all != all => Some(members.clone()),
-                    None => None,
-                };
-                if let Some(mut e) = entry {
+                let (mut acc, mut steps, mut cyclic, mut bottom) = (0u64, 0u64, false, true);
+                let (mut en_or, mut en_and) = (0u64, u64::MAX);
+                for &v in members {
+                    let e = en(v);
+                    en_or |= e;
+                    en_and &= e;
+                    bottom &= p.live[v as usize];
+                    p.each_out(v, &mut buf_comp, &mut |w, a, who| {
+                        if mark[w as usize] == stamp {
+                            acc |= a;
+                            steps |= who;
+                            cyclic = true;
+                        } else {
+                            bottom = false;
+                        }
+                    });
+                }
+                let mut keep = |mut e: Vec<u32>| {
                     e.sort_unstable();
                     if found.as_ref().is_none_or(|f| e[0] < f[0]) {
                         found = Some(e);
                     }
-                }
-                continue;
-            }
-            if !cyclic || acc & all != all {
-                continue;
-            }
-            let fair = match notion {
-                Fairness::Weak => en_and & !steps == 0,
-                Fairness::Strong => {
-                    let starved = en_or & !steps;
-                    if starved != 0 {
-                        let rest: Vec<u32> = members.iter().copied().filter(|&v| en(v) & starved == 0).collect();
-                        if !rest.is_empty() {
-                            work.push(rest);
-                        }
+                };
+                if accepts_formula {
+                    // The automaton of the formula itself (deterministic): a run that reaches a
+                    // bottom component missing an acceptance set, or a node where the automaton
+                    // has no transition, violates it, with positive probability.
+                    match members.iter().copied().find(|&v| !p.live[v as usize]) {
+                        Some(v) => keep(vec![v]),
+                        None if bottom && cyclic && acc & all != all => keep(members.to_vec()),
+                        None => {}
                     }
-                    starved == 0
+                    return;
                 }
-                Fairness::AlmostSure => bottom,
-            };
-            if fair {
-                let mut members = members;
-                members.sort_unstable();
-                if found.as_ref().is_none_or(|f| members[0] < f[0]) {
-                    found = Some(members);
+                if !cyclic || acc & all != all {
+                    return;
+                }
+                let fair = match notion {
+                    Fairness::Weak => en_and & !steps == 0,
+                    Fairness::Strong => {
+                        let starved = en_or & !steps;
+                        if starved != 0 {
+                            let rest: Vec<u32> = members.iter().copied().filter(|&v| en(v) & starved == 0).collect();
+                            if !rest.is_empty() {
+                                refine.push(rest);
+                            }
+                        }
+                        starved == 0
+                    }
+                    Fairness::AlmostSure => bottom,
+                };
+                if fair {
+                    keep(members.to_vec());
+                }
+            },
+        );
+        match &set {
+            None => alive.fill(false),
+            Some(set) => {
+                for &v in set {
+                    alive[v as usize] = false;
                 }
             }
         }
+        work.extend(refine.into_iter().map(Some));
     }
     let Some(members) = found else { return FairOutcome::Holds };
     let entry = members[0];
@@ -361,6 +410,7 @@ fn fair_loop(
         need &= en(entry);
     }
     let mut cycle = vec![entry];
+    let (mut outs, mut buf) = (Vec::new(), Vec::new());
     let mut actors: Vec<Option<usize>> = vec![];
     let mut cur = entry;
     let take = |need: &mut u64, need_acc: &mut u64, acc: u64, who: u64| -> Option<usize> {
@@ -386,7 +436,9 @@ fn fair_loop(
         seen.insert(cur);
         let mut goal: Option<(u32, u32, u64, u64)> = None;
         'bfs: while let Some(u) = queue.pop_front() {
-            for &(w, acc, who) in p.out(u) {
+            outs.clear();
+            p.each_out(u, &mut buf, &mut |w, acc, who| outs.push((w, acc, who)));
+            for &(w, acc, who) in &outs {
                 if !inside(w) {
                     continue;
                 }
@@ -476,51 +528,72 @@ pub(crate) struct Labelled {
 
 impl Labelled {
     /// `None` when the run's limits stop it (or a step fails, which the exploration would
-    /// have reported first).
-    pub(crate) fn of(stepper: &Stepper, g: &Graph, limits: &Limits) -> Option<Labelled> {
+    /// have reported first). Each state's successors are computed again in the stored form,
+    /// agent by agent, and looked up in the store; blocks of states on all the workers.
+    pub(crate) fn of(stepper: &Stepper, g: &Graph, workers: &Workers, limits: &Limits) -> Option<Labelled> {
+        const CHUNK: usize = 4096;
         let n = g.states();
-        let mut ids: FxHashMap<Vec<i32>, u32> = FxHashMap::default();
-        ids.reserve(n);
-        for i in 0..n as u32 {
-            ids.insert(g.store.get(i), i);
-        }
-        let mut l = Labelled { start: vec![0], edges: Vec::new(), enabled: Vec::with_capacity(n) };
-        let mut work = Work::default();
-        let mut st = Vec::new();
-        let mut out: Vec<(u32, u64)> = Vec::new();
-        for i in 0..n as u32 {
-            if i % 4096 == 0 && limits.stopped().is_some() {
+        let store = &g.store;
+        let (width, wb, sb) = (store.width(), store.work_bytes(), store.state_bytes());
+        let parts = workers.in_chunks(n.div_ceil(CHUNK), |c| {
+            if limits.stopped().is_some() {
                 return None;
             }
-            g.store.get_into(i, &mut st);
-            out.clear();
-            let mut missing = false;
-            stepper
-                .successors(&st, &mut work, true, &mut |e, t| {
-                    let who = 1u64 << actor(e.as_ref().expect("events asked for"));
-                    match ids.get(t) {
-                        Some(&j) => out.push((j, who)),
-                        None => missing = true,
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let (mut work, mut st, mut parent, mut encs, mut ends) = (Work::default(), vec![], vec![], vec![], vec![]);
+            let mut code = vec![0u8; sb];
+            let mut out: Vec<(u32, u64)> = Vec::new();
+            let mut part = Labelled { start: Vec::with_capacity(hi - lo), edges: vec![], enabled: vec![] };
+            for i in lo as u32..hi as u32 {
+                store.get_work(i, &mut st, &mut parent);
+                encs.clear();
+                ends.clear();
+                let k =
+                    stepper.successors_packed_by_agent(&st, &parent, width, &mut work, &mut encs, &mut ends).ok()?;
+                out.clear();
+                let mut a = 0;
+                for (j, enc) in encs.chunks_exact(wb).take(k).enumerate() {
+                    while ends[a] <= j {
+                        a += 1;
                     }
-                })
-                .ok()?;
-            if missing {
-                return None;
-            }
-            out.sort_unstable();
-            let mut en = 0;
-            for &(j, who) in &out {
-                en |= who;
-                let base = l.start[i as usize];
-                if l.edges.len() > base && l.edges[l.edges.len() - 1].0 == j {
-                    let last = l.edges.len() - 1;
-                    l.edges[last].1 |= who;
-                } else {
-                    l.edges.push((j, who));
+                    let key: &[u8] = if store.is_compact() {
+                        if !store.pack_from(&parent, i, enc, &mut code) {
+                            return None;
+                        }
+                        &code
+                    } else {
+                        enc
+                    };
+                    out.push((store.id_of(key, hash_bytes(key))?, 1u64 << a));
                 }
+                out.sort_unstable();
+                let (base, mut en) = (part.edges.len(), 0);
+                for &(j, who) in &out {
+                    en |= who;
+                    let len = part.edges.len();
+                    match part.edges.last_mut() {
+                        Some(last) if len > base && last.0 == j => last.1 |= who,
+                        _ => part.edges.push((j, who)),
+                    }
+                }
+                part.enabled.push(en);
+                part.start.push(part.edges.len());
             }
-            l.enabled.push(en);
-            l.start.push(l.edges.len());
+            Some(part)
+        });
+        let total = parts.iter().map(|p| p.as_ref().map_or(0, |p| p.edges.len())).sum();
+        let mut l = Labelled {
+            start: Vec::with_capacity(n + 1),
+            edges: Vec::with_capacity(total),
+            enabled: Vec::with_capacity(n),
+        };
+        l.start.push(0);
+        for part in parts {
+            let part = part?;
+            let base = l.edges.len();
+            l.start.extend(part.start.iter().map(|&e| base + e));
+            l.edges.extend_from_slice(&part.edges);
+            l.enabled.extend_from_slice(&part.enabled);
         }
         Some(l)
     }

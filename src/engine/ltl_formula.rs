@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A formula in negation normal form; children are ids in `Table::nodes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(super) enum Node {
+pub(crate) enum Node {
     True,
     False,
     /// Atom `i` holds (`true`) or does not.
@@ -34,8 +34,8 @@ pub(super) enum Node {
 
 /// The nodes of a formula, each interned once (children before their parents).
 #[derive(Default)]
-pub(super) struct Table {
-    pub(super) nodes: Vec<Node>,
+pub(crate) struct Table {
+    pub(crate) nodes: Vec<Node>,
     ids: HashMap<Node, u32>,
     /// Per occurrence of an atom, the first occurrence of an equal atom: the literal both
     /// read, so that the tableau sees `p ∧ ¬p` and one valuation of `p` per state.
@@ -70,7 +70,7 @@ impl Table {
 
     /// `f` (negated when `neg`) in negation normal form; atom `k` of `f.atoms()` is the
     /// literal of index `k`, or of the first occurrence of an equal atom (`for_atoms`).
-    pub(super) fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
+    pub(crate) fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next_atom: &mut usize) -> u32 {
         let n = match f {
             Ltl::Atom(_) => {
                 *next_atom += 1;

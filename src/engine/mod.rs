@@ -813,7 +813,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     };
     let labelled = match opts.fairness {
         Some(f) if f.tracks_agents() && g.complete() && props.iter().any(|p| fair_applies(p)) => {
-            fairness::Labelled::of(&stepper, &g, &opts.limits)
+            fairness::Labelled::of(&stepper, &g, &workers, &opts.limits)
         }
         _ => None,
     };
@@ -1033,7 +1033,7 @@ fn check_fair(
         }
     }
     let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
-    fairness::check(notion, g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
+    fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
 }
 
 /// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.

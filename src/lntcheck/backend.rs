@@ -174,7 +174,7 @@ pub fn explore(model: &Model, src: &str, fair: bool, max_states: Option<u64>) ->
     let mut v = labs_view(model, fair, lts, &main_gates, undef)?;
     let lay = Layout::new(model, fair);
     v.from_vars =
-        v.real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states[s as usize], undef)).collect();
+        v.real.iter().map(|&s| vars_valuation(&prog, &net, model, &lay, &states.get(s), undef)).collect();
     Ok(v)
 }
 

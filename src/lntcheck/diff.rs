@@ -197,3 +197,41 @@ pub fn differential(
     }
     Ok(r)
 }
+
+/// Explores `root` of the LNT program `src` breadth first (at most `max_states` states) with
+/// the memoising explorer of the back ends and, state by state, with the reference explorer,
+/// which computes every successor from the compiled syntax: the number of states compared, or
+/// the first state whose transitions (labels, targets, `sole` marks) or error differ.
+pub fn memo_agrees_with_reference(src: &str, root: &str, max_states: usize) -> Result<usize, String> {
+    use super::interp::{Explorer, build_net};
+    use super::store::StateStore;
+    let prog = super::load(src, None).map_err(|d| format!("load: {}", d.message))?;
+    let net = build_net(&prog, root).map_err(|d| format!("network: {}", d.message))?;
+    let (mut memo, mut reference) = (Explorer::new(&prog, &net), Explorer::reference(&prog, &net));
+    let init = memo.initial().map_err(|d| format!("initial: {}", d.message))?;
+    let mut store = StateStore::new(&init);
+    let mut i = 0u32;
+    while (i as usize) < store.len() && (i as usize) < max_states {
+        let st = store.get(i);
+        let (a, b) = (memo.successors_full(&st), reference.successors_full(&st));
+        let show = |r: &Result<Vec<super::interp::Trans>, crate::diagnostics::Located>| match r {
+            Ok(ts) => ts.iter().map(|t| format!("{} / {} sole={} -> {:?}", t.label, t.orig, t.sole, t.next)).collect(),
+            Err(d) => vec![format!("error at {:?}: {}", d.span, d.message)],
+        };
+        let (sa, sb): (Vec<String>, Vec<String>) = (show(&a), show(&b));
+        if sa != sb {
+            return Err(format!(
+                "state {i} {st:?}:\nmemoised:\n  {}\nreference:\n  {}",
+                sa.join("\n  "),
+                sb.join("\n  ")
+            ));
+        }
+        if let Ok(ts) = a {
+            for t in ts {
+                store.number(&t.next);
+            }
+        }
+        i += 1;
+    }
+    Ok(i as usize)
+}

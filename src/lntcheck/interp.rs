@@ -5,8 +5,10 @@ use super::ast::*;
 use super::eval::{Env, Ev, domain};
 use super::lts::Lts;
 use super::sem::*;
+pub use super::store::StateStore;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -34,10 +36,39 @@ pub struct Net {
     pub tree: TNode,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A leaf's local state at a choice point: its control node and its live variables. Shared
+/// (the variables behind one reference count) and hashed once, when made: the states of a
+/// network repeat each leaf state many times, and copying, hashing and comparing them is what
+/// numbering the network's states costs.
+#[derive(Clone, Debug)]
 pub struct LeafState {
     pub(crate) node: u32,
-    pub(crate) env: Env,
+    pub(crate) env: Arc<[Option<Value>]>,
+    hash: u64,
+}
+
+impl LeafState {
+    pub(crate) fn new(node: u32, env: Env) -> LeafState {
+        use std::hash::{Hash, Hasher};
+        let mut h = rustc_hash::FxHasher::default();
+        node.hash(&mut h);
+        env.hash(&mut h);
+        LeafState { node, env: env.into(), hash: h.finish() }
+    }
+}
+
+impl PartialEq for LeafState {
+    fn eq(&self, other: &LeafState) -> bool {
+        self.hash == other.hash && self.node == other.node && self.env == other.env
+    }
+}
+
+impl Eq for LeafState {}
+
+impl std::hash::Hash for LeafState {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
 }
 
 pub(crate) type SysState = Vec<LeafState>;
@@ -257,7 +288,7 @@ enum Slot {
         ty: Ty,
         set: IntervalSet,
         leaf: usize,
-        name: String,
+        name: Arc<str>,
         pos: Span,
     },
 }
@@ -275,13 +306,64 @@ pub(crate) struct Explorer<'a> {
     pub(crate) p: &'a Program,
     pub(crate) net: &'a Net,
     ev: Ev<'a>,
+    memo: Memo,
 }
+
+/// What a leaf can do from one of its local states: its ready communications, and the offers
+/// they make (computed when first asked for: an error in them is reported only if reached).
+struct LeafEntry {
+    /// Number among the entries memoised (`u32::MAX` when not memoised).
+    id: u32,
+    readies: Vec<(u32, Env)>,
+    opens: std::sync::OnceLock<R<Vec<Open>>>,
+}
+
+/// The explorer's memory of the leaves' local behaviour (`docs/lntcheck.md`, "Successor
+/// function"): a leaf's entry depends on its local state alone, and a leaf's part in a
+/// rendezvous on its entry, its ready communication and the values offered, so each is
+/// computed once and reused by every system state that contains it.
+#[derive(Default)]
+struct Memo {
+    /// Off for the reference explorer, which computes everything from the syntax each time.
+    on: bool,
+    entries: FxHashMap<(u32, LeafState), Arc<LeafEntry>>,
+    /// (entry, ready index, offered values) → the leaf's next state, `None` when its `where`
+    /// clause refuses the values.
+    fired: FxHashMap<(u32, u32, Vec<Value>), Option<LeafState>>,
+}
+
+/// Entries memoised before the memo starts again (it is a cache: a long simulation does not
+/// grow it without bound).
+const MEMO_CAP: usize = 1 << 18;
 
 const STEP_LIMIT: u64 = 10_000_000;
 
 impl<'a> Explorer<'a> {
     pub(crate) fn new(p: &'a Program, net: &'a Net) -> Explorer<'a> {
-        Explorer { p, net, ev: Ev { p, depth: 0 } }
+        Explorer { p, net, ev: Ev { p, depth: 0 }, memo: Memo { on: true, ..Memo::default() } }
+    }
+
+    /// An explorer that memoises nothing: every successor computed from the compiled syntax
+    /// of the program (the reference the memoising explorer is tested against).
+    #[cfg(feature = "test-support")]
+    pub(crate) fn reference(p: &'a Program, net: &'a Net) -> Explorer<'a> {
+        Explorer { p, net, ev: Ev { p, depth: 0 }, memo: Memo::default() }
+    }
+
+    /// The entry of leaf `leaf` in local state `st`.
+    fn entry(&mut self, leaf: usize, st: &LeafState) -> R<Arc<LeafEntry>> {
+        if !self.memo.on {
+            let readies = self.readies(leaf, st)?;
+            return Ok(Arc::new(LeafEntry { id: u32::MAX, readies, opens: Default::default() }));
+        }
+        let key = (leaf as u32, st.clone());
+        if let Some(e) = self.memo.entries.get(&key) {
+            return Ok(e.clone());
+        }
+        let readies = self.readies(leaf, st)?;
+        let e = Arc::new(LeafEntry { id: self.memo.entries.len() as u32, readies, opens: Default::default() });
+        self.memo.entries.insert(key, e.clone());
+        Ok(e)
     }
 
     fn leaf_err(&self, leaf: usize, d: Located) -> Located {
@@ -324,14 +406,14 @@ impl<'a> Explorer<'a> {
                 *v = None;
             }
         }
-        Ok(LeafState { node, env })
+        Ok(LeafState::new(node, env))
     }
 
     /// The communications a leaf can take from a stable state (through `alt`, `any`, …).
     fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<(u32, Env)>> {
         let cp = self.net.leaves[leaf].proc.clone();
         let mut out = vec![];
-        let mut stack = vec![(st.node, st.env.clone())];
+        let mut stack = vec![(st.node, st.env.to_vec())];
         let mut n = 0u64;
         while let Some((node, mut env)) = stack.pop() {
             n += 1;
@@ -378,39 +460,51 @@ impl<'a> Explorer<'a> {
                 _ => {
                     let s = self.advance(leaf, node, env)?;
                     // advance stops at a choice point; do not clear dead variables here
-                    stack.push((s.node, s.env));
+                    stack.push((s.node, s.env.to_vec()));
                 }
             }
         }
         Ok(out)
     }
 
-    fn opens(&mut self, t: &TNode, readies: &[Vec<(u32, Env)>]) -> R<Vec<Open>> {
-        Ok(match t {
-            TNode::Leaf(k) => {
-                let l = &self.net.leaves[*k];
-                let cp = l.proc.clone();
-                let mut out = vec![];
-                for (ri, (node, env)) in readies[*k].iter().enumerate() {
-                    let Node::Comm { gate, offers, .. } = &cp.nodes[*node as usize] else { continue };
-                    let g = if *gate == TAU { TAU } else { l.gmap[*gate as usize] };
-                    let mut slots = vec![];
-                    for o in offers {
-                        slots.push(match o {
-                            COffer::Send(e) => Slot::K(self.ev.eval(env, e).map_err(|d| self.leaf_err(*k, d))?),
-                            COffer::Recv { ty, bounds, name, pos, .. } => Slot::F {
-                                ty: *ty,
-                                set: self.ev.input_set(env, bounds),
-                                leaf: *k,
-                                name: name.clone(),
-                                pos: *pos,
-                            },
-                        });
-                    }
-                    out.push(Open { gate: g, orig: g, slots, parts: vec![(*k, ri)] });
-                }
-                out
+    /// The communications leaf `k` offers from its entry `e`.
+    fn leaf_opens(&mut self, k: usize, e: &LeafEntry) -> R<Vec<Open>> {
+        if let Some(o) = e.opens.get() {
+            return o.clone();
+        }
+        let o = self.compute_leaf_opens(k, &e.readies);
+        let _ = e.opens.set(o.clone());
+        o
+    }
+
+    fn compute_leaf_opens(&mut self, k: usize, readies: &[(u32, Env)]) -> R<Vec<Open>> {
+        let l = &self.net.leaves[k];
+        let cp = l.proc.clone();
+        let mut out = vec![];
+        for (ri, (node, env)) in readies.iter().enumerate() {
+            let Node::Comm { gate, offers, .. } = &cp.nodes[*node as usize] else { continue };
+            let g = if *gate == TAU { TAU } else { l.gmap[*gate as usize] };
+            let mut slots = vec![];
+            for o in offers {
+                slots.push(match o {
+                    COffer::Send(e) => Slot::K(self.ev.eval(env, e).map_err(|d| self.leaf_err(k, d))?),
+                    COffer::Recv { ty, bounds, name, pos, .. } => Slot::F {
+                        ty: *ty,
+                        set: self.ev.input_set(env, bounds),
+                        leaf: k,
+                        name: name.as_str().into(),
+                        pos: *pos,
+                    },
+                });
             }
+            out.push(Open { gate: g, orig: g, slots, parts: vec![(k, ri)] });
+        }
+        Ok(out)
+    }
+
+    fn opens(&mut self, t: &TNode, readies: &[Arc<LeafEntry>]) -> R<Vec<Open>> {
+        Ok(match t {
+            TNode::Leaf(k) => self.leaf_opens(*k, &readies[*k])?,
             TNode::Hide(gs, b) => {
                 let mut v = self.opens(b, readies)?;
                 for o in &mut v {
@@ -499,11 +593,16 @@ impl<'a> Explorer<'a> {
     /// Successors of a state with, for each, the label before hiding (the gate the leaves
     /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
     pub(crate) fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
+        if self.memo.entries.len() > MEMO_CAP {
+            self.memo.entries.clear();
+            self.memo.fired.clear();
+        }
         let mut readies = vec![];
         for (k, l) in st.iter().enumerate() {
-            readies.push(self.readies(k, l)?);
+            readies.push(self.entry(k, l)?);
         }
-        let opens = self.opens(&self.net.tree.clone(), &readies)?;
+        let net: &'a Net = self.net;
+        let opens = self.opens(&net.tree, &readies)?;
         let mut out = vec![];
         // leaves of each transition, and how many transitions each leaf takes part in
         let mut parts: Vec<Vec<usize>> = vec![];
@@ -557,31 +656,59 @@ impl<'a> Explorer<'a> {
             }
         }
         for (t, ps) in out.iter_mut().zip(&parts) {
-            t.sole = ps.iter().all(|&l| involved[l] == 1 && readies[l].len() == 1);
+            t.sole = ps.iter().all(|&l| involved[l] == 1 && readies[l].readies.len() == 1);
         }
         Ok(out)
     }
 
-    fn fire(&mut self, st: &SysState, readies: &[Vec<(u32, Env)>], o: &Open, vals: &[&Value]) -> R<Option<SysState>> {
+    fn fire(&mut self, st: &SysState, readies: &[Arc<LeafEntry>], o: &Open, vals: &[&Value]) -> R<Option<SysState>> {
         let mut next = st.clone();
         for &(leaf, ri) in &o.parts {
-            let cp = self.net.leaves[leaf].proc.clone();
-            let (node, env) = &readies[leaf][ri];
-            let Node::Comm { offers, pred, next: nx, .. } = &cp.nodes[*node as usize] else { continue };
-            let mut env = env.clone();
-            for (o, v) in offers.iter().zip(vals) {
-                if let COffer::Recv { slot, .. } = o {
-                    env[*slot as usize] = Some((*v).clone());
+            let e = &readies[leaf];
+            if !self.memo.on {
+                match self.fire_leaf(leaf, &e.readies[ri], vals)? {
+                    Some(l) => next[leaf] = l,
+                    None => return Ok(None),
                 }
+                continue;
             }
-            if let Some(pr) = pred
-                && !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?
-            {
-                return Ok(None);
+            let key = (e.id, ri as u32, vals.iter().map(|v| (*v).clone()).collect::<Vec<_>>());
+            let l = match self.memo.fired.get(&key) {
+                Some(l) => l.clone(),
+                None => {
+                    let l = self.fire_leaf(leaf, &e.readies[ri], vals)?;
+                    self.memo.fired.insert(key, l.clone());
+                    l
+                }
+            };
+            match l {
+                Some(l) => next[leaf] = l,
+                None => return Ok(None),
             }
-            next[leaf] = self.advance(leaf, *nx, env)?;
         }
         Ok(Some(next))
+    }
+
+    /// Leaf `leaf`'s next state after its ready communication `ready` with values `vals`,
+    /// `None` when its `where` clause refuses them.
+    fn fire_leaf(&mut self, leaf: usize, ready: &(u32, Env), vals: &[&Value]) -> R<Option<LeafState>> {
+        let cp = self.net.leaves[leaf].proc.clone();
+        let (node, env) = ready;
+        let Node::Comm { offers, pred, next: nx, .. } = &cp.nodes[*node as usize] else {
+            return Err(self.leaf_err(leaf, Located::new(Span::default(), "a ready node that is no communication")));
+        };
+        let mut env = env.clone();
+        for (o, v) in offers.iter().zip(vals) {
+            if let COffer::Recv { slot, .. } = o {
+                env[*slot as usize] = Some((*v).clone());
+            }
+        }
+        if let Some(pr) = pred
+            && !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?
+        {
+            return Ok(None);
+        }
+        Ok(Some(self.advance(leaf, *nx, env)?))
     }
 }
 
@@ -605,13 +732,13 @@ struct Search<'n> {
 }
 
 impl<'n> Search<'n> {
-    fn new(net: &'n Net, readies: &[Vec<(u32, Env)>], o: &Open, doms: Vec<R<Vec<Value>>>) -> Search<'n> {
+    fn new(net: &'n Net, readies: &[Arc<LeafEntry>], o: &Open, doms: Vec<R<Vec<Value>>>) -> Search<'n> {
         let n = doms.len();
         let mut s =
             Search { doms, envs: vec![], binds: vec![vec![]; n], checks: vec![vec![]; n], pre: vec![], vals: vec![] };
         for (party, &(leaf, ri)) in o.parts.iter().enumerate() {
             let cp: &'n CProc = &net.leaves[leaf].proc;
-            let (node, env) = &readies[leaf][ri];
+            let (node, env) = &readies[leaf].readies[ri];
             s.envs.push(env.clone());
             let Node::Comm { offers, pred, .. } = &cp.nodes[*node as usize] else { continue };
             let mut recv = vec![];
@@ -722,26 +849,32 @@ pub struct GenOptions {
 /// they are numbered.
 const AHEAD: usize = 128;
 
-/// Generates the LTS; also returns the states (index = state number).
+/// Generates the LTS; also returns the states (number = state number).
 ///
 /// States are numbered in breadth-first order whatever `opts.threads`: successors are
 /// computed on the threads ahead of the numbering, which takes them in state order on this
 /// thread (an error is the one the first failing state gives, as in a sequential run).
-pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysState>)> {
+pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, StateStore<LeafState>)> {
     let mut progress = crate::lts_backend::PhaseReporter::new(opts.phase.clone(), opts.progress.as_ref());
     let mut explorers: Vec<Explorer> = (0..opts.threads.max(1)).map(|_| Explorer::new(p, net)).collect();
     let init = explorers[0].initial()?;
-    let mut states = super::lts::Numbering::new(init.clone());
+    // The frontier is state numbers: the expansions read their states from the store.
+    let states = std::sync::RwLock::new(StateStore::new(&init));
+    let read = || states.read().unwrap_or_else(|e| e.into_inner());
     let mut lts = Lts::new();
     let stopped = |n: usize| {
         opts.limits.stopped().map(|r| Located::new(Span::default(), format!("stopped after {n} states ({r:?})")))
     };
     // After a stop, no expansion: the numbering reports the stop first.
-    let expand = |ex: &mut Explorer, st: &SysState| match opts.limits.stopped() {
+    let expand = |ex: &mut Explorer, &s: &u32| match opts.limits.stopped() {
         Some(_) => Ok(vec![]),
-        None => ex.successors(st),
+        None => {
+            let st = read().get(s);
+            ex.successors(&st)
+        }
     };
-    let explored = super::jobs::explore_in_order(&mut explorers, vec![init], AHEAD, expand, |s, succ| {
+    let explored = super::jobs::explore_in_order(&mut explorers, vec![0u32], AHEAD, expand, |s, succ| {
+        let mut states = states.write().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = stopped(states.len()) {
             return Err(e);
         }
@@ -750,7 +883,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
             if !opts.limits.admit(states.growth_bytes() + lts.growth_bytes()) {
                 return Err(Located::new(Span::default(), format!("stopped after {} states (Memory)", states.len())));
             }
-            let (id, new) = states.number(t);
+            let (id, new) = states.number(&t);
             if new {
                 if opts.max_states.is_some_and(|m| states.len() as u64 > m)
                     || opts.limits.over_states(states.len() as u64)
@@ -759,7 +892,7 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
                     let m = opts.max_states.or(opts.limits.max_states()).unwrap_or_default();
                     return Err(Located::new(Span::default(), format!("more than {m} states (--max-states)")));
                 }
-                fresh.push(states.states[id as usize].clone());
+                fresh.push(id);
             }
             lts.add(s as u32, &label, id);
         }
@@ -768,10 +901,11 @@ pub fn generate(p: &Program, net: &Net, opts: &GenOptions) -> R<(Lts, Vec<SysSta
         }
         Ok(fresh)
     });
+    let states = states.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Err(e) = explored {
         opts.limits.discard((states, lts));
         return Err(e);
     }
     lts.nstates = states.len();
-    Ok((lts, states.states))
+    Ok((lts, states))
 }

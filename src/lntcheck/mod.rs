@@ -14,10 +14,12 @@ pub(crate) mod lexer;
 test_visible_mod!(lts);
 pub(crate) mod on_the_fly;
 pub(crate) mod parser;
+test_visible_mod!(probability);
 test_visible_mod!(reduce);
 mod refine;
 pub(crate) mod sem;
 test_visible_mod!(simulate);
+pub(crate) mod store;
 pub mod svl;
 mod verify;
 

@@ -8,9 +8,9 @@
 
 use super::LntcheckError;
 use super::files::{self, QueryOutcome, RunError, RunOptions, ScriptRun, VerifyRun};
-use super::interp::{self, Explorer, SysState};
-use super::lts::Numbering;
+use super::interp::{self, Explorer};
 use super::sem::Program;
+use super::store::StateStore;
 use crate::limits::StopReason;
 use crate::lts_backend::{LtsSize, PhaseReporter};
 use crate::mcl::{self, EvalError, Successors};
@@ -165,7 +165,7 @@ pub(crate) struct ProgramLts<'p> {
     file: String,
     prog: &'p Program,
     explorer: Explorer<'p>,
-    states: Numbering<SysState>,
+    states: StateStore<interp::LeafState>,
     /// Per state, its edges once expanded.
     succ: Vec<Option<Edges>>,
     labels: Vec<String>,
@@ -189,7 +189,7 @@ impl<'p> ProgramLts<'p> {
             file: file.to_string(),
             prog,
             explorer,
-            states: Numbering::new(init),
+            states: StateStore::new(&init),
             succ: vec![None],
             labels: vec![],
             label_ids: FxHashMap::default(),
@@ -236,7 +236,7 @@ impl Successors for ProgramLts<'_> {
         if let Some(edges) = &self.succ[state as usize] {
             return Ok(edges.len());
         }
-        let st = self.states.states[state as usize].clone();
+        let st = self.states.get(state);
         let next = self
             .explorer
             .successors(&st)
@@ -246,7 +246,7 @@ impl Successors for ProgramLts<'_> {
             if !self.opts.limits.admit(self.states.growth_bytes()) {
                 return Err(self.bounded(StopReason::Memory));
             }
-            let (id, new) = self.states.number(target);
+            let (id, new) = self.states.number(&target);
             if new {
                 let n = self.states.len() as u64;
                 if self.opts.max_states.is_some_and(|m| n > m) || self.opts.limits.over_states(n) {

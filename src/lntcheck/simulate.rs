@@ -171,6 +171,21 @@ fn fingerprint<T: std::hash::Hash + ?Sized>(x: &T) -> u128 {
 /// A LAbS step of the program: its skeleton and the real state it reaches.
 pub(crate) type SkeletonStep = (Skeleton, SysState);
 
+/// The native steps from a state, listed with multiplicity.
+pub(crate) type NativeSteps = Vec<(Event, Vec<i32>)>;
+
+/// An initial LAbS state of the program, with a state of the program that has it.
+pub(crate) type InitialState = (Vec<i32>, SysState);
+
+/// A LAbS step of the program checked against the native semantics (`LntWalk::checked_steps`).
+pub(crate) struct CheckedStep {
+    /// The native step it is.
+    pub(crate) event: Event,
+    /// The LAbS state it reaches, and the program's state.
+    pub(crate) state: Vec<i32>,
+    pub(crate) real: SysState,
+}
+
 /// The interpreter as a `Walk` of LAbS states.
 pub(crate) struct LntWalk<'a> {
     model: &'a Model,
@@ -186,6 +201,8 @@ pub(crate) struct LntWalk<'a> {
     cur: Option<SysState>,
     /// Most intermediate states explored for one LAbS step so far (statistics).
     pub(crate) widest_step: usize,
+    /// The run's limits, checked within a step (`None`: the caller checks between steps).
+    pub(crate) limits: Option<crate::limits::Limits>,
 }
 
 impl<'a> LntWalk<'a> {
@@ -210,6 +227,7 @@ impl<'a> LntWalk<'a> {
             pending: vec![],
             cur: None,
             widest_step: 0,
+            limits: None,
         }
     }
 
@@ -227,7 +245,12 @@ impl<'a> LntWalk<'a> {
         let mut stack = vec![(Skeleton::default(), from.clone())];
         visited.insert(fingerprint(&(&Skeleton::default(), from)));
         let mut first = true;
+        let mut popped = 0u64;
         while let Some((sk, st)) = stack.pop() {
+            popped += 1;
+            if popped.is_multiple_of(1024) && self.limits.as_ref().is_some_and(|l| l.stopped().is_some()) {
+                return Err(encoding("stopped by the run's limits within a step".into()));
+            }
             let succ: Vec<Trans> =
                 self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
             if succ.is_empty() && !first {
@@ -270,6 +293,77 @@ impl<'a> LntWalk<'a> {
         Ok((out, error))
     }
 
+    /// Every distinct LAbS step from the real state `from`, whose LAbS state is `cur`: the
+    /// program's steps distinct by skeleton and LAbS state reached, each with the native event
+    /// it is and the real state it reaches; and the native steps, listed with multiplicity. An
+    /// LNT step with no such native step, or a native step the program lacks, is an internal
+    /// error; `trace` gives a run to `cur`, for the reports.
+    pub(crate) fn checked_steps(
+        &mut self,
+        from: &SysState,
+        cur: &[i32],
+        trace: &dyn Fn() -> Trace,
+    ) -> Result<(Vec<CheckedStep>, NativeSteps), EngineError> {
+        let internal = |m: String| EngineError::Internal(format!("--backend lnt: {m}"));
+        let internal_lnt = |e: LntcheckError| internal(e.to_string());
+        let (steps, error) = self.labs_steps(from).map_err(|m| EngineError::Runtime {
+            message: format!("in the emitted LNT program: {m}"),
+            trace: Some(Box::new(trace())),
+        })?;
+        let mut native: Vec<(Event, Vec<i32>)> = vec![];
+        let native_error = self
+            .stepper
+            .successors(cur, &mut self.work, true, &mut |e, s| native.push((e.expect("event"), s.to_vec())))
+            .err();
+        match (native_error, error) {
+            // The same run-time error on both sides: reported as the native engine words it.
+            (Some(e), Some(label)) if label_code(&label) == Some(crate::lnt::errors::error_code(&e.0)) => {
+                return Err(EngineError::Runtime { message: e.0, trace: Some(Box::new(trace())) });
+            }
+            (None, None) => {}
+            (n, l) => {
+                return Err(internal(format!(
+                    "the native engine meets {} where the LNT program reports {}; trace so far:\n{}",
+                    n.map(|e| format!("the run-time error `{}`", e.0)).unwrap_or_else(|| "no run-time error".into()),
+                    l.unwrap_or_else(|| "none".into()),
+                    crate::trace::render(self.model, self.stepper.behs, &trace())
+                )));
+            }
+        }
+        let mut out: Vec<CheckedStep> = vec![];
+        let mut lnt: Vec<(Skeleton, Vec<i32>)> = vec![];
+        for (sk, st) in steps {
+            let v = self.labs_state(&st).map_err(internal_lnt)?;
+            // Two ways through the program to one LAbS step (the same skeleton and LAbS state,
+            // different values of the program's own variables) are one step.
+            if lnt.iter().any(|(k, w)| *k == sk && *w == v) {
+                continue;
+            }
+            let found = native.iter().position(|(e, s)| *s == v && sk.matches(e));
+            let Some(i) = found else {
+                return Err(internal(format!(
+                    "the LNT program takes a step ({sk:?}) that is not a step of the native semantics; \
+                     trace so far:\n{}",
+                    crate::trace::render(self.model, self.stepper.behs, &trace())
+                )));
+            };
+            out.push(CheckedStep { event: native[i].0.clone(), state: v.clone(), real: st });
+            lnt.push((sk, v));
+        }
+        if let Some((e, _)) = native.iter().find(|(e, s)| !lnt.iter().any(|(sk, v)| v == s && sk.matches(e))) {
+            return Err(internal(format!(
+                "the native step {e:?} is missing from the LNT program; trace so far:\n{}",
+                crate::trace::render(self.model, self.stepper.behs, &trace())
+            )));
+        }
+        Ok((out, native))
+    }
+
+    /// The native semantics the steps are checked against.
+    pub(crate) fn stepper(&self) -> &Stepper<'a> {
+        &self.stepper
+    }
+
     /// A state of the LNT program reached by its first `DONE` whose LAbS state is `target`.
     /// Depth first through the initialisation; the program initialises the environment, then
     /// each agent in id order, each part ending with `INIT !j` (j = 0: the environment, j = a + 1:
@@ -306,6 +400,42 @@ impl<'a> LntWalk<'a> {
             "no way through it reaches the initial state {target:?} of the native semantics (the initial states \
              differ)"
         )))
+    }
+
+    /// Every initial LAbS state of the program (the states its first `DONE` reaches), each
+    /// with the first state of the program found for it, in the order of a depth-first search
+    /// through the initialisation; `None` when `limits` stop it first.
+    pub(crate) fn initial_states(
+        &mut self,
+        limits: &crate::limits::Limits,
+    ) -> Result<Option<Vec<InitialState>>, LntcheckError> {
+        let init = self.ex.initial().map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
+        let mut visited: FxHashSet<u128> = FxHashSet::default();
+        let mut found: FxHashSet<Vec<i32>> = FxHashSet::default();
+        let mut out = vec![];
+        let mut stack = vec![init];
+        let mut popped = 0u64;
+        while let Some(st) = stack.pop() {
+            popped += 1;
+            if popped.is_multiple_of(1024) && limits.stopped().is_some() {
+                return Ok(None);
+            }
+            let succ: Vec<Trans> =
+                self.ex.successors_full(&st).map_err(|d| LntcheckError::Program(self.prog.locate(&d)))?;
+            let mut next = vec![];
+            for t in succ {
+                if t.label == "DONE" {
+                    let v = self.labs_state(&t.next)?;
+                    if found.insert(v.clone()) {
+                        out.push((v, t.next));
+                    }
+                } else if visited.insert(fingerprint(&t.next)) {
+                    next.push(t.next);
+                }
+            }
+            stack.extend(next.into_iter().rev());
+        }
+        Ok(Some(out))
     }
 
     /// Whether the part `j` of the initialisation (0: the environment, a + 1: agent a) gave
@@ -443,54 +573,12 @@ impl Walk for LntWalk<'_> {
 
     fn successors(&mut self, cur: &[i32], trace: &Trace) -> Result<Vec<(Event, Vec<i32>)>, EngineError> {
         let from = self.cur.clone().expect("a started run");
-        let internal = |m: String| EngineError::Internal(format!("simulate --backend lnt: {m}"));
-        let internal_lnt = |e: LntcheckError| internal(e.to_string());
-        let (steps, error) = self.labs_steps(&from).map_err(|m| EngineError::Runtime {
-            message: format!("in the emitted LNT program: {m}"),
-            trace: Some(Box::new(trace.clone())),
-        })?;
-        let mut native: Vec<(Event, Vec<i32>)> = vec![];
-        let native_error = self
-            .stepper
-            .successors(cur, &mut self.work, true, &mut |e, s| native.push((e.expect("event"), s.to_vec())))
-            .err();
-        match (native_error, error) {
-            // The same run-time error on both sides: reported as the native engine words it.
-            (Some(e), Some(label)) if label_code(&label) == Some(crate::lnt::errors::error_code(&e.0)) => {
-                return Err(EngineError::Runtime { message: e.0, trace: Some(Box::new(trace.clone())) });
-            }
-            (None, None) => {}
-            (n, l) => {
-                return Err(internal(format!(
-                    "the native engine meets {} where the LNT program reports {}; trace so far:\n{}",
-                    n.map(|e| format!("the run-time error `{}`", e.0)).unwrap_or_else(|| "no run-time error".into()),
-                    l.unwrap_or_else(|| "none".into()),
-                    crate::trace::render(self.model, self.stepper.behs, trace)
-                )));
-            }
-        }
-        let mut out = vec![];
+        let (steps, _) = self.checked_steps(&from, cur, &|| trace.clone())?;
         self.pending.clear();
-        let mut lnt: Vec<(Skeleton, Vec<i32>)> = vec![];
-        for (sk, st) in steps {
-            let v = self.labs_state(&st).map_err(internal_lnt)?;
-            let found = native.iter().position(|(e, s)| *s == v && sk.matches(e));
-            let Some(i) = found else {
-                return Err(internal(format!(
-                    "the LNT program takes a step ({sk:?}) that is not a step of the native semantics; \
-                     trace so far:\n{}",
-                    crate::trace::render(self.model, self.stepper.behs, trace)
-                )));
-            };
-            out.push((native[i].0.clone(), v.clone()));
-            lnt.push((sk, v));
-            self.pending.push(st);
-        }
-        if let Some((e, _)) = native.iter().find(|(e, s)| !lnt.iter().any(|(sk, v)| v == s && sk.matches(e))) {
-            return Err(internal(format!(
-                "the native step {e:?} is missing from the LNT program; trace so far:\n{}",
-                crate::trace::render(self.model, self.stepper.behs, trace)
-            )));
+        let mut out = vec![];
+        for s in steps {
+            out.push((s.event, s.state));
+            self.pending.push(s.real);
         }
         Ok(out)
     }

@@ -78,18 +78,26 @@ impl Lts {
         label.split(' ').next().unwrap_or("")
     }
 
-    /// Aldebaran format: `des (0, T, S)` then `(s, "label", t)` per transition.
+    /// Aldebaran format: `des (0, T, S)` then `(s, "label", t)` per transition. The text is
+    /// measured first and written into a string of exactly its size: on a large LTS it is most
+    /// of the memory a generation takes.
     pub fn to_aut(&self) -> String {
-        let mut out = String::new();
-        let _ = writeln!(out, "des ({}, {}, {})", self.initial, self.trans.len(), self.nstates.max(1));
-        for (s, l, t) in &self.trans {
-            let lab = self.label(*l);
-            if lab == "i" {
-                let _ = writeln!(out, "({s}, i, {t})");
-            } else {
-                let _ = writeln!(out, "({s}, \"{}\", {t})", lab.replace('"', "\\\""));
-            }
+        let header = format!("des ({}, {}, {})\n", self.initial, self.trans.len(), self.nstates.max(1));
+        let shown: Vec<String> = self
+            .labels
+            .iter()
+            .map(|l| if l == "i" { "i".to_string() } else { format!("\"{}\"", l.replace('"', "\\\"")) })
+            .collect();
+        let digits = |x: u32| x.checked_ilog10().unwrap_or(0) as usize + 1;
+        // `(s, LABEL, t)\n`: the numbers, the label, `(`, `, ` twice, `)` and the newline.
+        let size = header.len()
+            + self.trans.iter().map(|&(s, l, t)| digits(s) + shown[l as usize].len() + digits(t) + 7).sum::<usize>();
+        let mut out = String::with_capacity(size);
+        out.push_str(&header);
+        for &(s, l, t) in &self.trans {
+            let _ = writeln!(out, "({s}, {}, {t})", shown[l as usize]);
         }
+        debug_assert_eq!(out.len(), size);
         out
     }
 

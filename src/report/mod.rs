@@ -9,6 +9,7 @@
 test_visible_mod!(chart);
 pub(crate) mod html;
 pub(crate) mod probability;
+pub use probability::Simulated;
 test_visible_mod!(table);
 test_visible_mod!(view);
 
@@ -77,6 +78,20 @@ pub fn verify_page(
     wall_seconds: f64,
     backend_stats: Vec<(String, String)>,
 ) -> String {
+    verify_page_with(model, behs, meta, r, wall_seconds, backend_stats, None)
+}
+
+/// `verify_page`, with the simulation estimate `sim` drawn beside each exact curve of
+/// `--probability` (docs/probability.md, "The report").
+pub fn verify_page_with(
+    model: &Model,
+    behs: &[Behaviour],
+    meta: &Meta,
+    r: &VerifyReport,
+    wall_seconds: f64,
+    backend_stats: Vec<(String, String)>,
+    sim: Option<&Simulated>,
+) -> String {
     let mut traces = 0;
     let rows = r
         .results
@@ -144,7 +159,7 @@ pub fn verify_page(
     let mut html = page(meta, Some(&Verdicts { rows, stats }), sections);
     if let Some(p) = &r.probabilities {
         let at = html.rfind("</main>").unwrap_or(html.len());
-        html.insert_str(at, &probability::exact_sections(p));
+        html.insert_str(at, &probability::exact_sections(p, sim));
     }
     html
 }

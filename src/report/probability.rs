@@ -56,7 +56,13 @@ fn tick_step(max: usize, want: usize) -> usize {
 
 /// The SVG plot of `p` (from `cumulative`), with its band (from `band`) when there is one.
 pub(crate) fn plot(p: &[f64], band: Option<&[(f64, f64)]>, title: &str) -> String {
-    let steps = p.len().saturating_sub(1).max(1);
+    plot_curves(p.len(), band, &[(p, "estimate", "")], title)
+}
+
+/// The SVG plot of step curves over `0..points` (each `(values, class, legend)`, drawn in
+/// order, with a legend entry when `legend` is not empty), over the band of the first one.
+fn plot_curves(points: usize, band: Option<&[(f64, f64)]>, curves: &[(&[f64], &str, &str)], title: &str) -> String {
+    let steps = points.saturating_sub(1).max(1);
     let (w, h) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
     let x = |k: usize| LEFT + w * k as f64 / steps as f64;
     let y = |v: f64| TOP + h * (1.0 - v.clamp(0.0, 1.0));
@@ -102,10 +108,10 @@ pub(crate) fn plot(p: &[f64], band: Option<&[(f64, f64)]>, title: &str) -> Strin
         xm = LEFT + w / 2.0,
         yl = HEIGHT - 6.0
     );
-    // The estimate holds from step k until step k + 1: a step curve.
+    // A value holds from step k until step k + 1: a step curve.
     let stairs = |v: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
-        let mut pts = Vec::with_capacity(2 * p.len());
-        for k in 0..p.len() {
+        let mut pts = Vec::with_capacity(2 * points);
+        for k in 0..points {
             pts.push((x(k), y(v(k))));
             pts.push((x((k + 1).min(steps)), y(v(k))));
         }
@@ -119,7 +125,24 @@ pub(crate) fn plot(p: &[f64], band: Option<&[(f64, f64)]>, title: &str) -> Strin
         outline.extend(low);
         let _ = write!(s, "<polygon class=\"band\" points=\"{}\"/>", path(&outline));
     }
-    let _ = write!(s, "<polyline class=\"estimate\" points=\"{}\"/>", path(&stairs(&|k| p[k])));
+    for (p, class, _) in curves {
+        let _ = write!(s, "<polyline class=\"{class}\" points=\"{}\"/>", path(&stairs(&|k| p[k])));
+    }
+    // The legend, at the bottom right, where curves that rise from 0 leave room.
+    let legend: Vec<_> = curves.iter().filter(|c| !c.2.is_empty()).collect();
+    for (i, (_, class, text)) in legend.iter().enumerate() {
+        let ly = TOP + h - 12.0 - 18.0 * (legend.len() - 1 - i) as f64;
+        let lx = LEFT + w - 340.0;
+        let _ = write!(
+            s,
+            "<line class=\"{class}\" x1=\"{lx:.1}\" y1=\"{ly:.1}\" x2=\"{:.1}\" y2=\"{ly:.1}\"/>\
+             <text class=\"key-text\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            lx + 22.0,
+            lx + 28.0,
+            ly + 4.0,
+            esc(text)
+        );
+    }
     s.push_str("</svg>");
     s
 }
@@ -150,8 +173,10 @@ pub(crate) fn table(p: &[f64], band: Option<&[(f64, f64)]>) -> String {
 
 /// `verify --probability --report`: a table of every property's probability and expected
 /// steps, then for each `finally` property (and `fairly`, read as `finally`) the exact
-/// probability of reaching ψ within `k` steps against `k`.
-pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport) -> String {
+/// probability of reaching ψ within `k` steps against `k`, with the simulation estimate of
+/// the same curve beside it where `sim` has the property (its runs' fraction at each `k` and
+/// the exact interval of that fraction at its confidence).
+pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport, sim: Option<&Simulated>) -> String {
     use crate::engine::probability::{Interval, Steps};
     let iv = |i: &Interval| format!("{:.6} [{:.6}, {:.6}]", (i.lower + i.upper) / 2.0 + 0.0, i.lower + 0.0, i.upper);
     let steps = |s: &Option<Steps>| match s {
@@ -193,17 +218,94 @@ pub(crate) fn exact_sections(r: &crate::engine::probability::ProbabilityReport) 
     s.push_str("</tbody></table></section>");
     for p in r.properties.iter().filter(|p| !p.within.is_empty()) {
         let title = format!("Exact probability of reaching {} within k steps", p.property);
+        let steps = p.within.len() - 1;
+        let simulated = sim.and_then(|sm| {
+            let q = sm.report.properties.iter().find(|q| q.property == p.property && q.estimated && q.runs > 0)?;
+            Some((sm, q))
+        });
+        let mut notes = format!(
+            "<li>Computed on the explored chain, up to the step where it comes within 10^-4 of the probability of \
+             ever reaching ψ (at most {} steps).</li>",
+            crate::engine::probability::CURVE_STEPS
+        );
+        let (svg, values) = match simulated {
+            Some((sm, q)) => {
+                let curve = cumulative(&q.reached, q.runs, steps);
+                let confidence = sm.confidence;
+                let band = band(&q.reached, q.runs, steps, confidence);
+                let _ = write!(
+                    notes,
+                    "<li>Beside it, the estimate of {} simulation runs of {steps} steps (<code>labs simulate --estimate \
+                     --steps {steps} --max-runs {} --seed {}</code> draws the same runs): their fraction that reached ψ \
+                     within k steps, and its exact interval at confidence {confidence} at each k on its own (not at \
+                     every k at once).</li>",
+                    q.runs, q.runs, sm.seed
+                );
+                let svg = plot_curves(
+                    p.within.len(),
+                    Some(&band),
+                    &[
+                        (
+                            &curve,
+                            "estimate",
+                            &format!("simulation estimate ({} runs), its {}% interval", q.runs, confidence * 100.0),
+                        ),
+                        (&p.within, "exact", "exact probability"),
+                    ],
+                    &title,
+                );
+                (svg, compared_table(&p.within, &curve, &band))
+            }
+            None => {
+                if sim.is_some() {
+                    notes.push_str(
+                        "<li>No simulation estimate: simulation estimates finally properties, not fairly ones.</li>",
+                    );
+                }
+                (
+                    plot_curves(p.within.len(), None, &[(&p.within, "exact alone", "")], &title),
+                    table(&p.within, None).replacen("<th>estimate</th>", "<th>probability</th>", 1),
+                )
+            }
+        };
         let _ = write!(
             s,
-            "<section class=\"estimate\"><h2>{}</h2><ul class=\"notes\"><li>Computed on the explored chain, up to \
-             the step where it comes within 10^-4 of the probability of ever reaching ψ (at most {} steps).</li></ul>\
-             <div class=\"plot\">{}</div><details><summary>Values</summary>{}</details></section>",
+            "<section class=\"estimate\"><h2>{}</h2><ul class=\"notes\">{notes}</ul><div class=\"plot\">{svg}</div>\
+             <details><summary>Values</summary>{values}</details></section>",
             esc(&title),
-            crate::engine::probability::CURVE_STEPS,
-            plot(&p.within, None, &title),
-            table(&p.within, None).replacen("<th>estimate</th>", "<th>probability</th>", 1)
         );
     }
+    s
+}
+
+/// The simulation estimate drawn beside the exact curves: the estimator's report, the seed
+/// its runs were drawn from, and the confidence of the intervals drawn.
+pub struct Simulated<'a> {
+    pub report: &'a crate::engine::estimate::EstimateReport,
+    pub seed: u64,
+    pub confidence: f64,
+}
+
+/// The exact curve beside the estimate, where either changes: `k`, the exact probability, the
+/// estimate and its interval.
+fn compared_table(exact: &[f64], estimate: &[f64], band: &[(f64, f64)]) -> String {
+    let mut s = String::from(
+        "<table class=\"curve\"><thead><tr><th>k</th><th>probability</th><th>estimate</th><th>interval</th></tr>\
+         </thead><tbody>",
+    );
+    let mut last = None;
+    for (k, (e, v)) in exact.iter().zip(estimate).enumerate() {
+        if last == Some((*e, *v)) && k + 1 != exact.len() {
+            continue;
+        }
+        last = Some((*e, *v));
+        let _ = write!(
+            s,
+            "<tr><td>{k}</td><td>{e:.4}</td><td>{v:.4}</td><td>[{:.4}, {:.4}]</td></tr>",
+            band[k].0, band[k].1
+        );
+    }
+    s.push_str("</tbody></table>");
     s
 }
 

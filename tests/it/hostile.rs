@@ -287,7 +287,11 @@ fn memory_bound_holds_in_the_lnt_interpreter_and_the_composition() {
             "--memory",
             &b,
         ]);
-        assert_eq!(code, Some(5), "{workflow}: {e}");
+        // `Consensus` is violated (the native verdict on flock without fairness): the
+        // on-the-fly workflow may decide it before the bound stops `ConsensusKept`, and a
+        // violation's exit 10 comes before the bound's 5.
+        let decided_first = workflow == "on-the-fly" && code == Some(10);
+        assert!(code == Some(5) || decided_first, "{workflow}: exit {code:?}: {e}");
         assert!(e.contains("memory bound"), "{workflow}: {e}");
         assert!(peak <= bound + bound / 10, "{workflow}: peak {peak} MiB for --memory {bound}");
         tier::assert_within(t, Duration::from_secs(60), &format!("reaching the memory bound, {workflow}"));

@@ -33,7 +33,7 @@ check {
 
 /// A fair coin tossed forever; heads (1) is reached within `k` tosses with probability
 /// `1 − 2^−k`.
-const COIN: &str = r#"
+pub const COIN: &str = r#"
 system {
     environment = heads: 0
     spawn = Coin: 1
@@ -291,10 +291,6 @@ fn bad_precisions_and_cadp_are_refused_by_name() {
     assert_eq!(o.status.code(), Some(2));
     let err = fixtures::stderr(&o);
     assert!(err.contains("--probability") && err.contains("bcg_transient"), "{err}");
-    let o = fixtures::labs(&["verify", &spec, "n=2", "atomic=0", "--probability", "--backend", "lnt"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = fixtures::stderr(&o);
-    assert!(err.contains("--probability") && err.contains("--backend lnt"), "{err}");
 }
 
 /// A gambler's ruin on 2,000 values needs millions of sweeps: a timeout stops the iteration
@@ -535,13 +531,87 @@ fn the_report_plots_the_exact_curve() {
         "--probability",
         "--report",
         out.as_str(),
+        "--estimate-runs",
+        "0",
     ]);
     assert_eq!(o.status.code(), Some(10), "{}", fixtures::stderr(&o));
     let html = std::fs::read_to_string(out.as_str()).unwrap();
     assert!(html.contains("<h2>Probabilities</h2>"), "no table of probabilities");
+    assert!(!html.contains("simulation estimate"), "--estimate-runs 0 drew an estimate");
     let at = html.find("Exact probability of reaching AllCounted within k steps").expect("the curve of AllCounted");
     let part = &html[at..];
     assert!(part.contains("<svg"), "no plot");
     // The table lists the values where they change: 0 from step 0, 1/2 from step 4.
     assert!(part.contains("<tr><td>0</td><td>0.0000</td></tr><tr><td>4</td><td>0.5000</td></tr>"), "{part}");
+}
+
+/// The rows of the values table of `property`'s curve on a `verify --probability --report`
+/// page with an estimate: `(k, exact, estimate, interval)`.
+fn compared_rows(html: &str, property: &str) -> Vec<(usize, f64, f64, (f64, f64))> {
+    let at = html
+        .find(&format!("Exact probability of reaching {property} within k steps"))
+        .unwrap_or_else(|| panic!("no curve of {property}"));
+    let part = &html[at..];
+    let part = &part[..part.find("</table>").expect("a values table")];
+    assert!(part.contains("simulation estimate (1000 runs)"), "no estimate in the legend: {part}");
+    part.split("<tr><td>")
+        .skip(1)
+        .map(|row| {
+            let c: Vec<&str> = row.split("</td>").map(|c| c.trim_start_matches("<td>")).collect();
+            let (lo, hi) = c[3].trim_matches(|ch| ch == '[' || ch == ']').split_once(", ").unwrap();
+            (
+                c[0].parse().unwrap(),
+                c[1].parse().unwrap(),
+                c[2].parse().unwrap(),
+                (lo.parse().unwrap(), hi.parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+/// `verify --probability --report` draws, beside the exact curve, the estimate of 1000 runs
+/// (seed 0) with its exact interval at each k. On the coin (exact curve `1 − 2^−k`) and a
+/// gambler's ruin the estimate must agree with the exact curve: at every k at once within the
+/// Dvoretzky–Kiefer–Wolfowitz bound (the estimate is the empirical distribution of the first
+/// step at ψ, so `sup_k |estimate − exact| ≤ ε` with probability `1 − 2e^{−2nε²}`; ε for
+/// 1 − 1e-9), and at the curve's last step inside the estimate's own 95% interval. A curve
+/// shifted by one step, or runs drawn from another chain, fails both.
+#[test]
+fn the_report_draws_the_estimate_beside_the_exact_curve() {
+    let coin = crate::scratch::Scratch::file("probability", "coin.labs", COIN);
+    let ruin = crate::scratch::Scratch::file("probability", "ruin.labs", RUIN);
+    let eps = ((2.0f64 / 1e-9).ln() / (2.0 * 1000.0)).sqrt();
+    for (spec, externs, property) in [
+        (coin.as_str(), &[][..], "Heads"),
+        (ruin.as_str(), &["n=6", "i=2"][..], "Wins"),
+        (ruin.as_str(), &["n=6", "i=2"][..], "Ends"),
+    ] {
+        let out = crate::scratch::Scratch::path("probability", "estimate.html");
+        let mut args = vec!["verify", spec];
+        args.extend(externs);
+        args.extend(["--probability", "--report", out.as_str(), "-q"]);
+        let o = fixtures::labs(&args);
+        assert!(matches!(o.status.code(), Some(0 | 10)), "{}", fixtures::stderr(&o));
+        let html = std::fs::read_to_string(out.as_str()).unwrap();
+        let rows = compared_rows(&html, property);
+        assert!(rows.len() > 2, "{rows:?}");
+        for &(k, exact, estimate, (lo, hi)) in &rows {
+            if property == "Heads" {
+                assert!((exact - (1.0 - 0.5f64.powi(k as i32))).abs() < 1e-4, "exact at {k}: {exact}");
+            }
+            assert!((estimate - exact).abs() <= eps, "{property} at {k}: estimate {estimate}, exact {exact}");
+            assert!(lo <= estimate && estimate <= hi, "{property} at {k}: {estimate} outside [{lo}, {hi}]");
+        }
+        let &(k, exact, _, (lo, hi)) = rows.last().unwrap();
+        assert!(lo - 1e-4 <= exact && exact <= hi + 1e-4, "{property} at {k}: exact {exact} outside [{lo}, {hi}]");
+    }
+}
+
+/// `--estimate-runs` needs `--probability` and `--report`.
+#[test]
+fn estimate_runs_needs_a_report() {
+    let spec = fixtures::path_str("examples/counter.labs");
+    let o = fixtures::labs(&["verify", &spec, "n=2", "atomic=0", "--probability", "--estimate-runs", "10"]);
+    assert_eq!(o.status.code(), Some(2), "{}", fixtures::stderr(&o));
+    assert!(fixtures::stderr(&o).contains("--report"), "{}", fixtures::stderr(&o));
 }

@@ -18,7 +18,7 @@ use crate::tier;
 use labs::behaviour::Behaviour;
 use labs::engine::estimate::{EstimateOptions, Method, estimate};
 use labs::engine::probability::Steps;
-use labs::engine::step::{Stepper, Work};
+use labs::engine::step::{Event, Stepper, Work};
 use labs::engine::{VerifyOptions, verify};
 use labs::limits::Limits;
 use labs::model::{Modality, Model, QPred};
@@ -26,7 +26,7 @@ use labs::syntax::Ltl;
 use std::collections::HashMap;
 
 /// The explicit chain of a model: states, rows with multiplicity, initial distribution.
-struct Explicit {
+pub(crate) struct Explicit {
     states: Vec<Vec<i32>>,
     /// Per state, successors with counts (empty: a deadlock).
     rows: Vec<Vec<(usize, u32)>>,
@@ -36,10 +36,42 @@ struct Explicit {
 const MAX_STATES: usize = 250;
 
 fn explicit(m: &Model, b: &[Behaviour], fair: bool) -> Option<Explicit> {
+    explicit_counted(m, b, fair, false)
+}
+
+/// The acting agent, the tuples written, the message (sender, tuple, confirmation), the
+/// receivers that copy and those that refresh.
+type Shown = (Option<usize>, Vec<usize>, Option<(usize, usize, bool)>, Vec<usize>, Vec<usize>);
+
+/// What the labels of the emitted LNT program show of a step (docs/probability.md, "The LNT
+/// program's chain"): the acting agent and the tuples it writes, or the message with its
+/// copying and refreshing receivers; a branch of the behaviour is not shown.
+fn shown(e: &Event) -> Shown {
+    let sorted = |v: &[usize]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    };
+    match e {
+        Event::Agent { agent, written, .. } => (Some(*agent), sorted(written), None, vec![], vec![]),
+        Event::Message { sender, tuple, confirm, copied, refreshed } => {
+            (None, vec![], Some((*sender, *tuple, *confirm)), sorted(copied), sorted(refreshed))
+        }
+    }
+}
+
+/// The explicit chain with multiplicity (`distinct` false: the native engine's), or with each
+/// distinct step once, as the LNT program's LTS shows them (`distinct`: steps that show the
+/// same and reach the same state are one; each distinct initial state once).
+pub(crate) fn explicit_counted(m: &Model, b: &[Behaviour], fair: bool, distinct: bool) -> Option<Explicit> {
     let stepper = Stepper::new(m, b, fair);
-    let init = stepper.initial_states().ok()?;
+    let mut init = stepper.initial_states().ok()?;
     if init.is_empty() {
         return None;
+    }
+    if distinct {
+        init.sort();
+        init.dedup();
     }
     let mut index: HashMap<Vec<i32>, usize> = HashMap::new();
     let mut states: Vec<Vec<i32>> = Vec::new();
@@ -63,7 +95,14 @@ fn explicit(m: &Model, b: &[Behaviour], fair: bool) -> Option<Explicit> {
             return None;
         }
         let mut succ: Vec<Vec<i32>> = Vec::new();
-        stepper.successors(&states[i].clone(), &mut w, false, &mut |_, t| succ.push(t.to_vec())).ok()?;
+        let mut seen = std::collections::HashSet::new();
+        stepper
+            .successors(&states[i].clone(), &mut w, distinct, &mut |e, t| {
+                if !distinct || seen.insert((e.map(|e| shown(&e)), t.to_vec())) {
+                    succ.push(t.to_vec())
+                }
+            })
+            .ok()?;
         let mut row: HashMap<usize, u32> = HashMap::new();
         for t in succ {
             *row.entry(id(&t, &mut states)).or_default() += 1;
@@ -77,8 +116,32 @@ fn explicit(m: &Model, b: &[Behaviour], fair: bool) -> Option<Explicit> {
 }
 
 impl Explicit {
-    fn n(&self) -> usize {
+    pub(crate) fn n(&self) -> usize {
         self.states.len()
+    }
+
+    /// Whether `other` is the same chain over the same states (matched by value): the same
+    /// initial distribution and the same probability of every step.
+    pub(crate) fn same_chain(&self, other: &Explicit) -> bool {
+        let at: HashMap<&Vec<i32>, usize> = other.states.iter().enumerate().map(|(i, s)| (s, i)).collect();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-12;
+        let init = |x: &Explicit| -> HashMap<Vec<i32>, f64> {
+            x.initial.iter().map(|&(s, w)| (x.states[s].clone(), w)).collect()
+        };
+        let (a, b) = (init(self), init(other));
+        if self.n() != other.n()
+            || a.len() != b.len()
+            || a.iter().any(|(s, w)| !b.get(s).is_some_and(|v| close(*v, *w)))
+        {
+            return false;
+        }
+        (0..self.n()).all(|s| {
+            let Some(&t) = at.get(&self.states[s]) else { return false };
+            let mine: HashMap<&Vec<i32>, f64> = self.probs(s).into_iter().map(|(u, p)| (&self.states[u], p)).collect();
+            let theirs = other.probs(t);
+            mine.len() == theirs.len()
+                && theirs.iter().all(|&(u, p)| mine.get(&other.states[u]).is_some_and(|q| close(*q, p)))
+        })
     }
 
     /// Successors with probabilities (a deadlock: itself).
@@ -238,7 +301,7 @@ fn prop(f: &Ltl<QPred>, st: &[i32], stepper: &Stepper) -> Option<Result<bool, St
 }
 
 /// The probability of a property on the explicit chain, when this oracle covers its form.
-fn oracle(
+pub(crate) fn oracle(
     x: &Explicit,
     m: &Model,
     b: &[Behaviour],

@@ -29,16 +29,17 @@ const ROWS: &[(&str, &str, &[&str], bool, bool)] = &[
 /// Each command's time bound.
 const TIMEOUT_SECONDS: &str = "300";
 
-struct Measured {
-    seconds: f64,
-    peak_mib: f64,
-    stdout: Vec<u8>,
-    ok: bool,
-    stderr: String,
+pub struct Measured {
+    pub seconds: f64,
+    pub peak_mib: f64,
+    pub stdout: Vec<u8>,
+    /// Exit code 0 or 10 (a verdict).
+    pub ok: bool,
+    pub stderr: String,
 }
 
 /// Runs `cmd` to its end; its wall time and peak resident memory.
-fn measure(cmd: &mut Command) -> Result<Measured, String> {
+pub fn measure(cmd: &mut Command) -> Result<Measured, String> {
     let out = tempfile_path("out");
     let err = tempfile_path("err");
     let start = Instant::now();

@@ -11,6 +11,17 @@
 //! the same instance. Without fairness, philosopher 0 can starve, so both must find it
 //! violated.
 //!
+//! Then weak fairness (`fair_liveness`): SPIN's process-level weak fairness (`pan -a -f`, the
+//! verifier compiled with `-DNFAIR` large enough for its processes) next to `labs verify
+//! --fairness weak`, on `Live` and on `Release = always (status of 0 = 2 implies finally
+//! status of 0 = 0)`, at n = 7 at most (SPIN's fair search copies the state space once per
+//! process and twice more). The notions are the same: the model's processes are the LAbS
+//! agents, one each (philosopher `_pid` is agent `_pid`), with no other process and no
+//! message (`status` is an attribute, `fork` the environment: no stigmergy), and in both
+//! tools a process is enabled exactly where it has a step, the never claim being no process
+//! of the system. `Live` is violated either way (a deadlock: all hold their left fork);
+//! `Release` is violated free and holds under weak fairness.
+//!
 //! Every run is a child process whose wall time and peak resident memory (`wait4`'s
 //! `ru_maxrss`) are measured the same way for both tools. The state counts must be equal.
 
@@ -83,7 +94,127 @@ fn compare(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: u
     if let Some(r) = rows.iter().find(|r| r.states != spin_states) {
         return Err(PeerError::Failed(format!("{}: {} states, SPIN: {spin_states}", r.tool, r.states)));
     }
-    liveness(model, spec, labs, dir, n, runs)
+    liveness(model, spec, labs, dir, n, runs)?;
+    fair_liveness(model, spec, labs, dir, n.min(7), runs)
+}
+
+/// `Release`: a philosopher that eats puts its forks down, in LAbS and in SPIN's syntax.
+const RELEASE_LABS: &str = "Release = always (status of 0 = 2 implies finally status of 0 = 0)";
+const RELEASE_SPIN: &str = "ltl release { [] ((status[0] == 2) -> <> (status[0] == 0)) }";
+
+/// The weak-fairness table: per property, SPIN's nested search without and with `-f`, and
+/// labs free and `--fairness weak` on 1 and 2 threads; the verdicts must agree.
+fn fair_liveness(model: &Path, spec: &Path, labs: &Path, dir: &Path, n: usize, runs: usize) -> Result<(), PeerError> {
+    let io = |e: std::io::Error| PeerError::Failed(format!("{}: {e}", dir.display()));
+    let text = std::fs::read_to_string(model).map_err(io)?;
+    let labs_text = std::fs::read_to_string(spec).map_err(io)?;
+    let Some(at) = labs_text.rfind("check {") else {
+        return Err(PeerError::Failed(format!("{}: no check section", spec.display())));
+    };
+    let live_spec = dir.join("fair.labs");
+    let with = format!(
+        "{}check {{\n    {LIVE_LABS}\n    {RELEASE_LABS}\n{}",
+        &labs_text[..at],
+        &labs_text[at + "check {".len()..]
+    );
+    std::fs::write(&live_spec, with).map_err(io)?;
+    outln!(
+        "\nweak fairness, philosophers n={n}: SPIN `pan -a` and `pan -a -f` next to labs free and `--fairness weak`, fastest of {runs} run(s) each\n"
+    );
+    outln!(
+        "| {:<9} | {:<30} | {:<6} | {:>10} | {:>8} | {:>8} | {:>8} |",
+        "property",
+        "tool",
+        "fair",
+        "states",
+        "wall s",
+        "peak MiB",
+        "verdict"
+    );
+    outln!("|{}|", [11, 32, 8, 12, 10, 10, 10].iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("|"));
+    // (property, its never claim, the verdicts expected free and weakly fair: violated?)
+    for (name, ltl, free_violated, weak_violated) in
+        [("Live", LIVE_SPIN, true, true), ("Release", RELEASE_SPIN, true, false)]
+    {
+        let sub = dir.join(name);
+        std::fs::create_dir_all(&sub).map_err(io)?;
+        std::fs::write(sub.join("p.pml"), format!("{text}\n{ltl}\n")).map_err(io)?;
+        checked(Command::new("spin").arg(format!("-DN={n}")).args(["-a", "p.pml"]).current_dir(&sub), "spin -a")?;
+        // SPIN's fairness needs a bit per process (the philosophers and the never claim).
+        let nfair = format!("-DNFAIR={}", (n + 3).div_ceil(8) + 1);
+        let pan = sub.join("pan");
+        let mut cc = Command::new("cc");
+        cc.args(["-O3", "-DNOREDUCE", &nfair, "-DMEMLIM=16000", "-o"]).arg(&pan).arg("pan.c");
+        checked(cc.current_dir(&sub), "cc pan.c")?;
+        let mut rows = Vec::new();
+        for fair in [false, true] {
+            let tool = "SPIN nested DFS (never claim)";
+            rows.push((
+                fair,
+                fastest(runs, || {
+                    let mut cmd = Command::new(&pan);
+                    cmd.args(["-a", "-E", "-w25", "-m1000000"]).current_dir(&sub);
+                    if fair {
+                        cmd.arg("-f");
+                    }
+                    let (out, wall, peak_mib) = measured(&mut cmd, tool)?;
+                    if !out.contains("errors: ") {
+                        return Err(PeerError::Failed(format!("{tool}: no `errors:` in its output")));
+                    }
+                    let violated = !out.contains("errors: 0");
+                    let states = out
+                        .lines()
+                        .find_map(|l| l.trim().split(" states, stored").next().filter(|_| l.contains("states, stored")))
+                        .and_then(|s| s.trim().parse().ok())
+                        .unwrap_or(0);
+                    Ok((Run { tool: tool.into(), states, wall, peak_mib }, violated))
+                })?,
+            ));
+        }
+        for fair in [false, true] {
+            for threads in [1, 2] {
+                let extra: &[&str] = if fair { &["--fairness", "weak"] } else { &[] };
+                let args = verify_args(&live_spec, n, name, threads, extra);
+                let tool = labs_tool(threads);
+                rows.push((
+                    fair,
+                    fastest(runs, || {
+                        let (out, wall, peak_mib) = measured(Command::new(labs).args(&args), &tool)?;
+                        let doc: serde_json::Value = serde_json::from_str(&out)
+                            .map_err(|e| PeerError::Failed(format!("{tool}: not JSON: {e}")))?;
+                        let states = doc["stats"]["states"].as_u64().unwrap_or(0);
+                        let violated = doc["results"][0]["verdict"].as_str() == Some("violated");
+                        Ok((Run { tool: tool.clone(), states, wall, peak_mib }, violated))
+                    })?,
+                ));
+            }
+        }
+        for (fair, (r, violated)) in &rows {
+            let verdict = if *violated { "violated" } else { "holds" };
+            let f = if *fair { "weak" } else { "free" };
+            outln!(
+                "| {:<9} | {:<30} | {:<6} | {:>10} | {:>8.2} | {:>8.0} | {:>8} |",
+                name,
+                r.tool,
+                f,
+                r.states,
+                r.wall,
+                r.peak_mib,
+                verdict
+            );
+        }
+        for (fair, (r, violated)) in &rows {
+            let expected = if *fair { weak_violated } else { free_violated };
+            if *violated != expected {
+                let f = if *fair { "weak" } else { "free" };
+                return Err(PeerError::Failed(format!("{name}, {f}: {} disagrees (violated: {violated})", r.tool)));
+            }
+        }
+    }
+    outln!(
+        "(SPIN's states: those its nested search stored, up to the first acceptance cycle; under -f, in its fair product, which copies the states per process.)"
+    );
+    Ok(())
 }
 
 /// The liveness property, in LAbS and in SPIN's LTL syntax.

@@ -14,25 +14,14 @@
 use crate::syntax::ltl::Ltl;
 use std::collections::HashMap;
 
-/// A formula in negation normal form; children are ids in `Formula::nodes`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Node {
-    True,
-    False,
-    /// Atom `i` holds (`true`) or does not.
-    Lit(usize, bool),
-    And(u32, u32),
-    Or(u32, u32),
-    Until(u32, u32),
-    /// `a R b`: `b` holds up to and including the first position where `a` does, or forever.
-    Release(u32, u32),
-}
+pub(crate) use crate::engine::ltl_formula::Node;
+use crate::engine::ltl_formula::Table;
 
-/// A formula's negation normal form, its nodes shared.
-#[derive(Default, Debug)]
+/// A formula's negation normal form, its nodes shared (the linear-time checker's table, with
+/// one literal per occurrence of an atom).
+#[derive(Default)]
 pub(crate) struct Formula {
     pub(crate) nodes: Vec<Node>,
-    ids: HashMap<Node, u32>,
     pub(crate) root: u32,
     pub(crate) atoms: usize,
 }
@@ -40,61 +29,10 @@ pub(crate) struct Formula {
 impl Formula {
     /// `f` in negation normal form; atom `k` of `f.atoms()` is index `k`.
     pub(crate) fn of<A>(f: &Ltl<A>) -> Formula {
-        let mut t = Formula::default();
-        let mut next = 0;
-        t.root = t.nnf(f, false, &mut next);
-        t.atoms = next;
-        t
-    }
-
-    fn intern(&mut self, n: Node) -> u32 {
-        if let Some(&i) = self.ids.get(&n) {
-            return i;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(n);
-        self.ids.insert(n, i);
-        i
-    }
-
-    fn nnf<A>(&mut self, f: &Ltl<A>, neg: bool, next: &mut usize) -> u32 {
-        let n = match f {
-            Ltl::Atom(_) => {
-                *next += 1;
-                Node::Lit(*next - 1, !neg)
-            }
-            Ltl::Not(x) => return self.nnf(x, !neg, next),
-            Ltl::And(x, y) | Ltl::Or(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next), self.nnf(y, neg, next));
-                if matches!(f, Ltl::And(..)) != neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Implies(x, y) => {
-                let (a, b) = (self.nnf(x, !neg, next), self.nnf(y, neg, next));
-                if neg { Node::And(a, b) } else { Node::Or(a, b) }
-            }
-            Ltl::Always(x) | Ltl::Finally(x) => {
-                let a = self.nnf(x, neg, next);
-                let (t, ff) = (self.intern(Node::True), self.intern(Node::False));
-                if matches!(f, Ltl::Always(_)) != neg { Node::Release(ff, a) } else { Node::Until(t, a) }
-            }
-            Ltl::Until(x, y) => {
-                let (a, b) = (self.nnf(x, neg, next), self.nnf(y, neg, next));
-                // ¬(a U b) = ¬a R ¬b.
-                if neg { Node::Release(a, b) } else { Node::Until(a, b) }
-            }
-            Ltl::Unless(x, y) => {
-                // a W b = b R (a ∨ b); ¬(a W b) = ¬b U (¬a ∧ ¬b).
-                let (a, b) = (self.nnf(x, neg, next), self.nnf(y, neg, next));
-                if neg {
-                    let both = self.intern(Node::And(a, b));
-                    Node::Until(b, both)
-                } else {
-                    let either = self.intern(Node::Or(a, b));
-                    Node::Release(b, either)
-                }
-            }
-        };
-        self.intern(n)
+        let mut table = Table::default();
+        let mut atoms = 0;
+        let root = table.nnf(f, false, &mut atoms);
+        Formula { nodes: table.nodes, root, atoms }
     }
 
     /// Whether node `i` has no temporal operator (a state predicate).

@@ -17,7 +17,7 @@ use super::step::Stepper;
 use super::symmetry::Group;
 use super::{EngineError, EvalStop, eval_all, formula_over_predicates, predicates, runtime};
 use crate::limits::Limits;
-use crate::model::{Modality, Property};
+use crate::model::{Modality, Property, QPred};
 use chain::{ChainSpace, Csr, RecomputedRows, Rows};
 use dfa::{Formula, Node};
 use quantities::Ctx;
@@ -132,6 +132,30 @@ pub struct ChainStats {
 pub struct ProbabilityReport {
     pub properties: Vec<PropertyProbability>,
     pub chain: ChainStats,
+    /// With `--backend lnt`: the LNT program's chain and how its distribution compares with
+    /// the native engine's.
+    pub lnt: Option<LntChain>,
+}
+
+/// The chain of the emitted LNT program (`labs verify --backend lnt --probability`,
+/// docs/probability.md, "The LNT program's chain").
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LntChain {
+    /// Its LAbS states and initial states.
+    pub states: u64,
+    pub initial_states: u64,
+    /// Whether it is the native engine's chain: the same probability of every step from every
+    /// state, and the same initial distribution.
+    pub same_distribution: bool,
+    /// States from which the native engine draws the steps with other probabilities (two
+    /// steps of one agent of the same kind reaching the same state, which the native engine
+    /// counts twice and the LNT program's LTS shows once).
+    pub differing_states: u64,
+    /// Whether the native engine lists an initial state more often than another (an
+    /// initialiser's list of choices repeating a value).
+    pub initial_differs: bool,
+    /// The most intermediate states of the program explored for one LAbS step.
+    pub widest_step: u64,
 }
 
 /// The chain of an explored graph, before the properties are checked (the checks then read
@@ -186,6 +210,39 @@ pub(crate) fn compute(
         Some(c) => c,
         None => &recomputed,
     };
+    let mut atoms = |q: &QPred| match eval_all(stepper, g, q, workers, limits) {
+        Ok(v) => Ok(Some(v)),
+        Err(EvalStop::Error(s, m)) => Err(runtime(stepper, g, group, s, m, |st| {
+            super::eval_pred(stepper, st, &mut super::eval::Scratch::default(), q).err().map(|e| e.0)
+        })),
+        Err(EvalStop::Stopped) => Ok(None),
+    };
+    let out = on_chain(rows, &prep.initial, props, &mut atoms, workers, limits, opts)?;
+    let stats = ChainStats {
+        stored: prep.stored.is_some(),
+        entries: prep.stored.as_ref().map_or(g.transitions, |c| c.edges.len() as u64),
+        bytes: prep.stored.as_ref().map_or(0, Csr::bytes),
+        build_seconds: prep.build_seconds,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    Ok(ProbabilityReport { properties: out, chain: stats, lnt: None })
+}
+
+/// A predicate's value on every state of a chain (`Ok(None)`: the run was stopped first).
+pub(crate) type AtomsFn<'a> = dyn FnMut(&QPred) -> Result<Option<Vec<bool>>, EngineError> + 'a;
+
+/// The probability of every property of `props` on the chain `rows` with the initial
+/// distribution `initial` (the native engine's chain, or the LNT program's); `atoms` gives a
+/// predicate's value on every state of the chain (`Ok(None)`: the run was stopped first).
+pub(crate) fn on_chain(
+    rows: &dyn Rows,
+    initial: &[(u32, f64)],
+    props: &[&Property],
+    atoms: &mut AtomsFn,
+    workers: &Workers,
+    limits: &Limits,
+    opts: &ProbabilityOptions,
+) -> Result<Vec<PropertyProbability>, EngineError> {
     let mut out = Vec::new();
     for p in props {
         let mut r = PropertyProbability {
@@ -204,7 +261,7 @@ pub(crate) fn compute(
             out.push(r);
             continue;
         }
-        if prep.initial.is_empty() {
+        if initial.is_empty() {
             // No run to draw: a probability over no runs is not defined (the verdict holds
             // vacuously).
             r.why_not = Some("not defined: the system has no initial state, so no run to draw".into());
@@ -213,23 +270,19 @@ pub(crate) fn compute(
             continue;
         }
         // Each predicate on every state.
-        let mut atoms = Vec::new();
+        let mut values = Vec::new();
         for q in predicates(p) {
-            match eval_all(stepper, g, q, workers, limits) {
-                Ok(v) => atoms.push(v),
-                Err(EvalStop::Error(s, m)) => {
-                    return Err(runtime(stepper, g, group, s, m, |st| {
-                        super::eval_pred(stepper, st, &mut super::eval::Scratch::default(), q).err().map(|e| e.0)
-                    }));
-                }
-                Err(EvalStop::Stopped) => break,
+            match atoms(q)? {
+                Some(v) => values.push(v),
+                None => break,
             }
         }
-        if atoms.len() < predicates(p).len() {
+        if values.len() < predicates(p).len() {
             r.why_not = Some("the run was stopped before it".into());
             out.push(r);
             continue;
         }
+        let atoms = values;
         let progress = opts.progress.clone();
         let name = p.name.clone();
         let report = move |quantity: &'static str| -> Option<Box<SweepFn>> {
@@ -239,7 +292,7 @@ pub(crate) fn compute(
                 progress(&SweepProgress { property: name.clone(), quantity, sweeps, interval: *i, seconds })
             }))
         };
-        let ctx = Ctx { rows, initial: &prep.initial, workers, limits, precision: opts.precision, report: &report };
+        let ctx = Ctx { rows, initial, workers, limits, precision: opts.precision, report: &report };
         match &p.modality {
             Modality::Finally => quantities::finally(&ctx, &atoms[0], opts.curve, &mut r),
             Modality::Always => {
@@ -261,14 +314,7 @@ pub(crate) fn compute(
         }
         out.push(r);
     }
-    let stats = ChainStats {
-        stored: prep.stored.is_some(),
-        entries: prep.stored.as_ref().map_or(g.transitions, |c| c.edges.len() as u64),
-        bytes: prep.stored.as_ref().map_or(0, Csr::bytes),
-        build_seconds: prep.build_seconds,
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    Ok(ProbabilityReport { properties: out, chain: stats })
+    Ok(out)
 }
 
 /// A linear-time formula (or a scoped pattern's): the shapes that need no automaton first

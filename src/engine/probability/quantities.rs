@@ -109,11 +109,10 @@ pub(crate) fn finally(ctx: &Ctx, psi: &[bool], curve: bool, r: &mut PropertyProb
 
 /// The expected reward collected on `undecided` before leaving them (every exit worth 0).
 fn steps(ctx: &Ctx, undecided: &[u32], reward: Reward, quantity: &'static str) -> (Interval, u64, bool) {
-    let n = ctx.rows.len();
     let sys = System {
         rows: ctx.rows,
         undecided,
-        values: vec![(vec![0.0; n], reward)],
+        values: vec![(Vec::new(), reward)],
         known: Interval { lower: 0.0, upper: f64::INFINITY },
         initial: ctx.initial,
     };
@@ -139,7 +138,7 @@ fn conditional(ctx: &Ctx, psi: &[bool], reach_p: &Reach, r: &mut PropertyProbabi
     let sys = System {
         rows: ctx.rows,
         undecided: &undecided,
-        values: vec![(vec![0.0; n], Reward::Each(lo)), (vec![0.0; n], Reward::Each(hi))],
+        values: vec![(Vec::new(), Reward::Each(lo)), (Vec::new(), Reward::Each(hi))],
         known: Interval { lower: 0.0, upper: f64::INFINITY },
         initial: ctx.initial,
     };

@@ -42,7 +42,8 @@ impl Reward<'_> {
 }
 
 /// A system to solve: its rows, the undecided states, and per value sought the exits' values
-/// (`exit[s]` for every decided state; ignored for undecided ones) and the reward.
+/// (`exit[s]` for every decided state; ignored for undecided ones; empty when every exit is
+/// worth 0, which spares an array of the states' size) and the reward.
 pub(crate) struct System<'a> {
     pub(crate) rows: &'a dyn Rows,
     /// The undecided states, increasing; every one of them leaves them with probability 1.

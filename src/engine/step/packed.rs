@@ -135,9 +135,27 @@ impl Stepper<'_> {
         out: &mut Vec<u8>,
     ) -> Result<usize, PackedStop> {
         match width {
-            1 => self.successors_packed_w::<1>(st, parent, w, out),
-            2 => self.successors_packed_w::<2>(st, parent, w, out),
-            _ => self.successors_packed_w::<4>(st, parent, w, out),
+            1 => self.successors_packed_w::<1>(st, parent, w, out, None),
+            2 => self.successors_packed_w::<2>(st, parent, w, out, None),
+            _ => self.successors_packed_w::<4>(st, parent, w, out, None),
+        }
+    }
+
+    /// `successors_packed`, also pushing to `ends`, after each agent, how many successors its
+    /// steps and those of the agents before it make (the steps are listed agent by agent).
+    pub(crate) fn successors_packed_by_agent(
+        &self,
+        st: &[i32],
+        parent: &[u8],
+        width: usize,
+        w: &mut Work,
+        out: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<usize, PackedStop> {
+        match width {
+            1 => self.successors_packed_w::<1>(st, parent, w, out, Some(ends)),
+            2 => self.successors_packed_w::<2>(st, parent, w, out, Some(ends)),
+            _ => self.successors_packed_w::<4>(st, parent, w, out, Some(ends)),
         }
     }
 
@@ -147,6 +165,7 @@ impl Stepper<'_> {
         parent: &[u8],
         w: &mut Work,
         out: &mut Vec<u8>,
+        mut ends: Option<&mut Vec<usize>>,
     ) -> Result<usize, PackedStop> {
         let mut n = 0;
         let mut stop = None;
@@ -172,6 +191,9 @@ impl Stepper<'_> {
                 return Err(e);
             }
             self.agent_steps_packed::<W>(st, parent, a, w, out, &mut n)?;
+            if let Some(e) = ends.as_deref_mut() {
+                e.push(n);
+            }
         }
         Ok(n)
     }
