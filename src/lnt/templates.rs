@@ -68,6 +68,7 @@ impl LntTemplate<'_> {
             vars.extend(["go", "got", "stepped"].map(|v| (v, "Bool")));
         }
         vars.extend(["gm", "lm", "ln"].map(|v| (v, "Nat")));
+        vars.push(("c", "Cmp"));
         vars.extend(a.int_vars.iter().map(|v| (v.as_str(), "Int")));
         vars.extend(a.nat_vars.iter().map(|v| (v.as_str(), "Nat")));
         let mut groups: Vec<(Vec<&str>, &str)> = vec![];

@@ -266,11 +266,9 @@ fn memory_bound_holds_in_the_lnt_interpreter_and_the_composition() {
     if !isolate::in_own_process() {
         return;
     }
-    // flock with 3 birds: the compositional workflow's first agent leaf (2,338 states and
-    // about 1.3 million transitions, every reception's values and masks enumerated: about
-    // 180 MiB, reached after a minute or more), the monolithic workflow's generation of the
-    // whole program, and the states the on-the-fly evaluation of `Consensus` generates, all
-    // far beyond these bounds.
+    // flock with 3 birds: the compositional workflow's product of the leaves, the monolithic
+    // workflow's generation of the whole program, and the states the on-the-fly evaluation of
+    // `Consensus` generates, all far beyond these bounds.
     let flock = fixtures::path_str("benchmarks/flock.labs");
     for (workflow, bound) in [("compositional", 120u64), ("monolithic", 100), ("on-the-fly", 100)] {
         let b = bound.to_string();

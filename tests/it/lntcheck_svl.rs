@@ -441,16 +441,13 @@ fn cli_lts_property() {
     let o = run(&["lts", &leader, "n=3", "--property", "LeaderIs0", "-o", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    // Timestamps (0): the dense ranks of 3 agents reachable from (0, 1, 2) when a writer
-    // becomes the unique newest and a message gives every older receiver (all linked: the
-    // link is `true`) the sender's rank: the 6 strict orders, all 3 equal, and the 3 where two
-    // are equal below the third (a sender of the middle rank lifts the lowest to it; two equal
-    // above a third are never reached): 10 states. From each, 3 REFRESH (one per writer), and
-    // per message gate 3 senders × 4 values of `leader` (0 to 3): 10 × 27 transitions.
-    assert!(err.contains("leaf Timestamps [REFRESH, PUT_0, QRY_0] (0): 10 states, 270 transitions"), "{err}");
-    assert!(err.ends_with("177 states, 230 transitions\n"), "{err}");
+    // Timestamps (0), generated with `split` 1 as the compositional leaves are: 13 rank
+    // vectors, each with 3 REFRESH (one per writer) and 6 REQ pairs (receiver, sender) × 2
+    // (whether the receiver is linked): 13 × 15 transitions.
+    assert!(err.contains("leaf Timestamps [REFRESH, REQ, PUT_0, QRY_0] (0, 1): 13 states, 195 transitions"), "{err}");
+    assert!(err.ends_with("333 states, 416 transitions\n"), "{err}");
     let aut = std::fs::read_to_string(&out).unwrap();
-    assert!(aut.starts_with("des (0, 230, 177)\n"));
+    assert!(aut.starts_with("des (0, 416, 333)\n"));
     // only DONE and L_LEADER stay visible
     for l in aut.lines().skip(1) {
         let lab = l.split(", ").nth(1).unwrap();
@@ -466,7 +463,7 @@ fn cli_lts_property() {
     assert!(err.contains("(divsharp reduction: "), "{err}");
     let last = err.lines().last().unwrap();
     let n: usize = last.split(' ').next().unwrap().parse().unwrap();
-    assert!(n < 177, "{err}");
+    assert!(n < 333, "{err}");
     assert!(std::fs::read_to_string(&reduced).unwrap().starts_with("des (0, "));
     // a leaf with the property's hiding: A_X hidden in Agent_Bird 0 for Aligned (reads L_H)
     let ext = ["birds=2", "delta=1", "grid=3"];
@@ -498,7 +495,7 @@ fn cli_lts_property() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // the same block as LeaderIs0's: both read `leader` alone
-    assert!(String::from_utf8_lossy(&o.stderr).ends_with("177 states, 230 transitions\n"));
+    assert!(String::from_utf8_lossy(&o.stderr).ends_with("333 states, 416 transitions\n"));
     let o = run(&["lts", &leader, "n=3", "--property", "Nope", "-o", out.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("no property `Nope`"));

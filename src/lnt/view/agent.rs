@@ -197,6 +197,7 @@ pub(super) fn agent_view(
     }
     if has_tuples {
         gates.push("REFRESH".into());
+        gates.push("REQ".into());
         for k in 0..m.tuples.len() {
             gates.push(names::put_gate(k));
             gates.push(names::qry_gate(k));

@@ -11,6 +11,7 @@ mod reads;
 mod step;
 
 use agent::{agent_view, env_view};
+pub(crate) use compose::split_components;
 use compose::{TRY, add_lock, agent_cond, components, pair_read_gates};
 
 use crate::analysis::IntervalSet;
@@ -374,8 +375,23 @@ pub(crate) struct Instance {
     pub(crate) iface: Vec<String>,
     pub(crate) gates: Vec<String>,
     pub(crate) arg: Option<usize>,
+    /// The `split` argument of an agent or `Timestamps` when the spec has stigmergies: 0 in
+    /// `MAIN` (a message carries the timestamps' comparisons), 1 in the compositional leaves
+    /// (a `REQ` per receiver; docs/lnt-encoding.md §3, Propagation).
+    pub(crate) split: Option<u8>,
     /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
     pub(crate) obs_gates: Vec<String>,
+}
+
+impl Instance {
+    /// The actual arguments of the instantiation: ` (id)`, ` (id, split)` or nothing.
+    pub(crate) fn args(&self) -> String {
+        match (self.arg, self.split) {
+            (Some(x), Some(s)) => format!(" ({x}, {s})"),
+            (Some(x), None) => format!(" ({x})"),
+            _ => String::new(),
+        }
+    }
 }
 
 /// A branch of the top-level parallel composition: its synchronisation interface, and either a
@@ -692,6 +708,7 @@ pub(crate) fn build(
     }
     if has_tuples {
         hidden_gates.push("REFRESH".into());
+        hidden_gates.push("REQ".into());
         for k in 0..model.tuples.len() {
             hidden_gates.push(names::put_gate(k));
             hidden_gates.push(names::qry_gate(k));
