@@ -243,6 +243,8 @@ fn agent_uses_gate(a: &AgentView, g: &str) -> bool {
     let effects = || a.edges.iter().filter(|e| e.has_effect);
     match g {
         "REFRESH" => effects().any(|e| !e.writes.is_empty()),
+        // asked by a receiver of a tuple the type holds (the compositional leaves)
+        "REQ" => !a.held.is_empty(),
         "SETENV" => effects().any(|e| !e.setenv.is_empty()),
         "AINIT" => a.inits.iter().any(|i| !i.ainit.is_empty()),
         _ if g == TRY || g == names::ABANDON => a.edges.iter().any(|e| !e.reads.is_empty()),
