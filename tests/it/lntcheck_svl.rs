@@ -589,3 +589,32 @@ fn several_threads_generate_and_compose_the_one_thread_lts() {
         }
     }
 }
+
+/// A receiver's leaf offers each message once per sender and values, never once per set of
+/// the other receivers' comparisons or links (docs/lnt-encoding.md §3, Propagation: the
+/// compositional leaves take `split` 1, the message's masks 0). flock birds=3 grid=4 delta=1:
+/// senders 0 to 2, `dirx`, `diry` in {-1, 1}, the link fields `x`, `y` in 0..3 (moves modulo
+/// 4): 3 × 2 × 2 × 4 × 4 = 192 labels per message gate. With the masks of `MAIN` in the
+/// leaves, every reception was offered once per value of the other receivers' bits.
+#[test]
+fn an_agent_leaf_offers_each_message_once_per_sender_and_values() {
+    let flock = bench("flock.labs");
+    let out = std::env::temp_dir().join(format!("labs-svl-leaf-{}.aut", std::process::id()));
+    let o = fixtures::labs_command()
+        .args(["lts", &flock as &str, "birds=3", "grid=4", "delta=1", "--property", "Consensus", "--leaf", "1", "-q"])
+        .args(["-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let aut = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    for (gate, masks) in [("PUT_0", &[2usize, 7][..]), ("QRY_0", &[2, 3, 8][..])] {
+        let labels: BTreeSet<&str> =
+            aut.lines().filter_map(|l| l.split('"').nth(1)).filter(|l| l.starts_with(&format!("{gate} "))).collect();
+        assert_eq!(labels.len(), 192, "{gate}: {labels:?}");
+        for l in &labels {
+            let args: Vec<&str> = l.split(' ').collect();
+            assert!(masks.iter().all(|&i| args.get(i) == Some(&"!0")), "{l}: a mask offered in a leaf");
+        }
+    }
+}
