@@ -10,6 +10,7 @@ pub use super::store::StateStore;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -337,7 +338,10 @@ struct LeafEntry {
 struct Memo {
     /// Off for the reference explorer, which computes everything from the syntax each time.
     on: bool,
-    entries: FxHashMap<(u32, LeafState), Arc<LeafEntry>>,
+    /// Per leaf: its local states' entries.
+    entries: Vec<FxHashMap<LeafState, Arc<LeafEntry>>>,
+    /// Entries memoised in all.
+    nentries: usize,
     /// (entry, ready index, offered values) → the leaf's next state, `None` when its `where`
     /// clause refuses the values.
     fired: FxHashMap<(u32, u32, u32), Option<LeafState>>,
@@ -345,6 +349,9 @@ struct Memo {
     offers: Offers,
     /// (gate before hiding, offered values) → the label before hiding.
     labels: FxHashMap<(u32, u32), String>,
+    /// Per leaf: the local states the firings reached, one copy each, so that equal states
+    /// share their variables and compare by address when numbered.
+    canon: Vec<rustc_hash::FxHashSet<LeafState>>,
 }
 
 /// Lists of offered values, each stored once and numbered: the memo's keys and the labels'
@@ -393,19 +400,29 @@ impl<'a> Explorer<'a> {
         Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: false, memo: Memo::default() }
     }
 
+    /// An explorer that runs the compiled code and memoises nothing: what the tests compare
+    /// with the reference to check the compiled successor function alone.
+    #[cfg(feature = "test-support")]
+    pub(crate) fn compiled(p: &'a Program, net: &'a Net) -> Explorer<'a> {
+        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: true, memo: Memo::default() }
+    }
+
     /// The entry of leaf `leaf` in local state `st`.
     fn entry(&mut self, leaf: usize, st: &LeafState) -> R<Arc<LeafEntry>> {
         if !self.memo.on {
             let readies = self.readies(leaf, st)?;
             return Ok(Arc::new(LeafEntry { id: u32::MAX, readies, opens: Default::default() }));
         }
-        let key = (leaf as u32, st.clone());
-        if let Some(e) = self.memo.entries.get(&key) {
+        if self.memo.entries.len() <= leaf {
+            self.memo.entries.resize_with(leaf + 1, FxHashMap::default);
+        }
+        if let Some(e) = self.memo.entries[leaf].get(st) {
             return Ok(e.clone());
         }
         let readies = self.readies(leaf, st)?;
-        let e = Arc::new(LeafEntry { id: self.memo.entries.len() as u32, readies, opens: Default::default() });
-        self.memo.entries.insert(key, e.clone());
+        let e = Arc::new(LeafEntry { id: self.memo.nentries as u32, readies, opens: Default::default() });
+        self.memo.nentries += 1;
+        self.memo.entries[leaf].insert(st.clone(), e.clone());
         Ok(e)
     }
 
@@ -663,16 +680,24 @@ impl<'a> Explorer<'a> {
 
     /// Successors of a state: (label, target).
     pub(crate) fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
-        Ok(self.successors_full(st)?.into_iter().map(|t| (t.label, t.next)).collect())
+        Ok(self.transitions(st, false)?.into_iter().map(|t| (t.label, t.next)).collect())
     }
 
     /// Successors of a state with, for each, the label before hiding (the gate the leaves
     /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
     pub(crate) fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
-        if self.memo.entries.len() > MEMO_CAP || self.memo.offers.lists.len() > MEMO_CAP {
+        self.transitions(st, true)
+    }
+
+    /// The transitions of a state; their labels before hiding left empty unless `orig`.
+    fn transitions(&mut self, st: &SysState, orig: bool) -> R<Vec<Trans>> {
+        let want_orig = orig;
+        if self.memo.nentries > MEMO_CAP || self.memo.offers.lists.len() > MEMO_CAP {
             self.memo.entries.clear();
+            self.memo.nentries = 0;
             self.memo.fired.clear();
             self.memo.labels.clear();
+            self.memo.canon.clear();
             self.memo.offers = Offers::default();
         }
         let mut readies = vec![];
@@ -688,11 +713,11 @@ impl<'a> Explorer<'a> {
         for o in opens {
             // The free slots' domains; one too large to enumerate is an error only if the
             // search reaches it (the offers bound before it may already exclude every value).
-            let mut doms: Vec<R<Vec<Value>>> = vec![];
+            let mut doms: Vec<R<Cow<[Value]>>> = vec![];
             for s in o.slots.iter() {
                 doms.push(match s {
-                    Slot::K(v) => Ok(vec![v.clone()]),
-                    Slot::F { ty, set, leaf, name, pos } => domain(self.p, *ty, set).map_err(|m| {
+                    Slot::K(v) => Ok(Cow::Borrowed(std::slice::from_ref(v))),
+                    Slot::F { ty, set, leaf, name, pos } => domain(self.p, *ty, set).map(Cow::Owned).map_err(|m| {
                         let g =
                             if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
                         self.leaf_err(
@@ -702,7 +727,7 @@ impl<'a> Explorer<'a> {
                     }),
                 });
             }
-            if doms.iter().any(|d| d.as_ref().is_ok_and(Vec::is_empty)) {
+            if doms.iter().any(|d| d.as_ref().is_ok_and(|d| d.is_empty())) {
                 continue;
             }
             let mut search = Search::new(self.net, &readies, &o, doms, self.compiled);
@@ -713,7 +738,9 @@ impl<'a> Explorer<'a> {
             for vid in matches {
                 let vals = self.memo.offers.lists[vid as usize].clone();
                 if let Some(next) = self.fire(st, &readies, &o, vid, &vals)? {
-                    let orig = if o.orig == TAU {
+                    let orig = if !want_orig && o.gate == TAU {
+                        String::new()
+                    } else if o.orig == TAU {
                         "i".to_string()
                     } else {
                         let (p, gate_names) = (self.p, &self.net.gate_names);
@@ -730,7 +757,12 @@ impl<'a> Explorer<'a> {
                             })
                             .clone()
                     };
-                    let label = if o.gate == TAU { "i".to_string() } else { orig.clone() };
+                    let (label, orig) = match (o.gate == TAU, want_orig) {
+                        (true, true) => ("i".to_string(), orig),
+                        (true, false) => ("i".to_string(), String::new()),
+                        (false, true) => (orig.clone(), orig),
+                        (false, false) => (orig, String::new()),
+                    };
                     out.push(Trans { label, orig, next, sole: false });
                     let ps: Vec<usize> = o.parts.iter().map(|p| p.0).collect();
                     for &l in &ps {
@@ -768,7 +800,19 @@ impl<'a> Explorer<'a> {
             let l = match self.memo.fired.get(&key) {
                 Some(l) => l.clone(),
                 None => {
-                    let l = self.fire_leaf(leaf, &e.readies[ri], vals)?;
+                    let l = self.fire_leaf(leaf, &e.readies[ri], vals)?.map(|l| {
+                        if self.memo.canon.len() <= leaf {
+                            self.memo.canon.resize_with(leaf + 1, Default::default);
+                        }
+                        let canon = &mut self.memo.canon[leaf];
+                        match canon.get(&l) {
+                            Some(c) => c.clone(),
+                            None => {
+                                canon.insert(l.clone());
+                                l
+                            }
+                        }
+                    });
                     self.memo.fired.insert(key, l.clone());
                     l
                 }
@@ -815,7 +859,7 @@ impl<'a> Explorer<'a> {
 /// instead of multiplying them: the search visits the intersection of the parties' offers, not
 /// the product of the offer domains. Whole clauses are checked again when the transition fires.
 struct Search<'n> {
-    doms: Vec<R<Vec<Value>>>,
+    doms: Vec<R<Cow<'n, [Value]>>>,
     /// per party: its environment while offers are bound
     envs: Vec<Env>,
     /// per offer: (party, variable) that receives it
@@ -851,7 +895,7 @@ impl<'n> Search<'n> {
         net: &'n Net,
         readies: &[Arc<LeafEntry>],
         o: &Open,
-        doms: Vec<R<Vec<Value>>>,
+        doms: Vec<R<Cow<'n, [Value]>>>,
         compiled: bool,
     ) -> Search<'n> {
         let n = doms.len();
@@ -938,26 +982,26 @@ impl<'n> Search<'n> {
 use super::code::conjuncts;
 
 fn merge(a: &Open, b: &Open) -> Option<Open> {
-    if a.slots.len() != b.slots.len() {
+    if a.slots.len() != b.slots.len()
+        || a.slots.iter().zip(b.slots.iter()).any(|xy| matches!(xy, (Slot::K(u), Slot::K(v)) if u != v))
+    {
         return None;
     }
-    let mut slots = vec![];
-    for (x, y) in a.slots.iter().zip(b.slots.iter()) {
-        slots.push(match (x, y) {
-            (Slot::K(u), Slot::K(v)) => {
-                if u != v {
-                    return None;
-                }
-                Slot::K(u.clone())
-            }
-            (Slot::K(u), Slot::F { .. }) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
+    // Built in place (one allocation each): merging is what composing a rendezvous of many
+    // parties costs, state after state.
+    let slots: Arc<[Slot]> = a
+        .slots
+        .iter()
+        .zip(b.slots.iter())
+        .map(|xy| match xy {
+            (Slot::K(u), _) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
             (Slot::F { ty, set: s1, leaf, name, pos }, Slot::F { set: s2, .. }) => {
                 Slot::F { ty: *ty, set: s1.meet(s2), leaf: *leaf, name: name.clone(), pos: *pos }
             }
-        });
-    }
-    let parts: Vec<(usize, usize)> = a.parts.iter().chain(b.parts.iter()).copied().collect();
-    Some(Open { gate: a.gate, orig: a.orig, slots: slots.into(), parts: parts.into() })
+        })
+        .collect();
+    let parts: Arc<[(usize, usize)]> = a.parts.iter().chain(b.parts.iter()).copied().collect();
+    Some(Open { gate: a.gate, orig: a.orig, slots, parts })
 }
 
 #[derive(Default)]
