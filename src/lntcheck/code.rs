@@ -31,7 +31,11 @@ pub(crate) enum Op {
     Bin(BinOp, Span),
     /// `and`/`or` after its left operand (a Boolean checked at `pos`): when that decides,
     /// leaves it and jumps to `to`; else drops it.
-    Short { or: bool, pos: Span, to: u32 },
+    Short {
+        or: bool,
+        pos: Span,
+        to: u32,
+    },
     /// The right operand of `and`/`or`: a Boolean checked at `pos`.
     IsBool(Span),
     Neg(Span),
@@ -49,7 +53,12 @@ pub(crate) enum Op {
     Ret(bool),
     /// `eval f (args)`: the arguments on the stack, then the in-out ones written back (argument
     /// index, variable).
-    EvalCall { f: u32, nargs: u32, refs: Box<[(u32, u32)]>, pos: Span },
+    EvalCall {
+        f: u32,
+        nargs: u32,
+        refs: Box<[(u32, u32)]>,
+        pos: Span,
+    },
 }
 
 /// A compiled expression, with the position its value's type errors are reported at.
@@ -89,12 +98,23 @@ pub(crate) struct Conjunct {
 #[derive(Clone, Debug)]
 pub(crate) enum NodeCode {
     Other,
-    Assign { e: Code, idx: Option<Code> },
-    Any { pred: Option<Code>, bounds: Option<DomCode> },
+    Assign {
+        e: Code,
+        idx: Option<Code>,
+    },
+    Any {
+        pred: Option<Code>,
+        bounds: Option<DomCode>,
+    },
     /// The arguments pushed, then the call.
     Eval(Code),
     Cond(Code),
-    Comm { sends: Vec<Option<Code>>, bounds: Vec<Option<DomCode>>, pred: Option<Code>, conjuncts: Vec<Conjunct> },
+    Comm {
+        sends: Vec<Option<Code>>,
+        bounds: Vec<Option<DomCode>>,
+        pred: Option<Code>,
+        conjuncts: Vec<Conjunct>,
+    },
 }
 
 fn pos_of(e: &CE) -> Span {
