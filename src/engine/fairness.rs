@@ -18,6 +18,10 @@
 //!   takes every edge of it infinitely often). The automaton of the negation must be
 //!   deterministic: the property is `unknown` with the reason otherwise.
 //!
+//! Under the symmetry reduction, weak and strong fairness follow each agent through the
+//! elements of the group that map successors to their representatives (`threaded_fairness`,
+//! `threaded_loop`; docs/semantics.md, D15).
+//!
 //! The loop of a counterexample visits, for each requirement (an acceptance set; an agent to
 //! step, or for weak fairness to be disabled somewhere), an edge or node that meets it, and
 //! each step records the agent it stands for, so that the trace shows a fair loop.
@@ -56,8 +60,9 @@ impl Fairness {
         }
     }
 
-    /// Whether the check follows agents by id (weak, strong): the symmetry reduction's quotient
-    /// does not (a loop of orbits lifts to a run where the agents' roles rotate).
+    /// Whether the check follows agents by id (weak, strong): under the symmetry reduction,
+    /// through the permutations that map successors to their representatives (a loop of
+    /// orbits may lift to a run where the agents' roles rotate).
     pub(crate) fn tracks_agents(self) -> bool {
         !matches!(self, Fairness::AlmostSure)
     }
@@ -1027,4 +1032,67 @@ pub fn loop_agents(stepper: &Stepper, t: &Trace) -> Result<LoopAgents, RuntimeEr
     }
     let acting: Vec<usize> = t.steps[ls..].iter().map(|s| actor(&s.event)).collect();
     Ok(LoopAgents::of(&enabled, &acting))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ltl::Watch;
+    use crate::syntax::Ltl;
+
+    /// The representatives' loop of `tests/cases/fairness_rotation.labs`, by hand: in state 0
+    /// agent 0 is the leader (x = 0) and agent 1 waits; in state 1 (x sorted: the waiter's 1
+    /// before the leader's 2) the roles are swapped. The leader's steps 0 -> 1 and 1 -> 0
+    /// reach states whose representatives swap the two agents (element 1); the waiter's
+    /// step leads to state 2, where `done = 1` and only the leader moves.
+    fn rotation(el: u32) -> (Vec<Vec<(u32, u64, u32)>>, Vec<u64>) {
+        let succ = vec![vec![(1, 1 << 0, el), (2, 1 << 1, 0)], vec![(0, 1 << 1, el), (2, 1 << 0, 0)], vec![(2, 1, 0)]];
+        (succ, vec![0b11, 0b11, 0b01])
+    }
+
+    fn decide(notion: Fairness, moves: &[Vec<u8>]) -> FairOutcome {
+        let (succ, en) = rotation(1);
+        let aut = Automaton::within(&Ltl::Finally(Box::new(Ltl::Atom(0usize))), true, Watch::NONE).expect("built");
+        let done = [false, false, true];
+        let bits: Vec<&[bool]> = vec![&done];
+        check(
+            notion,
+            3,
+            1,
+            &|s, out| out.extend_from_slice(&succ[s as usize]),
+            &|s| en[s as usize],
+            &aut,
+            false,
+            &bits,
+            moves,
+            &|| false,
+        )
+    }
+
+    /// Followed through the swaps, the leader acts on both edges of the loop and the waiter,
+    /// enabled throughout, never: no fair run avoids `done = 1`. Read without them (the
+    /// identity on every edge), each agent of the representatives acts once in the loop, so
+    /// the loop looks fair and `finally done = 1` violated: the wrong verdict.
+    #[test]
+    fn threads_through_the_permutations_decide_the_rotating_loop() {
+        let swap = vec![vec![0u8, 1], vec![1, 0]];
+        let naive = vec![vec![0u8, 1], vec![0, 1]];
+        for notion in [Fairness::Weak, Fairness::Strong] {
+            assert!(matches!(decide(notion, &swap), FairOutcome::Holds), "{notion:?} with the swaps");
+            assert!(matches!(decide(notion, &naive), FairOutcome::Violated(..)), "{notion:?} read naively");
+        }
+    }
+
+    /// Disjoint sets: joined classes share a root, others keep theirs.
+    #[test]
+    fn parts_join_classes() {
+        let mut p = Parts::new(6);
+        p.join(0, 3);
+        p.join(3, 5);
+        p.join(1, 2);
+        assert_eq!(p.root(0), p.root(5));
+        assert_eq!(p.root(1), p.root(2));
+        assert_ne!(p.root(0), p.root(1));
+        assert_ne!(p.root(4), p.root(0));
+    }
 }

@@ -151,6 +151,11 @@ impl Group {
                 0 => image.extend_from_slice(enc),
                 _ => map_moves(&self.values[v - 1].moves, enc, width, &mut image),
             }
+            // Permutations of agents leave the environment alone.
+            let env = lay.env_len * width;
+            if image[..env] != rep[..env] {
+                continue;
+            }
             self.sort_tracked(lay, width, &mut image, &mut sc.agents, &mut el.agents);
             if image == rep {
                 el.value = v as u32;
