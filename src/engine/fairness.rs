@@ -32,10 +32,10 @@ use super::ltl::Automaton;
 use super::par::Workers;
 use super::path::{Trace, TraceStep};
 use super::state::hash_bytes;
+use super::step::{Event, RuntimeError, Stepper, Work};
 use super::symmetry::Group;
 use super::symmetry::canon::CanonScratch;
 use super::symmetry::element::Element;
-use super::step::{Event, RuntimeError, Stepper, Work};
 use crate::limits::Limits;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
@@ -617,7 +617,14 @@ struct Walk {
 
 impl Walk {
     /// Takes the edge `h` out of `cur`, with role `prefer`'s agent acting when it can.
-    fn go(&mut self, (w, acc, who, el): Hop, prefer: Option<usize>, moves: &[Vec<u8>], en: &dyn Fn(u32) -> u64, weak: bool) {
+    fn go(
+        &mut self,
+        (w, acc, who, el): Hop,
+        prefer: Option<usize>,
+        moves: &[Vec<u8>],
+        en: &dyn Fn(u32) -> u64,
+        weak: bool,
+    ) {
         self.need_acc &= !acc;
         let at = &self.at;
         let acting = prefer

@@ -879,7 +879,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let searched = match searched {
             Searched::Plain(o) => o,
             Searched::Fair(notion, fair) if direct.is_none() => {
-                let (verdict, trace, reason, fair_loop) = fair_result(&stepper, &g, group, labelled.as_ref().map(|l| &l.elements[..]), p, notion, fair)?;
+                let (verdict, trace, reason, fair_loop) =
+                    fair_result(&stepper, &g, group, labelled.as_ref().map(|l| &l.elements[..]), p, notion, fair)?;
                 results.push(PropertyResult {
                     property: p.name.clone(),
                     modality: p.keyword.clone(),
@@ -1064,11 +1065,13 @@ fn fair_result(
         // Weak and strong fairness under the reduction: the prefix lifted as any path, the
         // loop edge by edge through the elements its check followed (docs/semantics.md, D15).
         (Some(gr), Some(ls), Some(elements)) if !els.is_empty() => {
-            let (mut states, _) = symmetry::lift::lift(stepper, &g.store, gr, &c.path[..=ls], None).map_err(lift_error)?;
+            let (mut states, _) =
+                symmetry::lift::lift(stepper, &g.store, gr, &c.path[..=ls], None).map_err(lift_error)?;
             let start = states.pop().expect("a lifted path has a state");
             let loop_actors: Option<Vec<usize>> = actors[ls..].iter().copied().collect();
-            let loop_actors = loop_actors
-                .ok_or_else(|| EngineError::Internal("a fair loop under the reduction names each step's agent".into()))?;
+            let loop_actors = loop_actors.ok_or_else(|| {
+                EngineError::Internal("a fair loop under the reduction names each step's agent".into())
+            })?;
             let perms: Vec<&symmetry::element::Element> = els.iter().map(|&e| &elements[e as usize]).collect();
             let (looped, who, at) =
                 symmetry::lift::lift_loop(stepper, &g.store, gr, start, &c.path[ls..], &loop_actors, &perms)
