@@ -1047,12 +1047,15 @@ mod tests {
     use crate::engine::ltl::Watch;
     use crate::syntax::Ltl;
 
+    /// Target, agents, element.
+    type Edge = (u32, u64, u32);
+
     /// The representatives' loop of `tests/cases/fairness_rotation.labs`, by hand: in state 0
     /// agent 0 is the leader (x = 0) and agent 1 waits; in state 1 (x sorted: the waiter's 1
     /// before the leader's 2) the roles are swapped. The leader's steps 0 -> 1 and 1 -> 0
     /// reach states whose representatives swap the two agents (element 1); the waiter's
     /// step leads to state 2, where `done = 1` and only the leader moves.
-    fn rotation(el: u32) -> (Vec<Vec<(u32, u64, u32)>>, Vec<u64>) {
+    fn rotation(el: u32) -> (Vec<Vec<Edge>>, Vec<u64>) {
         let succ = vec![vec![(1, 1 << 0, el), (2, 1 << 1, 0)], vec![(0, 1 << 1, el), (2, 1 << 0, 0)], vec![(2, 1, 0)]];
         (succ, vec![0b11, 0b11, 0b01])
     }

@@ -972,7 +972,9 @@ fn fair_applies(p: &Property) -> bool {
 }
 
 /// The fair check of `p` on the whole graph `g` (successors `succ` with the agents making
-/// them, `enabled(s)` the agents enabled in `s`).
+/// them, `enabled(s)` the agents enabled in `s`, `moves` where the elements of the reduction
+/// send each agent).
+#[allow(clippy::too_many_arguments)]
 fn check_fair(
     notion: Fairness,
     g: &dyn check::Space,

@@ -130,6 +130,9 @@ pub(crate) fn lift(
     }
 }
 
+/// Concrete states, the agent making each step between them, and where the loop starts.
+pub(crate) type LiftedLoop = (Vec<Vec<i32>>, Vec<usize>, usize);
+
 /// A loop of representatives lifted edge by edge, as the fair checks plan it (weak and strong
 /// fairness, docs/semantics.md, D15): step `i` goes from representative `ids[i]` by the step of
 /// agent `actors[i]` (an agent of `ids[i]`) to the state that element `perms[i]` maps to
@@ -147,7 +150,7 @@ pub(crate) fn lift_loop(
     ids: &[u32],
     actors: &[usize],
     perms: &[&Element],
-) -> Result<(Vec<Vec<i32>>, Vec<usize>, usize), LiftError> {
+) -> Result<LiftedLoop, LiftError> {
     let lay = &stepper.lay;
     let width = store.width();
     let mut enc = vec![0u8; store.work_bytes()];
