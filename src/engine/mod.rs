@@ -1066,25 +1066,8 @@ fn fair_result(
         }
         // Weak and strong fairness under the reduction: the prefix lifted as any path, the
         // loop edge by edge through the elements its check followed (docs/semantics.md, D15).
-        (Some(gr), Some(ls), Some(elements)) if !els.is_empty() => {
-            let (mut states, _) =
-                symmetry::lift::lift(stepper, &g.store, gr, &c.path[..=ls], None).map_err(lift_error)?;
-            let start = states.pop().expect("a lifted path has a state");
-            let loop_actors: Option<Vec<usize>> = actors[ls..].iter().copied().collect();
-            let loop_actors = loop_actors.ok_or_else(|| {
-                EngineError::Internal("a fair loop under the reduction names each step's agent".into())
-            })?;
-            let perms: Vec<&symmetry::element::Element> = els.iter().map(|&e| &elements[e as usize]).collect();
-            let (looped, who, at) =
-                symmetry::lift::lift_loop(stepper, &g.store, gr, start, &c.path[ls..], &loop_actors, &perms)
-                    .map_err(lift_error)?;
-            let mut all_actors = vec![None; states.len()];
-            all_actors.extend(who.into_iter().map(Some));
-            let loop_start = states.len() + at;
-            states.extend(looped);
-            let mut t = fairness::trace_with_actors(stepper, &states, &all_actors);
-            t.loop_start = Some(loop_start);
-            t
+        (Some(gr), Some(_), Some(elements)) if !els.is_empty() => {
+            fairness::lifted_trace(stepper, &g.store, gr, elements, &c, &actors, &els).map_err(lift_error)?
         }
         (Some(_), _, _) => {
             let mut t = concrete_trace(stepper, g, group, &c.path, c.loop_start)?;

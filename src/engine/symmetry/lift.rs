@@ -178,7 +178,12 @@ pub(crate) fn lift_loop(
             let mut made = false;
             stepper
                 .successors(from, &mut w, true, &mut |e, t| {
-                    made |= t == next.as_slice() && e.as_ref().is_some_and(|e| crate::engine::fairness::actor(e) == agent);
+                    made |= t == next.as_slice()
+                        && match e {
+                            Some(crate::engine::step::Event::Agent { agent: a, .. }) => a == agent,
+                            Some(crate::engine::step::Event::Message { sender, .. }) => sender == agent,
+                            None => false,
+                        };
                 })
                 .map_err(LiftError::Runtime)?;
             if !made {
