@@ -677,11 +677,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     if opts.fair && opts.fairness.is_some() {
         return Err(EngineError::Internal("a fairness assumption with round-robin scheduling (D15)".into()));
     }
-    // Weak and strong fairness follow agents by id, which the reduction's quotient does not
+    // Weak and strong fairness follow agents by id through the reduction's permutations
     // (docs/semantics.md, D15).
-    let by_id = opts.fairness.is_some_and(Fairness::tracks_agents);
-    let sym =
-        (opts.symmetry && !by_id).then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
+    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
     // D9: a run-time error reachable in the system is reported whatever the properties, so
     // the exploration may stop at the violations only where none can lie beyond them.
     let fallible = fallibility.first(model, &props).cloned();
@@ -813,7 +811,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     };
     let labelled = match opts.fairness {
         Some(f) if f.tracks_agents() && g.complete() && props.iter().any(|p| fair_applies(p)) => {
-            fairness::Labelled::of(&stepper, &g, &workers, &opts.limits)
+            fairness::Labelled::of(&stepper, &g, group, &workers, &opts.limits)
         }
         _ => None,
     };
@@ -842,6 +840,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                     space,
                     &|s, out| l.succs(s, out),
                     &|s| l.enabled(s),
+                    &l.moves(group.is_some()),
                     props[k],
                     &mut psi,
                     &opts.limits,
@@ -853,9 +852,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                     &|s, out| {
                         let mut v = Vec::new();
                         space.succs(s, &mut v);
-                        out.extend(v.into_iter().map(|t| (t, 0)));
+                        out.extend(v.into_iter().map(|t| (t, 0, 0)));
                     },
                     &|_| 0,
+                    &[],
                     props[k],
                     &mut psi,
                     &opts.limits,
@@ -879,7 +879,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let searched = match searched {
             Searched::Plain(o) => o,
             Searched::Fair(notion, fair) if direct.is_none() => {
-                let (verdict, trace, reason, fair_loop) = fair_result(&stepper, &g, group, p, notion, fair)?;
+                let (verdict, trace, reason, fair_loop) =
+                    fair_result(&stepper, &g, group, labelled.as_ref().map(|l| &l.elements[..]), p, notion, fair)?;
                 results.push(PropertyResult {
                     property: p.name.clone(),
                     modality: p.keyword.clone(),
@@ -971,12 +972,15 @@ fn fair_applies(p: &Property) -> bool {
 }
 
 /// The fair check of `p` on the whole graph `g` (successors `succ` with the agents making
-/// them, `enabled(s)` the agents enabled in `s`).
+/// them, `enabled(s)` the agents enabled in `s`, `moves` where the elements of the reduction
+/// send each agent).
+#[allow(clippy::too_many_arguments)]
 fn check_fair(
     notion: Fairness,
     g: &dyn check::Space,
     succ: &fairness::Succ,
     enabled: &(dyn Fn(u32) -> u64 + Sync),
+    moves: &[Vec<u8>],
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, ()>,
     limits: &Limits,
@@ -1033,7 +1037,7 @@ fn check_fair(
         }
     }
     let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
-    fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
+    fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, moves, &stopped)
 }
 
 /// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.
@@ -1042,23 +1046,37 @@ fn fair_result(
     stepper: &Stepper,
     g: &Graph,
     group: Option<&symmetry::Group>,
+    elements: Option<&[symmetry::element::Element]>,
     p: &Property,
     notion: Fairness,
     fair: fairness::FairOutcome,
 ) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
-    let (c, actors) = match fair {
+    let (c, actors, els) = match fair {
         fairness::FairOutcome::Holds => return Ok((Verdict::Holds, None, None, None)),
         fairness::FairOutcome::Unknown(why) => return Ok((Verdict::Unknown, None, why, None)),
-        fairness::FairOutcome::Violated(c, actors) => (c, actors),
+        fairness::FairOutcome::Violated(c, actors, els) => (c, actors, els),
     };
-    let mut t = match group {
-        None => {
+    let lift_error = |e: symmetry::lift::LiftError| EngineError::Internal(format!("cannot lift a counterexample: {e}"));
+    let mut t = match (group, c.loop_start, elements) {
+        (None, _, _) => {
             let states: Vec<Vec<i32>> = c.path.iter().map(|&i| g.store.get(i)).collect();
-            fairness::trace_with_actors(stepper, &states, &actors)
+            let mut t = fairness::trace_with_actors(stepper, &states, &actors);
+            t.loop_start = c.loop_start;
+            t
         }
-        Some(_) => concrete_trace(stepper, g, group, &c.path, c.loop_start)?,
+        // Weak and strong fairness under the reduction: the prefix lifted as any path, the
+        // loop edge by edge through the elements its check followed (docs/semantics.md, D15).
+        (Some(gr), Some(_), Some(elements)) if !els.is_empty() => {
+            fairness::lifted_trace(stepper, &g.store, gr, elements, &c, &actors, &els).map_err(lift_error)?
+        }
+        (Some(_), _, _) => {
+            let mut t = concrete_trace(stepper, g, group, &c.path, c.loop_start)?;
+            if c.loop_start.is_none() {
+                t.loop_start = None;
+            }
+            t
+        }
     };
-    t.loop_start = c.loop_start;
     t.ends_in_deadlock = c.deadlock;
     let runtime_on =
         |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };

@@ -57,6 +57,7 @@ mod explore_api;
 mod explore_browser;
 mod explore_server;
 mod fairness;
+mod fairness_symmetry;
 mod hidden_errors;
 mod hostile;
 mod hostile_input;
