@@ -26,6 +26,7 @@ test_visible_mod!(estimate);
 pub(crate) mod eval;
 pub mod fairness;
 test_visible_mod!(explore);
+mod fair_search;
 mod fast;
 mod hugepages;
 mod lasso_search;
@@ -716,10 +717,21 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         (false, Some(_)) => Watch::Search,
         (false, None) => Watch::Stop,
     };
-    // A fairness assumption is decided on the whole graph (the searches on the fly find
-    // unfair lassos too).
-    let mut otf = (OnTheFly::applies(&props) && opts.fairness.is_none()).then(|| {
-        OnTheFly::new(&stepper, group, &props, &negations, &workers, &opts.limits, watch, on_the_fly::SEARCH_BUDGET)
+    // Under a fairness assumption the properties on runs are searched for fair violations
+    // only (`fair_search`, before the exploration).
+    let fair_search = opts.fairness.map(|f| (f, opts.max_states.map_or(usize::MAX, |m| m as usize)));
+    let mut otf = OnTheFly::applies(&props).then(|| {
+        OnTheFly::new(
+            &stepper,
+            group,
+            &props,
+            &negations,
+            &workers,
+            &opts.limits,
+            watch,
+            on_the_fly::SEARCH_BUDGET,
+            fair_search,
+        )
     });
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
@@ -759,6 +771,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // First what decides each property without a search, and the predicates of the others on
     // every state (each on all the workers), property by property.
     let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
+    // A fair violation found by `fair_search`, per property.
+    let mut fair_found: Vec<Option<fair_search::FairLasso>> = Vec::new();
     let mut searched_states = 0;
     let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
     for ((((p, known), found), lasso_free), translation) in
@@ -766,8 +780,20 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     {
         let refused = translation.as_ref().is_some_and(|t| t.refusal().is_some());
         // Where the whole graph is known, its check gives the shortest counterexample.
+        let mut fair_lasso = None;
         let direct = match found.take() {
             _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
+            // The fair search decides whether or not the graph is whole: its lasso is shown.
+            Some(Found::Fair(f, visited)) if !watch_failed => {
+                searched_states += visited as u64;
+                match f {
+                    fair_search::FairFound::Holds => Some(Ok(Outcome::Holds)),
+                    fair_search::FairFound::Violated(l) => {
+                        fair_lasso = Some(l);
+                        Some(Ok(Outcome::Unknown))
+                    }
+                }
+            }
             Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
             Some(Found::Concrete(l)) if !g.complete() && !watch_failed => {
                 searched_states += l.visited as u64;
@@ -796,6 +822,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             }
         }
         decided.push(direct);
+        fair_found.push(fair_lasso);
         values.push(std::sync::Mutex::new(vs));
     }
     // Then the searches, one property per worker (each may share its successors out to the
@@ -812,7 +839,11 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         None => &recomputed,
     };
     let labelled = match opts.fairness {
-        Some(f) if f.tracks_agents() && g.complete() && props.iter().any(|p| fair_applies(p)) => {
+        Some(f)
+            if f.tracks_agents()
+                && g.complete()
+                && props.iter().zip(&decided).any(|(p, d)| fair_applies(p) && d.is_none()) =>
+        {
             fairness::Labelled::of(&stepper, &g, &workers, &opts.limits)
         }
         _ => None,
@@ -873,7 +904,24 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         _ => None,
     };
     let mut results = Vec::new();
-    for (((p, direct), searched), translation) in props.into_iter().zip(decided).zip(searched).zip(&translations) {
+    for ((((p, direct), searched), translation), fair_lasso) in
+        props.into_iter().zip(decided).zip(searched).zip(&translations).zip(fair_found)
+    {
+        if let (Some(l), Some(notion)) = (fair_lasso, opts.fairness) {
+            let mut t = fairness::trace_with_actors(&stepper, &l.states, &l.actors);
+            t.loop_start = l.loop_start;
+            t.ends_in_deadlock = l.loop_start.is_none();
+            let (verdict, trace, reason, fair_loop) = fair_trace_result(&stepper, p, notion, t)?;
+            results.push(PropertyResult {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                verdict,
+                trace,
+                reason,
+                fair_loop,
+            });
+            continue;
+        }
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
         let early = matches!(direct, Some(Ok(Outcome::Violated(_)) | Err(_)));
         let searched = match searched {
@@ -1060,6 +1108,17 @@ fn fair_result(
     };
     t.loop_start = c.loop_start;
     t.ends_in_deadlock = c.deadlock;
+    fair_trace_result(stepper, p, notion, t)
+}
+
+/// A fair counterexample's trace, its loop checked fair from the successors of its states.
+#[allow(clippy::type_complexity)]
+fn fair_trace_result(
+    stepper: &Stepper,
+    p: &Property,
+    notion: Fairness,
+    mut t: Trace,
+) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
     let runtime_on =
         |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
     let mut agents = fairness::loop_agents(stepper, &t).map_err(|e| runtime_on(&t, e))?;
