@@ -23,6 +23,11 @@
 //!   emptiness check of `accepting`. A scoped pattern's run is cut where its monitor reaches
 //!   its bad state, the form of the exhaustive check's counterexamples.
 //!
+//! - under `--fairness` (weak, strong), a property on runs: only the search for a fair
+//!   violation before the exploration (`fair_search`), which under weak fairness also decides
+//!   that the property holds when it ends without one; the searches during the exploration
+//!   would find unfair lassos.
+//!
 //! What any of these finds is a real violation; it may be longer than the shortest one the
 //! whole graph gives. A property with no violation, or one the searches miss, is decided by
 //! the whole exploration as without the watch.
