@@ -26,6 +26,7 @@ test_visible_mod!(estimate);
 pub(crate) mod eval;
 pub mod fairness;
 test_visible_mod!(explore);
+mod fair_report;
 mod fair_search;
 mod fast;
 mod hugepages;
@@ -908,10 +909,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         props.into_iter().zip(decided).zip(searched).zip(&translations).zip(fair_found)
     {
         if let (Some(l), Some(notion)) = (fair_lasso, opts.fairness) {
-            let mut t = fairness::trace_with_actors(&stepper, &l.states, &l.actors);
-            t.loop_start = l.loop_start;
-            t.ends_in_deadlock = l.loop_start.is_none();
-            let (verdict, trace, reason, fair_loop) = fair_trace_result(&stepper, p, notion, t)?;
+            let (verdict, trace, reason, fair_loop) = fair_report::of_lasso(&stepper, p, notion, &l)?;
             results.push(PropertyResult {
                 property: p.name.clone(),
                 modality: p.keyword.clone(),
@@ -927,7 +925,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         let searched = match searched {
             Searched::Plain(o) => o,
             Searched::Fair(notion, fair) if direct.is_none() => {
-                let (verdict, trace, reason, fair_loop) = fair_result(&stepper, &g, group, p, notion, fair)?;
+                let (verdict, trace, reason, fair_loop) = fair_report::of_graph(&stepper, &g, group, p, notion, fair)?;
                 results.push(PropertyResult {
                     property: p.name.clone(),
                     modality: p.keyword.clone(),
@@ -1082,54 +1080,4 @@ fn check_fair(
     }
     let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
     fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
-}
-
-/// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.
-#[allow(clippy::type_complexity)]
-fn fair_result(
-    stepper: &Stepper,
-    g: &Graph,
-    group: Option<&symmetry::Group>,
-    p: &Property,
-    notion: Fairness,
-    fair: fairness::FairOutcome,
-) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
-    let (c, actors) = match fair {
-        fairness::FairOutcome::Holds => return Ok((Verdict::Holds, None, None, None)),
-        fairness::FairOutcome::Unknown(why) => return Ok((Verdict::Unknown, None, why, None)),
-        fairness::FairOutcome::Violated(c, actors) => (c, actors),
-    };
-    let mut t = match group {
-        None => {
-            let states: Vec<Vec<i32>> = c.path.iter().map(|&i| g.store.get(i)).collect();
-            fairness::trace_with_actors(stepper, &states, &actors)
-        }
-        Some(_) => concrete_trace(stepper, g, group, &c.path, c.loop_start)?,
-    };
-    t.loop_start = c.loop_start;
-    t.ends_in_deadlock = c.deadlock;
-    fair_trace_result(stepper, p, notion, t)
-}
-
-/// A fair counterexample's trace, its loop checked fair from the successors of its states.
-#[allow(clippy::type_complexity)]
-fn fair_trace_result(
-    stepper: &Stepper,
-    p: &Property,
-    notion: Fairness,
-    mut t: Trace,
-) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
-    let runtime_on =
-        |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
-    let mut agents = fairness::loop_agents(stepper, &t).map_err(|e| runtime_on(&t, e))?;
-    agents.notion = Some(notion);
-    if !agents.fair(notion) {
-        return Err(EngineError::Internal(format!(
-            "the counterexample for {} is not a {} fair run: {agents:?}",
-            p.name,
-            notion.as_str()
-        )));
-    }
-    t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
-    Ok((Verdict::Violated, Some(t), None, Some(agents)))
 }
