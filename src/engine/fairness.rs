@@ -436,49 +436,61 @@ fn fair_loop(
     all: u64,
     en: &dyn Fn(u32) -> u64,
 ) -> (Vec<u32>, Vec<Option<usize>>) {
-    let inside = |v: u32| members.binary_search(&v).is_ok();
-    let entry = members[0];
     let en_or = members.iter().fold(0u64, |a, &v| a | en(v));
-    let mut need_acc = all;
-    // Agents still to step (or, under weak fairness, to be seen disabled).
-    let mut need = match notion {
+    let need = match notion {
         Fairness::AlmostSure => 0,
         _ => en_or,
     };
-    let weak = notion == Fairness::Weak;
-    if weak {
-        need &= en(entry);
-    }
+    let mut buf = Vec::new();
+    let mut out = |u: u32, edges: &mut Vec<(u32, u64, u64)>| {
+        p.each_out(u, &mut buf, &mut |w, acc, who, _| edges.push((w, acc, who)));
+        en(u)
+    };
+    let inside = |v: u32| members.binary_search(&v).is_ok();
+    fair_cycle(members[0], &inside, &mut out, notion == Fairness::Weak, need, all)
+        .expect("a strongly connected component meets its requirements")
+}
+
+/// A node's out-edges `(target, acceptance bits, agents stepping)` into the vector, and the
+/// agents enabled at the node.
+pub(crate) type OutEdges<'a> = dyn FnMut(u32, &mut Vec<(u32, u64, u64)>) -> u64 + 'a;
+
+/// A cycle from `entry` back to it through nodes where `inside` holds (a strongly connected
+/// set of the product that meets the requirements), whose edges meet every acceptance bit of
+/// `need_acc` and in which each agent of `need` makes a step or, when `weak`, is disabled in
+/// some node; with the agent each step stands for (`None`: any step between the two states).
+/// Each leg is a shortest path inside to an edge that meets a missing requirement, then back
+/// to the entry. `None` when a requirement cannot be met (`out` gave up on a node).
+pub(crate) fn fair_cycle(
+    entry: u32,
+    inside: &dyn Fn(u32) -> bool,
+    out: &mut OutEdges,
+    weak: bool,
+    mut need: u64,
+    mut need_acc: u64,
+) -> Option<(Vec<u32>, Vec<Option<usize>>)> {
     let mut cycle = vec![entry];
-    let (mut outs, mut buf) = (Vec::new(), Vec::new());
+    let mut edges = Vec::new();
     let mut actors: Vec<Option<usize>> = vec![];
     let mut cur = entry;
-    let take = |need: &mut u64, need_acc: &mut u64, acc: u64, who: u64| -> Option<usize> {
-        *need_acc &= !acc;
-        let mine = who & *need;
-        if mine != 0 {
-            let a = mine.trailing_zeros() as usize;
-            *need &= !(1 << a);
-            Some(a)
-        } else {
-            None
-        }
-    };
     loop {
         let done = need == 0 && need_acc == 0 && !actors.is_empty();
         if done && cur == entry {
             break;
         }
-        // The shortest path inside to a useful edge (or back to the entry when done).
-        let mut parent: rustc_hash::FxHashMap<u32, (u32, u64, u64)> = rustc_hash::FxHashMap::default();
+        // The shortest path inside to a useful edge (or back to the entry when done); each
+        // node with the agents enabled in it.
+        let mut parent: FxHashMap<u32, (u32, u64, u64)> = FxHashMap::default();
+        let mut enabled: FxHashMap<u32, u64> = FxHashMap::default();
         let mut queue = VecDeque::from([cur]);
         let mut seen = rustc_hash::FxHashSet::default();
         seen.insert(cur);
         let mut goal: Option<(u32, u32, u64, u64)> = None;
         'bfs: while let Some(u) = queue.pop_front() {
-            outs.clear();
-            p.each_out(u, &mut buf, &mut |w, acc, who, _| outs.push((w, acc, who)));
-            for &(w, acc, who) in &outs {
+            edges.clear();
+            let en_u = out(u, &mut edges);
+            enabled.insert(u, en_u);
+            for &(w, acc, who) in &edges {
                 if !inside(w) {
                     continue;
                 }
@@ -487,7 +499,7 @@ fn fair_loop(
                 } else {
                     acc & need_acc != 0
                         || who & need != 0
-                        || (weak && need & !en(w) != 0)
+                        || (weak && need & !en_u != 0)
                         || (need == 0 && need_acc == 0)
                 };
                 if useful {
@@ -500,26 +512,35 @@ fn fair_loop(
                 }
             }
         }
-        let (u, w, acc, who) = goal.expect("a strongly connected component meets its requirements");
-        let mut hops = vec![(w, acc, who)];
+        let (u, w, acc, who) = goal?;
+        // Each hop with its source.
+        let mut hops = vec![(u, w, acc, who)];
         let mut x = u;
         while x != cur {
             let (px, a, h) = parent[&x];
-            hops.push((x, a, h));
+            hops.push((px, x, a, h));
             x = px;
         }
         hops.reverse();
-        for (v, acc, who) in hops {
-            actors.push(take(&mut need, &mut need_acc, acc, who));
+        for (v, w, acc, who) in hops {
             if weak {
-                need &= en(v);
+                need &= enabled[&v];
             }
-            cycle.push(v);
+            need_acc &= !acc;
+            let mine = who & need;
+            actors.push(if mine != 0 {
+                let a = mine.trailing_zeros() as usize;
+                need &= !(1 << a);
+                Some(a)
+            } else {
+                None
+            });
+            cycle.push(w);
         }
         cur = w;
     }
     debug_assert_eq!(cycle.len(), actors.len() + 1);
-    (cycle, actors)
+    Some((cycle, actors))
 }
 
 /// The agents that act in a loop and those enabled in it, read from the states and the
