@@ -412,14 +412,16 @@ fn store_idx(frame: &mut [Option<Value>], slot: u32, v: Value, i: Value, pos: Sp
 /// The machine that runs compiled code.
 pub(crate) struct Vm<'a> {
     p: &'a Program,
+    /// The program's functions compiled, by index as `p.funcs`.
+    fcode: &'a [FuncCode],
     stack: Vec<Value>,
     frames: Vec<Vec<Option<Value>>>,
     depth: u32,
 }
 
 impl<'a> Vm<'a> {
-    pub(crate) fn new(p: &'a Program) -> Vm<'a> {
-        Vm { p, stack: vec![], frames: vec![], depth: 0 }
+    pub(crate) fn new(p: &'a Program, fcode: &'a [FuncCode]) -> Vm<'a> {
+        Vm { p, fcode, stack: vec![], frames: vec![], depth: 0 }
     }
 
     fn pop(&mut self) -> Value {
@@ -505,7 +507,7 @@ impl<'a> Vm<'a> {
     fn call(&mut self, f: u32, n: u32, pos: Span) -> R<(Option<Value>, Vec<Option<Value>>)> {
         let p = self.p;
         let cf = &p.funcs[f as usize];
-        let fc = &p.fcode[f as usize];
+        let fc = &self.fcode[f as usize];
         if n as usize != cf.modes.len() {
             return Err(Located::new(pos, format!("`{}` takes {} arguments, {} given", cf.name, cf.modes.len(), n)));
         }

@@ -5,38 +5,17 @@ use super::ast::*;
 use super::code::{NodeCode, Vm};
 use super::eval::{Env, Ev, domain};
 use super::lts::Lts;
+pub use super::net::{Net, TNode, build_net};
+pub(crate) use super::net::{build_call, fmt_value, roots};
 use super::sem::*;
 pub use super::store::StateStore;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 type R<T> = Result<T, Located>;
-
-pub(crate) struct LeafDef {
-    pub(crate) proc: Arc<CProc>,
-    /// Local gate index to global gate id.
-    pub(crate) gmap: Vec<u32>,
-    pub(crate) args: Vec<Value>,
-    /// Text of the instance, e.g. `Agent_Node [...] (0)`.
-    pub(crate) name: String,
-}
-
-#[derive(Clone, Debug)]
-pub enum TNode {
-    Leaf(usize),
-    Par { global: Vec<u32>, iface: Vec<Option<Vec<u32>>>, kids: Vec<TNode> },
-    Hide(Vec<u32>, Box<TNode>),
-}
-
-pub struct Net {
-    pub(crate) gate_names: Vec<String>,
-    pub(crate) leaves: Vec<LeafDef>,
-    pub tree: TNode,
-}
 
 /// A leaf's local state at a choice point: its control node and its live variables. Shared
 /// (the variables behind one reference count) and hashed once, when made: the states of a
@@ -85,201 +64,6 @@ pub(crate) struct Trans {
     /// ready communication, one way to take it): until it fires, no other transition
     /// involves these leaves, and it stays enabled (used to reduce interleavings).
     pub(crate) sole: bool,
-}
-
-fn is_structural(s: &Stmt) -> bool {
-    matches!(s.k, StmtK::Hide(..) | StmtK::Par(..) | StmtK::Call(..))
-}
-
-struct Builder<'a> {
-    p: &'a Program,
-    gate_names: Vec<String>,
-    leaves: Vec<LeafDef>,
-    cache: HashMap<usize, Arc<CProc>>,
-    depth: u32,
-}
-
-impl Builder<'_> {
-    fn instantiate(&mut self, pi: usize, gates: Vec<u32>, args: Vec<Value>, pos: Span) -> R<TNode> {
-        let p = self.p;
-        let pr = &p.module.procs[pi];
-        if gates.len() != pr.gates.len() {
-            return Err(Located::new(
-                pos,
-                format!("process `{}` has {} gates, {} given", pr.name, pr.gates.len(), gates.len()),
-            ));
-        }
-        if args.len() != pr.params.len() {
-            return Err(Located::new(
-                pos,
-                format!("process `{}` has {} parameters, {} given", pr.name, pr.params.len(), args.len()),
-            ));
-        }
-        self.depth += 1;
-        if self.depth > 64 {
-            return Err(Located::new(pos, "process network too deep (recursive instantiation?)"));
-        }
-        let r = if is_structural(&pr.body) {
-            let gscope: HashMap<String, u32> = pr.gates.iter().map(|g| g.0.clone()).zip(gates).collect();
-            let mut sc = Scope::default();
-            sc.frames.push(HashMap::new());
-            for prm in &pr.params {
-                sc.declare(&prm.name, ty_of(p, &prm.ty, prm.pos)?);
-            }
-            let env: Env = args.into_iter().map(Some).collect();
-            self.beh(&pr.body, &gscope, &sc, &env)
-        } else {
-            let cp = match self.cache.get(&pi) {
-                Some(c) => c.clone(),
-                None => {
-                    let c = Arc::new(compile_proc(p, pi)?);
-                    self.cache.insert(pi, c.clone());
-                    c
-                }
-            };
-            let gn: Vec<String> = gates.iter().map(|g| self.gate_names[*g as usize].clone()).collect();
-            let an: Vec<String> = args.iter().map(|v| fmt_value(p, v)).collect();
-            let name = format!("{} [{}] ({})", pr.name, gn.join(", "), an.join(", "));
-            self.leaves.push(LeafDef { proc: cp, gmap: gates, args, name });
-            Ok(TNode::Leaf(self.leaves.len() - 1))
-        };
-        self.depth -= 1;
-        r
-    }
-
-    fn gates(&self, gs: &[(String, Span)], scope: &HashMap<String, u32>) -> R<Vec<u32>> {
-        gs.iter()
-            .map(|(g, pos)| scope.get(g).copied().ok_or_else(|| Located::new(*pos, format!("undeclared gate `{g}`"))))
-            .collect()
-    }
-
-    fn beh(&mut self, s: &Stmt, gscope: &HashMap<String, u32>, sc: &Scope, env: &Env) -> R<TNode> {
-        match &s.k {
-            StmtK::Hide(gs, b) => {
-                let mut scope = gscope.clone();
-                let mut ids = vec![];
-                for (g, _) in gs {
-                    let id = self.gate_names.len() as u32;
-                    self.gate_names.push(g.to_ascii_uppercase());
-                    scope.insert(g.clone(), id);
-                    ids.push(id);
-                }
-                Ok(TNode::Hide(ids, Box::new(self.beh(b, &scope, sc, env)?)))
-            }
-            StmtK::Par(global, bs) => {
-                let global = self.gates(global, gscope)?;
-                let mut iface = vec![];
-                let mut kids = vec![];
-                for b in bs {
-                    match b {
-                        ParBranch::Plain(b) => {
-                            iface.push(None);
-                            kids.push(self.beh(b, gscope, sc, env)?);
-                        }
-                        ParBranch::Synced(gs, b) => {
-                            iface.push(Some(self.gates(gs, gscope)?));
-                            kids.push(self.beh(b, gscope, sc, env)?);
-                        }
-                    }
-                }
-                Ok(TNode::Par { global, iface, kids })
-            }
-            StmtK::Call(name, gs, args) => {
-                let pi = *self
-                    .p
-                    .proc_ids
-                    .get(name)
-                    .ok_or_else(|| Located::new(s.pos, format!("undeclared process `{name}`")))?;
-                let gates = self.gates(gs, gscope)?;
-                let mut vals = vec![];
-                let mut ev = Ev { p: self.p, depth: 0 };
-                for a in args {
-                    match a {
-                        Arg::In(e) => vals.push(ev.eval(env, &compile_expr(self.p, sc, e)?)?),
-                        Arg::Out(_, pos) | Arg::InOut(_, pos) => {
-                            return Err(Located::new(*pos, "out parameters of processes are not part of the subset"));
-                        }
-                    }
-                }
-                self.instantiate(pi, gates, vals, s.pos)
-            }
-            _ => Err(Located::new(
-                s.pos,
-                "expected a process network (`hide`, `par` or a process call) mixing with sequential code",
-            )),
-        }
-    }
-}
-
-pub(crate) fn fmt_value(p: &Program, v: &Value) -> String {
-    match v {
-        Value::I(i) => i.to_string(),
-        Value::B(b) => if *b { "TRUE" } else { "FALSE" }.into(),
-        Value::E(c) => p.ctors[*c as usize].to_ascii_uppercase(),
-        Value::A(xs) => format!("({})", xs.iter().map(|x| fmt_value(p, x)).collect::<Vec<_>>().join(", ")),
-    }
-}
-
-/// Builds the network of process `root` (which must have no value parameters).
-pub fn build_net(p: &Program, root: &str) -> R<Net> {
-    let pi = *p.proc_ids.get(root).ok_or_else(|| {
-        Located::new(Span::default(), format!("no process `{root}` (the roots it has: {})", roots(p).join(", ")))
-    })?;
-    let pr = &p.module.procs[pi];
-    let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
-    let gates: Vec<u32> = pr
-        .gates
-        .iter()
-        .map(|(g, _)| {
-            b.gate_names.push(g.to_ascii_uppercase());
-            (b.gate_names.len() - 1) as u32
-        })
-        .collect();
-    if !pr.params.is_empty() {
-        return Err(Located::new(pr.pos, format!("the root process `{root}` must not have parameters")));
-    }
-    let tree = b.instantiate(pi, gates, vec![], pr.pos)?;
-    Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
-}
-
-/// The processes that can be generated as the root of an LTS (`labs lts --root`, `lnt.open
-/// -root`): those without value parameters, in the order declared.
-pub(crate) fn roots(p: &Program) -> Vec<&str> {
-    p.module.procs.iter().filter(|pr| pr.params.is_empty()).map(|pr| pr.name.as_str()).collect()
-}
-
-/// Builds the network of one process instance `proc [gates] (args)`, as a leaf of an SVL
-/// composition names it: the process's gates are bound to the gates named `gates`.
-pub(crate) fn build_call(p: &Program, proc_name: &str, gates: &[String], args: Vec<Value>) -> R<Net> {
-    let pi =
-        *p.proc_ids.get(proc_name).ok_or_else(|| Located::new(Span::default(), format!("no process `{proc_name}`")))?;
-    let mut b = Builder { p, gate_names: vec![], leaves: vec![], cache: HashMap::new(), depth: 0 };
-    let ids: Vec<u32> = gates
-        .iter()
-        .map(|g| {
-            b.gate_names.push(g.to_ascii_uppercase());
-            (b.gate_names.len() - 1) as u32
-        })
-        .collect();
-    let tree = b.instantiate(pi, ids, args, p.module.procs[pi].pos)?;
-    Ok(Net { gate_names: b.gate_names, leaves: b.leaves, tree })
-}
-
-impl Net {
-    /// The network made of leaf `k` alone (every gate visible).
-    pub(crate) fn single_leaf(&self, k: usize) -> Net {
-        let l = &self.leaves[k];
-        Net {
-            gate_names: self.gate_names.clone(),
-            leaves: vec![LeafDef {
-                proc: l.proc.clone(),
-                gmap: l.gmap.clone(),
-                args: l.args.clone(),
-                name: l.name.clone(),
-            }],
-            tree: TNode::Leaf(0),
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -387,7 +171,7 @@ impl<'a> Explorer<'a> {
             p,
             net,
             ev: Ev { p, depth: 0 },
-            vm: Vm::new(p),
+            vm: Vm::new(p, &net.fcode),
             compiled: true,
             memo: Memo { on: true, ..Memo::default() },
         }
@@ -397,14 +181,14 @@ impl<'a> Explorer<'a> {
     /// of the program (the reference the memoising explorer is tested against).
     #[cfg(feature = "test-support")]
     pub(crate) fn reference(p: &'a Program, net: &'a Net) -> Explorer<'a> {
-        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: false, memo: Memo::default() }
+        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p, &net.fcode), compiled: false, memo: Memo::default() }
     }
 
     /// An explorer that runs the compiled code and memoises nothing: what the tests compare
     /// with the reference to check the compiled successor function alone.
     #[cfg(feature = "test-support")]
     pub(crate) fn compiled(p: &'a Program, net: &'a Net) -> Explorer<'a> {
-        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: true, memo: Memo::default() }
+        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p, &net.fcode), compiled: true, memo: Memo::default() }
     }
 
     /// The entry of leaf `leaf` in local state `st`.
@@ -433,6 +217,8 @@ impl<'a> Explorer<'a> {
     /// Runs the deterministic nodes from `node`; the state is stable at a choice point.
     fn advance(&mut self, leaf: usize, mut node: u32, mut env: Env) -> R<LeafState> {
         let cp = self.net.leaves[leaf].proc.clone();
+        let net: &'a Net = self.net;
+        let ccode: &'a [NodeCode] = &net.leaves[leaf].code;
         let mut n = 0u64;
         loop {
             n += 1;
@@ -441,7 +227,7 @@ impl<'a> Explorer<'a> {
             }
             match &cp.nodes[node as usize] {
                 Node::Assign { slot, idx, e, next, pos } => {
-                    let r = match &cp.code[node as usize] {
+                    let r = match &ccode[node as usize] {
                         NodeCode::Assign { e, idx } if self.compiled => {
                             self.vm.assign(&mut env, *slot, idx.as_ref(), e, *pos)
                         }
@@ -451,7 +237,7 @@ impl<'a> Explorer<'a> {
                     node = *next;
                 }
                 Node::Eval { f, args, next, pos } => {
-                    let r = match &cp.code[node as usize] {
+                    let r = match &ccode[node as usize] {
                         NodeCode::Eval(c) if self.compiled => self.vm.eval_stmt(&mut env, c),
                         _ => self.ev.eval_stmt(&mut env, *f, args, *pos),
                     };
@@ -459,7 +245,7 @@ impl<'a> Explorer<'a> {
                     node = *next;
                 }
                 Node::Cond { c, t, f } => {
-                    let r = match &cp.code[node as usize] {
+                    let r = match &ccode[node as usize] {
                         NodeCode::Cond(c) if self.compiled => self.vm.eval_bool(&env, c),
                         _ => self.ev.eval_bool(&env, c),
                     };
@@ -486,6 +272,8 @@ impl<'a> Explorer<'a> {
     /// The communications a leaf can take from a stable state (through `alt`, `any`, …).
     fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<Ready>> {
         let cp = self.net.leaves[leaf].proc.clone();
+        let net: &'a Net = self.net;
+        let ccode: &'a [NodeCode] = &net.leaves[leaf].code;
         let mut out = vec![];
         let mut stack = vec![(st.node, st.env.to_vec())];
         let mut n = 0u64;
@@ -509,7 +297,7 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 Node::Any { slot, ty, pred, bounds, next, pos, name } => {
-                    let code = match &cp.code[node as usize] {
+                    let code = match &ccode[node as usize] {
                         NodeCode::Any { pred, bounds } if self.compiled => Some((pred, bounds)),
                         _ => None,
                     };
@@ -567,12 +355,13 @@ impl<'a> Explorer<'a> {
     fn compute_leaf_opens(&mut self, k: usize, readies: &[Ready]) -> R<Vec<Open>> {
         let l = &self.net.leaves[k];
         let cp = l.proc.clone();
+        let ccode = l.code.clone();
         let mut out = vec![];
         for (ri, (node, env)) in readies.iter().enumerate() {
             let Node::Comm { gate, offers, .. } = &cp.nodes[*node as usize] else { continue };
             let g = if *gate == TAU { TAU } else { l.gmap[*gate as usize] };
             let mut slots = vec![];
-            let code = match &cp.code[*node as usize] {
+            let code = match &ccode[*node as usize] {
                 NodeCode::Comm { sends, bounds, .. } if self.compiled => Some((sends, bounds)),
                 _ => None,
             };
@@ -829,6 +618,8 @@ impl<'a> Explorer<'a> {
     /// `None` when its `where` clause refuses them.
     fn fire_leaf(&mut self, leaf: usize, ready: &Ready, vals: &[Value]) -> R<Option<LeafState>> {
         let cp = self.net.leaves[leaf].proc.clone();
+        let net: &'a Net = self.net;
+        let ccode: &'a [NodeCode] = &net.leaves[leaf].code;
         let (node, env) = ready;
         let Node::Comm { offers, pred, next: nx, .. } = &cp.nodes[*node as usize] else {
             return Err(self.leaf_err(leaf, Located::new(Span::default(), "a ready node that is no communication")));
@@ -840,7 +631,7 @@ impl<'a> Explorer<'a> {
             }
         }
         if let Some(pr) = pred {
-            let holds = match &cp.code[*node as usize] {
+            let holds = match &ccode[*node as usize] {
                 NodeCode::Comm { pred: Some(c), .. } if self.compiled => self.vm.eval_bool(&env, c),
                 _ => self.ev.eval_bool(&env, pr),
             };
@@ -903,6 +694,7 @@ impl<'n> Search<'n> {
             Search { doms, envs: vec![], binds: vec![vec![]; n], checks: vec![vec![]; n], pre: vec![], vals: vec![] };
         for (party, &(leaf, ri)) in o.parts.iter().enumerate() {
             let cp: &'n CProc = &net.leaves[leaf].proc;
+            let ccode: &'n [NodeCode] = &net.leaves[leaf].code;
             let (node, env) = &readies[leaf].readies[ri];
             // A party's variables are copied only when its clause has something to check.
             s.envs.push(vec![]);
@@ -923,7 +715,7 @@ impl<'n> Search<'n> {
                     None => s.pre.push((party, c)),
                 }
             };
-            match &cp.code[*node as usize] {
+            match &ccode[*node as usize] {
                 NodeCode::Comm { conjuncts, .. } if compiled => {
                     for c in conjuncts {
                         place(Check::Code(&c.code), &c.uses);

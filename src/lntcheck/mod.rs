@@ -12,6 +12,7 @@ test_visible_mod!(files);
 pub mod interp;
 pub(crate) mod jobs;
 pub(crate) mod lexer;
+pub(crate) mod net;
 test_visible_mod!(lts);
 pub(crate) mod on_the_fly;
 pub(crate) mod parser;
