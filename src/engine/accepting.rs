@@ -65,7 +65,7 @@ impl Emptiness {
     }
 
     /// Whether `x` is in the accepting component found.
-    fn inside(&self, x: u32) -> bool {
+    pub(super) fn inside(&self, x: u32) -> bool {
         let n = self.num(x);
         self.found.is_some_and(|r| n != UNSEEN && n != DEAD && n >= r)
     }
@@ -147,6 +147,15 @@ impl Emptiness {
     /// through every acceptance bit, back to the path's last node. Product nodes, the cycle's
     /// first and last being that node.
     pub(super) fn lasso(&self, starts: &[u32], edges: &mut Edges) -> Result<(Vec<u32>, Vec<u32>), Halt> {
+        let prefix = self.prefix(starts, edges)?;
+        let entry = *prefix.last().expect("non-empty");
+        let cycle = accepting_cycle(entry, &mut |x, out| edges(x, out), &|x| self.inside(x), self.all)?;
+        Ok((prefix, cycle))
+    }
+
+    /// A shortest path through met nodes from one of `starts` to the accepting component
+    /// found (`search` returned `true`), ending at its first node there.
+    pub(super) fn prefix(&self, starts: &[u32], edges: &mut Edges) -> Result<Vec<u32>, Halt> {
         let mut parent: HashMap<u32, u32> = HashMap::new();
         let mut queue: VecDeque<u32> = VecDeque::new();
         for &s in starts {
@@ -175,8 +184,7 @@ impl Emptiness {
             prefix.push(p);
         }
         prefix.reverse();
-        let cycle = accepting_cycle(entry, &mut |x, out| edges(x, out), &|x| self.inside(x), self.all)?;
-        Ok((prefix, cycle))
+        Ok(prefix)
     }
 }
 

@@ -18,6 +18,10 @@
 //!   takes every edge of it infinitely often). The automaton of the negation must be
 //!   deterministic: the property is `unknown` with the reason otherwise.
 //!
+//! Under the symmetry reduction, weak and strong fairness follow each agent through the
+//! elements of the group that map successors to their representatives (`threaded_fairness`,
+//! `threaded_loop`; docs/semantics.md, D15).
+//!
 //! The loop of a counterexample visits, for each requirement (an acceptance set; an agent to
 //! step, or for weak fairness to be disabled somewhere), an edge or node that meets it, and
 //! each step records the agent it stands for, so that the trace shows a fair loop.
@@ -29,9 +33,17 @@ use super::par::Workers;
 use super::path::{Trace, TraceStep};
 use super::state::hash_bytes;
 use super::step::{Event, RuntimeError, Stepper, Work};
+use super::symmetry::Group;
+use super::symmetry::canon::CanonScratch;
+use super::symmetry::element::Element;
 use crate::limits::Limits;
 use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
+
+#[path = "fairness_threads.rs"]
+mod threads;
+pub(crate) use threads::lifted_trace;
+use threads::{threaded_fairness, threaded_loop};
 
 /// A fairness assumption (`--fairness`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +65,9 @@ impl Fairness {
         }
     }
 
-    /// Whether the check follows agents by id (weak, strong): the symmetry reduction's quotient
-    /// does not (a loop of orbits lifts to a run where the agents' roles rotate).
+    /// Whether the check follows agents by id (weak, strong): under the symmetry reduction,
+    /// through the permutations that map successors to their representatives (a loop of
+    /// orbits may lift to a run where the agents' roles rotate).
     pub(crate) fn tracks_agents(self) -> bool {
         !matches!(self, Fairness::AlmostSure)
     }
@@ -71,15 +84,18 @@ pub(crate) fn actor(e: &Event) -> usize {
 /// The most agents the checks follow (one bit each).
 pub(crate) const MAX_AGENTS: usize = 64;
 
-/// A state's successors, each with the agents whose steps lead there (a bit per agent).
-pub(crate) type Succ<'a> = dyn Fn(u32, &mut Vec<(u32, u64)>) + Sync + 'a;
+/// A state's successors, each with the agents whose steps lead there (a bit per agent) and,
+/// under the symmetry reduction, the element of the group that maps the successor to its
+/// representative (an index into the check's `moves`; 0 where the reduction is off).
+pub(crate) type Succ<'a> = dyn Fn(u32, &mut Vec<(u32, u64, u32)>) + Sync + 'a;
 
 /// What the fair check decided.
 pub(crate) enum FairOutcome {
     Holds,
     /// A fair lasso (or a path into a deadlock), with the agent each step stands for (`None`:
-    /// any step between the two states).
-    Violated(Cex, Vec<Option<usize>>),
+    /// any step between the two states) and, under the symmetry reduction, the element each
+    /// step of the loop follows (indices into `moves`; empty otherwise).
+    Violated(Cex, Vec<Option<usize>>, Vec<u32>),
     /// Stopped by the run's limits, or refused with the reason.
     Unknown(Option<String>),
 }
@@ -111,16 +127,16 @@ impl Product<'_> {
         (self.node[i as usize] / self.k) as u32
     }
 
-    /// The edges out of node `i`: `f(target index, acceptance bits, agents)`; `buf` is
-    /// scratch. A deadlock repeats forever, and nothing is enabled in it.
-    fn each_out(&self, i: u32, buf: &mut Vec<(u32, u64)>, f: &mut dyn FnMut(u32, u64, u64)) {
+    /// The edges out of node `i`: `f(target index, acceptance bits, agents, element)`; `buf`
+    /// is scratch. A deadlock repeats forever, and nothing is enabled in it.
+    fn each_out(&self, i: u32, buf: &mut Vec<(u32, u64, u32)>, f: &mut dyn FnMut(u32, u64, u64, u32)) {
         let x = self.node[i as usize];
         let (s, q) = ((x / self.k) as u32, (x % self.k) as u32);
         out_edges(self.succ, s, buf);
         let k = self.k;
         self.aut.transitions(q, &|a| self.bits[a][s as usize], &mut |nq, acc| {
-            for &(t, who) in buf.iter() {
-                f(self.index[(t as u64 * k + nq as u64) as usize], acc, who);
+            for &(t, who, el) in buf.iter() {
+                f(self.index[(t as u64 * k + nq as u64) as usize], acc, who, el);
             }
         });
     }
@@ -128,11 +144,11 @@ impl Product<'_> {
 
 /// The successors of `s` with the agents that step to each, into `buf`; a deadlock repeats
 /// its state, and nothing steps.
-fn out_edges(succ: &Succ, s: u32, buf: &mut Vec<(u32, u64)>) {
+fn out_edges(succ: &Succ, s: u32, buf: &mut Vec<(u32, u64, u32)>) {
     buf.clear();
     succ(s, buf);
     if buf.is_empty() {
-        buf.push((s, 0));
+        buf.push((s, 0, 0));
     }
 }
 
@@ -176,7 +192,7 @@ fn product<'a>(
         let (index, node, parent) = (&mut p.index, &mut p.node, &mut p.parent);
         aut.transitions(q, &|a| bits[a][s as usize], &mut |nq, _| {
             live = true;
-            for &(t, _) in &targets {
+            for &(t, _, _) in &targets {
                 let y = t as u64 * k + nq as u64;
                 if index[y as usize] == NONE {
                     index[y as usize] = node.len() as u32;
@@ -194,7 +210,8 @@ fn product<'a>(
 /// Decides the property whose negation `aut` accepts (`bits[a][s]`: atom `a` in state `s`) on
 /// the whole graph whose states `0..initial` are initial, under `notion`; `enabled(s)`: the
 /// agents with a step in `s`; `accepts_formula`: `aut` is the formula's own automaton
-/// (almost-sure only), not its negation's.
+/// (almost-sure only), not its negation's. `moves`: under the symmetry reduction, for each
+/// element the edges name, where it sends each agent (`moves[e][a]`); empty otherwise.
 // The graph's three views and the automaton's two are read together here only.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
@@ -206,6 +223,7 @@ pub(crate) fn check(
     aut: &Automaton,
     accepts_formula: bool,
     bits: &[&[bool]],
+    moves: &[Vec<u8>],
     stopped: &dyn Fn() -> bool,
 ) -> FairOutcome {
     if notion == Fairness::AlmostSure {
@@ -215,12 +233,15 @@ pub(crate) fn check(
     let all = aut.all();
     let m = p.node.len();
     let en = |i: u32| enabled(p.state(i));
+    // Agents are followed through the reduction's permutations (docs/semantics.md, D15).
+    let threaded = notion.tracks_agents() && !moves.is_empty();
     // The fair component nearest to an initial node (its least breadth-first index).
     let mut found: Option<Vec<u32>> = None;
     // The nodes of the set searched (at first every node), and the component each node was
-    // last completed in (a stamp per component).
+    // last completed in (a stamp per component), with its place in the component (threaded).
     let mut alive = vec![true; m];
     let mut mark = vec![NONE; m];
+    let mut place = if threaded { vec![0u32; m] } else { vec![] };
     let mut stamp = 0u32;
     let (mut buf_search, mut buf_comp) = (Vec::new(), Vec::new());
     // `None`: every node.
@@ -243,7 +264,7 @@ pub(crate) fn check(
             m,
             roots,
             |v, f| {
-                p.each_out(v, &mut buf_search, &mut |w, _, _| {
+                p.each_out(v, &mut buf_search, &mut |w, _, _, _| {
                     if alive[w as usize] {
                         f(w)
                     }
@@ -251,8 +272,11 @@ pub(crate) fn check(
             },
             |members| {
                 stamp += 1;
-                for &v in members {
+                for (i, &v) in members.iter().enumerate() {
                     mark[v as usize] = stamp;
+                    if threaded {
+                        place[v as usize] = i as u32;
+                    }
                 }
                 let (mut acc, mut steps, mut cyclic, mut bottom) = (0u64, 0u64, false, true);
                 let (mut en_or, mut en_and) = (0u64, u64::MAX);
@@ -261,7 +285,7 @@ pub(crate) fn check(
                     en_or |= e;
                     en_and &= e;
                     bottom &= p.live[v as usize];
-                    p.each_out(v, &mut buf_comp, &mut |w, a, who| {
+                    p.each_out(v, &mut buf_comp, &mut |w, a, who, _| {
                         if mark[w as usize] == stamp {
                             acc |= a;
                             steps |= who;
@@ -289,6 +313,16 @@ pub(crate) fn check(
                     return;
                 }
                 if !cyclic || acc & all != all {
+                    return;
+                }
+                if threaded {
+                    let (fair, rest) = threaded_fairness(&p, notion, members, &mark, stamp, &place, moves, &en);
+                    if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+                        refine.push(rest);
+                    }
+                    if fair {
+                        keep(members.to_vec());
+                    }
                     return;
                 }
                 let fair = match notion {
@@ -323,9 +357,15 @@ pub(crate) fn check(
     let Some(members) = found else { return FairOutcome::Holds };
     let entry = members[0];
     if accepts_formula && !p.live[entry as usize] {
-        return FairOutcome::Violated(past_bad_prefix(&p, entry, succ), vec![]);
+        return FairOutcome::Violated(past_bad_prefix(&p, entry, succ), vec![], vec![]);
     }
-    let lasso = fair_loop(&p, notion, &members, if accepts_formula { 0 } else { all }, &en);
+    let need_acc = if accepts_formula { 0 } else { all };
+    let (cycle, loop_actors, loop_moves) = if threaded {
+        threaded_loop(&p, notion, &members, need_acc, &en, moves)
+    } else {
+        let (c, a) = fair_loop(&p, notion, &members, need_acc, &en);
+        (c, a, vec![])
+    };
     let mut prefix = vec![entry];
     while p.parent[*prefix.last().expect("a node") as usize] != NO_PARENT {
         prefix.push(p.parent[*prefix.last().expect("a node") as usize]);
@@ -338,16 +378,16 @@ pub(crate) fn check(
         let first = states.iter().position(|&s| s == loop_state).expect("the prefix reaches the deadlock");
         let path = states[..=first].to_vec();
         let actors = vec![None; path.len() - 1];
-        return FairOutcome::Violated(Cex { path, loop_start: None, deadlock: true }, actors);
+        return FairOutcome::Violated(Cex { path, loop_start: None, deadlock: true }, actors, vec![]);
     }
     let mut actors = vec![None; states.len() - 1];
     let mut path = states;
     let loop_start = path.len() - 1;
-    for (i, who) in lasso.0.iter().skip(1).zip(lasso.1) {
+    for (i, who) in cycle.iter().skip(1).zip(loop_actors) {
         path.push(p.state(*i));
         actors.push(who);
     }
-    FairOutcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false }, actors)
+    FairOutcome::Violated(Cex { path, loop_start: Some(loop_start), deadlock: false }, actors, loop_moves)
 }
 
 /// A run through the product node `entry`, where the formula's automaton has no transition:
@@ -368,7 +408,7 @@ fn past_bad_prefix(p: &Product, entry: u32, succ: &Succ) -> Cex {
         let s = *path.last().expect("a state");
         next.clear();
         succ(s, &mut next);
-        let Some(&(t, _)) = next.first() else {
+        let Some(&(t, _, _)) = next.first() else {
             return Cex { path, loop_start: None, deadlock: true };
         };
         if let Some(&i) = at.get(&t) {
@@ -396,49 +436,61 @@ fn fair_loop(
     all: u64,
     en: &dyn Fn(u32) -> u64,
 ) -> (Vec<u32>, Vec<Option<usize>>) {
-    let inside = |v: u32| members.binary_search(&v).is_ok();
-    let entry = members[0];
     let en_or = members.iter().fold(0u64, |a, &v| a | en(v));
-    let mut need_acc = all;
-    // Agents still to step (or, under weak fairness, to be seen disabled).
-    let mut need = match notion {
+    let need = match notion {
         Fairness::AlmostSure => 0,
         _ => en_or,
     };
-    let weak = notion == Fairness::Weak;
-    if weak {
-        need &= en(entry);
-    }
+    let mut buf = Vec::new();
+    let mut out = |u: u32, edges: &mut Vec<(u32, u64, u64)>| {
+        p.each_out(u, &mut buf, &mut |w, acc, who, _| edges.push((w, acc, who)));
+        en(u)
+    };
+    let inside = |v: u32| members.binary_search(&v).is_ok();
+    fair_cycle(members[0], &inside, &mut out, notion == Fairness::Weak, need, all)
+        .expect("a strongly connected component meets its requirements")
+}
+
+/// A node's out-edges `(target, acceptance bits, agents stepping)` into the vector, and the
+/// agents enabled at the node.
+pub(crate) type OutEdges<'a> = dyn FnMut(u32, &mut Vec<(u32, u64, u64)>) -> u64 + 'a;
+
+/// A cycle from `entry` back to it through nodes where `inside` holds (a strongly connected
+/// set of the product that meets the requirements), whose edges meet every acceptance bit of
+/// `need_acc` and in which each agent of `need` makes a step or, when `weak`, is disabled in
+/// some node; with the agent each step stands for (`None`: any step between the two states).
+/// Each leg is a shortest path inside to an edge that meets a missing requirement, then back
+/// to the entry. `None` when a requirement cannot be met (`out` gave up on a node).
+pub(crate) fn fair_cycle(
+    entry: u32,
+    inside: &dyn Fn(u32) -> bool,
+    out: &mut OutEdges,
+    weak: bool,
+    mut need: u64,
+    mut need_acc: u64,
+) -> Option<(Vec<u32>, Vec<Option<usize>>)> {
     let mut cycle = vec![entry];
-    let (mut outs, mut buf) = (Vec::new(), Vec::new());
+    let mut edges = Vec::new();
     let mut actors: Vec<Option<usize>> = vec![];
     let mut cur = entry;
-    let take = |need: &mut u64, need_acc: &mut u64, acc: u64, who: u64| -> Option<usize> {
-        *need_acc &= !acc;
-        let mine = who & *need;
-        if mine != 0 {
-            let a = mine.trailing_zeros() as usize;
-            *need &= !(1 << a);
-            Some(a)
-        } else {
-            None
-        }
-    };
     loop {
         let done = need == 0 && need_acc == 0 && !actors.is_empty();
         if done && cur == entry {
             break;
         }
-        // The shortest path inside to a useful edge (or back to the entry when done).
-        let mut parent: rustc_hash::FxHashMap<u32, (u32, u64, u64)> = rustc_hash::FxHashMap::default();
+        // The shortest path inside to a useful edge (or back to the entry when done); each
+        // node with the agents enabled in it.
+        let mut parent: FxHashMap<u32, (u32, u64, u64)> = FxHashMap::default();
+        let mut enabled: FxHashMap<u32, u64> = FxHashMap::default();
         let mut queue = VecDeque::from([cur]);
         let mut seen = rustc_hash::FxHashSet::default();
         seen.insert(cur);
         let mut goal: Option<(u32, u32, u64, u64)> = None;
         'bfs: while let Some(u) = queue.pop_front() {
-            outs.clear();
-            p.each_out(u, &mut buf, &mut |w, acc, who| outs.push((w, acc, who)));
-            for &(w, acc, who) in &outs {
+            edges.clear();
+            let en_u = out(u, &mut edges);
+            enabled.insert(u, en_u);
+            for &(w, acc, who) in &edges {
                 if !inside(w) {
                     continue;
                 }
@@ -447,7 +499,7 @@ fn fair_loop(
                 } else {
                     acc & need_acc != 0
                         || who & need != 0
-                        || (weak && need & !en(w) != 0)
+                        || (weak && need & !en_u != 0)
                         || (need == 0 && need_acc == 0)
                 };
                 if useful {
@@ -460,26 +512,35 @@ fn fair_loop(
                 }
             }
         }
-        let (u, w, acc, who) = goal.expect("a strongly connected component meets its requirements");
-        let mut hops = vec![(w, acc, who)];
+        let (u, w, acc, who) = goal?;
+        // Each hop with its source.
+        let mut hops = vec![(u, w, acc, who)];
         let mut x = u;
         while x != cur {
             let (px, a, h) = parent[&x];
-            hops.push((x, a, h));
+            hops.push((px, x, a, h));
             x = px;
         }
         hops.reverse();
-        for (v, acc, who) in hops {
-            actors.push(take(&mut need, &mut need_acc, acc, who));
+        for (v, w, acc, who) in hops {
             if weak {
-                need &= en(v);
+                need &= enabled[&v];
             }
-            cycle.push(v);
+            need_acc &= !acc;
+            let mine = who & need;
+            actors.push(if mine != 0 {
+                let a = mine.trailing_zeros() as usize;
+                need &= !(1 << a);
+                Some(a)
+            } else {
+                None
+            });
+            cycle.push(w);
         }
         cur = w;
     }
     debug_assert_eq!(cycle.len(), actors.len() + 1);
-    (cycle, actors)
+    Some((cycle, actors))
 }
 
 /// The agents that act in a loop and those enabled in it, read from the states and the
@@ -519,22 +580,33 @@ impl LoopAgents {
 }
 
 /// The explored graph's successors, each with the agents whose steps lead there, and each
-/// state's enabled agents (concrete states: no symmetry reduction).
+/// state's enabled agents; under the symmetry reduction each successor with the element of the
+/// group that maps it to its representative (a successor per concrete successor state).
 pub(crate) struct Labelled {
     start: Vec<usize>,
-    edges: Vec<(u32, u64)>,
+    edges: Vec<(u32, u64, u32)>,
     enabled: Vec<u64>,
+    /// The elements the edges name (the identity first; only it without the reduction).
+    pub(crate) elements: Vec<Element>,
 }
 
 impl Labelled {
     /// `None` when the run's limits stop it (or a step fails, which the exploration would
     /// have reported first). Each state's successors are computed again in the stored form,
-    /// agent by agent, and looked up in the store; blocks of states on all the workers.
-    pub(crate) fn of(stepper: &Stepper, g: &Graph, workers: &Workers, limits: &Limits) -> Option<Labelled> {
+    /// agent by agent, canonicalised under `group` as the exploration did, and looked up in
+    /// the store; blocks of states on all the workers.
+    pub(crate) fn of(
+        stepper: &Stepper,
+        g: &Graph,
+        group: Option<&Group>,
+        workers: &Workers,
+        limits: &Limits,
+    ) -> Option<Labelled> {
         const CHUNK: usize = 4096;
         let n = g.states();
         let store = &g.store;
         let (width, wb, sb) = (store.width(), store.work_bytes(), store.state_bytes());
+        let identity = Element::identity(stepper.lay.n_agents);
         let parts = workers.in_chunks(n.div_ceil(CHUNK), |c| {
             if limits.stopped().is_some() {
                 return None;
@@ -542,8 +614,13 @@ impl Labelled {
             let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
             let (mut work, mut st, mut parent, mut encs, mut ends) = (Work::default(), vec![], vec![], vec![], vec![]);
             let mut code = vec![0u8; sb];
-            let mut out: Vec<(u32, u64)> = Vec::new();
-            let mut part = Labelled { start: Vec::with_capacity(hi - lo), edges: vec![], enabled: vec![] };
+            let mut out: Vec<(u32, u32, u64)> = Vec::new();
+            let (mut canon, mut el) = (CanonScratch::default(), Element::default());
+            // This block's elements, interned.
+            let mut local: FxHashMap<Element, u32> = FxHashMap::default();
+            local.insert(identity.clone(), 0);
+            let mut part =
+                Labelled { start: Vec::with_capacity(hi - lo), edges: vec![], enabled: vec![], elements: vec![] };
             for i in lo as u32..hi as u32 {
                 store.get_work(i, &mut st, &mut parent);
                 encs.clear();
@@ -552,10 +629,18 @@ impl Labelled {
                     stepper.successors_packed_by_agent(&st, &parent, width, &mut work, &mut encs, &mut ends).ok()?;
                 out.clear();
                 let mut a = 0;
-                for (j, enc) in encs.chunks_exact(wb).take(k).enumerate() {
+                for (j, enc) in encs.chunks_exact_mut(wb).take(k).enumerate() {
                     while ends[a] <= j {
                         a += 1;
                     }
+                    let e = match group {
+                        Some(gr) => {
+                            gr.canonicalise_tracked(&stepper.lay, width, enc, &mut canon, &mut el);
+                            let next = local.len() as u32;
+                            *local.entry(el.clone()).or_insert(next)
+                        }
+                        None => 0,
+                    };
                     let key: &[u8] = if store.is_compact() {
                         if !store.pack_from(&parent, i, enc, &mut code) {
                             return None;
@@ -564,21 +649,26 @@ impl Labelled {
                     } else {
                         enc
                     };
-                    out.push((store.id_of(key, hash_bytes(key))?, 1u64 << a));
+                    out.push((store.id_of(key, hash_bytes(key))?, e, 1u64 << a));
                 }
                 out.sort_unstable();
                 let (base, mut en) = (part.edges.len(), 0);
-                for &(j, who) in &out {
+                for &(t, e, who) in &out {
                     en |= who;
                     let len = part.edges.len();
                     match part.edges.last_mut() {
-                        Some(last) if len > base && last.0 == j => last.1 |= who,
-                        _ => part.edges.push((j, who)),
+                        Some(last) if len > base && last.0 == t && last.2 == e => last.1 |= who,
+                        _ => part.edges.push((t, who, e)),
                     }
                 }
                 part.enabled.push(en);
                 part.start.push(part.edges.len());
             }
+            let mut els = vec![Element::default(); local.len()];
+            for (x, i) in local {
+                els[i as usize] = x;
+            }
+            part.elements = els;
             Some(part)
         });
         let total = parts.iter().map(|p| p.as_ref().map_or(0, |p| p.edges.len())).sum();
@@ -586,24 +676,46 @@ impl Labelled {
             start: Vec::with_capacity(n + 1),
             edges: Vec::with_capacity(total),
             enabled: Vec::with_capacity(n),
+            elements: vec![identity.clone()],
         };
+        let mut index: FxHashMap<Element, u32> = FxHashMap::default();
+        index.insert(identity, 0);
         l.start.push(0);
         for part in parts {
             let part = part?;
+            let to: Vec<u32> = part
+                .elements
+                .into_iter()
+                .map(|x| {
+                    let next = l.elements.len() as u32;
+                    *index.entry(x.clone()).or_insert_with(|| {
+                        l.elements.push(x);
+                        next
+                    })
+                })
+                .collect();
             let base = l.edges.len();
             l.start.extend(part.start.iter().map(|&e| base + e));
-            l.edges.extend_from_slice(&part.edges);
+            l.edges.extend(part.edges.iter().map(|&(t, who, e)| (t, who, to[e as usize])));
             l.enabled.extend_from_slice(&part.enabled);
         }
         Some(l)
     }
 
-    pub(crate) fn succs(&self, s: u32, out: &mut Vec<(u32, u64)>) {
+    pub(crate) fn succs(&self, s: u32, out: &mut Vec<(u32, u64, u32)>) {
         out.extend_from_slice(&self.edges[self.start[s as usize]..self.start[s as usize + 1]]);
     }
 
     pub(crate) fn enabled(&self, s: u32) -> u64 {
         self.enabled[s as usize]
+    }
+
+    /// Where each element sends each agent, for `check` (empty without the reduction).
+    pub(crate) fn moves(&self, reduced: bool) -> Vec<Vec<u8>> {
+        if !reduced {
+            return vec![];
+        }
+        self.elements.iter().map(|e| e.agents.clone()).collect()
     }
 }
 

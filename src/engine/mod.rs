@@ -26,6 +26,8 @@ test_visible_mod!(estimate);
 pub(crate) mod eval;
 pub mod fairness;
 test_visible_mod!(explore);
+mod fair_report;
+mod fair_search;
 mod fast;
 mod hugepages;
 mod lasso_search;
@@ -677,11 +679,9 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     if opts.fair && opts.fairness.is_some() {
         return Err(EngineError::Internal("a fairness assumption with round-robin scheduling (D15)".into()));
     }
-    // Weak and strong fairness follow agents by id, which the reduction's quotient does not
+    // Weak and strong fairness follow agents by id through the reduction's permutations
     // (docs/semantics.md, D15).
-    let by_id = opts.fairness.is_some_and(Fairness::tracks_agents);
-    let sym =
-        (opts.symmetry && !by_id).then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
+    let sym = opts.symmetry.then(|| symmetry::analyse_with(model, behs, opts.fair, &va, &fallibility, counted));
     // D9: a run-time error reachable in the system is reported whatever the properties, so
     // the exploration may stop at the violations only where none can lie beyond them.
     let fallible = fallibility.first(model, &props).cloned();
@@ -716,10 +716,21 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         (false, Some(_)) => Watch::Search,
         (false, None) => Watch::Stop,
     };
-    // A fairness assumption is decided on the whole graph (the searches on the fly find
-    // unfair lassos too).
-    let mut otf = (OnTheFly::applies(&props) && opts.fairness.is_none()).then(|| {
-        OnTheFly::new(&stepper, group, &props, &negations, &workers, &opts.limits, watch, on_the_fly::SEARCH_BUDGET)
+    // Under a fairness assumption the properties on runs are searched for fair violations
+    // only (`fair_search`, before the exploration).
+    let fair_search = opts.fairness.map(|f| (f, opts.max_states.map_or(usize::MAX, |m| m as usize)));
+    let mut otf = OnTheFly::applies(&props).then(|| {
+        OnTheFly::new(
+            &stepper,
+            group,
+            &props,
+            &negations,
+            &workers,
+            &opts.limits,
+            watch,
+            on_the_fly::SEARCH_BUDGET,
+            fair_search,
+        )
     });
     let g = match &mut otf {
         Some(w) => explore::explore_watched(&stepper, &eopts, &mut |g, ids| w.decided(g, ids)),
@@ -759,6 +770,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     // First what decides each property without a search, and the predicates of the others on
     // every state (each on all the workers), property by property.
     let mut decided: Vec<Option<Result<Outcome, lasso_search::Lasso>>> = Vec::new();
+    // A fair violation found by `fair_search`, per property.
+    let mut fair_found: Vec<Option<fair_search::FairLasso>> = Vec::new();
     let mut searched_states = 0;
     let mut values: Vec<std::sync::Mutex<Values>> = Vec::new();
     for ((((p, known), found), lasso_free), translation) in
@@ -766,8 +779,20 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
     {
         let refused = translation.as_ref().is_some_and(|t| t.refusal().is_some());
         // Where the whole graph is known, its check gives the shortest counterexample.
+        let mut fair_lasso = None;
         let direct = match found.take() {
             _ if refused && matches!(p.modality, Modality::Ltl(_)) => Some(Ok(Outcome::Unknown)),
+            // The fair search decides whether or not the graph is whole: its lasso is shown.
+            Some(Found::Fair(f, visited)) if !watch_failed => {
+                searched_states += visited as u64;
+                match f {
+                    fair_search::FairFound::Holds => Some(Ok(Outcome::Holds)),
+                    fair_search::FairFound::Violated(l) => {
+                        fair_lasso = Some(l);
+                        Some(Ok(Outcome::Unknown))
+                    }
+                }
+            }
             Some(Found::Graph(c)) if !g.complete() && !watch_failed => Some(Ok(Outcome::Violated(c))),
             Some(Found::Concrete(l)) if !g.complete() && !watch_failed => {
                 searched_states += l.visited as u64;
@@ -796,6 +821,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             }
         }
         decided.push(direct);
+        fair_found.push(fair_lasso);
         values.push(std::sync::Mutex::new(vs));
     }
     // Then the searches, one property per worker (each may share its successors out to the
@@ -812,8 +838,12 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         None => &recomputed,
     };
     let labelled = match opts.fairness {
-        Some(f) if f.tracks_agents() && g.complete() && props.iter().any(|p| fair_applies(p)) => {
-            fairness::Labelled::of(&stepper, &g, &workers, &opts.limits)
+        Some(f)
+            if f.tracks_agents()
+                && g.complete()
+                && props.iter().zip(&decided).any(|(p, d)| fair_applies(p) && d.is_none()) =>
+        {
+            fairness::Labelled::of(&stepper, &g, group, &workers, &opts.limits)
         }
         _ => None,
     };
@@ -842,6 +872,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                     space,
                     &|s, out| l.succs(s, out),
                     &|s| l.enabled(s),
+                    &l.moves(group.is_some()),
                     props[k],
                     &mut psi,
                     &opts.limits,
@@ -853,9 +884,10 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
                     &|s, out| {
                         let mut v = Vec::new();
                         space.succs(s, &mut v);
-                        out.extend(v.into_iter().map(|t| (t, 0)));
+                        out.extend(v.into_iter().map(|t| (t, 0, 0)));
                     },
                     &|_| 0,
+                    &[],
                     props[k],
                     &mut psi,
                     &opts.limits,
@@ -873,13 +905,29 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         _ => None,
     };
     let mut results = Vec::new();
-    for (((p, direct), searched), translation) in props.into_iter().zip(decided).zip(searched).zip(&translations) {
+    for ((((p, direct), searched), translation), fair_lasso) in
+        props.into_iter().zip(decided).zip(searched).zip(&translations).zip(fair_found)
+    {
+        if let (Some(l), Some(notion)) = (fair_lasso, opts.fairness) {
+            let (verdict, trace, reason, fair_loop) = fair_report::of_lasso(&stepper, p, notion, &l)?;
+            results.push(PropertyResult {
+                property: p.name.clone(),
+                modality: p.keyword.clone(),
+                verdict,
+                trace,
+                reason,
+                fair_loop,
+            });
+            continue;
+        }
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
         let early = matches!(direct, Some(Ok(Outcome::Violated(_)) | Err(_)));
         let searched = match searched {
             Searched::Plain(o) => o,
             Searched::Fair(notion, fair) if direct.is_none() => {
-                let (verdict, trace, reason, fair_loop) = fair_result(&stepper, &g, group, p, notion, fair)?;
+                let elements = labelled.as_ref().map(|l| &l.elements[..]);
+                let (verdict, trace, reason, fair_loop) =
+                    fair_report::of_graph(&stepper, &g, group, elements, p, notion, fair)?;
                 results.push(PropertyResult {
                     property: p.name.clone(),
                     modality: p.keyword.clone(),
@@ -971,12 +1019,15 @@ fn fair_applies(p: &Property) -> bool {
 }
 
 /// The fair check of `p` on the whole graph `g` (successors `succ` with the agents making
-/// them, `enabled(s)` the agents enabled in `s`).
+/// them, `enabled(s)` the agents enabled in `s`, `moves` where the elements of the reduction
+/// send each agent).
+#[allow(clippy::too_many_arguments)]
 fn check_fair(
     notion: Fairness,
     g: &dyn check::Space,
     succ: &fairness::Succ,
     enabled: &(dyn Fn(u32) -> u64 + Sync),
+    moves: &[Vec<u8>],
     p: &Property,
     psi: &mut dyn FnMut(&QPred) -> Result<Vec<bool>, ()>,
     limits: &Limits,
@@ -1033,44 +1084,5 @@ fn check_fair(
         }
     }
     let bits: Vec<&[bool]> = f.atoms().iter().map(|&&i| values[i].as_slice()).collect();
-    fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, &stopped)
-}
-
-/// A fair check's verdict, with its counterexample as a trace whose loop is checked fair.
-#[allow(clippy::type_complexity)]
-fn fair_result(
-    stepper: &Stepper,
-    g: &Graph,
-    group: Option<&symmetry::Group>,
-    p: &Property,
-    notion: Fairness,
-    fair: fairness::FairOutcome,
-) -> Result<(Verdict, Option<Trace>, Option<String>, Option<LoopAgents>), EngineError> {
-    let (c, actors) = match fair {
-        fairness::FairOutcome::Holds => return Ok((Verdict::Holds, None, None, None)),
-        fairness::FairOutcome::Unknown(why) => return Ok((Verdict::Unknown, None, why, None)),
-        fairness::FairOutcome::Violated(c, actors) => (c, actors),
-    };
-    let mut t = match group {
-        None => {
-            let states: Vec<Vec<i32>> = c.path.iter().map(|&i| g.store.get(i)).collect();
-            fairness::trace_with_actors(stepper, &states, &actors)
-        }
-        Some(_) => concrete_trace(stepper, g, group, &c.path, c.loop_start)?,
-    };
-    t.loop_start = c.loop_start;
-    t.ends_in_deadlock = c.deadlock;
-    let runtime_on =
-        |t: &Trace, e: RuntimeError| EngineError::Runtime { message: e.0, trace: Some(Box::new(t.clone())) };
-    let mut agents = fairness::loop_agents(stepper, &t).map_err(|e| runtime_on(&t, e))?;
-    agents.notion = Some(notion);
-    if !agents.fair(notion) {
-        return Err(EngineError::Internal(format!(
-            "the counterexample for {} is not a {} fair run: {agents:?}",
-            p.name,
-            notion.as_str()
-        )));
-    }
-    t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
-    Ok((Verdict::Violated, Some(t), None, Some(agents)))
+    fairness::check(notion, g.states(), g.initial(), succ, enabled, &aut, accepts_formula, &bits, moves, &stopped)
 }

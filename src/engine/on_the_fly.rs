@@ -23,6 +23,11 @@
 //!   emptiness check of `accepting`. A scoped pattern's run is cut where its monitor reaches
 //!   its bad state, the form of the exhaustive check's counterexamples.
 //!
+//! - under `--fairness` (weak, strong), a property on runs: only the search for a fair
+//!   violation before the exploration (`fair_search`), which under weak fairness also decides
+//!   that the property holds when it ends without one; the searches during the exploration
+//!   would find unfair lassos.
+//!
 //! What any of these finds is a real violation; it may be longer than the shortest one the
 //! whole graph gives. A property with no violation, or one the searches miss, is decided by
 //! the whole exploration as without the watch.
@@ -36,6 +41,8 @@
 
 use super::check::{self, Bits, Cex, Pat, Scope, Space, SubGraph, mon, mon_step};
 use super::explore::Graph;
+use super::fair_search::{self, FairFound};
+use super::fairness::Fairness;
 use super::lasso_search::{self, Lasso};
 use super::ltl::{self, Automaton};
 use super::par::Workers;
@@ -46,6 +53,7 @@ use super::symmetry::Group;
 use super::{EvalStop, eval_range, fast, formula_over_predicates, ltl_search, predicates};
 use crate::limits::Limits;
 use crate::model::{Modality, Pattern, Property, QPred};
+use crate::syntax::ltl::Ltl;
 use std::ops::Range;
 
 pub(super) struct OnTheFly<'a> {
@@ -81,6 +89,10 @@ enum Kind {
     /// of the automaton, the predicate it reads (`None`: a formula whose automaton was
     /// refused, never decided early).
     Linear(Option<(Automaton, Vec<usize>)>),
+    /// A property on runs under a fairness assumption: the automaton of its negation and the
+    /// predicate of each atom, for `fair_search` before the exploration (`None`: never decided
+    /// early); the searches during the exploration would find unfair lassos.
+    Fair(Fairness, Option<(Automaton, Vec<usize>)>),
 }
 
 /// A violation found before the whole graph is known.
@@ -89,6 +101,8 @@ pub(super) enum Found {
     Graph(Cex),
     /// Concrete states (the depth-first searches).
     Concrete(Lasso),
+    /// The search for a fair violation decided, having stored this many states.
+    Fair(FairFound, usize),
 }
 
 /// The depth-first searches' budget of states per property: a fraction of a second.
@@ -124,6 +138,7 @@ impl<'a> OnTheFly<'a> {
         limits: &'a Limits,
         watch: Watch,
         budget: usize,
+        fairness: Option<(Fairness, usize)>,
     ) -> Self {
         let mut finals = 0u32;
         let bits = props
@@ -146,9 +161,18 @@ impl<'a> OnTheFly<'a> {
         let kinds: Vec<Kind> = props
             .iter()
             .zip(automata)
-            .map(|(p, aut)| match p.modality {
-                Modality::Always => Kind::Always,
-                Modality::Finally => Kind::Finally,
+            .map(|(p, aut)| match (&p.modality, fairness) {
+                (Modality::Always, _) => Kind::Always,
+                (Modality::Finally, Some((notion, _))) => Kind::Fair(
+                    notion,
+                    Automaton::of_negation(&Ltl::Finally(Box::new(Ltl::Atom(0usize)))).ok().map(|a| (a, vec![0])),
+                ),
+                (_, Some((notion, _))) => Kind::Fair(
+                    notion,
+                    formula_over_predicates(p)
+                        .and_then(|f| Some((aut.clone()?, f.atoms().into_iter().copied().collect()))),
+                ),
+                (Modality::Finally, None) => Kind::Finally,
                 _ => Kind::Linear(
                     formula_over_predicates(p)
                         .and_then(|f| Some((aut.clone()?, f.atoms().into_iter().copied().collect()))),
@@ -166,6 +190,20 @@ impl<'a> OnTheFly<'a> {
                 Kind::Linear(aut) => {
                     let (aut, atom_of) = aut.as_ref()?;
                     ltl_search::find(stepper, preds, aut, atom_of, budget, limits).map(Found::Concrete)
+                }
+                Kind::Fair(notion, aut) => {
+                    let (aut, atom_of) = aut.as_ref()?;
+                    // A weak-fair search that ends decides; a strong-fair one only finds. The
+                    // search reads concrete states: under the symmetry reduction it only
+                    // looks for a violation within the budget, and the check on the reduced
+                    // graph decides the rest (a whole concrete search would cost the states
+                    // the reduction saves).
+                    let budget = match notion {
+                        Fairness::Weak if symmetry.is_none() => fairness.map_or(usize::MAX, |f| f.1),
+                        _ => budget,
+                    };
+                    let s = fair_search::find(stepper, *notion, preds, aut, atom_of, budget, limits);
+                    s.found.map(|f| Found::Fair(f, s.visited))
                 }
             })
             .collect();
@@ -240,7 +278,7 @@ impl<'a> OnTheFly<'a> {
                     continue;
                 }
                 self.found[k] = match &self.kinds[k] {
-                    Kind::Always => None,
+                    Kind::Always | Kind::Fair(..) => None,
                     Kind::Finally => {
                         // A clear bit: no ψ-free deadlock or cycle among the expanded states.
                         let clear = self.bits[k].is_some_and(|b| g.lassos & b == 0);

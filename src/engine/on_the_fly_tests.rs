@@ -59,7 +59,8 @@ fn judge(text: &str, fair: bool, symmetry: bool) {
     for p in model.properties.iter().filter(|p| OnTheFly::applies(&[p])) {
         let Ok(whole) = check_property(&full as &dyn Space, p, &mut |q| psi_of(q), &none) else { return };
         let aut = crate::engine::Translation::of(p, &none).and_then(|t| t.negation.ok());
-        let mut watch = OnTheFly::new(&stepper, group.as_deref(), &[p], &[aut], &workers, &none, super::Watch::Stop, 0);
+        let mut watch =
+            OnTheFly::new(&stepper, group.as_deref(), &[p], &[aut], &workers, &none, super::Watch::Stop, 0, None);
         let g = explore_watched(&stepper, &opts, &mut |g, ids| watch.decided(g, ids)).expect("no error");
         let Some(found) = &watch.found[0] else {
             assert!(g.complete(), "{}: undecided before the end\n{text}", p.name);

@@ -234,6 +234,8 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         let mut hold = vec![];
         let mut prio = vec![];
         if program.has_tuples {
+            // the leaves' receivers ask Timestamps (k) one by one (`split` 1): one order of
+            // their requests, lower id first
             hold.push("REQ".to_string());
             prio.push((0..n).map(|i| format!("REQ !{i} .*")).collect());
             for g in gates.iter().filter(|g| g.starts_with("L_")) {
@@ -292,6 +294,6 @@ pub(crate) fn build(model: &Model, program: &Program, queries: &[Query], opts: &
         otf_log: format!("{base}_on_the_fly.log"),
         mono_bcg: quote(&format!("{base}_mono.bcg")),
         blocks,
-        components: program.components.clone(),
+        components: super::view::split_components(&program.components),
     }
 }

@@ -3,7 +3,7 @@
 use super::EmitOptions;
 use super::mcl::{Query, TrackKey};
 use super::svl::Scripts;
-use super::view::{AgentView, Program};
+use super::view::{AgentView, MsgView, Program};
 use askama::Template;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -29,6 +29,27 @@ impl LntTemplate<'_> {
         !self.unused.get(process).is_some_and(|u| u.contains(var))
     }
 
+    /// The conditions every party but `Timestamps` puts on the masks of a message of `m`'s
+    /// tuple from sender `s` (docs/lnt-encoding.md §3, Propagation): the receivers older than
+    /// the sender `gm` (and newer, `lm`, for a confirmation) and the linked ones `ln` are
+    /// receivers; with the link `true`, every receiver is linked.
+    fn masks(&self, m: &MsgView, s: &str, qry: bool) -> String {
+        let k = m.k;
+        let mut c = format!("(gm < N_MASKS) and sub_mask (gm, rcv_mask ({k}, {s}))");
+        if qry {
+            c += &format!(" and (lm < N_MASKS) and sub_mask (lm, rcv_mask ({k}, {s}))");
+        }
+        if m.link_const {
+            // both inclusions rather than `==`: no bound of the input reads the sender
+            c += &format!(
+                " and (ln < N_MASKS) and sub_mask (ln, rcv_mask ({k}, {s})) and sub_mask (rcv_mask ({k}, {s}), ln)"
+            );
+        } else {
+            c += &format!(" and (ln < N_MASKS) and sub_mask (ln, rcv_mask ({k}, {s}))");
+        }
+        c
+    }
+
     /// The variables of agent process `a` it reads, declared by type: `I, I0: Attrs, …`.
     fn agent_vars(&self, a: &AgentView) -> String {
         let mut vars: Vec<(&str, &str)> = vec![
@@ -46,6 +67,7 @@ impl LntTemplate<'_> {
         if !self.p.remote.is_empty() {
             vars.extend(["go", "got", "stepped"].map(|v| (v, "Bool")));
         }
+        vars.extend(["gm", "lm", "ln"].map(|v| (v, "Nat")));
         vars.push(("c", "Cmp"));
         vars.extend(a.int_vars.iter().map(|v| (v.as_str(), "Int")));
         vars.extend(a.nat_vars.iter().map(|v| (v.as_str(), "Nat")));

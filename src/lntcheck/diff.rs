@@ -203,11 +203,24 @@ pub fn differential(
 /// which computes every successor from the compiled syntax: the number of states compared, or
 /// the first state whose transitions (labels, targets, `sole` marks) or error differ.
 pub fn memo_agrees_with_reference(src: &str, root: &str, max_states: usize) -> Result<usize, String> {
+    agrees_with_reference(src, root, max_states, |p, n| super::interp::Explorer::new(p, n))
+}
+
+/// Whether the compiled successor function alone (`code.rs`, nothing memoised) gives, state by
+/// state, the transitions (and errors) of the reference explorer, which walks the syntax trees:
+/// the number of states compared, or the first difference.
+pub fn compiled_agrees_with_reference(src: &str, root: &str, max_states: usize) -> Result<usize, String> {
+    agrees_with_reference(src, root, max_states, |p, n| super::interp::Explorer::compiled(p, n))
+}
+
+type MakeExplorer = for<'p> fn(&'p super::sem::Program, &'p super::interp::Net) -> super::interp::Explorer<'p>;
+
+fn agrees_with_reference(src: &str, root: &str, max_states: usize, tested: MakeExplorer) -> Result<usize, String> {
     use super::interp::{Explorer, build_net};
     use super::store::StateStore;
     let prog = super::load(src, None).map_err(|d| format!("load: {}", d.message))?;
     let net = build_net(&prog, root).map_err(|d| format!("network: {}", d.message))?;
-    let (mut memo, mut reference) = (Explorer::new(&prog, &net), Explorer::reference(&prog, &net));
+    let (mut memo, mut reference) = (tested(&prog, &net), Explorer::reference(&prog, &net));
     let init = memo.initial().map_err(|d| format!("initial: {}", d.message))?;
     let mut store = StateStore::new(&init);
     let mut i = 0u32;

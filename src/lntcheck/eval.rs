@@ -56,7 +56,7 @@ enum Flow {
 }
 
 impl Ev<'_> {
-    pub(crate) fn eval(&mut self, env: &Env, e: &CE) -> R<Value> {
+    pub(crate) fn eval(&mut self, env: &[Option<Value>], e: &CE) -> R<Value> {
         Ok(match e {
             CE::Const(v) => v.clone(),
             CE::Var(s, pos) => match &env[*s as usize] {
@@ -151,7 +151,7 @@ impl Ev<'_> {
         })
     }
 
-    pub(crate) fn eval_bool(&mut self, env: &Env, e: &CE) -> R<bool> {
+    pub(crate) fn eval_bool(&mut self, env: &[Option<Value>], e: &CE) -> R<bool> {
         let v = self.eval(env, e)?;
         as_bool(&v, pos_of(e))
     }
@@ -176,8 +176,11 @@ impl Ev<'_> {
                 env[i] = Some(a);
             }
         }
-        let r = self.exec(&mut env, &cf.body)?;
+        // The depth counts the calls under way, also after an error (the explorer goes on to
+        // other states).
+        let r = self.exec(&mut env, &cf.body);
         self.depth -= 1;
+        let r = r?;
         Ok((
             match r {
                 Flow::Ret(v) => v,
@@ -280,8 +283,8 @@ impl Ev<'_> {
 
     /// The values of an input its `where` clause allows (every integer when it says nothing;
     /// a comparison with an expression that cannot be evaluated yet says nothing either).
-    pub(crate) fn input_set(&mut self, env: &Env, b: &Bounds) -> IntervalSet {
-        fn go(ev: &mut Ev, env: &Env, b: &DomExpr) -> IntervalSet {
+    pub(crate) fn input_set(&mut self, env: &[Option<Value>], b: &Bounds) -> IntervalSet {
+        fn go(ev: &mut Ev, env: &[Option<Value>], b: &DomExpr) -> IntervalSet {
             let mut value = |e: &CE| ev.eval(env, e).ok().and_then(|v| as_int(&v, Span::default()).ok());
             match b {
                 DomExpr::AtLeast(e) => value(e).map_or_else(every_integer, |v| IntervalSet::range(v, POS_INF)),

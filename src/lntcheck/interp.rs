@@ -2,6 +2,7 @@
 //! explored breadth first with hashed states.
 
 use super::ast::*;
+use super::code::{NodeCode, Vm};
 use super::eval::{Env, Ev, domain};
 use super::lts::Lts;
 use super::sem::*;
@@ -9,6 +10,7 @@ pub use super::store::StateStore;
 use crate::analysis::intervals::IntervalSet;
 use crate::diagnostics::Located;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -297,24 +299,34 @@ enum Slot {
 struct Open {
     gate: u32,
     orig: u32,
-    slots: Vec<Slot>,
+    /// Shared: a leaf's offers are cloned into every system state's list, and merged only
+    /// when leaves synchronise.
+    slots: Arc<[Slot]>,
     /// (leaf, index in the leaf's ready list)
-    parts: Vec<(usize, usize)>,
+    parts: Arc<[(usize, usize)]>,
 }
 
 pub(crate) struct Explorer<'a> {
     pub(crate) p: &'a Program,
     pub(crate) net: &'a Net,
     ev: Ev<'a>,
+    /// Runs the compiled expressions (`code.rs`); the reference explorer walks the syntax
+    /// trees with `ev` instead.
+    vm: Vm<'a>,
+    compiled: bool,
     memo: Memo,
 }
+
+type Ready = (u32, Arc<[Option<Value>]>);
 
 /// What a leaf can do from one of its local states: its ready communications, and the offers
 /// they make (computed when first asked for: an error in them is reported only if reached).
 struct LeafEntry {
     /// Number among the entries memoised (`u32::MAX` when not memoised).
     id: u32,
-    readies: Vec<(u32, Env)>,
+    /// Each ready communication's node and variables (shared with the local state's when the
+    /// same: most are).
+    readies: Vec<Ready>,
     opens: std::sync::OnceLock<R<Vec<Open>>>,
 }
 
@@ -326,10 +338,41 @@ struct LeafEntry {
 struct Memo {
     /// Off for the reference explorer, which computes everything from the syntax each time.
     on: bool,
-    entries: FxHashMap<(u32, LeafState), Arc<LeafEntry>>,
+    /// Per leaf: its local states' entries.
+    entries: Vec<FxHashMap<LeafState, Arc<LeafEntry>>>,
+    /// Entries memoised in all.
+    nentries: usize,
     /// (entry, ready index, offered values) → the leaf's next state, `None` when its `where`
     /// clause refuses the values.
-    fired: FxHashMap<(u32, u32, Vec<Value>), Option<LeafState>>,
+    fired: FxHashMap<(u32, u32, u32), Option<LeafState>>,
+    /// The lists of values offered in a rendezvous, numbered (used by both explorers).
+    offers: Offers,
+    /// (gate before hiding, offered values) → the label before hiding.
+    labels: FxHashMap<(u32, u32), String>,
+    /// Per leaf: the local states the firings reached, one copy each, so that equal states
+    /// share their variables and compare by address when numbered.
+    canon: Vec<rustc_hash::FxHashSet<LeafState>>,
+}
+
+/// Lists of offered values, each stored once and numbered: the memo's keys and the labels'
+/// hold numbers, not lists.
+#[derive(Default)]
+struct Offers {
+    ids: FxHashMap<Arc<[Value]>, u32>,
+    lists: Vec<Arc<[Value]>>,
+}
+
+impl Offers {
+    fn number(&mut self, vals: &[Value]) -> u32 {
+        if let Some(&i) = self.ids.get(vals) {
+            return i;
+        }
+        let i = self.lists.len() as u32;
+        let list: Arc<[Value]> = vals.into();
+        self.lists.push(list.clone());
+        self.ids.insert(list, i);
+        i
+    }
 }
 
 /// Entries memoised before the memo starts again (it is a cache: a long simulation does not
@@ -340,14 +383,28 @@ const STEP_LIMIT: u64 = 10_000_000;
 
 impl<'a> Explorer<'a> {
     pub(crate) fn new(p: &'a Program, net: &'a Net) -> Explorer<'a> {
-        Explorer { p, net, ev: Ev { p, depth: 0 }, memo: Memo { on: true, ..Memo::default() } }
+        Explorer {
+            p,
+            net,
+            ev: Ev { p, depth: 0 },
+            vm: Vm::new(p),
+            compiled: true,
+            memo: Memo { on: true, ..Memo::default() },
+        }
     }
 
     /// An explorer that memoises nothing: every successor computed from the compiled syntax
     /// of the program (the reference the memoising explorer is tested against).
     #[cfg(feature = "test-support")]
     pub(crate) fn reference(p: &'a Program, net: &'a Net) -> Explorer<'a> {
-        Explorer { p, net, ev: Ev { p, depth: 0 }, memo: Memo::default() }
+        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: false, memo: Memo::default() }
+    }
+
+    /// An explorer that runs the compiled code and memoises nothing: what the tests compare
+    /// with the reference to check the compiled successor function alone.
+    #[cfg(feature = "test-support")]
+    pub(crate) fn compiled(p: &'a Program, net: &'a Net) -> Explorer<'a> {
+        Explorer { p, net, ev: Ev { p, depth: 0 }, vm: Vm::new(p), compiled: true, memo: Memo::default() }
     }
 
     /// The entry of leaf `leaf` in local state `st`.
@@ -356,13 +413,16 @@ impl<'a> Explorer<'a> {
             let readies = self.readies(leaf, st)?;
             return Ok(Arc::new(LeafEntry { id: u32::MAX, readies, opens: Default::default() }));
         }
-        let key = (leaf as u32, st.clone());
-        if let Some(e) = self.memo.entries.get(&key) {
+        if self.memo.entries.len() <= leaf {
+            self.memo.entries.resize_with(leaf + 1, FxHashMap::default);
+        }
+        if let Some(e) = self.memo.entries[leaf].get(st) {
             return Ok(e.clone());
         }
         let readies = self.readies(leaf, st)?;
-        let e = Arc::new(LeafEntry { id: self.memo.entries.len() as u32, readies, opens: Default::default() });
-        self.memo.entries.insert(key, e.clone());
+        let e = Arc::new(LeafEntry { id: self.memo.nentries as u32, readies, opens: Default::default() });
+        self.memo.nentries += 1;
+        self.memo.entries[leaf].insert(st.clone(), e.clone());
         Ok(e)
     }
 
@@ -381,15 +441,29 @@ impl<'a> Explorer<'a> {
             }
             match &cp.nodes[node as usize] {
                 Node::Assign { slot, idx, e, next, pos } => {
-                    self.ev.assign(&mut env, *slot, idx, e, *pos).map_err(|d| self.leaf_err(leaf, d))?;
+                    let r = match &cp.code[node as usize] {
+                        NodeCode::Assign { e, idx } if self.compiled => {
+                            self.vm.assign(&mut env, *slot, idx.as_ref(), e, *pos)
+                        }
+                        _ => self.ev.assign(&mut env, *slot, idx, e, *pos),
+                    };
+                    r.map_err(|d| self.leaf_err(leaf, d))?;
                     node = *next;
                 }
                 Node::Eval { f, args, next, pos } => {
-                    self.ev.eval_stmt(&mut env, *f, args, *pos).map_err(|d| self.leaf_err(leaf, d))?;
+                    let r = match &cp.code[node as usize] {
+                        NodeCode::Eval(c) if self.compiled => self.vm.eval_stmt(&mut env, c),
+                        _ => self.ev.eval_stmt(&mut env, *f, args, *pos),
+                    };
+                    r.map_err(|d| self.leaf_err(leaf, d))?;
                     node = *next;
                 }
                 Node::Cond { c, t, f } => {
-                    node = if self.ev.eval_bool(&env, c).map_err(|d| self.leaf_err(leaf, d))? { *t } else { *f };
+                    let r = match &cp.code[node as usize] {
+                        NodeCode::Cond(c) if self.compiled => self.vm.eval_bool(&env, c),
+                        _ => self.ev.eval_bool(&env, c),
+                    };
+                    node = if r.map_err(|d| self.leaf_err(leaf, d))? { *t } else { *f };
                 }
                 Node::Reset { slots, next } => {
                     for s in slots {
@@ -410,7 +484,7 @@ impl<'a> Explorer<'a> {
     }
 
     /// The communications a leaf can take from a stable state (through `alt`, `any`, …).
-    fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<(u32, Env)>> {
+    fn readies(&mut self, leaf: usize, st: &LeafState) -> R<Vec<Ready>> {
         let cp = self.net.leaves[leaf].proc.clone();
         let mut out = vec![];
         let mut stack = vec![(st.node, st.env.to_vec())];
@@ -435,7 +509,14 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 Node::Any { slot, ty, pred, bounds, next, pos, name } => {
-                    let set = self.ev.input_set(&env, bounds);
+                    let code = match &cp.code[node as usize] {
+                        NodeCode::Any { pred, bounds } if self.compiled => Some((pred, bounds)),
+                        _ => None,
+                    };
+                    let set = match code {
+                        Some((_, b)) => self.vm.input_set(&env, b.as_ref()),
+                        None => self.ev.input_set(&env, bounds),
+                    };
                     let dom = domain(self.p, *ty, &set).map_err(|m| {
                         self.leaf_err(
                             leaf,
@@ -445,9 +526,12 @@ impl<'a> Explorer<'a> {
                     let mut alts = vec![];
                     for v in dom {
                         env[*slot as usize] = Some(v);
-                        let ok = match pred {
-                            Some(pr) => self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?,
-                            None => true,
+                        let ok = match (pred, code) {
+                            (Some(_), Some((Some(c), _))) => {
+                                self.vm.eval_bool(&env, c).map_err(|d| self.leaf_err(leaf, d))?
+                            }
+                            (Some(pr), _) => self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?,
+                            (None, _) => true,
                         };
                         if ok {
                             alts.push((*next, env.clone()));
@@ -455,7 +539,10 @@ impl<'a> Explorer<'a> {
                     }
                     stack.extend(alts.into_iter().rev());
                 }
-                Node::Comm { .. } => out.push((node, env)),
+                Node::Comm { .. } => {
+                    let env = if env[..] == st.env[..] { st.env.clone() } else { env.into() };
+                    out.push((node, env))
+                }
                 Node::Stop | Node::End => {}
                 _ => {
                     let s = self.advance(leaf, node, env)?;
@@ -477,7 +564,7 @@ impl<'a> Explorer<'a> {
         o
     }
 
-    fn compute_leaf_opens(&mut self, k: usize, readies: &[(u32, Env)]) -> R<Vec<Open>> {
+    fn compute_leaf_opens(&mut self, k: usize, readies: &[Ready]) -> R<Vec<Open>> {
         let l = &self.net.leaves[k];
         let cp = l.proc.clone();
         let mut out = vec![];
@@ -485,19 +572,32 @@ impl<'a> Explorer<'a> {
             let Node::Comm { gate, offers, .. } = &cp.nodes[*node as usize] else { continue };
             let g = if *gate == TAU { TAU } else { l.gmap[*gate as usize] };
             let mut slots = vec![];
-            for o in offers {
+            let code = match &cp.code[*node as usize] {
+                NodeCode::Comm { sends, bounds, .. } if self.compiled => Some((sends, bounds)),
+                _ => None,
+            };
+            for (j, o) in offers.iter().enumerate() {
                 slots.push(match o {
-                    COffer::Send(e) => Slot::K(self.ev.eval(env, e).map_err(|d| self.leaf_err(k, d))?),
+                    COffer::Send(e) => Slot::K(
+                        match code {
+                            Some((sends, _)) => self.vm.eval(env, sends[j].as_ref().expect("a sent offer")),
+                            None => self.ev.eval(env, e),
+                        }
+                        .map_err(|d| self.leaf_err(k, d))?,
+                    ),
                     COffer::Recv { ty, bounds, name, pos, .. } => Slot::F {
                         ty: *ty,
-                        set: self.ev.input_set(env, bounds),
+                        set: match code {
+                            Some((_, bs)) => self.vm.input_set(env, bs[j].as_ref()),
+                            None => self.ev.input_set(env, bounds),
+                        },
                         leaf: k,
                         name: name.as_str().into(),
                         pos: *pos,
                     },
                 });
             }
-            out.push(Open { gate: g, orig: g, slots, parts: vec![(k, ri)] });
+            out.push(Open { gate: g, orig: g, slots: slots.into(), parts: Arc::new([(k, ri)]) });
         }
         Ok(out)
     }
@@ -519,21 +619,15 @@ impl<'a> Explorer<'a> {
                 for k in kids {
                     kid_opens.push(self.opens(k, readies)?);
                 }
-                let part = |g: u32| -> Vec<usize> {
-                    if g == TAU {
-                        return vec![];
-                    }
-                    if global.contains(&g) {
-                        return (0..kids.len()).collect();
-                    }
-                    (0..kids.len()).filter(|&k| iface[k].as_ref().is_some_and(|i| i.contains(&g))).collect()
+                // Whether kid `k` takes part in every rendezvous on `g`.
+                let takes_part = |g: u32, k: usize| -> bool {
+                    g != TAU && (global.contains(&g) || iface[k].as_ref().is_some_and(|i| i.contains(&g)))
                 };
                 let mut out = vec![];
                 let mut sync_gates = vec![];
                 for (k, os) in kid_opens.iter().enumerate() {
                     for o in os {
-                        let ps = part(o.gate);
-                        if ps.contains(&k) {
+                        if takes_part(o.gate, k) {
                             if !sync_gates.contains(&o.gate) {
                                 sync_gates.push(o.gate);
                             }
@@ -543,9 +637,8 @@ impl<'a> Explorer<'a> {
                     }
                 }
                 for g in sync_gates {
-                    let ps = part(g);
                     let mut acc: Vec<Open> = vec![];
-                    for (n, &k) in ps.iter().enumerate() {
+                    for (n, k) in (0..kids.len()).filter(|&k| takes_part(g, k)).enumerate() {
                         let mine: Vec<&Open> = kid_opens[k].iter().filter(|o| o.gate == g).collect();
                         if n == 0 {
                             acc = mine.into_iter().cloned().collect();
@@ -587,15 +680,25 @@ impl<'a> Explorer<'a> {
 
     /// Successors of a state: (label, target).
     pub(crate) fn successors(&mut self, st: &SysState) -> R<Vec<(String, SysState)>> {
-        Ok(self.successors_full(st)?.into_iter().map(|t| (t.label, t.next)).collect())
+        Ok(self.transitions(st, false)?.into_iter().map(|t| (t.label, t.next)).collect())
     }
 
     /// Successors of a state with, for each, the label before hiding (the gate the leaves
     /// used, with its offers): what happens inside `hide` (used by `simulate --backend lnt`).
     pub(crate) fn successors_full(&mut self, st: &SysState) -> R<Vec<Trans>> {
-        if self.memo.entries.len() > MEMO_CAP {
+        self.transitions(st, true)
+    }
+
+    /// The transitions of a state; their labels before hiding left empty unless `orig`.
+    fn transitions(&mut self, st: &SysState, orig: bool) -> R<Vec<Trans>> {
+        let want_orig = orig;
+        if self.memo.nentries > MEMO_CAP || self.memo.offers.lists.len() > MEMO_CAP {
             self.memo.entries.clear();
+            self.memo.nentries = 0;
             self.memo.fired.clear();
+            self.memo.labels.clear();
+            self.memo.canon.clear();
+            self.memo.offers = Offers::default();
         }
         let mut readies = vec![];
         for (k, l) in st.iter().enumerate() {
@@ -610,11 +713,11 @@ impl<'a> Explorer<'a> {
         for o in opens {
             // The free slots' domains; one too large to enumerate is an error only if the
             // search reaches it (the offers bound before it may already exclude every value).
-            let mut doms: Vec<R<Vec<Value>>> = vec![];
-            for s in &o.slots {
+            let mut doms: Vec<R<Cow<[Value]>>> = vec![];
+            for s in o.slots.iter() {
                 doms.push(match s {
-                    Slot::K(v) => Ok(vec![v.clone()]),
-                    Slot::F { ty, set, leaf, name, pos } => domain(self.p, *ty, set).map_err(|m| {
+                    Slot::K(v) => Ok(Cow::Borrowed(std::slice::from_ref(v))),
+                    Slot::F { ty, set, leaf, name, pos } => domain(self.p, *ty, set).map(Cow::Owned).map_err(|m| {
                         let g =
                             if o.orig == TAU { "i".to_string() } else { self.net.gate_names[o.orig as usize].clone() };
                         self.leaf_err(
@@ -624,28 +727,42 @@ impl<'a> Explorer<'a> {
                     }),
                 });
             }
-            if doms.iter().any(|d| d.as_ref().is_ok_and(Vec::is_empty)) {
+            if doms.iter().any(|d| d.as_ref().is_ok_and(|d| d.is_empty())) {
                 continue;
             }
-            let mut search = Search::new(self.net, &readies, &o, doms);
+            let mut search = Search::new(self.net, &readies, &o, doms, self.compiled);
             let mut matches = vec![];
-            if search.pre_holds(&mut self.ev) {
-                search.run(&mut self.ev, 0, &mut matches)?;
+            if search.pre_holds(&mut self.ev, &mut self.vm) {
+                search.run(&mut self.ev, &mut self.vm, &mut self.memo.offers, 0, &mut matches)?;
             }
-            for vals in matches {
-                let vals: Vec<&Value> = vals.iter().collect();
-                if let Some(next) = self.fire(st, &readies, &o, &vals)? {
-                    let orig = if o.orig == TAU {
+            for vid in matches {
+                let vals = self.memo.offers.lists[vid as usize].clone();
+                if let Some(next) = self.fire(st, &readies, &o, vid, &vals)? {
+                    let orig = if !want_orig && o.gate == TAU {
+                        String::new()
+                    } else if o.orig == TAU {
                         "i".to_string()
                     } else {
-                        let mut l = self.net.gate_names[o.orig as usize].clone();
-                        for v in &vals {
-                            l.push_str(" !");
-                            l.push_str(&fmt_value(self.p, v));
-                        }
-                        l
+                        let (p, gate_names) = (self.p, &self.net.gate_names);
+                        self.memo
+                            .labels
+                            .entry((o.orig, vid))
+                            .or_insert_with(|| {
+                                let mut l = gate_names[o.orig as usize].clone();
+                                for v in vals.iter() {
+                                    l.push_str(" !");
+                                    l.push_str(&fmt_value(p, v));
+                                }
+                                l
+                            })
+                            .clone()
                     };
-                    let label = if o.gate == TAU { "i".to_string() } else { orig.clone() };
+                    let (label, orig) = match (o.gate == TAU, want_orig) {
+                        (true, true) => ("i".to_string(), orig),
+                        (true, false) => ("i".to_string(), String::new()),
+                        (false, true) => (orig.clone(), orig),
+                        (false, false) => (orig, String::new()),
+                    };
                     out.push(Trans { label, orig, next, sole: false });
                     let ps: Vec<usize> = o.parts.iter().map(|p| p.0).collect();
                     for &l in &ps {
@@ -661,9 +778,16 @@ impl<'a> Explorer<'a> {
         Ok(out)
     }
 
-    fn fire(&mut self, st: &SysState, readies: &[Arc<LeafEntry>], o: &Open, vals: &[&Value]) -> R<Option<SysState>> {
+    fn fire(
+        &mut self,
+        st: &SysState,
+        readies: &[Arc<LeafEntry>],
+        o: &Open,
+        vid: u32,
+        vals: &[Value],
+    ) -> R<Option<SysState>> {
         let mut next = st.clone();
-        for &(leaf, ri) in &o.parts {
+        for &(leaf, ri) in o.parts.iter() {
             let e = &readies[leaf];
             if !self.memo.on {
                 match self.fire_leaf(leaf, &e.readies[ri], vals)? {
@@ -672,11 +796,23 @@ impl<'a> Explorer<'a> {
                 }
                 continue;
             }
-            let key = (e.id, ri as u32, vals.iter().map(|v| (*v).clone()).collect::<Vec<_>>());
+            let key = (e.id, ri as u32, vid);
             let l = match self.memo.fired.get(&key) {
                 Some(l) => l.clone(),
                 None => {
-                    let l = self.fire_leaf(leaf, &e.readies[ri], vals)?;
+                    let l = self.fire_leaf(leaf, &e.readies[ri], vals)?.map(|l| {
+                        if self.memo.canon.len() <= leaf {
+                            self.memo.canon.resize_with(leaf + 1, Default::default);
+                        }
+                        let canon = &mut self.memo.canon[leaf];
+                        match canon.get(&l) {
+                            Some(c) => c.clone(),
+                            None => {
+                                canon.insert(l.clone());
+                                l
+                            }
+                        }
+                    });
                     self.memo.fired.insert(key, l.clone());
                     l
                 }
@@ -691,22 +827,26 @@ impl<'a> Explorer<'a> {
 
     /// Leaf `leaf`'s next state after its ready communication `ready` with values `vals`,
     /// `None` when its `where` clause refuses them.
-    fn fire_leaf(&mut self, leaf: usize, ready: &(u32, Env), vals: &[&Value]) -> R<Option<LeafState>> {
+    fn fire_leaf(&mut self, leaf: usize, ready: &Ready, vals: &[Value]) -> R<Option<LeafState>> {
         let cp = self.net.leaves[leaf].proc.clone();
         let (node, env) = ready;
         let Node::Comm { offers, pred, next: nx, .. } = &cp.nodes[*node as usize] else {
             return Err(self.leaf_err(leaf, Located::new(Span::default(), "a ready node that is no communication")));
         };
-        let mut env = env.clone();
+        let mut env = env.to_vec();
         for (o, v) in offers.iter().zip(vals) {
             if let COffer::Recv { slot, .. } = o {
-                env[*slot as usize] = Some((*v).clone());
+                env[*slot as usize] = Some(v.clone());
             }
         }
-        if let Some(pr) = pred
-            && !self.ev.eval_bool(&env, pr).map_err(|d| self.leaf_err(leaf, d))?
-        {
-            return Ok(None);
+        if let Some(pr) = pred {
+            let holds = match &cp.code[*node as usize] {
+                NodeCode::Comm { pred: Some(c), .. } if self.compiled => self.vm.eval_bool(&env, c),
+                _ => self.ev.eval_bool(&env, pr),
+            };
+            if !holds.map_err(|d| self.leaf_err(leaf, d))? {
+                return Ok(None);
+            }
         }
         Ok(Some(self.advance(leaf, *nx, env)?))
     }
@@ -719,47 +859,92 @@ impl<'a> Explorer<'a> {
 /// instead of multiplying them: the search visits the intersection of the parties' offers, not
 /// the product of the offer domains. Whole clauses are checked again when the transition fires.
 struct Search<'n> {
-    doms: Vec<R<Vec<Value>>>,
+    doms: Vec<R<Cow<'n, [Value]>>>,
     /// per party: its environment while offers are bound
     envs: Vec<Env>,
     /// per offer: (party, variable) that receives it
     binds: Vec<Vec<(usize, u32)>>,
     /// per offer: (party, conjunct) whose last read offer it is
-    checks: Vec<Vec<(usize, &'n CE)>>,
+    checks: Vec<Vec<(usize, Check<'n>)>>,
     /// conjuncts that read no offer
-    pre: Vec<(usize, &'n CE)>,
+    pre: Vec<(usize, Check<'n>)>,
     vals: Vec<Value>,
 }
 
+/// A conjunct of a `where` clause: its syntax (the reference explorer) or its code.
+#[derive(Clone, Copy)]
+enum Check<'n> {
+    Tree(&'n CE),
+    Code(&'n super::code::Code),
+}
+
+impl Check<'_> {
+    /// Whether the conjunct does not exclude the values bound in `env` (an evaluation error
+    /// excludes nothing: the firing evaluates the whole clause and reports it).
+    fn admits(self, ev: &mut Ev, vm: &mut Vm, env: &Env) -> bool {
+        let r = match self {
+            Check::Tree(c) => ev.eval_bool(env, c),
+            Check::Code(c) => vm.eval_bool(env, c),
+        };
+        !matches!(r, Ok(false))
+    }
+}
+
 impl<'n> Search<'n> {
-    fn new(net: &'n Net, readies: &[Arc<LeafEntry>], o: &Open, doms: Vec<R<Vec<Value>>>) -> Search<'n> {
+    fn new(
+        net: &'n Net,
+        readies: &[Arc<LeafEntry>],
+        o: &Open,
+        doms: Vec<R<Cow<'n, [Value]>>>,
+        compiled: bool,
+    ) -> Search<'n> {
         let n = doms.len();
         let mut s =
             Search { doms, envs: vec![], binds: vec![vec![]; n], checks: vec![vec![]; n], pre: vec![], vals: vec![] };
         for (party, &(leaf, ri)) in o.parts.iter().enumerate() {
             let cp: &'n CProc = &net.leaves[leaf].proc;
             let (node, env) = &readies[leaf].readies[ri];
-            s.envs.push(env.clone());
+            // A party's variables are copied only when its clause has something to check.
+            s.envs.push(vec![]);
             let Node::Comm { offers, pred, .. } = &cp.nodes[*node as usize] else { continue };
             let mut recv = vec![];
             for (j, off) in offers.iter().enumerate() {
                 if let COffer::Recv { slot, .. } = off
                     && j < n
                 {
-                    s.binds[j].push((party, *slot));
                     recv.push((j, *slot));
                 }
             }
-            let mut cs = vec![];
-            if let Some(pr) = pred {
-                conjuncts(pr, &mut cs);
-            }
-            for c in cs {
-                let mut uses = vec![];
-                ce_uses(c, &mut uses);
+            let mut placed = false;
+            let mut place = |c: Check<'n>, uses: &[u32]| {
+                placed = true;
                 match recv.iter().filter(|(_, sl)| uses.contains(sl)).map(|(j, _)| *j).max() {
                     Some(j) => s.checks[j].push((party, c)),
                     None => s.pre.push((party, c)),
+                }
+            };
+            match &cp.code[*node as usize] {
+                NodeCode::Comm { conjuncts, .. } if compiled => {
+                    for c in conjuncts {
+                        place(Check::Code(&c.code), &c.uses);
+                    }
+                }
+                _ => {
+                    let mut cs = vec![];
+                    if let Some(pr) = pred {
+                        conjuncts(pr, &mut cs);
+                    }
+                    for c in cs {
+                        let mut uses = vec![];
+                        ce_uses(c, &mut uses);
+                        place(Check::Tree(c), &uses);
+                    }
+                }
+            }
+            if placed {
+                s.envs[party] = env.to_vec();
+                for &(j, slot) in &recv {
+                    s.binds[j].push((party, slot));
                 }
             }
         }
@@ -768,13 +953,13 @@ impl<'n> Search<'n> {
 
     /// Whether no party excludes the rendezvous whatever the offers. An evaluation error is
     /// left to the firing, which evaluates the whole clause in its own order.
-    fn pre_holds(&self, ev: &mut Ev) -> bool {
-        self.pre.iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)))
+    fn pre_holds(&self, ev: &mut Ev, vm: &mut Vm) -> bool {
+        self.pre.iter().all(|(party, c)| c.admits(ev, vm, &self.envs[*party]))
     }
 
-    fn run(&mut self, ev: &mut Ev, pos: usize, out: &mut Vec<Vec<Value>>) -> R<()> {
+    fn run(&mut self, ev: &mut Ev, vm: &mut Vm, offers: &mut Offers, pos: usize, out: &mut Vec<u32>) -> R<()> {
         if pos == self.doms.len() {
-            out.push(self.vals.clone());
+            out.push(offers.number(&self.vals));
             return Ok(());
         }
         let n = self.doms[pos].as_ref().map_err(Clone::clone)?.len();
@@ -783,11 +968,10 @@ impl<'n> Search<'n> {
             for &(party, slot) in &self.binds[pos] {
                 self.envs[party][slot as usize] = Some(v.clone());
             }
-            let ok =
-                self.checks[pos].iter().all(|(party, c)| !matches!(ev.eval_bool(&self.envs[*party], c), Ok(false)));
+            let ok = self.checks[pos].iter().all(|(party, c)| c.admits(ev, vm, &self.envs[*party]));
             if ok {
                 self.vals.push(v);
-                self.run(ev, pos + 1, out)?;
+                self.run(ev, vm, offers, pos + 1, out)?;
                 self.vals.pop();
             }
         }
@@ -795,38 +979,28 @@ impl<'n> Search<'n> {
     }
 }
 
-/// The conjuncts of a `where` clause.
-fn conjuncts<'e>(e: &'e CE, out: &mut Vec<&'e CE>) {
-    match e {
-        CE::Bin(BinOp::And, a, b, _) => {
-            conjuncts(a, out);
-            conjuncts(b, out);
-        }
-        _ => out.push(e),
-    }
-}
+use super::code::conjuncts;
 
 fn merge(a: &Open, b: &Open) -> Option<Open> {
-    if a.slots.len() != b.slots.len() {
+    if a.slots.len() != b.slots.len()
+        || a.slots.iter().zip(b.slots.iter()).any(|xy| matches!(xy, (Slot::K(u), Slot::K(v)) if u != v))
+    {
         return None;
     }
-    let mut slots = vec![];
-    for (x, y) in a.slots.iter().zip(&b.slots) {
-        slots.push(match (x, y) {
-            (Slot::K(u), Slot::K(v)) => {
-                if u != v {
-                    return None;
-                }
-                Slot::K(u.clone())
-            }
-            (Slot::K(u), Slot::F { .. }) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
+    // Built in place (one allocation each): merging is what composing a rendezvous of many
+    // parties costs, state after state.
+    let slots: Arc<[Slot]> = a
+        .slots
+        .iter()
+        .zip(b.slots.iter())
+        .map(|xy| match xy {
+            (Slot::K(u), _) | (Slot::F { .. }, Slot::K(u)) => Slot::K(u.clone()),
             (Slot::F { ty, set: s1, leaf, name, pos }, Slot::F { set: s2, .. }) => {
                 Slot::F { ty: *ty, set: s1.meet(s2), leaf: *leaf, name: name.clone(), pos: *pos }
             }
-        });
-    }
-    let mut parts = a.parts.clone();
-    parts.extend(&b.parts);
+        })
+        .collect();
+    let parts: Arc<[(usize, usize)]> = a.parts.iter().chain(b.parts.iter()).copied().collect();
     Some(Open { gate: a.gate, orig: a.orig, slots, parts })
 }
 

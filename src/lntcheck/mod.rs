@@ -5,6 +5,7 @@
 
 test_visible_mod!(ast);
 test_visible_mod!(backend);
+pub(crate) mod code;
 mod error;
 pub(crate) mod eval;
 test_visible_mod!(files);

@@ -171,6 +171,8 @@ pub(crate) struct CProc {
     pub(crate) entry: u32,
     /// `live[n][s]`: slot `s` may be read after node `n` is reached.
     pub(crate) live: Vec<Vec<bool>>,
+    /// Each node's expressions compiled (`code.rs`), by index as `nodes`.
+    pub(crate) code: Vec<super::code::NodeCode>,
 }
 
 pub struct Program {
@@ -180,6 +182,8 @@ pub struct Program {
     pub(crate) type_ids: HashMap<String, Ty>,
     pub(crate) ctor_ids: HashMap<String, (u32, Ty)>,
     pub(crate) funcs: Vec<CFunc>,
+    /// The functions compiled for the successor function (`code.rs`), by index as `funcs`.
+    pub(crate) fcode: Vec<super::code::FuncCode>,
     pub(crate) func_ids: HashMap<String, u32>,
     pub(crate) proc_ids: HashMap<String, usize>,
     /// The text the program was read from: positions are byte spans into it.
@@ -219,6 +223,7 @@ impl Program {
             type_ids: HashMap::new(),
             ctor_ids: HashMap::new(),
             funcs: vec![],
+            fcode: vec![],
             func_ids: HashMap::new(),
             proc_ids: HashMap::new(),
             file: SourceFile::new("", ""),
@@ -270,6 +275,7 @@ impl Program {
             let cf = compile_func(&p, f)?;
             p.funcs.push(cf);
         }
+        p.fcode = p.funcs.iter().map(super::code::func_code).collect();
         Ok(p)
     }
 }
@@ -850,5 +856,6 @@ pub(crate) fn compile_proc(p: &Program, pi: usize) -> R<CProc> {
     let entry = b.stmt(&pr.body, end)?;
     let nslots = b.sc.names.len();
     let live = liveness(&b.nodes, nslots);
-    Ok(CProc { name: pr.name.clone(), nslots, slot_names: b.sc.names, nodes: b.nodes, entry, live })
+    let code = super::code::node_codes(&b.nodes);
+    Ok(CProc { name: pr.name.clone(), nslots, slot_names: b.sc.names, nodes: b.nodes, entry, live, code })
 }

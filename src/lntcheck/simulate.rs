@@ -9,8 +9,8 @@
 //! read from the processes' variables (`I`, `L`, `Zp`, `Zc`, `pc` of each agent, `E` of `Env`,
 //! the ranks `r` of each `Timestamps (k)`, the turn `t` of `Sched`); the event of a step from
 //! the labels of the hidden gates (`TICK !a`: agent `a` acts; `REFRESH !k !a`: it writes tuple
-//! `k`; `PUT_k !s`/`QRY_k !s`: propagation/confirmation; `REQ !r !k !s !GREATER !TRUE`: `r` copies,
-//! `!LESS` after `QRY_k`: `r` will re-propagate). What the LNT cannot show (the edge of the
+//! `k`; `PUT_k !s !gm … !ln`/`QRY_k !s !gm !lm … !ln`: propagation/confirmation, the receivers in
+//! both `gm` and `ln` copy, after `QRY_k` those in `lm` and `ln` will re-propagate). What the LNT cannot show (the edge of the
 //! behaviour and the list of assigned variables, unchanged values included) is taken from the
 //! native step with the same state and the same event skeleton; an LNT step with no such
 //! native step, or a native step the LNT program lacks, is an error.
@@ -42,9 +42,9 @@ pub(crate) struct Skeleton {
     pub(crate) written: Vec<usize>,
     /// `Some((sender, tuple, confirm))` for a message step.
     pub(crate) message: Option<(usize, usize, bool)>,
-    /// Receivers that copied (`REQ … !GREATER`), sorted.
+    /// Receivers that copied (in the message's `gm` and `ln`), sorted.
     pub(crate) copied: Vec<usize>,
-    /// Confirmation receivers with a newer value (`REQ … !LESS` after `QRY_k`), sorted.
+    /// Confirmation receivers with a newer value (in `QRY_k`'s `lm` and `ln`), sorted.
     pub(crate) refreshed: Vec<usize>,
 }
 
@@ -75,21 +75,22 @@ impl Skeleton {
                 self.agent = Some(a);
             }
             "REFRESH" => insert_sorted(&mut self.written, num(0)?),
-            // `REQ !r !k !s !cmp !linked`: a receiver the link rules out does nothing.
-            "REQ" if args.get(4).copied() == Some("TRUE") => {
-                let r = num(0)?;
-                match args.get(3).copied() {
-                    Some("GREATER") => insert_sorted(&mut self.copied, r),
-                    Some("LESS") if matches!(self.message, Some((_, _, true))) => insert_sorted(&mut self.refreshed, r),
-                    _ => {}
-                }
-            }
+            // `PUT_k !s !gm … !ln`, `QRY_k !s !gm !lm … !ln`: the receivers older than the
+            // sender (newer: `lm`) and the linked ones, as masks (bit a: agent a); a receiver
+            // the link rules out does nothing.
             g if g.starts_with("PUT_") || g.starts_with("QRY_") => {
                 let k: usize = g[4..].parse().map_err(|_| encoding(format!("unexpected gate in `{orig}`")))?;
                 if self.agent.is_some() || self.message.is_some() {
                     return Err(encoding(format!("`{orig}`: a second action in one LAbS step")));
                 }
-                self.message = Some((num(0)?, k, g.starts_with("QRY_")));
+                let confirm = g.starts_with("QRY_");
+                self.message = Some((num(0)?, k, confirm));
+                let linked = num(args.len().saturating_sub(1))?;
+                let agents = |m: usize| (0..usize::BITS as usize).filter(move |a| (m >> a) & 1 == 1 && (linked >> a) & 1 == 1);
+                self.copied = agents(num(1)?).collect();
+                if confirm {
+                    self.refreshed = agents(num(2)?).collect();
+                }
             }
             _ => {}
         }

@@ -21,8 +21,9 @@ fn the_quick_fairness_table_runs_the_small_rows_with_their_verdicts() {
     // weakly or strongly fair, it is enabled until it has put them down (no guard is left).
     let verdicts: Vec<(&str, &str)> = rows.iter().map(|r| (r[2], r[4])).collect();
     assert_eq!(verdicts, [("free", "violated"), ("weak", "holds"), ("strong", "holds")], "{out}");
-    // The same space: 12,544 states for n = 5 (benchmarks/peers/philosophers.pml).
-    assert!(rows.iter().all(|r| r[5] == "12544"), "{out}");
+    // The same space: 12,544 states for n = 5 (benchmarks/peers/philosophers.pml); a fair
+    // verdict decided by the search on the fly stores no state in the exploration.
+    assert!(rows.iter().all(|r| r[5] == "12544" || (r[2] != "free" && r[5] == "0")), "{out}");
     assert!(rows[1][8].parse::<f64>().is_ok(), "a ratio to the free check: {out}");
     assert!(!out.contains("flock"), "--quick runs no flock row: {out}");
 }

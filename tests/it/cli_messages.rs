@@ -57,7 +57,8 @@ fn initial_states_show_progress_and_a_stop_among_them_is_named() {
 #[test]
 fn lts_shows_progress_and_clears_it_before_an_error() {
     let out = Scratch::path("lts-progress", "l.aut");
-    let args = ["lts", &bench("leader.labs") as &str, "n=5", "--max-states", "20000", "-o", out.as_str()];
+    // n=6: about 30,000 program states (7,189 LAbS states, about 4.5 program states each)
+    let args = ["lts", &bench("leader.labs") as &str, "n=6", "--max-states", "20000", "-o", out.as_str()];
     let mut cmd = fixtures::labs_command();
     cmd.args(args);
     let o = terminal::run(cmd, 80);

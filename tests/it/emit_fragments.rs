@@ -303,28 +303,43 @@ agent A {
 check { }
 ");
     // The writer refreshes the tuple's timestamp once and owes a propagation.
-    assert!(t.contains("               REFRESH ((0 of Nat), id);\n               Zp[0] := true;\n"));
-    // The message carries the tuple's two values and the one sender field the link reads.
+    assert!(t.contains("               REFRESH ((0 of Nat), id);\n               Zp[0] := true;\n"), "{t}");
+    // The message carries the tuple's two values and the one sender field the link reads; in
+    // MAIN (split 0) with the masks of Timestamps, in the compositional leaves with masks 0.
     assert_block(
         &t,
         "if Zp[0] then",
         "
         if Zp[0] then
-           PUT_0 (id, L[0], L[1], I[0]);
+           if split == 1 then
+              PUT_0 (id, (0 of Nat), L[0], L[1], I[0], (0 of Nat))
+           else
+              PUT_0 (id, ?gm, L[0], L[1], I[0], ?ln) where (gm < N_MASKS) and sub_mask (gm, rcv_mask (0, id)) and (ln < N_MASKS) and sub_mask (ln, rcv_mask (0, id))
+           end if;
            Zp[0] := false
         else
            stop
         end if",
     );
-    let recv = "PUT_0 (?s, ?x_0, ?x_1, ?f_0) where (s != id) and (s < N_AGENTS) and dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0);";
+    // split 1: a receiver's leaf offers no mask bits; it asks Timestamps (0) for its
+    // comparison and says whether it is linked (REQ).
+    let leaf_recv = "PUT_0 (?s, (0 of Nat), ?x_0, ?x_1, ?f_0, (0 of Nat)) where (s != id) and (s < N_AGENTS) and dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0);\n               r := lk_A_0 (id, s, I, L, f_0);\n               REQ (id, (0 of Nat), s, ?c, (r == 1))";
+    assert!(t.contains(leaf_recv), "{t}");
+    // split 0: the sender and the receivers take from Timestamps the receivers older than the
+    // sender (gm); each receiver fixes its own bit of the linked ones (ln) with its link.
+    let recv = "PUT_0 (?s, ?gm, ?x_0, ?x_1, ?f_0, ?ln) where (s != id) and (s < N_AGENTS) and dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0) and (gm < N_MASKS) and sub_mask (gm, rcv_mask (0, s)) and (ln < N_MASKS) and sub_mask (ln, rcv_mask (0, s)) and (bit (ln, id) == (lk_A_0 (id, s, I, L, f_0) == 1));";
     assert!(t.contains(recv), "{t}");
-    // The receiver evaluates the link (c1's p offered, c2's its own) and tells Timestamps
-    // whether it is linked; it copies only a newer value it is linked to. The link cannot
-    // fail: no ERR here.
+    // The receiver evaluates the link (c1's p offered, c2's its own); it copies only a newer
+    // value it is linked to. The link cannot fail: no ERR here.
     let after = &t[t.find(recv).unwrap() + recv.len()..];
     let expected = "
-            r := lk_A_0 (id, s, I, L, f_0);
-            REQ (id, (0 of Nat), s, ?c, (r == 1));
+               r := lk_A_0 (id, s, I, L, f_0);
+               if bit (gm, id) then
+                  c := GREATER
+               else
+                  c := SAME
+               end if
+            end if;
             if c == GREATER then
                if r == 1 then
                   L[0] := x_0;
@@ -334,7 +349,7 @@ check { }
                end if
             end if";
     // The first line is the end of the receive offer's.
-    let got: Vec<&str> = after.lines().filter(|l| !l.trim_start().starts_with("--")).take(11).collect();
+    let got: Vec<&str> = after.lines().filter(|l| !l.trim_start().starts_with("--")).take(16).collect();
     assert_eq!(got.join("\n"), expected, "{t}");
     assert_block(
         &t,
@@ -353,10 +368,17 @@ check { }
            end var
         end function",
     );
-    // Timestamps syncs a newer sender's timestamp to a linked receiver only.
+    // Timestamps gives a newer sender's timestamp to the linked receivers only.
     assert!(
         t.contains(
-            "REQ (a, k, s, ranks_cmp (r, s, a), ?ln);\n            if (ranks_cmp (r, s, a) == GREATER) and ln then"
+            "PUT_0 (s, g, ?x_0, ?x_1, ?f_0, ?ln) where dom_0 (x_0) and dom_0 (x_1) and dom_1 (f_0) and (ln < N_MASKS) and sub_mask (ln, rcv_mask (k, s));\n               r := ranks_copy (r, s, g, ln)"
+        ),
+        "{t}"
+    );
+    // With split 1, it syncs a newer sender's timestamp to a linked receiver only.
+    assert!(
+        t.contains(
+            "REQ (a, k, s, ranks_cmp (r, s, a), ?lk);\n               if (ranks_cmp (r, s, a) == GREATER) and lk then"
         ),
         "{t}"
     );
@@ -609,6 +631,25 @@ check { B = (finally x of 0 = 0) and (finally x of 0 = 1) and (finally x of 0 = 
 ",
     );
     assert!(m.contains("more than 10 distinct state predicates") && m.contains("`B`"), "{m}");
+}
+
+/// A message carries sets of agents as masks of a 32-bit `Nat` (docs/lnt-encoding.md §3,
+/// Propagation): 30 agents with a stigmergy are emitted, 31 refused by name; without a
+/// stigmergy there is no mask.
+#[test]
+fn stigmergies_among_more_than_30_agents_are_refused() {
+    let spec = |n: usize, stig: bool| {
+        let (decl, uses) =
+            if stig { ("stigmergy S {\n    link = true\n    v: 0\n}\n", "    stigmergies = S\n") } else { ("", "") };
+        format!(
+            "system {{ spawn = A: {n} }}\n{decl}agent A {{\n    interface = x: 0\n{uses}    Behavior = x <- 1\n}}\ncheck {{ }}\n"
+        )
+    };
+    let m = refused(&spec(31, true));
+    assert!(m.contains("stigmergic variables in a system of more than 30 agents") && m.contains("31 agents"), "{m}");
+    let t = lnt(&spec(30, true));
+    assert!(t.contains("return 1073741824\n"), "N_MASKS is 2^30");
+    assert!(!lnt(&spec(31, false)).contains("N_MASKS"));
 }
 
 /// The choices of a step are chosen one after the other before it, every combination of their

@@ -52,7 +52,7 @@ fn actor(e: &Event) -> usize {
 
 /// Every counterexample replayed and shown to violate its property; under weak or strong
 /// fairness its loop is fair, judged from the successors of its states.
-fn judge(m: &Model, b: &[Behaviour], rep: &VerifyReport, f: Fairness, tag: &str) {
+pub(crate) fn judge(m: &Model, b: &[Behaviour], rep: &VerifyReport, f: Fairness, tag: &str) {
     replay_all(m, b, rep);
     let stepper = Stepper::new(m, b, false);
     for r in rep.results.iter().filter(|r| r.verdict == Verdict::Violated) {
@@ -118,7 +118,7 @@ fn fairness_lines(text: &str) -> Vec<(Fairness, Vec<(String, String)>)> {
 #[test]
 fn hand_derived_verdicts_on_every_route() {
     let mut checked = 0;
-    for name in ["fairness_weak.labs", "fairness_strong.labs"] {
+    for name in ["fairness_weak.labs", "fairness_strong.labs", "fairness_rotation.labs"] {
         let path = format!("{CASES}/{name}");
         let text = std::fs::read_to_string(&path).expect("the case");
         let (m, b) = load(&path, &[]);
@@ -139,7 +139,7 @@ fn hand_derived_verdicts_on_every_route() {
             }
         }
     }
-    assert_eq!(checked, 2 * 2 * 3 * 3);
+    assert_eq!(checked, 4 * 3 * (2 + 1 + 2));
 }
 
 /// Weak fairness ignores the loop that starves B in `fairness_weak.labs`, but not the one of
@@ -325,4 +325,106 @@ fn json_names_the_notion_and_the_loop() {
     let o = labs().args(["verify", &spec, "--json", "-q"]).output().expect("runs");
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert!(doc.get("fairness").is_none() && doc["results"][0].get("fair_loop").is_none());
+}
+
+/// The search for fair violations on the fly (`fair_search`, the default route without
+/// `--exhaustive`) against the check on the whole graph (`--exhaustive`): the same verdict for
+/// every property on runs under weak and strong fairness, on 1 and 2 threads, every
+/// counterexample replayed and its loop judged fair here. Returns how many properties the
+/// search decided before the exploration (so that the test can fail where it never runs).
+fn on_the_fly_against_whole_graph(m: &Model, b: &[Behaviour], tag: &str) -> usize {
+    let mut early = 0;
+    for f in [Fairness::Weak, Fairness::Strong] {
+        let opts = |exhaustive, threads| VerifyOptions {
+            fairness: Some(f),
+            symmetry: false,
+            threads,
+            exhaustive,
+            max_states: Some(3_000),
+            ..Default::default()
+        };
+        let Ok(whole) = verify(m, b, &opts(true, 1)) else { return early };
+        if !whole.stats.complete {
+            return early;
+        }
+        for threads in [1, 2] {
+            let otf = verify(m, b, &opts(false, threads)).unwrap_or_else(|e| panic!("{tag}: {e}"));
+            for (x, y) in whole.results.iter().zip(&otf.results) {
+                assert_eq!(x.verdict, y.verdict, "{tag} --fairness {}: {}, {threads} threads", f.as_str(), x.property);
+            }
+            judge(m, b, &otf, f, &format!("{tag} on the fly, {threads} threads"));
+            early += usize::from(otf.stats.decided_early && otf.stats.states == 0);
+        }
+    }
+    early
+}
+
+#[test]
+fn the_search_on_the_fly_agrees_with_the_whole_graph() {
+    let mut early = 0;
+    for name in ["fairness_weak.labs", "fairness_strong.labs"] {
+        let (m, b) = load(&format!("{CASES}/{name}"), &[]);
+        early += on_the_fly_against_whole_graph(&m, &b, name);
+    }
+    let text = "system {\n    environment = stop: 0; done: 0\n    spawn = A: 1, B: 1\n}\n\
+                agent A {\n    Behavior = stop = 0 -> done <-- 1\n}\n\
+                agent B {\n    Behavior = stop <-- 1\n}\n\
+                check {\n    Done = finally done = 1\n}\n";
+    let (m, b) = load_text(text, &[]).expect("loads");
+    early += on_the_fly_against_whole_graph(&m, &b, "deadlock");
+    let count = if tier::slow("100 more generated specs, about a minute") { 140 } else { 40 };
+    for seed in 0..count {
+        let g = crate::specgen::generate(seed);
+        let Ok((mut m, b)) = load_text(&g.text, &g.externs) else { continue };
+        let mut added = Vec::new();
+        for (i, p) in m.properties.iter().enumerate() {
+            for (j, q) in p.predicates().into_iter().enumerate() {
+                let mut gf = p.clone();
+                gf.name = format!("Recur{i}x{j}");
+                gf.pred = q.clone();
+                gf.modality = Modality::Ltl(Ltl::Always(Box::new(Ltl::Finally(Box::new(Ltl::Atom(q.clone()))))));
+                gf.keyword = "ltl".into();
+                added.push(gf);
+            }
+        }
+        m.properties.retain(on_runs);
+        m.properties.extend(added);
+        if !m.properties.is_empty() {
+            early += on_the_fly_against_whole_graph(&m, &b, &format!("seed {seed}:\n{}", g.text));
+        }
+    }
+    assert!(early >= 10, "the search on the fly decided only {early} runs before the exploration");
+}
+
+/// A search cut by `--max-states` or `--timeout` leaves the property `unknown`, never a
+/// verdict: philosophers (n = 5) holds `Release` under weak fairness only after the whole
+/// product is searched.
+#[test]
+fn a_stopped_search_is_unknown() {
+    let text = std::fs::read_to_string(format!("{}/benchmarks/philosophers.labs", env!("CARGO_MANIFEST_DIR")))
+        .expect("the benchmark");
+    let at = text.rfind("check {").expect("a check section");
+    let with = format!(
+        "{}check {{\n    Release = always (status of 0 = 2 implies finally status of 0 = 0)\n{}",
+        &text[..at],
+        &text[at + "check {".len()..]
+    );
+    let (m, b) = load_text(&with, &["n=5".to_string()]).expect("loads");
+    let only = Some(vec!["Release".to_string()]);
+    let opts = VerifyOptions {
+        fairness: Some(Fairness::Weak),
+        max_states: Some(500),
+        properties: only.clone(),
+        ..Default::default()
+    };
+    let rep = verify(&m, &b, &opts).expect("runs");
+    assert_eq!(rep.results[0].verdict, Verdict::Unknown, "cut by --max-states");
+    let limits = labs::limits::Limits::new(Some(std::time::Duration::ZERO), None, None, None);
+    let opts = VerifyOptions { fairness: Some(Fairness::Weak), limits, properties: only.clone(), ..Default::default() };
+    let rep = verify(&m, &b, &opts).expect("runs");
+    assert_eq!(rep.results[0].verdict, Verdict::Unknown, "cut by --timeout");
+    let opts = VerifyOptions { fairness: Some(Fairness::Weak), properties: only, ..Default::default() };
+    let rep = verify(&m, &b, &opts).expect("runs");
+    assert_eq!(rep.results[0].verdict, Verdict::Holds, "the whole search");
+    assert!(rep.stats.decided_early && rep.stats.states == 0, "decided by the search");
 }

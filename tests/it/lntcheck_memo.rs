@@ -9,7 +9,7 @@ use crate::fixtures::bench;
 use labs::analysis::values::analyse;
 use labs::lnt::Dialect;
 use labs::lntcheck::backend::emit_lnt;
-use labs::lntcheck::diff::memo_agrees_with_reference;
+use labs::lntcheck::diff::{compiled_agrees_with_reference, memo_agrees_with_reference};
 use proptest::prelude::*;
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 
@@ -54,6 +54,38 @@ fn random_specs_agree() {
     runner
         .run(&(0u64..1_000_000, any::<bool>()), |(seed, fair)| {
             random_spec_agrees(seed, fair).map_err(TestCaseError::fail)
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The compiled successor function alone (expressions, `where` clauses and function bodies run
+/// as stack-machine code, nothing memoised) against the reference explorer, which walks the
+/// syntax trees: the benchmarks' programs, then random programs drawn by proptest from the
+/// differential generator (another fixed seed than `random_specs_agree`'s).
+#[test]
+fn compiled_successors_agree_with_tree_walking() {
+    for (file, externs) in [("leader.labs", "n=3"), ("philosophers.labs", "n=3")] {
+        let text = std::fs::read_to_string(bench(file)).unwrap();
+        for fair in [false, true] {
+            let src = program(&text, &[externs.to_string()], fair, Dialect::V2025).expect("the benchmark loads");
+            let n = compiled_agrees_with_reference(&src, "MAIN", 1_500)
+                .unwrap_or_else(|e| panic!("{file} fair={fair}: {e}"));
+            assert!(n > 20, "{file}: only {n} states compared");
+        }
+    }
+    let config = ProptestConfig { cases: 8, ..ProptestConfig::default() };
+    let mut rng_seed = [7u8; 32];
+    rng_seed[0] = 61;
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed));
+    runner
+        .run(&(0u64..1_000_000, any::<bool>()), |(seed, fair)| {
+            let g = crate::specgen::generate(seed);
+            match program(&g.text, &g.externs, fair, Dialect::V2025) {
+                Some(src) => compiled_agrees_with_reference(&src, "MAIN", 400)
+                    .map(|_| ())
+                    .map_err(|e| TestCaseError::fail(format!("seed {seed} fair={fair}: {e}\n{}", g.text))),
+                None => Ok(()),
+            }
         })
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -1,8 +1,8 @@
 //! The compositional SVL workflow executed by labs (`src/lntcheck/svl/`, `src/lntcheck/lts.rs`):
 //! (a) the explicit-LTS operators on hand-made LTSs with hand-derived results; the parser of the
-//! script subset; (b) the leaves of the emitted script composed with every gate visible give an
-//! LTS bisimilar to, and as large as, the whole `MAIN` (generated directly by the interpreter),
-//! or, where the value analysis leaves an input unbounded, the leaf is refused by name; (c)
+//! script subset; (b) the leaves of the emitted script composed with every gate visible give,
+//! with the gates `MAIN` hides hidden, an LTS divbranching-bisimilar to the whole `MAIN`
+//! (generated directly by the interpreter; the leaves take a `REQ` per receiver), or, where the value analysis leaves an input unbounded, the leaf is refused by name; (c)
 //! every property checked on the LTS its SVL block builds (per-leaf hiding, `total prio`,
 //! `hide all but`) has the native engine's verdict; (d) the root-level exploration equals the
 //! nested composition, and `labs lts --property` (`--leaf`, `--reduce`, `--svl`) through the
@@ -297,8 +297,33 @@ fn run_case(path: &str, externs: &[&str], unbounded_env: bool) {
             main.nstates,
             main.trans.len()
         );
-        assert_eq!((composed.nstates, composed.trans.len()), (main.nstates, main.trans.len()), "{what}");
-        assert!(Lts::bisimilar(&composed, &main), "{what}: composed leaves not bisimilar to MAIN");
+        // The leaves take `split` 1 (a `REQ` per receiver, docs/lnt-encoding.md §3,
+        // Propagation), MAIN `split` 0 (the timestamps in the message's one rendezvous): with
+        // the gates MAIN hides hidden, both are the same modulo divbranching bisimulation.
+        let internal = |l: &Lts| -> Vec<String> {
+            let gates: BTreeSet<String> = l
+                .labels
+                .iter()
+                .map(|s| s.split(' ').next().unwrap_or_default().to_string())
+                .filter(|g| {
+                    ["TICK", "INIT", "AINIT", "AENV", "SETENV", "TRY", "REFRESH", "REQ"].contains(&g.as_str())
+                        || g.starts_with("RD")
+                        || g.starts_with("PUT_")
+                        || g.starts_with("QRY_")
+                })
+                .collect();
+            gates.into_iter().collect()
+        };
+        let observed = |l: &Lts| {
+            let hidden = internal(l);
+            let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
+            let r = labs::lntcheck::reduce::Reduction::DivBranching;
+            labs::lntcheck::reduce::minimise(&l.hide(&hidden), &r, &labs::limits::Limits::none()).unwrap()
+        };
+        assert!(
+            Lts::bisimilar(&observed(&composed), &observed(&main)),
+            "{what}: composed leaves not equivalent to MAIN"
+        );
         // (c) verdicts on the per-property LTSs == native verdicts
         let runs =
             svl::check_script(&m, &b, fair, &lnt, &script, Some(3_000_000)).unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -441,9 +466,10 @@ fn cli_lts_property() {
     let o = run(&["lts", &leader, "n=3", "--property", "LeaderIs0", "-o", out.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    // Timestamps (0): 13 rank vectors, each with 3 REFRESH (one per writer) and 6 REQ pairs
-    // (receiver, sender) × 2 (whether the receiver is linked): 13 × 15 transitions.
-    assert!(err.contains("leaf Timestamps [REFRESH, REQ] (0): 13 states, 195 transitions"), "{err}");
+    // Timestamps (0), generated with `split` 1 as the compositional leaves are: 13 rank
+    // vectors, each with 3 REFRESH (one per writer) and 6 REQ pairs (receiver, sender) × 2
+    // (whether the receiver is linked): 13 × 15 transitions.
+    assert!(err.contains("leaf Timestamps [REFRESH, REQ, PUT_0, QRY_0] (0, 1): 13 states, 195 transitions"), "{err}");
     assert!(err.ends_with("333 states, 416 transitions\n"), "{err}");
     let aut = std::fs::read_to_string(&out).unwrap();
     assert!(aut.starts_with("des (0, 416, 333)\n"));
@@ -493,6 +519,7 @@ fn cli_lts_property() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // the same block as LeaderIs0's: both read `leader` alone
     assert!(String::from_utf8_lossy(&o.stderr).ends_with("333 states, 416 transitions\n"));
     let o = run(&["lts", &leader, "n=3", "--property", "Nope", "-o", out.to_str().unwrap()]);
     assert!(!o.status.success());
@@ -531,7 +558,8 @@ fn numbered(l: &Lts) -> (u32, usize, Vec<(u32, String, u32)>) {
 /// order), also when the state bound stops the generation at the same state.
 #[test]
 fn several_threads_generate_and_compose_the_one_thread_lts() {
-    for (path, externs) in [(ex("leader.labs"), &["n=4"][..]), (ex("majority.labs"), &["yes=2", "no=3"][..])] {
+    for (path, externs) in [(bench("twophase.labs"), &["workers=2"][..]), (ex("majority.labs"), &["yes=2", "no=3"][..])]
+    {
         let (m, b) = load(&path, externs);
         let analysis = analyse(&m, &b);
         let (lnt, script) = svl::emit_program(&m, &b, &analysis, "spec", false, Dialect::V2025).unwrap();
@@ -564,6 +592,35 @@ fn several_threads_generate_and_compose_the_one_thread_lts() {
                     block.properties.join(", ")
                 );
             }
+        }
+    }
+}
+
+/// A receiver's leaf offers each message once per sender and values, never once per set of
+/// the other receivers' comparisons or links (docs/lnt-encoding.md §3, Propagation: the
+/// compositional leaves take `split` 1, the message's masks 0). flock birds=3 grid=4 delta=1:
+/// senders 0 to 2, `dirx`, `diry` in {-1, 1}, the link fields `x`, `y` in 0..3 (moves modulo
+/// 4): 3 × 2 × 2 × 4 × 4 = 192 labels per message gate. With the masks of `MAIN` in the
+/// leaves, every reception was offered once per value of the other receivers' bits.
+#[test]
+fn an_agent_leaf_offers_each_message_once_per_sender_and_values() {
+    let flock = bench("flock.labs");
+    let out = std::env::temp_dir().join(format!("labs-svl-leaf-{}.aut", std::process::id()));
+    let o = fixtures::labs_command()
+        .args(["lts", &flock as &str, "birds=3", "grid=4", "delta=1", "--property", "Consensus", "--leaf", "1", "-q"])
+        .args(["-o", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let aut = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    for (gate, masks) in [("PUT_0", &[2usize, 7][..]), ("QRY_0", &[2, 3, 8][..])] {
+        let labels: BTreeSet<&str> =
+            aut.lines().filter_map(|l| l.split('"').nth(1)).filter(|l| l.starts_with(&format!("{gate} "))).collect();
+        assert_eq!(labels.len(), 192, "{gate}: {labels:?}");
+        for l in &labels {
+            let args: Vec<&str> = l.split(' ').collect();
+            assert!(masks.iter().all(|&i| args.get(i) == Some(&"!0")), "{l}: a mask offered in a leaf");
         }
     }
 }

@@ -13,6 +13,7 @@
 //! too, and the least of these (slot by slot by value) is the representative: the least state
 //! of the orbit under both groups, which commute.
 
+use super::element::Element;
 use super::{Group, SlotMove};
 use crate::engine::state::Layout;
 use std::cmp::Ordering;
@@ -121,6 +122,71 @@ impl Group {
             } else {
                 sort_by_index(&mut enc[lo..hi], b, width, sc);
             }
+        }
+    }
+}
+
+impl Group {
+    /// `canonicalise`, telling also which element of the group maps `enc` to its
+    /// representative: the permutation of the agents (`el.agents[a]`: where agent `a`'s block
+    /// goes) and the symmetry of values (`el.value`: 0 for none, `k` for `values[k - 1]`).
+    /// Where the state has symmetries of its own, any of the elements mapping it there.
+    pub(crate) fn canonicalise_tracked(
+        &self,
+        lay: &Layout,
+        width: usize,
+        enc: &mut [u8],
+        sc: &mut CanonScratch,
+        el: &mut Element,
+    ) {
+        debug_assert!(self.rotations.is_none(), "round-robin scheduling follows no agent by id");
+        let mut rep = std::mem::take(&mut sc.best);
+        rep.clear();
+        rep.extend_from_slice(enc);
+        self.canonicalise(lay, width, &mut rep, sc);
+        let mut image = std::mem::take(&mut sc.image);
+        for v in 0..=self.values.len() {
+            image.clear();
+            match v {
+                0 => image.extend_from_slice(enc),
+                _ => map_moves(&self.values[v - 1].moves, enc, width, &mut image),
+            }
+            // Permutations of agents leave the environment alone.
+            let env = lay.env_len * width;
+            if image[..env] != rep[..env] {
+                continue;
+            }
+            self.sort_tracked(lay, width, &mut image, &mut sc.agents, &mut el.agents);
+            if image == rep {
+                el.value = v as u32;
+                enc.copy_from_slice(&rep);
+                sc.best = rep;
+                sc.image = image;
+                return;
+            }
+        }
+        unreachable!("the representative is the sorted image of the state under one symmetry of values");
+    }
+
+    /// Sorts the agent blocks of each class of `enc`, noting where each agent's block goes.
+    fn sort_tracked(&self, lay: &Layout, width: usize, enc: &mut [u8], sc: &mut AgentScratch, to: &mut Vec<u8>) {
+        let b = lay.agent_stride * width;
+        let base = lay.env_len * width;
+        to.clear();
+        to.extend((0..lay.n_agents).map(|a| a as u8));
+        for c in &self.classes {
+            let (lo, hi) = (base + c.start * b, base + c.end * b);
+            let blocks = &mut enc[lo..hi];
+            sc.order.clear();
+            sc.order.extend(0..c.len() as u32);
+            let blk = |i: u32| &blocks[i as usize * b..(i as usize + 1) * b];
+            sc.order.sort_by(|&x, &y| cmp_blocks(blk(x), blk(y), width));
+            sc.out.clear();
+            for (k, &i) in sc.order.iter().enumerate() {
+                sc.out.extend_from_slice(blk(i));
+                to[c.start + i as usize] = (c.start + k) as u8;
+            }
+            blocks.copy_from_slice(&sc.out);
         }
     }
 }

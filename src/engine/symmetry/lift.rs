@@ -10,6 +10,7 @@
 
 use super::Group;
 use super::canon::CanonScratch;
+use super::element::{Element, SlotMap};
 use crate::engine::state::{Layout, StateStore, encode_into};
 use crate::engine::step::{RuntimeError, Stepper, Work};
 
@@ -126,5 +127,78 @@ pub(crate) fn lift(
         }
         starts.push(end);
         l.follow(&path[ls + 1..], ls + 1, &mut out)?;
+    }
+}
+
+/// Concrete states, the agent making each step between them, and where the loop starts.
+pub(crate) type LiftedLoop = (Vec<Vec<i32>>, Vec<usize>, usize);
+
+/// A loop of representatives lifted edge by edge, as the fair checks plan it (weak and strong
+/// fairness, docs/semantics.md, D15): step `i` goes from representative `ids[i]` by the step of
+/// agent `actors[i]` (an agent of `ids[i]`) to the state that element `perms[i]` maps to
+/// `ids[i + 1]`; the last id is the first. From the concrete state `start`, in the orbit of
+/// `ids[0]`: `σ` maps the current concrete state to its representative, so the next concrete
+/// state is `σ⁻¹ · perms[i]⁻¹` of the next representative, made by agent `σ⁻¹(actors[i])`, and
+/// `σ` becomes `perms[i] · σ`. Round after round, until a round ends in a state where one
+/// started (within the order of the loop's element). Returns the concrete states from `start`,
+/// the agent making each step, and the index of the state where the concrete loop starts.
+pub(crate) fn lift_loop(
+    stepper: &Stepper,
+    store: &StateStore,
+    group: &Group,
+    start: Vec<i32>,
+    ids: &[u32],
+    actors: &[usize],
+    perms: &[&Element],
+) -> Result<LiftedLoop, LiftError> {
+    let lay = &stepper.lay;
+    let width = store.width();
+    let mut enc = vec![0u8; store.work_bytes()];
+    if !encode_into(&start, width, &mut enc) {
+        return Err(LiftError::NoStep(0));
+    }
+    let mut sigma = Element::default();
+    group.canonicalise_tracked(lay, width, &mut enc, &mut CanonScratch::default(), &mut sigma);
+    let mut code = vec![0u8; store.state_bytes()];
+    if !store.pack(&enc, &mut code) || code != store.packed(ids[0]) {
+        return Err(LiftError::NoStep(0));
+    }
+    let mut back = SlotMap::of(group, lay, &sigma).inverse();
+    let mut states = vec![start];
+    let mut who = Vec::new();
+    let mut round_starts = vec![0usize];
+    let mut w = Work::default();
+    loop {
+        for (i, (&a, &pi)) in actors.iter().zip(perms).enumerate() {
+            let agent = sigma.agents.iter().position(|&x| x as usize == a).ok_or(LiftError::NoStep(i))?;
+            back = SlotMap::of(group, lay, pi).inverse().then(&back);
+            sigma.agents = sigma.agents.iter().map(|&x| pi.agents[x as usize]).collect();
+            let next = back.apply(&store.get(ids[i + 1]));
+            let from = states.last().expect("a state");
+            let mut made = false;
+            stepper
+                .successors(from, &mut w, true, &mut |e, t| {
+                    made |= t == next.as_slice()
+                        && match e {
+                            Some(crate::engine::step::Event::Agent { agent: a, .. }) => a == agent,
+                            Some(crate::engine::step::Event::Message { sender, .. }) => sender == agent,
+                            None => false,
+                        };
+                })
+                .map_err(LiftError::Runtime)?;
+            if !made {
+                return Err(LiftError::NoStep(i + 1));
+            }
+            states.push(next);
+            who.push(agent);
+        }
+        let end = states.len() - 1;
+        if let Some(&s) = round_starts.iter().find(|&&s| states[s] == states[end]) {
+            return Ok((states, who, s));
+        }
+        if round_starts.len() as u64 > group.order() {
+            return Err(LiftError::NoStep(ids.len()));
+        }
+        round_starts.push(end);
     }
 }

@@ -10,6 +10,7 @@
 
 mod analysis;
 pub(crate) mod canon;
+pub(crate) mod element;
 pub(crate) mod lift;
 mod values;
 

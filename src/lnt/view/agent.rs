@@ -339,6 +339,7 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
         }
     }
     let (link, link_may_fail) = link_fn(cx, ty, k, &field_names, &fields)?;
+    let link_const = link == "1";
     let names: Vec<String> = tuple.vars.iter().map(|&v| m.vars[v].name.clone()).collect();
     // Only a holder sends: when some agent does not hold the tuple, a receiver requires the
     // sender to be a holder, else that agent's id would make a message nobody sends.
@@ -354,6 +355,7 @@ fn msg_view(cx: &mut Ctx, ty: TypeId, k: usize) -> Result<MsgView, EmitError> {
         fields,
         link,
         link_may_fail,
+        link_const,
         obs: obs_diffs(cx, &copied),
     })
 }

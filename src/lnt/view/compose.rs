@@ -28,7 +28,14 @@ pub(super) fn add_lock(components: &mut Vec<Component>) {
             comment: "one read attempt at a time".into(),
             sync: gates.clone(),
             inner_sync: vec![],
-            instances: vec![Instance { process: "Lock".into(), iface: vec![], gates, arg: None, obs_gates: vec![] }],
+            instances: vec![Instance {
+                process: "Lock".into(),
+                iface: vec![],
+                gates,
+                arg: None,
+                split: None,
+                obs_gates: vec![],
+            }],
             agents: false,
         },
     );
@@ -101,6 +108,7 @@ pub(super) fn components(
                 iface: vec![],
                 gates: vec!["TICK".into()],
                 arg: None,
+                split: None,
                 obs_gates: vec![],
             }],
             agents: false,
@@ -116,6 +124,7 @@ pub(super) fn components(
                 iface: vec![],
                 gates: vec!["INIT".into(), "AINIT".into()],
                 arg: None,
+                split: None,
                 obs_gates: vec![],
             }],
             agents: false,
@@ -140,22 +149,34 @@ pub(super) fn components(
                 iface: vec![],
                 gates: e.gates.clone(),
                 arg: None,
+                split: None,
                 obs_gates: obs,
             }],
             agents: false,
         });
     }
+    // Timestamps takes part in every message: it offers the comparisons of the timestamps
+    // and receives the linked receivers (docs/lnt-encoding.md §3, Propagation)
+    let mut msg_sync = vec!["REFRESH".to_string()];
+    let split = has_tuples.then_some(0);
+    for k in 0..model.tuples.len() {
+        msg_sync.push(names::put_gate(k));
+        msg_sync.push(names::qry_gate(k));
+    }
     if has_tuples {
         out.push(Component {
             comment: "timestamps, one process per tuple".into(),
-            sync: vec!["REFRESH".into(), "REQ".into()],
+            sync: msg_sync.clone(),
             inner_sync: vec![],
             instances: (0..model.tuples.len())
                 .map(|k| Instance {
                     process: "Timestamps".into(),
                     iface: vec![],
-                    gates: vec!["REFRESH".into(), "REQ".into()],
+                    // every tuple's message gates (one arity per gate), of which it offers
+                    // its own tuple's: the instances interleave
+                    gates: [&msg_sync[..1], &["REQ".to_string()], &msg_sync[1..]].concat(),
                     arg: Some(k),
+                    split,
                     obs_gates: vec![],
                 })
                 .collect(),
@@ -170,8 +191,7 @@ pub(super) fn components(
         sync.push("SETENV".into());
     }
     if has_tuples {
-        sync.push("REFRESH".into());
-        sync.push("REQ".into());
+        sync.extend(msg_sync);
     }
     let mut inner = vec!["TICK".to_string(), "DONE".into(), "INIT".into()];
     for k in 0..model.tuples.len() {
@@ -187,10 +207,33 @@ pub(super) fn components(
                 iface: vec![],
                 gates: a.gates.clone(),
                 arg: Some(id),
+                split,
                 obs_gates: obs.clone(),
             });
         }
     }
     out.push(Component { comment: "the agents".into(), sync, inner_sync: inner, instances, agents: true });
+    out
+}
+
+/// The composition of the compositional script's leaves: MAIN's, with every agent and
+/// `Timestamps` instantiated with `split` 1, so that a message's rendezvous carries no
+/// timestamps (its masks 0) and each receiver then asks `Timestamps (k)` for its comparison
+/// (`REQ`). Generated alone, a receiver's leaf then offers each message once per sender and
+/// values, not once per set of older and linked receivers (docs/lnt-encoding.md §7).
+pub(crate) fn split_components(components: &[Component]) -> Vec<Component> {
+    let mut out = components.to_vec();
+    for c in out.iter_mut() {
+        let timestamps = c.instances.iter().any(|i| i.process == "Timestamps");
+        if !(timestamps || c.agents) || c.instances.iter().all(|i| i.split.is_none()) {
+            continue;
+        }
+        for i in c.instances.iter_mut() {
+            i.split = Some(1);
+        }
+        c.sync.retain(|g| !(g.starts_with("PUT_") || g.starts_with("QRY_") || g == "REQ"));
+        let at = c.sync.iter().position(|g| g == "REFRESH").map_or(c.sync.len(), |i| i + 1);
+        c.sync.insert(at, "REQ".into());
+    }
     out
 }

@@ -11,6 +11,7 @@ mod reads;
 mod step;
 
 use agent::{agent_view, env_view};
+pub(crate) use compose::split_components;
 use compose::{TRY, add_lock, agent_cond, components, pair_read_gates};
 
 use crate::analysis::IntervalSet;
@@ -21,6 +22,10 @@ use crate::lnt::names;
 use crate::lnt::{Dialect, EmitError, EmitOptions};
 use crate::model::{Model, Store, VarId};
 use std::collections::BTreeSet;
+
+/// The most agents a system with stigmergic variables may have: a message carries sets of
+/// agents as masks (bit `a`: agent `a`) below 2^N, a 32-bit `Nat`.
+const MAX_MASK_AGENTS: usize = 30;
 
 /// The whole program.
 #[derive(Clone, Debug)]
@@ -45,6 +50,15 @@ pub(crate) struct Program {
     pub(crate) int_sup: i64,
     pub(crate) has_env: bool,
     pub(crate) has_tuples: bool,
+    /// 2^N: the masks of agents offered in a message (`gm`, `lm`, `ln`) lie below it.
+    pub(crate) n_masks: u64,
+    /// Per tuple, the shape of its messages (the values and fields offered, and whether the
+    /// link is `true`), for `Timestamps`, which takes part in them.
+    pub(crate) messages: Vec<MsgView>,
+    /// The variables of `Timestamps` that receive the offers of a message (`Int`), and whether
+    /// some tuple's link is not `true` (then it receives the linked receivers `ln`).
+    pub(crate) ts_offers: Vec<String>,
+    pub(crate) ts_ln: bool,
     pub(crate) domains: Vec<DomainView>,
     /// Which LAbS variable each store slot holds (`I[k]`, `L[k]`, `E[k]`), one line each.
     pub(crate) legend: Vec<String>,
@@ -229,6 +243,7 @@ fn agent_uses_gate(a: &AgentView, g: &str) -> bool {
     let effects = || a.edges.iter().filter(|e| e.has_effect);
     match g {
         "REFRESH" => effects().any(|e| !e.writes.is_empty()),
+        // asked by a receiver of a tuple the type holds (the compositional leaves)
         "REQ" => !a.held.is_empty(),
         "SETENV" => effects().any(|e| !e.setenv.is_empty()),
         "AINIT" => a.inits.iter().any(|i| !i.ainit.is_empty()),
@@ -326,6 +341,9 @@ pub(crate) struct MsgView {
     /// The status of the link for the received message (a call of its `LinkFn`, or `1`).
     pub(crate) link: String,
     pub(crate) link_may_fail: bool,
+    /// The link is `true`: the linked receivers of a message are all of them (`ln` is
+    /// `rcv_mask (k, s)`), so no party enumerates `ln`.
+    pub(crate) link_const: bool,
     pub(crate) obs: Vec<ObsDiff>,
 }
 
@@ -359,8 +377,23 @@ pub(crate) struct Instance {
     pub(crate) iface: Vec<String>,
     pub(crate) gates: Vec<String>,
     pub(crate) arg: Option<usize>,
+    /// The `split` argument of an agent or `Timestamps` when the spec has stigmergies: 0 in
+    /// `MAIN` (a message carries the timestamps' comparisons), 1 in the compositional leaves
+    /// (a `REQ` per receiver; docs/lnt-encoding.md §3, Propagation).
+    pub(crate) split: Option<u8>,
     /// Observation gates this instance emits (hidden per leaf by the SVL scripts).
     pub(crate) obs_gates: Vec<String>,
+}
+
+impl Instance {
+    /// The actual arguments of the instantiation: ` (id)`, ` (id, split)` or nothing.
+    pub(crate) fn args(&self) -> String {
+        match (self.arg, self.split) {
+            (Some(x), Some(s)) => format!(" ({x}, {s})"),
+            (Some(x), None) => format!(" ({x})"),
+            _ => String::new(),
+        }
+    }
 }
 
 /// A branch of the top-level parallel composition: its synchronisation interface, and either a
@@ -447,6 +480,13 @@ pub(crate) fn build(
     let n = model.n_agents();
     if n == 0 {
         return Err(EmitError::unsupported("a system without agents", "every type is spawned 0 times"));
+    }
+    // A message carries sets of agents as masks of a 32-bit `Nat` (§3, Propagation).
+    if !model.tuples.is_empty() && n > MAX_MASK_AGENTS {
+        return Err(EmitError::unsupported(
+            "stigmergic variables in a system of more than 30 agents",
+            format!("{n} agents: a message carries sets of agents as masks of a 32-bit Nat"),
+        ));
     }
     let assume_spec = assume::assume_code(model, analysis)?;
     let assumed: Vec<crate::lnt::mcl::TrackKey> = assume_spec.as_ref().map(|a| a.keys.clone()).unwrap_or_default();
@@ -748,7 +788,34 @@ pub(crate) fn build(
     let pcs = agents.iter().flat_map(|a| &a.edges).map(|e| e.source.max(e.target) as usize).max().unwrap_or(0);
     // (and a monitor's choices)
     let t_max = monitors.iter().map(|m| m.t_max).max().unwrap_or(0);
+    // (and the masks of agents a message carries: below 2^N)
+    let n_masks = if has_tuples { 1u64 << n } else { 0 };
     let nat_sup = [n + 1, locs, pcs + 1, model.tuples.len(), t_max, 255].into_iter().max().unwrap_or(255) as u64;
+    let nat_sup = nat_sup.max(n_masks.saturating_sub(1));
+    // The shape of each tuple's messages is the same for every type (only the link's call
+    // differs, which Timestamps does not make).
+    let messages: Vec<MsgView> = (0..model.tuples.len())
+        .map(|k| {
+            agents
+                .iter()
+                .flat_map(|a| a.held.iter().chain(&a.not_held))
+                .find(|m| m.k == k)
+                .cloned()
+                .expect("every agent type takes part in every tuple's messages")
+        })
+        .collect();
+    let ts_offers: Vec<String> = {
+        let mut v: Vec<String> = vec![];
+        for m in &messages {
+            for f in m.values.iter().chain(&m.fields) {
+                if !v.contains(&f.name) {
+                    v.push(f.name.clone());
+                }
+            }
+        }
+        v
+    };
+    let ts_ln = messages.iter().any(|m| !m.link_const);
     // Int: ⊥ is below every analysed value; above, the largest analysed value (and 0)
     let undef = domains::undef_value(model, analysis);
     let int_sup = analysis
@@ -775,6 +842,10 @@ pub(crate) fn build(
         int_sup,
         has_env,
         has_tuples,
+        n_masks,
+        messages,
+        ts_offers,
+        ts_ln,
         domains,
         legend,
         holds,
