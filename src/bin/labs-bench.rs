@@ -200,10 +200,11 @@ Options:
                      each, and the median ratio of the pairs; --quick: without leader n=6)
   --mcl-table        instead: the MCL evaluator's times on the emitted queries, on MAIN LTSs
                      and on rings of up to a million states (--quick: up to 100,000)
-  --lnt-table        instead: per instance, the states of the emitted program's MAIN (`labs
-                     lts`) per LAbS state, and the LNT interpreter's states/s, peak memory and
-                     bytes per state beside the native engine's (--quick: without leader n=5
-                     and majority yes=2 no=3)
+  --lnt-table        instead: per instance, a row per LNT route (`labs lts` of the emitted
+                     program's MAIN, then verify --backend lnt with each workflow: monolithic,
+                     compositional, on-the-fly): states per LAbS state, time, states/s, peak
+                     memory and bytes per state beside the native engine's (--quick: without
+                     leader n=5 and majority yes=2 no=3)
   --reduction-table  instead: states, seconds and memory with and without symmetry reduction
                      (--quick: without the flock instances and leader n=9)
   --memory-table     instead: states, bytes per state, store, peak memory per state and seconds

@@ -4,49 +4,6 @@
 pub use crate::mcl::Lts;
 use rustc_hash::FxHashMap;
 
-/// States numbered in discovery order (0 = the initial state), for breadth-first generation.
-pub(crate) struct Numbering<K> {
-    ids: FxHashMap<K, u32>,
-    pub(crate) states: Vec<K>,
-}
-
-impl<K: std::hash::Hash + Eq + Clone> Numbering<K> {
-    pub(crate) fn new(initial: K) -> Numbering<K> {
-        let mut ids = FxHashMap::default();
-        ids.insert(initial.clone(), 0);
-        Numbering { ids, states: vec![initial] }
-    }
-
-    /// The number of `k`, and whether it was new.
-    pub(crate) fn number(&mut self, k: K) -> (u32, bool) {
-        if let Some(&x) = self.ids.get(&k) {
-            return (x, false);
-        }
-        let x = self.states.len() as u32;
-        self.ids.insert(k.clone(), x);
-        self.states.push(k);
-        (x, true)
-    }
-
-    /// The bytes the next new state would allocate at once when the table or the state list is
-    /// full and about to double (0 otherwise): admitted against the memory bound first.
-    pub(crate) fn growth_bytes(&self) -> u64 {
-        let mut b = 0;
-        if self.ids.len() >= self.ids.capacity() {
-            // hashbrown doubles its buckets (capacity is 7/8 of them), one control byte each.
-            b += (self.ids.capacity().max(4) * 16 / 7 * (std::mem::size_of::<(K, u32)>() + 1)) as u64;
-        }
-        if self.states.len() >= self.states.capacity() {
-            b += (self.states.capacity().max(4) * 2 * std::mem::size_of::<K>()) as u64;
-        }
-        b
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.states.len()
-    }
-}
-
 /// A `total prio` pattern: a regular expression matching a whole label.
 pub fn prio_pattern(p: &str) -> Result<regex::Regex, super::LntcheckError> {
     regex::Regex::new(&format!("^(?:{p})$"))
@@ -78,7 +35,22 @@ impl Lts {
 
     /// The part reachable from state 0, renumbered in BFS order.
     pub fn reachable(&self) -> Lts {
-        let adj = self.adjacency();
+        // The transitions by source in one vector (a counting sort, stable: each source's
+        // transitions in the order listed), not a vector per state.
+        let mut start = vec![0usize; self.nstates + 1];
+        for &(s, _, _) in &self.trans {
+            start[s as usize + 1] += 1;
+        }
+        for i in 0..self.nstates {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut edges = vec![(0u32, 0u32); self.trans.len()];
+        for &(s, l, t) in &self.trans {
+            edges[fill[s as usize]] = (l, t);
+            fill[s as usize] += 1;
+        }
+        let adj = |s: usize| &edges[start[s]..start[s + 1]];
         let mut id = vec![u32::MAX; self.nstates];
         let mut order = vec![0u32];
         if self.nstates > 0 {
@@ -90,7 +62,7 @@ impl Lts {
         let mut i = 0;
         while i < order.len() {
             let s = order[i];
-            for &(l, t) in &adj[s as usize] {
+            for &(l, t) in adj(s as usize) {
                 if id[t as usize] == u32::MAX {
                     id[t as usize] = order.len() as u32;
                     order.push(t);
@@ -170,10 +142,10 @@ impl Lts {
         };
         let mut out = Lts::new();
         let init = vec![0u32; kids.len()];
-        let mut states = Numbering::new(init);
+        let mut states = super::store::StateStore::new(&init);
         let mut i = 0;
         while i < states.len() {
-            let st = states.states[i].clone();
+            let st = states.get(i as u32);
             let mut succ: Vec<(String, Vec<u32>)> = vec![];
             let mut sync_labels: Vec<String> = vec![];
             for k in 0..kids.len() {
@@ -215,7 +187,7 @@ impl Lts {
                 }
             }
             for (lab, n) in succ {
-                let (id, _) = states.number(n);
+                let (id, _) = states.number(&n);
                 out.add(i as u32, &lab, id);
             }
             i += 1;

@@ -109,3 +109,80 @@ fn the_quick_probability_table_has_every_property_within_its_width() {
     }
     assert_eq!(rows.len(), 5 + 3 + 2 + 2, "{out}");
 }
+
+/// `--lnt-table --quick`: for each small instance, one row per LNT route (`labs lts`, then the
+/// monolithic, compositional and on-the-fly workflows, in that order), every workflow giving
+/// the native verdicts (else the benchmark exits with 1), and each row's figures consistent:
+/// the LAbS states shared by the instance's rows, states per LAbS state, states per second and
+/// bytes per state the quotients of the columns they come from. The monolithic workflow's LTSs
+/// include the whole MAIN that `labs lts` writes, so it counts at least as many states. On
+/// majority yes=1 no=2 the LAbS states and the program states are those of `labs verify` and
+/// `labs lts` run here.
+#[test]
+fn the_quick_lnt_table_has_a_row_per_route_and_consistent_figures() {
+    let o = bench(&["--lnt-table", "--quick"]);
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", text(&o.stdout), text(&o.stderr));
+    let out = text(&o.stdout);
+    let num = |c: &str, line: &str| -> f64 { c.parse().unwrap_or_else(|_| panic!("`{c}` in {line}")) };
+    // (system, externs) -> [(route, LAbS states, states)]
+    let mut instances: Vec<((String, String), Vec<(String, f64, f64)>)> = vec![];
+    for line in out.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| system")) {
+        let c: Vec<&str> = line.split('|').map(str::trim).collect();
+        assert_eq!(c.len(), 17, "{line}");
+        let (labs_states, states, per_labs) = (num(c[5], line), num(c[6], line), num(c[7], line));
+        let (secs, rate, mib, per_state) = (num(c[8], line), num(c[9], line), num(c[10], line), num(c[11], line));
+        assert!(labs_states > 0.0 && states > 0.0 && mib > 0.0, "{line}");
+        assert!((per_labs - states / labs_states).abs() <= 0.051, "{line}");
+        // Seconds are printed to 0.01 s: the rate is checked where that rounding is small.
+        if secs >= 0.1 {
+            assert!((rate * secs - states).abs() <= states * 0.006 / secs + secs, "{line}");
+        }
+        // MiB is printed rounded to a whole MiB.
+        assert!((per_state * states / 1048576.0 - mib).abs() <= 0.51, "{line}");
+        let (nsecs, nrate, nmib, nper) = (num(c[12], line), num(c[13], line), num(c[14], line), num(c[15], line));
+        assert!(nmib > 0.0 && (nper * labs_states / 1048576.0 - nmib).abs() <= 0.51, "{line}");
+        if nsecs >= 0.01 {
+            assert!((nrate * nsecs - labs_states).abs() <= labs_states * 0.0006 / nsecs + nsecs, "{line}");
+        }
+        let key = (c[1].to_string(), c[2].to_string());
+        if instances.last().is_none_or(|(k, _)| *k != key) {
+            instances.push((key.clone(), vec![]));
+        }
+        instances.last_mut().unwrap().1.push((c[4].to_string(), labs_states, states));
+    }
+    let names: Vec<String> = instances.iter().map(|((s, e), _)| format!("{s} {e}")).collect();
+    assert_eq!(
+        names,
+        [
+            "leader n=3",
+            "leader n=4",
+            "twophase workers=2",
+            "philosophers n=3",
+            "flock birds=2 delta=1 grid=3",
+            "majority yes=1 no=2"
+        ],
+        "{out}"
+    );
+    for ((system, _), rows) in &instances {
+        let routes: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        assert_eq!(routes, ["lts", "monolithic", "compositional", "on-the-fly"], "{system}");
+        assert!(rows.iter().all(|r| r.1 == rows[0].1), "{system}: the LAbS states differ between rows");
+        assert!(rows[1].2 >= rows[0].2, "{system}: the monolithic workflow counts MAIN's states");
+    }
+    let majority = &instances.last().unwrap().1;
+    let spec = fixtures::path_str("examples/majority.labs");
+    let o = crate::fixtures::labs_command()
+        .args(["verify", &spec, "yes=1", "no=2", "--exhaustive", "--no-reduction", "--json", "-q"])
+        .output()
+        .expect("run labs");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON document");
+    assert_eq!(Some(majority[0].1 as u64), doc["stats"]["states"].as_u64(), "{out}");
+    let aut = Scratch::path("bench-test", "majority.aut");
+    let o = crate::fixtures::labs_command()
+        .args(["lts", &spec, "yes=1", "no=2", "-q", "-o", aut.as_str()])
+        .output()
+        .expect("run labs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let main = labs::mcl::read_aut(&std::fs::read_to_string(aut.as_str()).unwrap()).expect("an .aut file");
+    assert_eq!(majority[0].2 as usize, main.nstates, "{out}");
+}

@@ -72,9 +72,7 @@ impl<'a> Composer<'a> {
         };
         self.leaves.push(LeafSize { text, states, transitions, reduced });
         let map: Vec<u32> = l.labels.iter().map(|x| net.id(x)).collect();
-        let adj =
-            l.adjacency().into_iter().map(|v| v.into_iter().map(|(x, t)| (map[x as usize], t)).collect()).collect();
-        net.leaves.push(adj);
+        net.leaves.push(super::product::LeafEdges::new(&l, &map));
         Ok(Node::Leaf(net.leaves.len() - 1))
     }
 
@@ -170,7 +168,12 @@ impl<'a> Composer<'a> {
                 {
                     last.text = hidden_text(gates, &last.text);
                 }
-                Node::Hide { gates: gates.clone(), all_but: matches!(b, Beh::HideAllBut { .. }), body: Box::new(inner) }
+                Node::Hide {
+                    gates: gates.clone(),
+                    all_but: matches!(b, Beh::HideAllBut { .. }),
+                    body: Box::new(inner),
+                    hidden: vec![],
+                }
             }
             Beh::Prio { chains, body } if property_ops => {
                 let inner = self.build(body, property_ops, net)?;
@@ -178,7 +181,7 @@ impl<'a> Composer<'a> {
                 for ch in chains {
                     rs.push(ch.iter().map(|p| crate::lntcheck::lts::prio_pattern(p)).collect::<Result<Vec<_>, _>>()?);
                 }
-                Node::Prio { chains: rs, body: Box::new(inner), ranks: HashMap::new() }
+                Node::Prio { chains: rs, body: Box::new(inner), ranks: vec![] }
             }
             Beh::Hide { body, .. } | Beh::HideAllBut { body, .. } | Beh::Prio { body, .. } => {
                 self.build(body, property_ops, net)?
@@ -194,7 +197,7 @@ impl<'a> Composer<'a> {
                     kids.push(self.build(k, property_ops, net)?);
                     iface.push(i.clone());
                 }
-                Node::Par { global: global.clone(), iface, kids, parts: HashMap::new() }
+                Node::Par { global: global.clone(), iface, kids, parts: vec![] }
             }
         })
     }

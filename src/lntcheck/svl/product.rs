@@ -1,31 +1,36 @@
 //! The product of a network of explicit leaves, explored once from its root: states are
-//! vectors of leaf states; `hide` and `total prio` act on the moves their operand offers.
+//! rows of leaf-state numbers in the compact state store (`store.rs`), a state's moves
+//! computed in one buffer without an allocation per move; `hide` and `total prio` act on the moves their operand offers.
 
 use crate::lntcheck::LntcheckError;
 use crate::lntcheck::lts::Lts;
 use std::collections::HashMap;
 
-/// A network node over explicit leaves (label ids interned in `OnTheFly`).
+/// A network node over explicit leaves (label ids interned in `OnTheFly`). The tables indexed
+/// by label id are filled once every label is known (`OnTheFly::prepare`), so that a state's
+/// moves compare no label text.
 #[derive(Clone)]
 pub(super) enum Node {
     Leaf(usize),
+    /// `hidden`: per label id, whether it becomes `i`.
     Hide {
         gates: Vec<String>,
         all_but: bool,
         body: Box<Node>,
+        hidden: Vec<bool>,
     },
     /// `ranks`: per label id, its position in each chain.
     Prio {
         chains: Vec<Vec<regex::Regex>>,
         body: Box<Node>,
-        ranks: HashMap<u32, Vec<Option<usize>>>,
+        ranks: Vec<Vec<Option<usize>>>,
     },
-    /// `parts`: per label id, the kids that synchronise on it (computed once).
+    /// `parts`: per label id, the kids that synchronise on it.
     Par {
         global: Vec<String>,
         iface: Vec<Option<Vec<String>>>,
         kids: Vec<Node>,
-        parts: HashMap<u32, Vec<usize>>,
+        parts: Vec<Vec<usize>>,
     },
 }
 
@@ -33,15 +38,54 @@ pub(super) enum Node {
 /// compose): few enough that the moves held outside the memory bound's account stay small.
 const AHEAD: usize = 4096;
 
-/// A transition of a subnetwork: label id and the leaves it moves.
-pub(super) type Move = (u32, Vec<(usize, u32)>);
+/// A transition of a subnetwork: its label id and the range of the leaf moves (leaf, target)
+/// it makes in the buffer the moves of one state share (`moves`), so that no move allocates.
+pub(super) type Move = (u32, u32, u32);
+
+/// A leaf's transitions by source state, in one vector: those of state `s` are
+/// `edges[start[s]..start[s + 1]]`, as (label id, target).
+pub(super) struct LeafEdges {
+    start: Vec<u32>,
+    edges: Vec<(u32, u32)>,
+}
+
+impl LeafEdges {
+    /// The transitions of `l` with their labels renamed by `map`, in the order `l` lists them.
+    pub(super) fn new(l: &Lts, map: &[u32]) -> LeafEdges {
+        let mut start = vec![0u32; l.nstates + 1];
+        for &(s, _, _) in &l.trans {
+            start[s as usize + 1] += 1;
+        }
+        for i in 0..l.nstates {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut edges = vec![(0, 0); l.trans.len()];
+        for &(s, x, t) in &l.trans {
+            edges[fill[s as usize] as usize] = (map[x as usize], t);
+            fill[s as usize] += 1;
+        }
+        LeafEdges { start, edges }
+    }
+
+    fn of(&self, s: u32) -> &[(u32, u32)] {
+        &self.edges[self.start[s as usize] as usize..self.start[s as usize + 1] as usize]
+    }
+}
+
+/// The successors of one state: per transition its label, and its target as a row of
+/// `width` leaf states in `rows`.
+pub(super) struct Targets {
+    labels: Vec<u32>,
+    rows: Vec<u32>,
+}
 
 #[derive(Default)]
 pub(super) struct OnTheFly {
     pub(super) labels: Vec<String>,
     pub(super) ids: HashMap<String, u32>,
-    /// Per leaf: successors (label id, target) by state.
-    pub(super) leaves: Vec<Vec<Vec<(u32, u32)>>>,
+    /// Per leaf: its transitions by state.
+    pub(super) leaves: Vec<LeafEdges>,
 }
 
 impl OnTheFly {
@@ -59,62 +103,90 @@ impl OnTheFly {
         Lts::gate(&self.labels[l as usize])
     }
 
-    fn moves(&self, n: &mut Node, st: &[u32]) -> Vec<Move> {
+    /// Fills the tables of `n` and its operands for every label.
+    pub(super) fn prepare(&self, n: &mut Node) {
+        let labels = 0..self.labels.len() as u32;
         match n {
-            Node::Leaf(k) => self.leaves[*k][st[*k] as usize].iter().map(|(l, t)| (*l, vec![(*k, *t)])).collect(),
-            Node::Hide { gates, all_but, body } => {
-                let mut v = self.moves(body, st);
+            Node::Leaf(_) => {}
+            Node::Hide { gates, all_but, body, hidden } => {
+                *hidden = labels.map(|l| l != 0 && gates.iter().any(|g| g == self.gate(l)) != *all_but).collect();
+                self.prepare(body);
+            }
+            Node::Prio { chains, body, ranks } => {
+                *ranks = labels
+                    .map(|l| {
+                        chains.iter().map(|ch| ch.iter().position(|r| r.is_match(&self.labels[l as usize]))).collect()
+                    })
+                    .collect();
+                self.prepare(body);
+            }
+            Node::Par { global, iface, kids, parts } => {
+                let nk = kids.len();
+                *parts = labels
+                    .map(|l| {
+                        let g = self.gate(l);
+                        if g == "i" {
+                            vec![]
+                        } else if global.iter().any(|x| x == g) {
+                            (0..nk).collect()
+                        } else {
+                            (0..nk).filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g))).collect()
+                        }
+                    })
+                    .collect();
+                for k in kids {
+                    self.prepare(k);
+                }
+            }
+        }
+    }
+
+    /// The moves of node `n` in state `st`; their leaf moves appended to `parts`.
+    fn moves(&self, n: &Node, st: &[u32], parts: &mut Vec<(u32, u32)>) -> Vec<Move> {
+        match n {
+            Node::Leaf(k) => self.leaves[*k]
+                .of(st[*k])
+                .iter()
+                .map(|&(l, t)| {
+                    parts.push((*k as u32, t));
+                    (l, parts.len() as u32 - 1, parts.len() as u32)
+                })
+                .collect(),
+            Node::Hide { body, hidden, .. } => {
+                let mut v = self.moves(body, st, parts);
                 for m in &mut v {
-                    if m.0 != 0 && gates.iter().any(|g| g == self.gate(m.0)) != *all_but {
+                    if hidden[m.0 as usize] {
                         m.0 = 0;
                     }
                 }
                 v
             }
             Node::Prio { chains, body, ranks } => {
-                let v = self.moves(body, st);
-                for m in &v {
-                    ranks.entry(m.0).or_insert_with(|| {
-                        chains.iter().map(|ch| ch.iter().position(|r| r.is_match(&self.labels[m.0 as usize]))).collect()
-                    });
-                }
+                let v = self.moves(body, st, parts);
                 let best: Vec<Option<usize>> =
-                    (0..chains.len()).map(|c| v.iter().filter_map(|m| ranks[&m.0][c]).min()).collect();
+                    (0..chains.len()).map(|c| v.iter().filter_map(|m| ranks[m.0 as usize][c]).min()).collect();
                 v.into_iter()
                     .filter(|m| {
-                        ranks[&m.0].iter().zip(&best).all(|(r, b)| match (r, b) {
+                        ranks[m.0 as usize].iter().zip(&best).all(|(r, b)| match (r, b) {
                             (Some(r), Some(b)) => r <= b,
                             _ => true,
                         })
                     })
                     .collect()
             }
-            Node::Par { global, iface, kids, parts } => {
-                let nk = kids.len();
-                let mut kid_moves: Vec<Vec<Move>> = kids.iter_mut().map(|k| self.moves(k, st)).collect();
+            Node::Par { kids, parts: sync_parts, .. } => {
+                let mut kid_moves: Vec<Vec<Move>> = kids.iter().map(|k| self.moves(k, st, parts)).collect();
                 let mut out = vec![];
                 // The labels to synchronise, in the order first met (the order of the output).
                 let mut sync: Vec<u32> = vec![];
                 for (k, ms) in kid_moves.iter().enumerate() {
                     for m in ms {
-                        let ps = parts.entry(m.0).or_insert_with(|| {
-                            let g = self.gate(m.0);
-                            if g == "i" {
-                                vec![]
-                            } else if global.iter().any(|x| x == g) {
-                                (0..nk).collect()
-                            } else {
-                                (0..nk)
-                                    .filter(|&k| iface[k].as_ref().is_some_and(|i| i.iter().any(|x| x == g)))
-                                    .collect()
-                            }
-                        });
-                        if ps.contains(&k) {
+                        if sync_parts[m.0 as usize].contains(&k) {
                             if !sync.contains(&m.0) {
                                 sync.push(m.0);
                             }
                         } else {
-                            out.push(m.clone());
+                            out.push(*m);
                         }
                     }
                 }
@@ -129,23 +201,29 @@ impl OnTheFly {
                     let b = ms.partition_point(|m| m.0 <= l);
                     &ms[a..b]
                 };
+                // The combinations so far, as ranges of `parts`.
+                let mut acc: Vec<(u32, u32)> = vec![];
+                let mut next: Vec<(u32, u32)> = vec![];
                 for l in sync {
-                    let mut acc: Vec<Vec<(usize, u32)>> = vec![vec![]];
-                    for &k in &parts[&l] {
-                        let mut next = vec![];
-                        for a in &acc {
+                    let at = parts.len() as u32;
+                    acc.clear();
+                    acc.push((at, at));
+                    for &k in &sync_parts[l as usize] {
+                        next.clear();
+                        for &(a0, a1) in &acc {
                             for m in of_label(k, l) {
-                                let mut c = a.clone();
-                                c.extend(&m.1);
-                                next.push(c);
+                                let from = parts.len();
+                                parts.extend_from_within(a0 as usize..a1 as usize);
+                                parts.extend_from_within(m.1 as usize..m.2 as usize);
+                                next.push((from as u32, parts.len() as u32));
                             }
                         }
-                        acc = next;
+                        std::mem::swap(&mut acc, &mut next);
                         if acc.is_empty() {
                             break;
                         }
                     }
-                    out.extend(acc.into_iter().map(|c| (l, c)));
+                    out.extend(acc.iter().map(|&(a, b)| (l, a, b)));
                 }
                 out
             }
@@ -153,17 +231,20 @@ impl OnTheFly {
     }
 
     /// The moves of state `st`, each as (label, target).
-    fn targets_of(&self, root: &mut Node, st: &[u32]) -> Vec<(u32, Vec<u32>)> {
-        self.moves(root, st)
-            .into_iter()
-            .map(|(l, ch)| {
-                let mut n = st.to_vec();
-                for (k, t) in ch {
-                    n[k] = t;
-                }
-                (l, n)
-            })
-            .collect()
+    fn targets_of(&self, root: &Node, st: &[u32]) -> Targets {
+        let mut parts = vec![];
+        let moves = self.moves(root, st, &mut parts);
+        let mut t =
+            Targets { labels: Vec::with_capacity(moves.len()), rows: Vec::with_capacity(moves.len() * st.len()) };
+        for (l, a, b) in moves {
+            t.labels.push(l);
+            let row = t.rows.len();
+            t.rows.extend_from_slice(st);
+            for &(k, target) in &parts[a as usize..b as usize] {
+                t.rows[row + k as usize] = target;
+            }
+        }
+        t
     }
 
     /// The network's LTS from the root, within `limits` (polled for every state, and asked
@@ -175,15 +256,18 @@ impl OnTheFly {
     /// order on this thread.
     pub(super) fn explore(
         mut self,
-        root: Node,
+        mut root: Node,
         limits: &crate::limits::Limits,
         mut progress: Option<crate::lts_backend::PhaseReporter>,
         threads: usize,
     ) -> Result<Lts, LntcheckError> {
+        self.prepare(&mut root);
         let mut roots: Vec<Node> = (1..threads.max(1)).map(|_| root.clone()).collect();
         roots.insert(0, root);
         let initial = vec![0u32; self.leaves.len()];
-        let mut states = crate::lntcheck::lts::Numbering::new(initial.clone());
+        // The composition's states: rows of leaf-state numbers in the compact store.
+        let mut states = crate::lntcheck::store::StateStore::new(&initial);
+        let width = initial.len();
         let mut out = Lts::new();
         let mut out_label: Vec<Option<u32>> = vec![None; self.labels.len()];
         let stopped = |n: usize| {
@@ -194,7 +278,7 @@ impl OnTheFly {
         let this = &self;
         // After a stop, no expansion: the numbering reports the stop first.
         let expand = |root: &mut Node, st: &Vec<u32>| match limits.stopped() {
-            Some(_) => vec![],
+            Some(_) => Targets { labels: vec![], rows: vec![] },
             None => this.targets_of(root, st),
         };
         crate::lntcheck::jobs::explore_in_order(&mut roots, vec![initial], AHEAD, expand, |i, moves| {
@@ -202,7 +286,8 @@ impl OnTheFly {
                 return Err(e);
             }
             let mut fresh = vec![];
-            for (l, n) in moves {
+            for (j, &l) in moves.labels.iter().enumerate() {
+                let n = &moves.rows[j * width..(j + 1) * width];
                 if !limits.admit(states.growth_bytes() + out.growth_bytes()) {
                     return Err(LntcheckError::Stopped(format!(
                         "stopped after {} states of the composition (Memory)",
@@ -218,7 +303,7 @@ impl OnTheFly {
                             limits.max_states().unwrap_or_default()
                         )));
                     }
-                    fresh.push(states.states[id as usize].clone());
+                    fresh.push(n.to_vec());
                 }
                 out.add_mapped(&mut out_label, &this.labels, i as u32, l, id);
             }
