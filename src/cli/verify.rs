@@ -250,9 +250,10 @@ pub(super) fn search_text(r: &VerifyReport) -> String {
     if st.decided_early && st.states == 0 {
         let _ = writeln!(
             s,
-            "every property was decided by a depth-first search for a violation, before the exploration \
-             stored any state; not searched: the rest of the state space, where the value analysis shows no \
-             run-time error can be met (--exhaustive explores every state)"
+            "every property was decided by a depth-first search, before the exploration stored any state (a \
+             search that ends without a violation has searched every state it can reach); not searched: the \
+             states no search reached, where the value analysis shows no run-time error can be met \
+             (--exhaustive explores every state)"
         );
     } else if st.decided_early {
         let _ = writeln!(

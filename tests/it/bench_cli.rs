@@ -125,7 +125,9 @@ fn the_quick_lnt_table_has_a_row_per_route_and_consistent_figures() {
     let out = text(&o.stdout);
     let num = |c: &str, line: &str| -> f64 { c.parse().unwrap_or_else(|_| panic!("`{c}` in {line}")) };
     // (system, externs) -> [(route, LAbS states, states)]
-    let mut instances: Vec<((String, String), Vec<(String, f64, f64)>)> = vec![];
+    // A route's name, LAbS states and states.
+    type Row = (String, f64, f64);
+    let mut instances: Vec<((String, String), Vec<Row>)> = vec![];
     for line in out.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| system")) {
         let c: Vec<&str> = line.split('|').map(str::trim).collect();
         assert_eq!(c.len(), 17, "{line}");

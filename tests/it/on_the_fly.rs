@@ -107,7 +107,7 @@ fn the_cli_says_it_stopped_early_and_exhaustive_explores_everything() {
         !out.contains("\n0 states,") && out.contains(" states visited by the depth-first search, none stored"),
         "{out}"
     );
-    assert!(out.contains("decided by a depth-first search for a violation, before the exploration stored any state"));
+    assert!(out.contains("decided by a depth-first search, before the exploration stored any state"));
 }
 
 /// `LeaderIs100` never holds (no node ever holds 100), and the system ends in a deadlock once

@@ -135,6 +135,9 @@ fn why(what: &str, m: &Measured) -> String {
     format!("{what}: {}", m.stderr.lines().next().unwrap_or("failed"))
 }
 
+/// Each property's name and verdict, as a workflow reports them.
+type Verdicts = Vec<(String, String)>;
+
 /// Runs one LNT route on the instance; its figures, and its verdicts for a workflow.
 fn run_route(
     labs: &Path,
@@ -142,7 +145,7 @@ fn run_route(
     externs: &[&str],
     fair: bool,
     route: &str,
-) -> Result<(Figures, Option<Vec<(String, String)>>), String> {
+) -> Result<(Figures, Option<Verdicts>), String> {
     let mut cmd = Command::new(labs);
     let aut = tempfile_path("main.aut");
     if route == "lts" {
