@@ -7,7 +7,7 @@
 //! the same places.
 
 use super::ast::{BinOp, Mode};
-use super::eval::{Env, as_bool, as_int};
+use super::eval::{Env, as_bool, as_int, pos_of};
 use super::sem::*;
 use crate::analysis::intervals::{IntervalSet, NEG_INF, POS_INF};
 use crate::diagnostics::Located;
@@ -115,19 +115,6 @@ pub(crate) enum NodeCode {
         pred: Option<Code>,
         conjuncts: Vec<Conjunct>,
     },
-}
-
-fn pos_of(e: &CE) -> Span {
-    match e {
-        CE::Var(_, p)
-        | CE::Call(_, _, p)
-        | CE::Pre(_, _, p)
-        | CE::Index(_, _, p)
-        | CE::Bin(_, _, _, p)
-        | CE::Neg(_, p) => *p,
-        CE::Not(a) => pos_of(a),
-        CE::Const(_) => Span::default(),
-    }
 }
 
 fn expr(e: &CE, out: &mut Vec<Op>) {

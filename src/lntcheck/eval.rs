@@ -32,7 +32,8 @@ pub(crate) fn as_bool(v: &Value, pos: Span) -> R<bool> {
     }
 }
 
-fn pos_of(e: &CE) -> Span {
+/// The position an expression's errors are reported at.
+pub(crate) fn pos_of(e: &CE) -> Span {
     match e {
         CE::Var(_, p)
         | CE::Call(_, _, p)

@@ -33,11 +33,11 @@ impl Lts {
         met as usize == self.nstates
     }
 
-    /// The part reachable from state 0, renumbered in BFS order.
-    pub fn reachable(&self) -> Lts {
-        // The transitions by source in one vector (a counting sort, stable: each source's
-        // transitions in the order listed), not a vector per state.
-        let mut start = vec![0usize; self.nstates + 1];
+    /// The transitions by source in one vector, labels renamed by `label` (a counting sort,
+    /// stable: each source's transitions in the order listed), not a vector per state: state
+    /// `s`'s are `edges[start[s]..start[s + 1]]`, each `(label, target)`.
+    pub(crate) fn by_source(&self, label: impl Fn(u32) -> u32) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let mut start = vec![0u32; self.nstates + 1];
         for &(s, _, _) in &self.trans {
             start[s as usize + 1] += 1;
         }
@@ -47,10 +47,16 @@ impl Lts {
         let mut fill = start.clone();
         let mut edges = vec![(0u32, 0u32); self.trans.len()];
         for &(s, l, t) in &self.trans {
-            edges[fill[s as usize]] = (l, t);
+            edges[fill[s as usize] as usize] = (label(l), t);
             fill[s as usize] += 1;
         }
-        let adj = |s: usize| &edges[start[s]..start[s + 1]];
+        (start, edges)
+    }
+
+    /// The part reachable from state 0, renumbered in BFS order.
+    pub fn reachable(&self) -> Lts {
+        let (start, edges) = self.by_source(|l| l);
+        let adj = |s: usize| &edges[start[s] as usize..start[s + 1] as usize];
         let mut id = vec![u32::MAX; self.nstates];
         let mut order = vec![0u32];
         if self.nstates > 0 {

@@ -52,19 +52,7 @@ pub(super) struct LeafEdges {
 impl LeafEdges {
     /// The transitions of `l` with their labels renamed by `map`, in the order `l` lists them.
     pub(super) fn new(l: &Lts, map: &[u32]) -> LeafEdges {
-        let mut start = vec![0u32; l.nstates + 1];
-        for &(s, _, _) in &l.trans {
-            start[s as usize + 1] += 1;
-        }
-        for i in 0..l.nstates {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut edges = vec![(0, 0); l.trans.len()];
-        for &(s, x, t) in &l.trans {
-            edges[fill[s as usize] as usize] = (map[x as usize], t);
-            fill[s as usize] += 1;
-        }
+        let (start, edges) = l.by_source(|x| map[x as usize]);
         LeafEdges { start, edges }
     }
 
