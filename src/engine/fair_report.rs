@@ -6,7 +6,7 @@ use super::fair_search::FairLasso;
 use super::fairness::{self, FairOutcome, Fairness, LoopAgents};
 use super::path::{Mark, Trace};
 use super::step::{RuntimeError, Stepper};
-use super::{EngineError, Verdict, concrete_trace, symmetry};
+use super::{EngineError, PropertyResult, Verdict, concrete_trace, symmetry};
 use crate::model::Property;
 
 /// The verdict of a lasso found by `fair_search`.
@@ -86,4 +86,12 @@ fn of_trace(
     }
     t.marks.push(Mark { at: t.steps.len(), property: p.name.clone(), status: "violated".into() });
     Ok((Verdict::Violated, Some(t), None, Some(agents)))
+}
+
+/// A property's result from a fair check's verdict, trace, reason and loop.
+pub(super) fn result(
+    p: &Property,
+    (verdict, trace, reason, fair_loop): (Verdict, Option<Trace>, Option<String>, Option<LoopAgents>),
+) -> PropertyResult {
+    PropertyResult { property: p.name.clone(), modality: p.keyword.clone(), verdict, trace, reason, fair_loop }
 }

@@ -909,15 +909,7 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
         props.into_iter().zip(decided).zip(searched).zip(&translations).zip(fair_found)
     {
         if let (Some(l), Some(notion)) = (fair_lasso, opts.fairness) {
-            let (verdict, trace, reason, fair_loop) = fair_report::of_lasso(&stepper, p, notion, &l)?;
-            results.push(PropertyResult {
-                property: p.name.clone(),
-                modality: p.keyword.clone(),
-                verdict,
-                trace,
-                reason,
-                fair_loop,
-            });
+            results.push(fair_report::result(p, fair_report::of_lasso(&stepper, p, notion, &l)?));
             continue;
         }
         // Found on the fly (a scoped pattern's run is then cut where its monitor fails).
@@ -926,16 +918,8 @@ pub fn verify(model: &Model, behs: &[Behaviour], opts: &VerifyOptions) -> Result
             Searched::Plain(o) => o,
             Searched::Fair(notion, fair) if direct.is_none() => {
                 let elements = labelled.as_ref().map(|l| &l.elements[..]);
-                let (verdict, trace, reason, fair_loop) =
-                    fair_report::of_graph(&stepper, &g, group, elements, p, notion, fair)?;
-                results.push(PropertyResult {
-                    property: p.name.clone(),
-                    modality: p.keyword.clone(),
-                    verdict,
-                    trace,
-                    reason,
-                    fair_loop,
-                });
+                let fair = fair_report::of_graph(&stepper, &g, group, elements, p, notion, fair)?;
+                results.push(fair_report::result(p, fair));
                 continue;
             }
             Searched::Fair(..) => Outcome::Unknown,

@@ -7,7 +7,7 @@
 //! the same places.
 
 use super::ast::{BinOp, Mode};
-use super::eval::{Env, as_bool, as_int, pos_of};
+use super::eval::{Env, as_bool, as_int, every_integer, pos_of};
 use super::sem::*;
 use crate::analysis::intervals::{IntervalSet, NEG_INF, POS_INF};
 use crate::diagnostics::Located;
@@ -642,8 +642,4 @@ impl<'a> Vm<'a> {
         }
         b.map_or_else(every_integer, |b| go(self, env, b))
     }
-}
-
-fn every_integer() -> IntervalSet {
-    IntervalSet::range(NEG_INF, POS_INF)
 }

@@ -300,7 +300,8 @@ impl Ev<'_> {
     }
 }
 
-fn every_integer() -> IntervalSet {
+/// The values an input takes when its `where` clause says nothing of it.
+pub(crate) fn every_integer() -> IntervalSet {
     IntervalSet::range(NEG_INF, POS_INF)
 }
 
